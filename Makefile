@@ -1,0 +1,101 @@
+# Pouch Sync build.  `make run` serves the local stack, `make test` runs every suite.
+# Sources are discovered by directory: common/ -> one static library, handlers/<group>/ ->
+# build/bin/pouch-<group>, tools/pouchctl/ -> build/bin/pouchctl, tests/unit/ -> unit_tests.
+# SAN=address,undefined builds everything with those sanitizers.
+
+CXX      ?= g++
+CC       ?= gcc
+BUILD    ?= build
+SAN      ?=
+OPT      ?= -O2
+
+BLAKE3_DIR := $(firstword $(wildcard /usr/share/cargo/registry/blake3-*/c))
+
+CPPFLAGS := -I. -Ibuild/include -MMD -MP
+CXXFLAGS := -std=c++20 $(OPT) -g -Wall -Wextra -Werror -pthread
+CFLAGS   := $(OPT) -g
+LDFLAGS  := -pthread
+LDLIBS   := -lfcgi -lpq -lhiredis -lssl -lcrypto -lsodium
+
+ifneq ($(SAN),)
+  BUILD    := build/san-$(subst $(comma),-,$(SAN))
+  CXXFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
+  CFLAGS   += -fsanitize=$(SAN) -fno-omit-frame-pointer
+  LDFLAGS  += -fsanitize=$(SAN)
+endif
+comma := ,
+
+COMMON_SRC  := $(sort $(shell find common -name '*.cpp' 2>/dev/null))
+COMMON_OBJ  := $(COMMON_SRC:%.cpp=$(BUILD)/obj/%.o)
+BLAKE3_C    := blake3.c blake3_dispatch.c blake3_portable.c
+BLAKE3_S    := blake3_sse2_x86-64_unix.S blake3_sse41_x86-64_unix.S \
+               blake3_avx2_x86-64_unix.S blake3_avx512_x86-64_unix.S
+BLAKE3_OBJ  := $(BLAKE3_C:%.c=$(BUILD)/obj/blake3/%.o) $(BLAKE3_S:%.S=$(BUILD)/obj/blake3/%.o)
+LIB         := $(BUILD)/libpouch_common.a
+
+GROUPS      := $(sort $(patsubst handlers/%/,%,$(wildcard handlers/*/)))
+HANDLERS    := $(GROUPS:%=$(BUILD)/bin/pouch-%)
+POUCHCTL    := $(BUILD)/bin/pouchctl
+UNIT_TESTS  := $(BUILD)/bin/unit_tests
+TOOLS_EXTRA := $(patsubst tools/%/main.cpp,$(BUILD)/bin/pouch-%,$(filter-out tools/pouchctl/main.cpp,$(wildcard tools/*/main.cpp)))
+
+.PHONY: all build deps run test test-unit clean format bench fuzz
+all: build
+build: $(HANDLERS) $(POUCHCTL) $(UNIT_TESTS) $(TOOLS_EXTRA)
+
+# BLAKE3's header is included as <blake3.h> from Debian's copy of the sources.
+build/include/blake3.h: | $(BLAKE3_DIR)/blake3.h
+	@mkdir -p $(@D)
+	cp $(BLAKE3_DIR)/blake3.h $@
+
+$(BUILD)/obj/blake3/%.o: $(BLAKE3_DIR)/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/blake3/%.o: $(BLAKE3_DIR)/%.S
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/%.o: %.cpp | build/include/blake3.h
+	@mkdir -p $(@D)
+	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -c $< -o $@
+
+$(LIB): $(COMMON_OBJ) $(BLAKE3_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+.SECONDEXPANSION:
+$(BUILD)/bin/pouch-%: $$(patsubst %.cpp,$(BUILD)/obj/%.o,$$(wildcard handlers/$$*/*.cpp tools/$$*/*.cpp)) $(LIB)
+	@mkdir -p $(@D)
+	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(POUCHCTL): $$(patsubst %.cpp,$(BUILD)/obj/%.o,$$(wildcard tools/pouchctl/*.cpp)) $(LIB)
+	@mkdir -p $(@D)
+	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(UNIT_TESTS): $$(patsubst %.cpp,$(BUILD)/obj/%.o,$$(wildcard tests/unit/*.cpp)) $(LIB)
+	@mkdir -p $(@D)
+	$(CXX) $(LDFLAGS) -o $@ $^ -lgtest -lgtest_main $(LDLIBS)
+
+deps:
+	@tools/stack/deps.sh
+
+run: deps
+	@$(MAKE) --no-print-directory build
+	@BUILD=$(BUILD) tools/stack/run.sh
+
+test: deps
+	@$(MAKE) --no-print-directory build
+	@BUILD=$(BUILD) tools/stack/test.sh
+
+test-unit: build
+	$(UNIT_TESTS)
+
+format:
+	clang-format -i $$(find common handlers tools tests -name '*.cpp' -o -name '*.h')
+
+clean:
+	rm -rf build
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,129 @@
+// pool.h -- PostgreSQL access through libpq: RAII results, named statements prepared once
+// per connection, a bounded thread-safe pool and transactions. A broken connection is reset
+// on next use; a connection that comes back inside a transaction is rolled back; when the
+// database cannot be reached acquire() throws ApiError 503 `unavailable`.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <libpq-fe.h>
+
+namespace pouch::db {
+
+// A statement with a stable name; SQL lives in one header per group (handlers/<g>/sql.h).
+struct Statement {
+    const char* name;
+    const char* sql;
+};
+
+using Param = std::optional<std::string>;  // nullopt is SQL NULL; text format always
+
+// A failed statement. sqlstate is the SQLSTATE ("23505" unique violation); connection_lost
+// is true when the connection broke (the server maps that to 503).
+class Error : public std::runtime_error {
+public:
+    Error(const std::string& what, std::string sqlstate, bool connection_lost)
+        : std::runtime_error(what), sqlstate(std::move(sqlstate)),
+          connection_lost(connection_lost) {}
+    std::string sqlstate;
+    bool connection_lost;
+};
+
+class Result {
+public:
+    explicit Result(PGresult* r) : r_(r, &PQclear) {}
+    int rows() const { return PQntuples(r_.get()); }
+    int column(const char* name) const;  // throws std::logic_error if absent
+    bool is_null(int row, int col) const { return PQgetisnull(r_.get(), row, col); }
+    std::string text(int row, int col) const;
+    std::string text(int row, const char* col) const { return text(row, column(col)); }
+    std::optional<std::string> opt(int row, const char* col) const;
+    long long int64(int row, const char* col) const;
+    bool boolean(int row, const char* col) const;
+    PGresult* raw() const { return r_.get(); }
+
+private:
+    std::unique_ptr<PGresult, decltype(&PQclear)> r_;
+};
+
+class Conn {
+public:
+    explicit Conn(std::string url) : url_(std::move(url)) {}
+    ~Conn();
+    Conn(const Conn&) = delete;
+    Conn& operator=(const Conn&) = delete;
+
+    // Runs a named statement, preparing it on this connection the first time.
+    Result exec(const Statement& st, const std::vector<Param>& params = {});
+    // Runs SQL without parameters (BEGIN, SAVEPOINT, migrations). Never with user data.
+    Result exec_sql(const std::string& sql);
+
+    bool ensure_connected();  // connects or resets; false if the server is unreachable
+    bool in_transaction() const;
+    PGconn* raw() { return c_; }
+
+private:
+    void check(PGresult* r, const char* what);
+    std::string url_;
+    PGconn* c_ = nullptr;
+    std::set<std::string> prepared_;
+};
+
+class Pool;
+
+class Lease {
+public:
+    Lease(Pool* pool, std::unique_ptr<Conn> c) : pool_(pool), c_(std::move(c)) {}
+    Lease(Lease&& o) noexcept = default;
+    ~Lease();
+    Conn& operator*() { return *c_; }
+    Conn* operator->() { return c_.get(); }
+
+private:
+    Pool* pool_;
+    std::unique_ptr<Conn> c_;
+};
+
+class Pool {
+public:
+    Pool(std::string url, int size,
+         std::chrono::milliseconds acquire_timeout = std::chrono::milliseconds(5000));
+    // Throws ApiError 503 unavailable when no working connection is had in time.
+    Lease acquire();
+    int size() const { return size_; }
+    int idle() const;
+
+private:
+    friend class Lease;
+    void release(std::unique_ptr<Conn> c);
+    std::string url_;
+    int size_;
+    std::chrono::milliseconds timeout_;
+    mutable std::mutex mu_;
+    std::condition_variable cv_;
+    std::vector<std::unique_ptr<Conn>> idle_;
+    int created_ = 0;
+};
+
+// BEGIN on construction, ROLLBACK in the destructor unless commit() ran.
+class Transaction {
+public:
+    explicit Transaction(Conn& c);
+    ~Transaction();
+    void commit();
+    Conn& conn() { return c_; }
+
+private:
+    Conn& c_;
+    bool done_ = false;
+};
+
+}  // namespace pouch::db

@@ -1,0 +1,43 @@
+// request.h -- one HTTP request as the FastCGI loop hands it to a route: method, path,
+// decoded query (repeated keys rejected), lower-case headers, path params and the body
+// (read up to the route's limit; streamed routes read it themselves through read_body).
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+
+namespace pouch {
+
+struct Request {
+    std::string method;
+    std::string path;        // as sent (DOCUMENT_URI), without the query
+    std::string raw_query;
+    std::string request_id;  // nginx $request_id
+    std::string remote_addr;
+    std::string content_type;
+    long long content_length = -1;  // -1 when absent
+    std::map<std::string, std::string> query;    // decoded values
+    std::map<std::string, std::string> headers;  // lower-case names, from HTTP_* params
+    std::map<std::string, std::string> params;   // path template params
+    std::string body;                            // empty for streamed routes
+
+    // For routes declared streaming: reads up to n bytes, returns 0 at end of body.
+    std::function<size_t(char* buf, size_t n)> read_body;
+
+    // Empty string when absent.
+    const std::string& header(const std::string& lower_name) const;
+    const std::string* query_param(const std::string& name) const;
+    const std::string& param(const std::string& name) const;
+};
+
+// Parses an application/x-www-form-urlencoded query string. Throws ApiError 400
+// validation_failed (field "?name") for a repeated key or a malformed escape.
+std::map<std::string, std::string> parse_query(const std::string& raw);
+
+// Percent-decodes; returns nullopt on a malformed escape. '+' becomes ' ' when plus_is_space.
+std::optional<std::string> percent_decode(const std::string& s, bool plus_is_space);
+
+}  // namespace pouch

@@ -1,0 +1,67 @@
+// router.h -- method + path templates with typed params ("/v1/pouches/{pouchId:uuid}").
+// Unknown path: 404 not_found; known path, other method: 405 method_not_allowed with Allow.
+// Param types: uuid (interface "Shared formats"), blobid (43 b64url chars), seg (any segment).
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/http/request.h"
+#include "common/http/response.h"
+
+namespace pouch {
+
+struct Services;
+
+using RouteFn = std::function<Response(Request&, Services&)>;
+
+enum class BodyKind {
+    none,    // GET/DELETE style: a body is ignored
+    json,    // Content-Type application/json required (415), read whole up to the limit (413)
+    stream,  // handler reads it through Request::read_body (blob upload)
+};
+
+constexpr size_t kKiB = 1024;
+constexpr size_t kMiB = 1024 * 1024;
+
+struct RouteOptions {
+    BodyKind body = BodyKind::json;
+    size_t body_limit = 64 * kKiB;  // decisions §3
+    std::string content_type = "application/json";  // for json/stream bodies
+};
+
+struct Route {
+    std::string method;
+    std::string pattern;
+    std::vector<std::string> segments;  // "v1", "{pouchId:uuid}", ...
+    RouteFn fn;
+    RouteOptions options;
+};
+
+class Router {
+public:
+    // Options default: json body for POST/PUT/PATCH, none for GET/DELETE.
+    void add(const std::string& method, const std::string& pattern, RouteFn fn);
+    void add(const std::string& method, const std::string& pattern, RouteFn fn,
+             RouteOptions options);
+
+    struct Match {
+        const Route* route;
+        std::map<std::string, std::string> params;
+    };
+    // Throws ApiError 404 or 405 (with Allow).
+    Match match(const std::string& method, const std::string& path) const;
+
+    const std::vector<Route>& routes() const { return routes_; }
+
+private:
+    std::vector<Route> routes_;
+};
+
+bool is_uuid(const std::string& s);    // interface "Shared formats"
+bool is_blob_id(const std::string& s);  // 43 chars of b64url
+
+}  // namespace pouch
