@@ -1,0 +1,24 @@
+// commands.h -- the pouchctl subcommands. Each lives in its own file under tools/pouchctl/
+// and returns a process exit code (0 ok, 1 failure, 2 usage). Errors go to stderr.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace pouchctl {
+
+using Args = std::vector<std::string>;  // arguments after the subcommand name
+
+// Operator commands (database from POUCH_DATABASE_URL).
+int cmd_migrate(const Args& args);    // migrate [--dir sql]
+int cmd_user(const Args& args);       // user role EMAIL ROLE [--reason R]
+
+// Client helpers (no server needed).
+int cmd_keygen(const Args& args);        // keygen --out FILE  (prints the public JWK)
+int cmd_dpop(const Args& args);          // dpop --key K --method M --url U [--token T]
+int cmd_sign_body(const Args& args);     // sign-body --key K < body.json
+int cmd_pkce(const Args& args);          // pkce  (prints {"verifier","challenge"})
+int cmd_confirm_code(const Args& args);  // confirm-code REQUEST_ID JKT
+int cmd_jwk(const Args& args);           // jwk --key K (public JWK and thumbprint)
+
+}  // namespace pouchctl
