@@ -11,7 +11,7 @@ OPT      ?= -O2
 
 BLAKE3_DIR := $(firstword $(wildcard /usr/share/cargo/registry/blake3-*/c))
 
-CPPFLAGS := -I. -Ibuild/include -MMD -MP
+CPPFLAGS := -I. -Ibuild/include -I/usr/include/postgresql -MMD -MP
 CXXFLAGS := -std=c++20 $(OPT) -g -Wall -Wextra -Werror -pthread
 CFLAGS   := $(OPT) -g
 LDFLAGS  := -pthread
