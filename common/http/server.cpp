@@ -83,7 +83,7 @@ void fill_request(FCGX_Request& fr, Request& r) {
         if (std::strncmp(*e, "HTTP_", 5) != 0) continue;
         const char* eq = std::strchr(*e, '=');
         if (!eq) continue;
-        std::string name(*e + 5, eq);
+        std::string name(static_cast<const char*>(*e) + 5, eq);
         for (auto& c : name) c = c == '_' ? '-' : static_cast<char>(std::tolower(c));
         auto [it, fresh] = r.headers.emplace(name, eq + 1);
         if (!fresh) it->second += std::string(", ") + (eq + 1);
