@@ -65,8 +65,11 @@ $(LIB): $(COMMON_OBJ) $(BLAKE3_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
+# Objects are kept (not intermediate), and `%` inside patsubst would be taken for the stem of
+# the pattern rule, so object lists are built with subst.
+.SECONDARY:
 .SECONDEXPANSION:
-$(BUILD)/bin/pouch-%: $$(patsubst %.cpp,$(BUILD)/obj/%.o,$$(wildcard handlers/$$*/*.cpp tools/$$*/*.cpp)) $(LIB)
+$(BUILD)/bin/pouch-%: $$(foreach s,$$(wildcard handlers/$$*/*.cpp tools/$$*/*.cpp),$(BUILD)/obj/$$(subst .cpp,.o,$$(s))) $(LIB)
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
