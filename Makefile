@@ -17,13 +17,13 @@ CFLAGS   := $(OPT) -g
 LDFLAGS  := -pthread
 LDLIBS   := -lfcgi -lpq -lhiredis -lssl -lcrypto -lsodium
 
+comma := ,
 ifneq ($(SAN),)
   BUILD    := build/san-$(subst $(comma),-,$(SAN))
   CXXFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
   CFLAGS   += -fsanitize=$(SAN) -fno-omit-frame-pointer
   LDFLAGS  += -fsanitize=$(SAN)
 endif
-comma := ,
 
 COMMON_SRC  := $(sort $(shell find common -name '*.cpp' 2>/dev/null))
 COMMON_OBJ  := $(COMMON_SRC:%.cpp=$(BUILD)/obj/%.o)
