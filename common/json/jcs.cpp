@@ -56,21 +56,35 @@ bool write_string(std::string& out, std::string_view s) {
     for (char ch : s) {
         auto c = static_cast<unsigned char>(ch);
         switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        default:
-            if (c < 0x20) {
-                out += "\\u00";
-                out += kHex[c >> 4];
-                out += kHex[c & 0xF];
-            } else {
-                out += ch;
-            }
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\b':
+                out += "\\b";
+                break;
+            case '\f':
+                out += "\\f";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\r':
+                out += "\\r";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
+            default:
+                if (c < 0x20) {
+                    out += "\\u00";
+                    out += kHex[c >> 4];
+                    out += kHex[c & 0xF];
+                } else {
+                    out += ch;
+                }
         }
     }
     out += '"';
@@ -96,53 +110,60 @@ bool write_number(std::string& out, const rapidjson::Value& v) {
 
 bool write(std::string& out, const rapidjson::Value& v) {
     switch (v.GetType()) {
-    case rapidjson::kNullType: out += "null"; return true;
-    case rapidjson::kFalseType: out += "false"; return true;
-    case rapidjson::kTrueType: out += "true"; return true;
-    case rapidjson::kNumberType: return write_number(out, v);
-    case rapidjson::kStringType:
-        return write_string(out, std::string_view(v.GetString(), v.GetStringLength()));
-    case rapidjson::kArrayType: {
-        out += '[';
-        bool first = true;
-        for (const auto& e : v.GetArray()) {
-            if (!first) out += ',';
-            first = false;
-            if (!write(out, e)) return false;
+        case rapidjson::kNullType:
+            out += "null";
+            return true;
+        case rapidjson::kFalseType:
+            out += "false";
+            return true;
+        case rapidjson::kTrueType:
+            out += "true";
+            return true;
+        case rapidjson::kNumberType:
+            return write_number(out, v);
+        case rapidjson::kStringType:
+            return write_string(out, std::string_view(v.GetString(), v.GetStringLength()));
+        case rapidjson::kArrayType: {
+            out += '[';
+            bool first = true;
+            for (const auto& e : v.GetArray()) {
+                if (!first) out += ',';
+                first = false;
+                if (!write(out, e)) return false;
+            }
+            out += ']';
+            return true;
         }
-        out += ']';
-        return true;
-    }
-    case rapidjson::kObjectType: {
-        struct Entry {
-            std::u16string sort_key;
-            const rapidjson::Value* name;
-            const rapidjson::Value* value;
-        };
-        std::vector<Entry> members;
-        members.reserve(v.MemberCount());
-        for (const auto& m : v.GetObject()) {
-            std::string_view k(m.name.GetString(), m.name.GetStringLength());
-            if (!utf8_valid(k)) return false;
-            members.push_back(Entry{to_utf16(k), &m.name, &m.value});
+        case rapidjson::kObjectType: {
+            struct Entry {
+                std::u16string sort_key;
+                const rapidjson::Value* name;
+                const rapidjson::Value* value;
+            };
+            std::vector<Entry> members;
+            members.reserve(v.MemberCount());
+            for (const auto& m : v.GetObject()) {
+                std::string_view k(m.name.GetString(), m.name.GetStringLength());
+                if (!utf8_valid(k)) return false;
+                members.push_back(Entry{to_utf16(k), &m.name, &m.value});
+            }
+            std::sort(members.begin(), members.end(),
+                      [](const Entry& a, const Entry& b) { return a.sort_key < b.sort_key; });
+            // Equal neighbours are duplicate keys: no canonical form exists for them.
+            for (size_t i = 1; i < members.size(); ++i)
+                if (members[i].sort_key == members[i - 1].sort_key) return false;
+            out += '{';
+            bool first = true;
+            for (const auto& e : members) {
+                if (!first) out += ',';
+                first = false;
+                write_string(out, std::string_view(e.name->GetString(), e.name->GetStringLength()));
+                out += ':';
+                if (!write(out, *e.value)) return false;
+            }
+            out += '}';
+            return true;
         }
-        std::sort(members.begin(), members.end(),
-                  [](const Entry& a, const Entry& b) { return a.sort_key < b.sort_key; });
-        // Equal neighbours are duplicate keys: no canonical form exists for them.
-        for (size_t i = 1; i < members.size(); ++i)
-            if (members[i].sort_key == members[i - 1].sort_key) return false;
-        out += '{';
-        bool first = true;
-        for (const auto& e : members) {
-            if (!first) out += ',';
-            first = false;
-            write_string(out, std::string_view(e.name->GetString(), e.name->GetStringLength()));
-            out += ':';
-            if (!write(out, *e.value)) return false;
-        }
-        out += '}';
-        return true;
-    }
     }
     return false;
 }

@@ -8,7 +8,9 @@ namespace pouch::json {
 
 using rapidjson::SizeType;
 
-Out::Out() : w_(buf_) { w_.StartObject(); }
+Out::Out() : w_(buf_) {
+    w_.StartObject();
+}
 
 Out& Out::key(std::string_view k) {
     w_.Key(k.data(), static_cast<SizeType>(k.size()), true);

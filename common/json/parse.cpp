@@ -31,14 +31,17 @@ std::string short_key(std::string_view k) {
 void append_pointer_segment(std::string& out, std::string_view token) {
     out += '/';
     for (char c : token) {
-        if (c == '~') out += "~0";
-        else if (c == '/') out += "~1";
-        else out += c;
+        if (c == '~')
+            out += "~0";
+        else if (c == '/')
+            out += "~1";
+        else
+            out += c;
     }
 }
 
 class StrictHandler {
-public:
+  public:
     StrictHandler(rapidjson::Document& doc, bool require_object)
         : doc_(doc), require_object_(require_object) {}
 
@@ -68,8 +71,7 @@ public:
         if (!f.keys.insert(key).second) {
             std::string where = pointer(frames_.size() - 1);
             return fail("duplicate key \"" + short_key(key) + "\"" +
-                        (where.empty() ? std::string(" in the top-level object")
-                                       : " at " + where));
+                        (where.empty() ? std::string(" in the top-level object") : " at " + where));
         }
         f.key = std::move(key);
         return doc_.Key(s, n, copy);
@@ -88,7 +90,7 @@ public:
         return doc_.EndArray(elements);
     }
 
-private:
+  private:
     struct Frame {
         bool object;
         std::unordered_set<std::string> keys;
@@ -122,8 +124,10 @@ private:
     std::string pointer(size_t depth) const {
         std::string out;
         for (size_t i = 0; i < depth; ++i) {
-            if (frames_[i].object) append_pointer_segment(out, frames_[i].key);
-            else append_pointer_segment(out, std::to_string(frames_[i].index));
+            if (frames_[i].object)
+                append_pointer_segment(out, frames_[i].key);
+            else
+                append_pointer_segment(out, std::to_string(frames_[i].index));
         }
         return out;
     }
@@ -158,17 +162,17 @@ rapidjson::Document parse(std::string_view text, bool require_object) {
     if (result.IsError()) {
         std::string at = " at offset " + std::to_string(result.Offset());
         switch (result.Code()) {
-        case rapidjson::kParseErrorTermination:
-            throw invalid_json(handler.error());
-        case rapidjson::kParseErrorStringInvalidEncoding:
-            throw invalid_json("invalid UTF-8" + at);
-        case rapidjson::kParseErrorStringUnicodeSurrogateInvalid:
-            throw invalid_json("invalid UTF-8: lone surrogate in a \\u escape" + at);
-        case rapidjson::kParseErrorDocumentEmpty:
-            throw invalid_json("empty body, expected a JSON object");
-        default:
-            throw invalid_json("malformed JSON" + at + ": " +
-                               rapidjson::GetParseError_En(result.Code()));
+            case rapidjson::kParseErrorTermination:
+                throw invalid_json(handler.error());
+            case rapidjson::kParseErrorStringInvalidEncoding:
+                throw invalid_json("invalid UTF-8" + at);
+            case rapidjson::kParseErrorStringUnicodeSurrogateInvalid:
+                throw invalid_json("invalid UTF-8: lone surrogate in a \\u escape" + at);
+            case rapidjson::kParseErrorDocumentEmpty:
+                throw invalid_json("empty body, expected a JSON object");
+            default:
+                throw invalid_json("malformed JSON" + at + ": " +
+                                   rapidjson::GetParseError_En(result.Code()));
         }
     }
     return doc;
@@ -176,8 +180,12 @@ rapidjson::Document parse(std::string_view text, bool require_object) {
 
 }  // namespace
 
-rapidjson::Document parse_strict(std::string_view body) { return parse(body, true); }
+rapidjson::Document parse_strict(std::string_view body) {
+    return parse(body, true);
+}
 
-rapidjson::Document parse_strict_any(std::string_view text) { return parse(text, false); }
+rapidjson::Document parse_strict_any(std::string_view text) {
+    return parse(text, false);
+}
 
 }  // namespace pouch::json

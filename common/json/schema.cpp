@@ -34,7 +34,9 @@ bool is_hex(char c) {
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_digit(char c) {
+    return c >= '0' && c <= '9';
+}
 
 std::string plural(size_t n, const char* one, const char* many) {
     return std::to_string(n) + " " + (n == 1 ? one : many);
@@ -47,19 +49,27 @@ std::string plural(size_t n, const char* one, const char* many) {
 void push_segment(std::string& ptr, std::string_view token) {
     ptr += '/';
     for (char c : token) {
-        if (c == '~') ptr += "~0";
-        else if (c == '/') ptr += "~1";
-        else ptr += c;
+        if (c == '~')
+            ptr += "~0";
+        else if (c == '/')
+            ptr += "~1";
+        else
+            ptr += c;
     }
 }
 
 const char* type_name(Kind k) {
     switch (k) {
-    case Kind::string: return "a string";
-    case Kind::integer: return "an integer";
-    case Kind::boolean: return "a boolean";
-    case Kind::array: return "an array";
-    case Kind::object: return "an object";
+        case Kind::string:
+            return "a string";
+        case Kind::integer:
+            return "an integer";
+        case Kind::boolean:
+            return "a boolean";
+        case Kind::array:
+            return "an array";
+        case Kind::object:
+            return "an object";
     }
     return "?";
 }
@@ -98,9 +108,12 @@ void check_array(const rapidjson::Value& v, const Spec& s, std::string& ptr) {
         check(e, s.item->spec(), ptr);
         if (s.distinct) {
             std::string key;
-            if (e.IsString()) key = "s" + std::string(e.GetString(), e.GetStringLength());
-            else if (e.IsInt64()) key = "i" + std::to_string(e.GetInt64());
-            else if (e.IsUint64()) key = "i" + std::to_string(e.GetUint64());
+            if (e.IsString())
+                key = "s" + std::string(e.GetString(), e.GetStringLength());
+            else if (e.IsInt64())
+                key = "i" + std::to_string(e.GetInt64());
+            else if (e.IsUint64())
+                key = "i" + std::to_string(e.GetUint64());
             if (!key.empty() && !seen.insert(std::move(key)).second)
                 fail(ptr, "must not repeat an earlier item");
         }
@@ -121,8 +134,7 @@ void check_object(const rapidjson::Value& v, const Spec& s, std::string& ptr) {
     }
     for (const auto& mm : s.members) {
         if (!mm.required) continue;
-        if (v.FindMember(rapidjson::StringRef(mm.name.data(), mm.name.size())) ==
-            v.MemberEnd()) {
+        if (v.FindMember(rapidjson::StringRef(mm.name.data(), mm.name.size())) == v.MemberEnd()) {
             push_segment(ptr, mm.name);
             fail(ptr, "is required");
         }
@@ -136,25 +148,25 @@ void check(const rapidjson::Value& v, const Spec& s, std::string& ptr) {
         fail(ptr, "must not be null");
     }
     switch (s.kind) {
-    case Kind::string:
-        if (!v.IsString()) fail(ptr, "must be a string");
-        check_string(v, s, ptr);
-        return;
-    case Kind::integer:
-        if (!v.IsNumber()) fail(ptr, "must be an integer");
-        check_integer(v, s, ptr);
-        return;
-    case Kind::boolean:
-        if (!v.IsBool()) fail(ptr, "must be a boolean");
-        return;
-    case Kind::array:
-        if (!v.IsArray()) fail(ptr, "must be an array");
-        check_array(v, s, ptr);
-        return;
-    case Kind::object:
-        if (!v.IsObject()) fail(ptr, "must be an object");
-        check_object(v, s, ptr);
-        return;
+        case Kind::string:
+            if (!v.IsString()) fail(ptr, "must be a string");
+            check_string(v, s, ptr);
+            return;
+        case Kind::integer:
+            if (!v.IsNumber()) fail(ptr, "must be an integer");
+            check_integer(v, s, ptr);
+            return;
+        case Kind::boolean:
+            if (!v.IsBool()) fail(ptr, "must be a boolean");
+            return;
+        case Kind::array:
+            if (!v.IsArray()) fail(ptr, "must be an array");
+            check_array(v, s, ptr);
+            return;
+        case Kind::object:
+            if (!v.IsObject()) fail(ptr, "must be an object");
+            check_object(v, s, ptr);
+            return;
     }
     fail(ptr, std::string("must be ") + type_name(s.kind));
 }
@@ -179,8 +191,8 @@ bool is_uuid(const std::string& s) {
 
 bool is_b64url(const std::string& s) {
     for (char c : s) {
-        bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || is_digit(c) ||
-                  c == '-' || c == '_';
+        bool ok =
+            (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || is_digit(c) || c == '-' || c == '_';
         if (!ok) return false;
     }
     return true;
@@ -209,8 +221,7 @@ bool is_datetime(const std::string& s) {
     if (!num(4, year) || !lit('-') || !num(2, month) || !lit('-') || !num(2, day)) return false;
     if (i >= s.size() || (s[i] != 'T' && s[i] != 't')) return false;
     ++i;
-    if (!num(2, hour) || !lit(':') || !num(2, minute) || !lit(':') || !num(2, second))
-        return false;
+    if (!num(2, hour) || !lit(':') || !num(2, minute) || !lit(':') || !num(2, second)) return false;
     if (i < s.size() && s[i] == '.') {
         ++i;
         size_t start = i;
@@ -283,23 +294,27 @@ Node Node::check(std::function<bool(const std::string&)> pred, std::string what)
     return Node(std::move(s));
 }
 
-Node string() { return make(Kind::string); }
+Node string() {
+    return make(Kind::string);
+}
 
-Node b64url() { return string().check(is_b64url, "b64url (A-Z, a-z, 0-9, - and _, no padding)"); }
+Node b64url() {
+    return string().check(is_b64url, "b64url (A-Z, a-z, 0-9, - and _, no padding)");
+}
 
-Node uuid() { return string().check(is_uuid, "a UUID"); }
+Node uuid() {
+    return string().check(is_uuid, "a UUID");
+}
 
 // 64 characters bound the fraction digits, which RFC 3339 leaves unbounded.
 Node datetime() {
-    return string().max_chars(64).check(is_datetime,
-                                        "an RFC 3339 date-time with a time zone");
+    return string().max_chars(64).check(is_datetime, "an RFC 3339 date-time with a time zone");
 }
 
 Node one_of(std::initializer_list<const char*> values) {
     std::vector<std::string> allowed(values.begin(), values.end());
     std::string what = "one of";
-    for (size_t i = 0; i < allowed.size(); ++i)
-        what += (i ? ", \"" : " \"") + allowed[i] + "\"";
+    for (size_t i = 0; i < allowed.size(); ++i) what += (i ? ", \"" : " \"") + allowed[i] + "\"";
     return string().check(
         [allowed](const std::string& v) {
             return std::find(allowed.begin(), allowed.end(), v) != allowed.end();
@@ -307,9 +322,13 @@ Node one_of(std::initializer_list<const char*> values) {
         std::move(what));
 }
 
-Node integer() { return make(Kind::integer); }
+Node integer() {
+    return make(Kind::integer);
+}
 
-Node boolean() { return make(Kind::boolean); }
+Node boolean() {
+    return make(Kind::boolean);
+}
 
 Node array(Node item) {
     Node n = make(Kind::array);

@@ -13,18 +13,20 @@ using pouch::json::parse_strict_any;
 
 namespace {
 
-std::optional<std::string> canon(const std::string& text) { return jcs(parse_strict_any(text)); }
+std::optional<std::string> canon(const std::string& text) {
+    return jcs(parse_strict_any(text));
+}
 
 }  // namespace
 
 TEST(JsonJcs, DecisionsVectorOneSortsNestedKeys) {
-    EXPECT_EQ(canon(R"([56,{"d":true,"10":null,"1":[]}])"),
-              R"([56,{"1":[],"10":null,"d":true}])");
+    EXPECT_EQ(canon(R"([56,{"d":true,"10":null,"1":[]}])"), R"([56,{"1":[],"10":null,"d":true}])");
 }
 
 TEST(JsonJcs, DecisionsVectorTwoSortsAndNormalisesNumbers) {
     EXPECT_EQ(
-        canon(R"({"1":{"f":{"f":"hi","F":5},"\n":56.0},"10":{},"":"empty","a":{},"111":[{"e":"yes","E":"no"}],"A":{}})"),
+        canon(
+            R"({"1":{"f":{"f":"hi","F":5},"\n":56.0},"10":{},"":"empty","a":{},"111":[{"e":"yes","E":"no"}],"A":{}})"),
         R"({"":"empty","1":{"\n":56,"f":{"F":5,"f":"hi"}},"10":{},"111":[{"E":"no","e":"yes"}],"A":{},"a":{}})");
 }
 

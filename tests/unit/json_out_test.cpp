@@ -18,9 +18,8 @@ TEST(JsonOut, WritesMembersInOrder) {
     Out o;
     o.kv("user_id", "u1").kv("pouches", 3).kv("big", 9007199254740991LL).kv("admin", false);
     o.kv_null("gone").kv("opt", std::optional<std::string>{}).kv("s", std::string("x"));
-    EXPECT_EQ(o.done(),
-              R"({"user_id":"u1","pouches":3,"big":9007199254740991,"admin":false,)"
-              R"("gone":null,"opt":null,"s":"x"})");
+    EXPECT_EQ(o.done(), R"({"user_id":"u1","pouches":3,"big":9007199254740991,"admin":false,)"
+                        R"("gone":null,"opt":null,"s":"x"})");
 }
 
 TEST(JsonOut, NestsArraysAndObjects) {

@@ -93,13 +93,11 @@ TEST(JsonParse, RejectsOverlongEncodings) {
     EXPECT_NE(rejection("{\"a\":\"\xc0\xaf\"}").find("invalid UTF-8"), std::string::npos);
     EXPECT_NE(rejection("{\"a\":\"\xe0\x80\xaf\"}").find("invalid UTF-8"), std::string::npos);
     EXPECT_NE(rejection("{\"a\":\"\xc0\x80\"}").find("invalid UTF-8"), std::string::npos);
-    EXPECT_NE(rejection("{\"a\":\"\xf0\x80\x80\xaf\"}").find("invalid UTF-8"),
-              std::string::npos);
+    EXPECT_NE(rejection("{\"a\":\"\xf0\x80\x80\xaf\"}").find("invalid UTF-8"), std::string::npos);
 }
 
 TEST(JsonParse, RejectsCodePointsAboveUnicodeRange) {
-    EXPECT_NE(rejection("{\"a\":\"\xf4\x90\x80\x80\"}").find("invalid UTF-8"),
-              std::string::npos);
+    EXPECT_NE(rejection("{\"a\":\"\xf4\x90\x80\x80\"}").find("invalid UTF-8"), std::string::npos);
 }
 
 TEST(JsonParse, RejectsRawEncodedSurrogate) {
@@ -154,7 +152,9 @@ TEST(JsonParse, RejectsSyntaxErrors) {
     EXPECT_EQ(rejection(R"({"a":01})").rfind("malformed JSON at offset", 0), 0u);
     EXPECT_EQ(rejection("{\"a\":\"tab\there\"}").rfind("malformed JSON at offset", 0), 0u);
     EXPECT_EQ(rejection(R"({"a":1 // c
-})").rfind("malformed JSON at offset", 0), 0u);
+})")
+                  .rfind("malformed JSON at offset", 0),
+              0u);
 }
 
 TEST(JsonParse, RejectsEmptyBody) {

@@ -31,7 +31,9 @@ std::pair<std::string, std::string> violation(const std::string& body, const js:
 using V = std::pair<std::string, std::string>;
 const V kOk{"", ""};
 
-js::Node one(const char* name, js::Node n) { return js::object({js::req(name, std::move(n))}); }
+js::Node one(const char* name, js::Node n) {
+    return js::object({js::req(name, std::move(n))});
+}
 
 std::string repeat(const std::string& s, int n) {
     std::string out;
@@ -67,8 +69,8 @@ TEST(JsonSchema, EscapesFieldNamesInPointer) {
 }
 
 TEST(JsonSchema, RejectsMissingRequiredMemberWithItsPointer) {
-    auto s = js::object({js::req("a", js::integer()), js::req("b", js::integer()),
-                         js::opt("c", js::integer())});
+    auto s = js::object(
+        {js::req("a", js::integer()), js::req("b", js::integer()), js::opt("c", js::integer())});
     EXPECT_EQ(violation(R"({"a":1})", s), V("/b", "is required"));
     EXPECT_EQ(violation(R"({"b":1})", s), V("/a", "is required"));
     EXPECT_EQ(violation(R"({"b":1,"a":2})", s), kOk);
@@ -83,8 +85,7 @@ TEST(JsonSchema, ReportsTypeMismatches) {
     EXPECT_EQ(violation(R"({"v":{}})", one("v", js::array(js::string()))),
               V("/v", "must be an array"));
     EXPECT_EQ(violation(R"({"v":[]})", one("v", js::object({}))), V("/v", "must be an object"));
-    EXPECT_EQ(violation(R"({"v":"true"})", one("v", js::boolean())),
-              V("/v", "must be a boolean"));
+    EXPECT_EQ(violation(R"({"v":"true"})", one("v", js::boolean())), V("/v", "must be a boolean"));
 }
 
 TEST(JsonSchema, AcceptsNullOnlyWhenNullable) {
@@ -196,15 +197,16 @@ TEST(JsonSchema, NestedArrayPointerNamesOpIndexAndField) {
                        }))),
     });
     std::string ok = R"({"type":"put","artifact_id":"7d444840-9dc0-11d1-b245-5ffdce74fad2"})";
-    std::string body = "{\"ops\":[" + ok + "," + ok + "," + ok +
-                       R"(,{"type":"put","artifact_id":"nope"}]})";
+    std::string body =
+        "{\"ops\":[" + ok + "," + ok + "," + ok + R"(,{"type":"put","artifact_id":"nope"}]})";
     EXPECT_EQ(violation(body, kCommit), V("/ops/3/artifact_id", "must be a UUID"));
-    EXPECT_EQ(violation(R"({"ops":[{"type":"put"},{}]})", kCommit), V("/ops/1/type", "is required"));
+    EXPECT_EQ(violation(R"({"ops":[{"type":"put"},{}]})", kCommit),
+              V("/ops/1/type", "is required"));
 }
 
 TEST(JsonSchema, FirstViolationInDocumentOrderWins) {
-    auto s = js::object({js::req("a", js::integer()), js::req("b", js::string()),
-                         js::req("c", js::boolean())});
+    auto s = js::object(
+        {js::req("a", js::integer()), js::req("b", js::string()), js::req("c", js::boolean())});
     EXPECT_EQ(violation(R"({"b":1,"a":"x"})", s), V("/b", "must be a string"));
     EXPECT_EQ(violation(R"({"a":"x","b":1})", s), V("/a", "must be an integer"));
     // Members present are checked before absent required ones are reported.
@@ -220,27 +222,27 @@ TEST(JsonSchema, OneOfAcceptsListedValuesOnly) {
 
 TEST(JsonSchema, UuidFormat) {
     auto s = one("id", js::uuid());
-    for (const char* good : {"7d444840-9dc0-11d1-b245-5ffdce74fad2",  // v1, variant b
-                             "01890a5d-ac96-774b-bcce-b302099a8057",  // v7
-                             "00000000-0000-1000-8000-000000000000",  // v1, variant 8
-                             "00000000-0000-8000-9000-000000000000",  // v8, variant 9
-                             "00000000-0000-4000-a000-000000000000",
-                             "00000000-0000-0000-0000-000000000000",  // nil
-                             "ffffffff-ffff-ffff-ffff-ffffffffffff",  // max
-                             "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF",
-                             "7D444840-9DC0-11D1-B245-5FFDCE74FAD2"}) {
+    for (const char* good :
+         {"7d444840-9dc0-11d1-b245-5ffdce74fad2",  // v1, variant b
+          "01890a5d-ac96-774b-bcce-b302099a8057",  // v7
+          "00000000-0000-1000-8000-000000000000",  // v1, variant 8
+          "00000000-0000-8000-9000-000000000000",  // v8, variant 9
+          "00000000-0000-4000-a000-000000000000",
+          "00000000-0000-0000-0000-000000000000",  // nil
+          "ffffffff-ffff-ffff-ffff-ffffffffffff",  // max
+          "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF", "7D444840-9DC0-11D1-B245-5FFDCE74FAD2"}) {
         EXPECT_EQ(violation(std::string("{\"id\":\"") + good + "\"}", s), kOk) << good;
     }
-    for (const char* bad : {"7d444840-9dc0-01d1-b245-5ffdce74fad2",   // version 0
-                            "7d444840-9dc0-91d1-b245-5ffdce74fad2",   // version 9
-                            "7d444840-9dc0-11d1-7245-5ffdce74fad2",   // variant 7
-                            "7d444840-9dc0-11d1-c245-5ffdce74fad2",   // variant c
-                            "7d4448409dc011d1b2455ffdce74fad2",       // no hyphens
-                            "7d444840-9dc0-11d1-b245-5ffdce74fad",    // 35 chars
-                            "7d444840-9dc0-11d1-b245-5ffdce74fad2a",  // 37 chars
-                            "7d444840-9dc0-11d1-b245-5ffdce74fag2",   // non-hex
-                            "{7d444840-9dc0-11d1-b245-5ffdce74fad}",
-                            "00000000-0000-0000-0000-00000000000f", ""}) {
+    for (const char* bad :
+         {"7d444840-9dc0-01d1-b245-5ffdce74fad2",   // version 0
+          "7d444840-9dc0-91d1-b245-5ffdce74fad2",   // version 9
+          "7d444840-9dc0-11d1-7245-5ffdce74fad2",   // variant 7
+          "7d444840-9dc0-11d1-c245-5ffdce74fad2",   // variant c
+          "7d4448409dc011d1b2455ffdce74fad2",       // no hyphens
+          "7d444840-9dc0-11d1-b245-5ffdce74fad",    // 35 chars
+          "7d444840-9dc0-11d1-b245-5ffdce74fad2a",  // 37 chars
+          "7d444840-9dc0-11d1-b245-5ffdce74fag2",   // non-hex
+          "{7d444840-9dc0-11d1-b245-5ffdce74fad}", "00000000-0000-0000-0000-00000000000f", ""}) {
         EXPECT_EQ(violation(std::string("{\"id\":\"") + bad + "\"}", s), V("/id", "must be a UUID"))
             << bad;
     }
@@ -269,20 +271,19 @@ TEST(JsonSchema, B64urlLengthBoundsCheckedBeforeAlphabet) {
 
 TEST(JsonSchema, DatetimeRfc3339WithZone) {
     auto s = one("t", js::datetime());
-    for (const char* good : {"2024-02-29T23:59:59Z", "2024-01-01T00:00:00.123456+05:30",
-                             "1999-12-31t23:59:60z", "2023-06-01T12:00:00-00:00",
-                             "2000-02-29T00:00:00.1Z"}) {
+    for (const char* good :
+         {"2024-02-29T23:59:59Z", "2024-01-01T00:00:00.123456+05:30", "1999-12-31t23:59:60z",
+          "2023-06-01T12:00:00-00:00", "2000-02-29T00:00:00.1Z"}) {
         EXPECT_EQ(violation(std::string("{\"t\":\"") + good + "\"}", s), kOk) << good;
     }
-    for (const char* bad : {"2024-01-01T00:00:00",         // no zone
-                            "2024-01-01 00:00:00Z",        // space separator
-                            "2023-02-29T00:00:00Z",        // not a leap year
-                            "1900-02-29T00:00:00Z",        // century, not a leap year
-                            "2024-13-01T00:00:00Z", "2024-00-10T00:00:00Z",
-                            "2024-04-31T00:00:00Z", "2024-01-01T24:00:00Z",
-                            "2024-01-01T00:60:00Z", "2024-01-01T00:00:61Z",
-                            "2024-01-01T00:00:00.Z",       // empty fraction
-                            "2024-01-01T00:00:00+0530",    // offset without colon
+    for (const char* bad : {"2024-01-01T00:00:00",   // no zone
+                            "2024-01-01 00:00:00Z",  // space separator
+                            "2023-02-29T00:00:00Z",  // not a leap year
+                            "1900-02-29T00:00:00Z",  // century, not a leap year
+                            "2024-13-01T00:00:00Z", "2024-00-10T00:00:00Z", "2024-04-31T00:00:00Z",
+                            "2024-01-01T24:00:00Z", "2024-01-01T00:60:00Z", "2024-01-01T00:00:61Z",
+                            "2024-01-01T00:00:00.Z",     // empty fraction
+                            "2024-01-01T00:00:00+0530",  // offset without colon
                             "2024-01-01T00:00:00+24:00", "2024-01-01", "2024-1-01T00:00:00Z",
                             "2024-01-01T00:00:00ZZ"}) {
         EXPECT_EQ(violation(std::string("{\"t\":\"") + bad + "\"}", s),
@@ -310,7 +311,8 @@ TEST(JsonSchema, CustomCheckCompletesMessage) {
 TEST(JsonSchema, ModifiersReturnCopiesAndLeaveOriginalUnchanged) {
     js::Node base = js::string().max_chars(3);
     js::Node longer = base.max_chars(5);
-    EXPECT_EQ(violation(R"({"v":"abcd"})", one("v", base)), V("/v", "must be at most 3 characters"));
+    EXPECT_EQ(violation(R"({"v":"abcd"})", one("v", base)),
+              V("/v", "must be at most 3 characters"));
     EXPECT_EQ(violation(R"({"v":"abcd"})", one("v", longer)), kOk);
 }
 
@@ -330,4 +332,57 @@ TEST(JsonSchema, ValidatesNonObjectRootAgainstSchema) {
         EXPECT_EQ(e.field, "");
         EXPECT_EQ(e.message, "must be an object");
     }
+}
+
+namespace {
+
+// RFC 9449 example key (decisions §12): on P-256.
+const std::string kX = "l8tFrhx-34tV3hRICRDY9zCkDlpBhF42UQUfWVAWBFs";
+const std::string kY = "9VE4jf_Ok_o64zbTTlcuNJajHmt6v9TDVrU0CdvGRDA";
+
+std::string jwk_body(const std::string& members) {
+    return "{\"key\":{" + members + "}}";
+}
+
+}  // namespace
+
+TEST(JsonSchemaJwk, AcceptsP256PublicKeyOnTheCurve) {
+    auto s = one("key", js::jwk());
+    EXPECT_EQ(
+        violation(jwk_body(R"("kty":"EC","crv":"P-256","x":")" + kX + R"(","y":")" + kY + "\""), s),
+        kOk);
+}
+
+TEST(JsonSchemaJwk, RejectsPointOffTheCurve) {
+    auto s = one("key", js::jwk());
+    std::string y = kY;
+    y[42] = (y[42] == 'A' ? 'B' : 'A');
+    EXPECT_EQ(
+        violation(jwk_body(R"("kty":"EC","crv":"P-256","x":")" + kX + R"(","y":")" + y + "\""), s),
+        V("/key", "must be a point on the P-256 curve"));
+}
+
+TEST(JsonSchemaJwk, RejectsOtherKeyTypesCurvesAndPrivateMembers) {
+    auto s = one("key", js::jwk());
+    std::string xy = R"(,"x":")" + kX + R"(","y":")" + kY + "\"";
+    EXPECT_EQ(violation(jwk_body(R"("kty":"RSA","crv":"P-256")" + xy), s),
+              V("/key/kty", R"(must be one of "EC")"));
+    EXPECT_EQ(violation(jwk_body(R"("kty":"EC","crv":"P-384")" + xy), s),
+              V("/key/crv", R"(must be one of "P-256")"));
+    EXPECT_EQ(violation(jwk_body(R"("kty":"EC","crv":"P-256")" + xy + R"(,"d":"AAAA")"), s),
+              V("/key/d", "unknown field"));
+    EXPECT_EQ(violation(jwk_body(R"("kty":"EC","crv":"P-256","x":")" + kX + "\""), s),
+              V("/key/y", "is required"));
+}
+
+TEST(JsonSchemaJwk, CoordinatesMustBeExactly43B64urlCharacters) {
+    auto s = one("key", js::jwk());
+    std::string pre = R"("kty":"EC","crv":"P-256","y":")" + kY + R"(","x":")";
+    EXPECT_EQ(violation(jwk_body(pre + kX.substr(0, 42) + "\""), s),
+              V("/key/x", "must be exactly 43 characters"));
+    EXPECT_EQ(violation(jwk_body(pre + kX + "A\""), s),
+              V("/key/x", "must be exactly 43 characters"));
+    std::string padded = kX.substr(0, 42) + "=";
+    EXPECT_EQ(violation(jwk_body(pre + padded + "\""), s),
+              V("/key/x", "must be b64url (A-Z, a-z, 0-9, - and _, no padding)"));
 }
