@@ -14,12 +14,15 @@ constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 constexpr std::array<int8_t, 256> make_reverse() {
     std::array<int8_t, 256> t{};
     for (auto& v : t) v = -1;
-    for (int i = 0; i < 64; ++i) t[static_cast<unsigned char>(kAlphabet[i])] = static_cast<int8_t>(i);
+    for (int i = 0; i < 64; ++i)
+        t[static_cast<unsigned char>(kAlphabet[i])] = static_cast<int8_t>(i);
     return t;
 }
 constexpr std::array<int8_t, 256> kReverse = make_reverse();
 
-int value_of(char c) { return kReverse[static_cast<unsigned char>(c)]; }
+int value_of(char c) {
+    return kReverse[static_cast<unsigned char>(c)];
+}
 
 }  // namespace
 

@@ -74,7 +74,9 @@ size_t utf8_chars(std::string_view s) {
     return n;
 }
 
-bool is_hex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
+bool is_hex(char c) {
+    return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+}
 
 std::string lower(std::string_view s) {
     std::string out(s);
@@ -108,8 +110,8 @@ std::optional<std::string> normalize_htu(std::string_view uri) {
     if (host.empty()) return std::nullopt;
     for (char c : port)
         if (c < '0' || c > '9') return std::nullopt;
-    bool default_port = port.empty() || (scheme == "http" && port == "80") ||
-                        (scheme == "https" && port == "443");
+    bool default_port =
+        port.empty() || (scheme == "http" && port == "80") || (scheme == "https" && port == "443");
 
     std::string out = scheme + "://" + lower(host);
     if (!default_port) out += ":" + std::string(port);

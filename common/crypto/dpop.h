@@ -17,7 +17,7 @@ struct DpopInput {
     std::string_view public_url;  // POUCH_PUBLIC_URL, e.g. "https://sync.example.com"
     std::string_view path;        // request path; a query part is ignored
     std::optional<std::string_view> access_token;  // given: ath required; absent: ath refused
-    long long now;                // unix seconds
+    long long now;                                 // unix seconds
 };
 
 struct DpopProof {

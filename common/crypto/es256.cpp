@@ -91,7 +91,9 @@ bool P256PublicKey::verify(std::string_view msg, std::string_view sig_raw64) con
                             reinterpret_cast<const unsigned char*>(msg.data()), msg.size()) == 1;
 }
 
-std::string P256PublicKey::thumbprint() const { return jwk_thumbprint(x_, y_); }
+std::string P256PublicKey::thumbprint() const {
+    return jwk_thumbprint(x_, y_);
+}
 
 std::string jwk_thumbprint(std::string_view x_b64, std::string_view y_b64) {
     // RFC 7638 §3.2: required members only, lexicographic order, no whitespace. x and y

@@ -24,9 +24,13 @@ std::string blake3_256(std::string_view data) {
     return h.finish();
 }
 
-Blake3Hasher::Blake3Hasher() { blake3_hasher_init(&h_); }
+Blake3Hasher::Blake3Hasher() {
+    blake3_hasher_init(&h_);
+}
 
-void Blake3Hasher::update(std::string_view data) { blake3_hasher_update(&h_, data.data(), data.size()); }
+void Blake3Hasher::update(std::string_view data) {
+    blake3_hasher_update(&h_, data.data(), data.size());
+}
 
 std::string Blake3Hasher::finish() const {
     std::string out(BLAKE3_OUT_LEN, '\0');

@@ -14,12 +14,12 @@ std::string blake3_256(std::string_view data);  // 32 raw bytes
 
 // Incremental BLAKE3-256 for data that arrives in pieces (blob uploads).
 class Blake3Hasher {
-public:
+  public:
     Blake3Hasher();
     void update(std::string_view data);
     std::string finish() const;  // 32 raw bytes; the hasher may keep being updated
 
-private:
+  private:
     blake3_hasher h_;
 };
 

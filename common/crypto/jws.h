@@ -16,11 +16,11 @@ namespace pouch::crypto {
 struct Jws {
     std::string header_b64;
     std::string payload_b64;
-    std::string signature;      // raw bytes of the third part
-    std::string header_json;    // decoded protected header text
-    std::string payload;        // decoded payload bytes
-    std::string signing_input;  // header_b64 + "." + payload_b64 (RFC 7515 §5.2)
-    rapidjson::Document header; // parsed header, always an object
+    std::string signature;       // raw bytes of the third part
+    std::string header_json;     // decoded protected header text
+    std::string payload;         // decoded payload bytes
+    std::string signing_input;   // header_b64 + "." + payload_b64 (RFC 7515 §5.2)
+    rapidjson::Document header;  // parsed header, always an object
 
     // True when `signature` is a valid raw R||S ES256 signature of signing_input by key.
     // Does not look at the header's alg: callers check the header first.

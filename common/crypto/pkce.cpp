@@ -6,7 +6,9 @@
 
 namespace pouch::crypto {
 
-std::string pkce_s256(std::string_view verifier) { return b64url_encode(sha256(verifier)); }
+std::string pkce_s256(std::string_view verifier) {
+    return b64url_encode(sha256(verifier));
+}
 
 bool valid_code_verifier(std::string_view verifier) {
     if (verifier.size() < 43 || verifier.size() > 128) return false;

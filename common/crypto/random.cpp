@@ -26,7 +26,9 @@ std::string new_token(std::string_view prefix) {
     return t;
 }
 
-std::string token_hash(std::string_view token) { return b64url_encode(sha256(token)); }
+std::string token_hash(std::string_view token) {
+    return b64url_encode(sha256(token));
+}
 
 std::string uuid_v4() {
     std::string b = random_bytes(16);

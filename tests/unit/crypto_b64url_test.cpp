@@ -49,13 +49,13 @@ TEST(CryptoB64url, RejectsLengthOneModFour) {
 TEST(CryptoB64url, RejectsNonCanonicalTrailingBits) {
     EXPECT_EQ(b64url_decode("AA"), std::string(1, '\0'));
     EXPECT_TRUE(b64url_decode("AA").has_value());
-    EXPECT_FALSE(b64url_decode("AF"));   // 4 unused bits, not zero
+    EXPECT_FALSE(b64url_decode("AF"));  // 4 unused bits, not zero
     // "AB" is 000000 000001: one byte 0x00 plus unused bits 0001, so it is refused.
     EXPECT_FALSE(b64url_decode("AB"));
     EXPECT_EQ(b64url_decode("AQ"), std::string(1, '\x01'));  // 0b010000: canonical
-    EXPECT_FALSE(b64url_decode("AAB"));  // 2 unused bits, not zero
+    EXPECT_FALSE(b64url_decode("AAB"));                      // 2 unused bits, not zero
     EXPECT_EQ(b64url_decode("AAE"), std::string("\x00\x01", 2));
-    EXPECT_FALSE(b64url_decode("Zh"));   // canonical form of "f" is "Zg"
+    EXPECT_FALSE(b64url_decode("Zh"));  // canonical form of "f" is "Zg"
 }
 
 TEST(CryptoB64url, IsB64urlChecksAlphabetOnly) {

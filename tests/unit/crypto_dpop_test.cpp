@@ -11,8 +11,8 @@
 
 using namespace pouch::crypto;
 using pouch::ApiError;
-using pouch::testutil::DpopClaims;
 using pouch::testutil::dpop_claims_json;
+using pouch::testutil::DpopClaims;
 using pouch::testutil::make_dpop;
 using pouch::testutil::make_jws;
 using pouch::testutil::TestP256Key;
@@ -23,7 +23,7 @@ constexpr long long kNow = 1700000000;
 constexpr const char* kToken = "svc_at_Kz8mXK1EalYznwHLC1fBAo4LjpzsPENeOgxU00000";
 
 DpopInput input_for(const std::string& proof) {
-    return DpopInput{proof, "POST", "https://sync.example.com", "/v1/cli-auth/token",
+    return DpopInput{proof,        "POST", "https://sync.example.com", "/v1/cli-auth/token",
                      std::nullopt, kNow};
 }
 
@@ -63,8 +63,8 @@ TEST(CryptoDpop, AcceptsRfc9449ExampleProof) {
         "MybFRjIiwiaHRtIjoiUE9TVCIsImh0dSI6Imh0dHBzOi8vc2VydmVyLmV4YW1wbGUuY29tL3Rva2VuIiwia"
         "WF0IjoxNTYyMjYyNjE2fQ.2-GxA6T8lP4vfrg8v-FdWP0A0zdrj8igiMLvqRMUvwnQg4PtFLbdLXiOSsX0x7"
         "NVY-FNyJK70nfbV37xRZT3Lg";
-    DpopProof p = verify_dpop(DpopInput{proof, "POST", "https://server.example.com", "/token",
-                                        std::nullopt, 1562262616});
+    DpopProof p = verify_dpop(
+        DpopInput{proof, "POST", "https://server.example.com", "/token", std::nullopt, 1562262616});
     EXPECT_EQ(p.jkt, "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I");
     EXPECT_EQ(p.jti, "-BwC3ESc6acc2lTc");
     EXPECT_EQ(p.iat, 1562262616);
@@ -108,31 +108,33 @@ TEST(CryptoDpop, RejectsFutureIat) {
 
 TEST(CryptoDpop, RejectsNonIntegerIat) {
     TestP256Key k;
-    std::string payload = R"({"jti":"a","htm":"POST","htu":"https://sync.example.com/v1/cli-auth/token","iat":1700000000.5})";
+    std::string payload =
+        R"({"jti":"a","htm":"POST","htu":"https://sync.example.com/v1/cli-auth/token","iat":1700000000.5})";
     expect_rejected(input_for(make_jws(k, default_header(k), payload)), "iat is not an integer");
-    payload = R"({"jti":"a","htm":"POST","htu":"https://sync.example.com/v1/cli-auth/token","iat":"1700000000"})";
+    payload =
+        R"({"jti":"a","htm":"POST","htu":"https://sync.example.com/v1/cli-auth/token","iat":"1700000000"})";
     expect_rejected(input_for(make_jws(k, default_header(k), payload)), "iat is not an integer");
 }
 
 TEST(CryptoDpop, RejectsWrongTyp) {
     TestP256Key k;
-    expect_rejected(input_for(make_dpop(k, {}, R"({"typ":"JWT","alg":"ES256","jwk":)" +
-                                                   k.jwk_json() + "}")),
-                    "typ");
+    expect_rejected(
+        input_for(make_dpop(k, {}, R"({"typ":"JWT","alg":"ES256","jwk":)" + k.jwk_json() + "}")),
+        "typ");
     expect_rejected(input_for(make_dpop(k, {}, R"({"alg":"ES256","jwk":)" + k.jwk_json() + "}")),
                     "typ is missing");
-    expect_rejected(input_for(make_dpop(k, {}, R"({"typ":"DPOP+JWT","alg":"ES256","jwk":)" +
-                                                   k.jwk_json() + "}")),
+    expect_rejected(input_for(make_dpop(
+                        k, {}, R"({"typ":"DPOP+JWT","alg":"ES256","jwk":)" + k.jwk_json() + "}")),
                     "typ is not dpop+jwt");
 }
 
 TEST(CryptoDpop, RejectsWrongAlg) {
     TestP256Key k;
-    expect_rejected(input_for(make_dpop(k, {}, R"({"typ":"dpop+jwt","alg":"none","jwk":)" +
-                                                   k.jwk_json() + "}")),
+    expect_rejected(input_for(make_dpop(
+                        k, {}, R"({"typ":"dpop+jwt","alg":"none","jwk":)" + k.jwk_json() + "}")),
                     "alg is not ES256");
-    expect_rejected(input_for(make_dpop(k, {}, R"({"typ":"dpop+jwt","alg":"RS256","jwk":)" +
-                                                   k.jwk_json() + "}")),
+    expect_rejected(input_for(make_dpop(
+                        k, {}, R"({"typ":"dpop+jwt","alg":"RS256","jwk":)" + k.jwk_json() + "}")),
                     "alg is not ES256");
 }
 
@@ -150,13 +152,13 @@ TEST(CryptoDpop, RejectsWrongHtu) {
     TestP256Key k;
     DpopClaims c;
     c.iat = kNow;
-    for (const char* htu : {"https://sync.example.com/v1/cli-auth/start",
-                            "http://sync.example.com/v1/cli-auth/token",
-                            "https://evil.example.com/v1/cli-auth/token",
-                            "https://sync.example.com:8443/v1/cli-auth/token",
-                            "https://sync.example.com/V1/cli-auth/token",
-                            "https://user@sync.example.com/v1/cli-auth/token",
-                            "sync.example.com/v1/cli-auth/token"}) {
+    for (const char* htu :
+         {"https://sync.example.com/v1/cli-auth/start", "http://sync.example.com/v1/cli-auth/token",
+          "https://evil.example.com/v1/cli-auth/token",
+          "https://sync.example.com:8443/v1/cli-auth/token",
+          "https://sync.example.com/V1/cli-auth/token",
+          "https://user@sync.example.com/v1/cli-auth/token",
+          "sync.example.com/v1/cli-auth/token"}) {
         c.htu = htu;
         expect_rejected(input_for(make_dpop(k, c)), "htu");
     }
@@ -202,9 +204,9 @@ TEST(CryptoDpop, RejectsPrivateKeyInJwk) {
                       R"(","d":")" + k.d() + R"("})";
     DpopClaims c;
     c.iat = kNow;
-    expect_rejected(input_for(make_dpop(k, c, R"({"typ":"dpop+jwt","alg":"ES256","jwk":)" + jwk +
-                                                  "}")),
-                    "private key");
+    expect_rejected(
+        input_for(make_dpop(k, c, R"({"typ":"dpop+jwt","alg":"ES256","jwk":)" + jwk + "}")),
+        "private key");
 }
 
 TEST(CryptoDpop, JwkAllowsOnlyHarmlessPublicExtras) {
@@ -240,9 +242,9 @@ TEST(CryptoDpop, RejectsJwkOfWrongTypeOrCurveOrOffCurve) {
     rejected_with_jwk(R"({"kty":"EC",)" + xy + "}", "crv is missing");
     auto y = *b64url_decode(k.y());
     y[0] ^= 1;
-    rejected_with_jwk(R"({"kty":"EC","crv":"P-256","x":")" + k.x() + R"(","y":")" +
-                          b64url_encode(y) + "\"}",
-                      "not a valid P-256");
+    rejected_with_jwk(
+        R"({"kty":"EC","crv":"P-256","x":")" + k.x() + R"(","y":")" + b64url_encode(y) + "\"}",
+        "not a valid P-256");
     rejected_with_jwk(R"("jwk")", "not an object");
     expect_rejected(input_for(make_dpop(k, c, R"({"typ":"dpop+jwt","alg":"ES256"})")),
                     "jwk is missing");
@@ -269,12 +271,13 @@ TEST(CryptoDpop, RejectsMalformedProofs) {
     expect_rejected(input_for(std::string(9000, 'A')), "too long");
     TestP256Key k;
     expect_rejected(input_for(make_jws(k, default_header(k), "not json")), "claims");
-    expect_rejected(input_for(make_jws(k, default_header(k),
-                                       R"({"jti":"a","jti":"b","htm":"POST"})")),
-                    "claims");
-    expect_rejected(input_for(make_dpop(k, {}, R"({"typ":"dpop+jwt","alg":"ES256","crit":["x"],"jwk":)" +
-                                                   k.jwk_json() + "}")),
-                    "crit");
+    expect_rejected(
+        input_for(make_jws(k, default_header(k), R"({"jti":"a","jti":"b","htm":"POST"})")),
+        "claims");
+    expect_rejected(
+        input_for(make_dpop(
+            k, {}, R"({"typ":"dpop+jwt","alg":"ES256","crit":["x"],"jwk":)" + k.jwk_json() + "}")),
+        "crit");
 }
 
 TEST(CryptoDpop, RejectsJtiMissingEmptyOrTooLong) {
@@ -287,7 +290,8 @@ TEST(CryptoDpop, RejectsJtiMissingEmptyOrTooLong) {
     expect_rejected(input_for(make_dpop(k, c)), "jti");
     c.jti = "";
     expect_rejected(input_for(make_dpop(k, c)), "jti");
-    std::string no_jti = R"({"htm":"POST","htu":"https://sync.example.com/v1/cli-auth/token","iat":1700000000})";
+    std::string no_jti =
+        R"({"htm":"POST","htu":"https://sync.example.com/v1/cli-auth/token","iat":1700000000})";
     expect_rejected(input_for(make_jws(k, default_header(k), no_jti)), "jti is missing");
 }
 

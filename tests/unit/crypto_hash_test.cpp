@@ -2,10 +2,10 @@
 // and BLAKE3 against Debian's independent b3sum binary on random inputs.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cstdio>
 #include <fstream>
 #include <memory>
-#include <unistd.h>
 
 #include "common/crypto/b64url.h"
 #include "common/crypto/hash.h"

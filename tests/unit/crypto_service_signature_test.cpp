@@ -37,16 +37,15 @@ TEST(CryptoServiceSignature, SigningInputIsHeaderDotB64urlOfHash) {
     Fixture f;
     std::string h = b64url_encode(R"({"alg":"ES256"})");
     std::string sig = f.key.sign_raw(h + "." + b64url_encode(f.hash));
-    EXPECT_TRUE(verify_service_signature(h + ".." + b64url_encode(sig), f.hash,
-                                         f.key.public_key()));
+    EXPECT_TRUE(
+        verify_service_signature(h + ".." + b64url_encode(sig), f.hash, f.key.public_key()));
 }
 
 TEST(CryptoServiceSignature, RejectsTamperedHash) {
     Fixture f;
     std::string other = f.hash;
     other[0] ^= 1;
-    EXPECT_FALSE(verify_service_signature(f.sign(R"({"alg":"ES256"})"), other,
-                                          f.key.public_key()));
+    EXPECT_FALSE(verify_service_signature(f.sign(R"({"alg":"ES256"})"), other, f.key.public_key()));
     EXPECT_FALSE(verify_service_signature(f.sign(R"({"alg":"ES256"})"), f.hash.substr(0, 31),
                                           f.key.public_key()));
 }
@@ -54,16 +53,16 @@ TEST(CryptoServiceSignature, RejectsTamperedHash) {
 TEST(CryptoServiceSignature, RejectsWrongKey) {
     Fixture f;
     TestP256Key other;
-    EXPECT_FALSE(verify_service_signature(f.sign(R"({"alg":"ES256"})"), f.hash,
-                                          other.public_key()));
+    EXPECT_FALSE(
+        verify_service_signature(f.sign(R"({"alg":"ES256"})"), f.hash, other.public_key()));
 }
 
 TEST(CryptoServiceSignature, RejectsDerSignature) {
     Fixture f;
     std::string h = b64url_encode(R"({"alg":"ES256"})");
     std::string der = f.key.sign_der(h + "." + b64url_encode(f.hash));
-    EXPECT_FALSE(verify_service_signature(h + ".." + b64url_encode(der), f.hash,
-                                          f.key.public_key()));
+    EXPECT_FALSE(
+        verify_service_signature(h + ".." + b64url_encode(der), f.hash, f.key.public_key()));
 }
 
 TEST(CryptoServiceSignature, RejectsCritB64AndUnknownHeaderMembers) {
@@ -82,15 +81,14 @@ TEST(CryptoServiceSignature, RejectsMissingOrWrongAlg) {
     EXPECT_FALSE(verify_service_signature(f.sign(R"({})"), f.hash, pub));
     EXPECT_FALSE(verify_service_signature(f.sign(R"({"alg":"none"})"), f.hash, pub));
     EXPECT_FALSE(verify_service_signature(f.sign(R"({"alg":"es256"})"), f.hash, pub));
-    EXPECT_FALSE(verify_service_signature(f.sign(R"({"alg":"ES256","alg":"ES256"})"), f.hash,
-                                          pub));
+    EXPECT_FALSE(verify_service_signature(f.sign(R"({"alg":"ES256","alg":"ES256"})"), f.hash, pub));
 }
 
 TEST(CryptoServiceSignature, RejectsKidOfAnotherKeyAndNonStringTyp) {
     Fixture f;
     auto pub = f.key.public_key();
-    EXPECT_FALSE(verify_service_signature(f.sign(R"({"alg":"ES256","kid":"someone-else"})"),
-                                          f.hash, pub));
+    EXPECT_FALSE(
+        verify_service_signature(f.sign(R"({"alg":"ES256","kid":"someone-else"})"), f.hash, pub));
     EXPECT_FALSE(verify_service_signature(f.sign(R"({"alg":"ES256","typ":1})"), f.hash, pub));
 }
 

@@ -14,7 +14,9 @@ namespace pouch::testutil {
 
 namespace {
 
-[[noreturn]] void die(const char* what) { throw std::runtime_error(what); }
+[[noreturn]] void die(const char* what) {
+    throw std::runtime_error(what);
+}
 
 std::string bn_fixed32(const BIGNUM* bn) {
     std::string out(32, '\0');
@@ -47,15 +49,16 @@ crypto::P256PublicKey TestP256Key::public_key() const {
     return *k;
 }
 
-std::string TestP256Key::jkt() const { return crypto::jwk_thumbprint(x_, y_); }
+std::string TestP256Key::jkt() const {
+    return crypto::jwk_thumbprint(x_, y_);
+}
 
 std::string TestP256Key::jwk_json() const {
     return R"({"kty":"EC","crv":"P-256","x":")" + x_ + R"(","y":")" + y_ + R"("})";
 }
 
 std::string TestP256Key::sign_der(std::string_view msg) const {
-    std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(),
-                                                                 EVP_MD_CTX_free);
+    std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
     if (!ctx || EVP_DigestSignInit(ctx.get(), nullptr, EVP_sha256(), nullptr, key_.get()) != 1)
         die("EVP_DigestSignInit");
     size_t len = 0;
@@ -83,8 +86,7 @@ std::string der_to_raw64(std::string_view der) {
 
 std::string make_jws(const TestP256Key& key, std::string_view header_json,
                      std::string_view payload) {
-    std::string input =
-        crypto::b64url_encode(header_json) + "." + crypto::b64url_encode(payload);
+    std::string input = crypto::b64url_encode(header_json) + "." + crypto::b64url_encode(payload);
     return input + "." + crypto::b64url_encode(key.sign_raw(input));
 }
 
@@ -104,9 +106,9 @@ std::string dpop_claims_json(const DpopClaims& c) {
 
 std::string make_dpop(const TestP256Key& key, const DpopClaims& claims,
                       std::optional<std::string> header_json) {
-    std::string header =
-        header_json ? *header_json
-                    : R"({"typ":"dpop+jwt","alg":"ES256","jwk":)" + key.jwk_json() + "}";
+    std::string header = header_json
+                             ? *header_json
+                             : R"({"typ":"dpop+jwt","alg":"ES256","jwk":)" + key.jwk_json() + "}";
     return make_jws(key, header, dpop_claims_json(claims));
 }
 

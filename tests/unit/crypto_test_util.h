@@ -15,7 +15,7 @@
 namespace pouch::testutil {
 
 class TestP256Key {
-public:
+  public:
     TestP256Key();  // fresh random key (EVP_PKEY_keygen on P-256)
 
     const std::string& x() const { return x_; }  // 43-char b64url
@@ -29,7 +29,7 @@ public:
     std::string sign_der(std::string_view msg) const;  // ECDSA-SHA256, DER
     std::string sign_raw(std::string_view msg) const;  // same, as 64-byte R||S
 
-private:
+  private:
     std::shared_ptr<EVP_PKEY> key_;
     std::string x_, y_, d_;
 };
