@@ -169,8 +169,10 @@ export function tamper(rng, v) {
         walk(node[k], (nv) => { node[k] = nv; });
       }
     } else if (typeof node === 'string') {
-      sites.push(() => set(node.length ? node.slice(0, -1) + (node.endsWith('a') ? 'b' : 'a')
-                                       : 'a'));
+      // by code point: cutting a surrogate pair in half would leave a lone surrogate
+      const cps = Array.from(node);
+      sites.push(() => set(cps.length ? cps.slice(0, -1).join('') + (node.endsWith('a') ? 'b' : 'a')
+                                      : 'a'));
     } else if (typeof node === 'number') {
       sites.push(() => set(node === MAX_SAFE ? node - 1 : node + 1));
     } else if (typeof node === 'boolean') {
