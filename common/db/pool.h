@@ -14,7 +14,8 @@
 #include <string>
 #include <vector>
 
-#include <libpq-fe.h>
+// Debian keeps libpq headers under postgresql/ and the Makefile adds no -I for it.
+#include <postgresql/libpq-fe.h>
 
 namespace pouch::db {
 
