@@ -76,6 +76,7 @@ bool Conn::ensure_connected() {
         PQsetNoticeProcessor(c_, quiet_notice, nullptr);
         prepared_.clear();
         if (PQstatus(c_) != CONNECTION_OK) {
+            last_error_ = PQerrorMessage(c_);
             PQfinish(c_);
             c_ = nullptr;
             return false;
@@ -94,7 +95,9 @@ bool Conn::ensure_connected() {
     if (PQstatus(c_) == CONNECTION_OK) return true;
     PQreset(c_);
     prepared_.clear();  // the new backend knows none of them
-    return PQstatus(c_) == CONNECTION_OK;
+    if (PQstatus(c_) == CONNECTION_OK) return true;
+    last_error_ = PQerrorMessage(c_);
+    return false;
 }
 
 bool Conn::in_transaction() const {
