@@ -25,16 +25,20 @@ constexpr const char* kUnlockSql = "SELECT pg_advisory_unlock(7506104851)";
 const pouch::db::Statement kRecord{
     "migrate_record", "INSERT INTO schema_migrations (version) VALUES ($1)"};
 
-// The default "sql" is looked up in the current directory first, then next to the build
-// output (build/bin/pouchctl -> ../../sql), so the tool works from anywhere in a checkout.
+// The default "sql" is looked up in the current directory first, then above the binary
+// (build/bin/pouchctl -> ../../sql; sanitizer builds sit one level deeper), so the tool
+// works from anywhere in a checkout.
 fs::path resolve_dir(const std::string& given) {
     if (!given.empty()) return given;
     if (fs::is_directory("sql")) return "sql";
     std::error_code ec;
     fs::path exe = fs::read_symlink("/proc/self/exe", ec);
     if (!ec) {
-        fs::path candidate = exe.parent_path() / ".." / ".." / "sql";
-        if (fs::is_directory(candidate)) return candidate.lexically_normal();
+        fs::path dir = exe.parent_path();
+        for (int up = 0; up < 4 && dir.has_parent_path() && dir != dir.parent_path(); ++up) {
+            dir = dir.parent_path();
+            if (fs::is_regular_file(dir / "sql" / "001_init.sql")) return dir / "sql";
+        }
     }
     return "sql";
 }
