@@ -9,13 +9,12 @@ namespace pouch::auth {
 namespace {
 
 // An expired row counts as unseen: the upsert overwrites it, and only then returns a row.
-const db::Statement kRecord{
-    "replay_record",
-    "INSERT INTO dpop_replay (jkt, jti, expires_at) "
-    "VALUES ($1, $2, now() + make_interval(secs => $3::int)) "
-    "ON CONFLICT (jkt, jti) DO UPDATE SET expires_at = EXCLUDED.expires_at "
-    "WHERE dpop_replay.expires_at <= now() "
-    "RETURNING 1"};
+const db::Statement kRecord{"replay_record",
+                            "INSERT INTO dpop_replay (jkt, jti, expires_at) "
+                            "VALUES ($1, $2, now() + make_interval(secs => $3::int)) "
+                            "ON CONFLICT (jkt, jti) DO UPDATE SET expires_at = EXCLUDED.expires_at "
+                            "WHERE dpop_replay.expires_at <= now() "
+                            "RETURNING 1"};
 
 const db::Statement kSeen{
     "replay_seen", "SELECT 1 FROM dpop_replay WHERE jkt = $1 AND jti = $2 AND expires_at > now()"};
@@ -35,8 +34,7 @@ long long now_seconds() {
 ReplayCache::ReplayCache(redis::Client& redis, db::Pool& pool) : redis_(redis), pool_(pool) {}
 
 bool ReplayCache::first_use(const std::string& jkt, const std::string& jti, int ttl_seconds) {
-    std::optional<bool> fresh =
-        redis_.set_nx_ex("pouch:dpop:" + jkt + ":" + jti, "1", ttl_seconds);
+    std::optional<bool> fresh = redis_.set_nx_ex("pouch:dpop:" + jkt + ":" + jti, "1", ttl_seconds);
     if (fresh) {
         if (!*fresh) return false;
         if (now_seconds() < fallback_until_.load()) return !seen_in_db(jkt, jti);
@@ -54,8 +52,7 @@ bool ReplayCache::first_use_db(const std::string& jkt, const std::string& jti, i
         db::Lease c = pool_.acquire();  // throws 503 itself when the database is down
         long long now = now_seconds();
         long long last = last_sweep_.load();
-        if (now - last >= 60 && last_sweep_.compare_exchange_strong(last, now))
-            c->exec(kSweep);
+        if (now - last >= 60 && last_sweep_.compare_exchange_strong(last, now)) c->exec(kSweep);
         db::Result r = c->exec(kRecord, {jkt, jti, std::to_string(ttl_seconds)});
         return r.rows() == 1;
     } catch (const db::Error& e) {

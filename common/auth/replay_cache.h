@@ -22,14 +22,14 @@ namespace pouch::auth {
 // Known gap, accepted: a proof recorded only in Redis, replayed while Redis is down, is
 // caught only if Redis kept the key; the DPoP `iat` window (about 3 minutes) bounds it.
 class ReplayCache {
-public:
+  public:
     ReplayCache(redis::Client& redis, db::Pool& pool);
 
     // True if (jkt, jti) was not seen within ttl_seconds, and records it; false on a replay.
     // Throws ApiError 503 `unavailable` when neither Redis nor Postgres can answer.
     bool first_use(const std::string& jkt, const std::string& jti, int ttl_seconds = 600);
 
-private:
+  private:
     bool first_use_db(const std::string& jkt, const std::string& jti, int ttl_seconds);
     bool seen_in_db(const std::string& jkt, const std::string& jti);
 

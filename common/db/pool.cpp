@@ -57,7 +57,9 @@ long long Result::int64(int row, const char* col) const {
     return n;
 }
 
-bool Result::boolean(int row, const char* col) const { return text(row, col) == "t"; }
+bool Result::boolean(int row, const char* col) const {
+    return text(row, col) == "t";
+}
 
 // ---- Conn -----------------------------------------------------------------------------
 
@@ -222,7 +224,9 @@ void Pool::release(std::unique_ptr<Conn> c) {
 
 // ---- Transaction ----------------------------------------------------------------------
 
-Transaction::Transaction(Conn& c) : c_(c) { c_.exec_sql("BEGIN"); }
+Transaction::Transaction(Conn& c) : c_(c) {
+    c_.exec_sql("BEGIN");
+}
 
 Transaction::~Transaction() {
     if (done_) return;

@@ -51,14 +51,14 @@ int count_sql_files() {
 // The URL with search_path set to `schema`, for both URI and key=value conninfo forms.
 std::string with_schema(const std::string& url, const std::string& schema) {
     if (url.rfind("postgres://", 0) == 0 || url.rfind("postgresql://", 0) == 0)
-        return url + (url.find('?') == std::string::npos ? "?" : "&") +
-               "options=-csearch_path%3D" + schema;
+        return url + (url.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" +
+               schema;
     return url + " options='-csearch_path=" + schema + "'";
 }
 
 // A fresh schema, dropped with everything in it at the end of the test.
 class DbMigrate : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         const char* u = std::getenv("POUCH_TEST_DATABASE_URL");
         if (!u || !*u) GTEST_SKIP() << "POUCH_TEST_DATABASE_URL is not set";
@@ -81,8 +81,8 @@ protected:
     }
 
     CmdResult run_pouchctl(const std::string& args) {
-        std::string cmd = "POUCH_DATABASE_URL='" + url_ + "' '" + pouchctl_path().string() +
-                          "' " + args + " 2>&1";
+        std::string cmd = "POUCH_DATABASE_URL='" + url_ + "' '" + pouchctl_path().string() + "' " +
+                          args + " 2>&1";
         CmdResult r{-1, {}};
         FILE* p = ::popen(cmd.c_str(), "r");
         if (!p) return r;
@@ -157,23 +157,26 @@ TEST_F(DbMigrate, UnreachableDatabaseFailsWithExitCode1) {
 
 TEST_F(DbMigrate, UserRoleSetsTheRoleAndWritesTheAuditRecord) {
     ASSERT_EQ(run_pouchctl("migrate --dir '" + sql_dir().string() + "'").status, 0);
-    scalar("INSERT INTO users (email, password_hash) VALUES ('ops@example.com', 'h') "
-           "RETURNING id");
+    scalar(
+        "INSERT INTO users (email, password_hash) VALUES ('ops@example.com', 'h') "
+        "RETURNING id");
     const std::string id = scalar("SELECT id FROM users WHERE email = 'ops@example.com'");
 
     CmdResult r = run_pouchctl("user role ' Ops@Example.com ' admin --reason 'first admin'");
     ASSERT_EQ(r.status, 0) << r.out;
     EXPECT_EQ(scalar("SELECT role FROM users WHERE id = '" + id + "'"), "admin");
-    EXPECT_EQ(scalar("SELECT concat_ws('|', coalesce(actor_user_id::text, 'null'), action, "
-                     "target, before::text, after::text, reason, "
-                     "coalesce(request_id, 'null')) FROM audit_log"),
-              "null|user.role|" + id + "|{\"role\": \"user\"}|{\"role\": \"admin\"}|first admin|null");
+    EXPECT_EQ(
+        scalar("SELECT concat_ws('|', coalesce(actor_user_id::text, 'null'), action, "
+               "target, before::text, after::text, reason, "
+               "coalesce(request_id, 'null')) FROM audit_log"),
+        "null|user.role|" + id + "|{\"role\": \"user\"}|{\"role\": \"admin\"}|first admin|null");
 }
 
 TEST_F(DbMigrate, UserRoleRefusesToDemoteTheLastAdmin) {
     ASSERT_EQ(run_pouchctl("migrate --dir '" + sql_dir().string() + "'").status, 0);
-    scalar("INSERT INTO users (email, password_hash, role) VALUES ('a@example.com', 'h', "
-           "'admin'), ('b@example.com', 'h', 'user') RETURNING 1");
+    scalar(
+        "INSERT INTO users (email, password_hash, role) VALUES ('a@example.com', 'h', "
+        "'admin'), ('b@example.com', 'h', 'user') RETURNING 1");
 
     CmdResult refused = run_pouchctl("user role a@example.com user");
     EXPECT_EQ(refused.status, 1);

@@ -3,6 +3,7 @@
 // recovery after the server kills our backends, and 503 when the database is unreachable.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <random>
@@ -25,8 +26,8 @@ std::string test_url() {
     return u && *u ? u : "";
 }
 
-#define REQUIRE_DB()                                                          \
-    const std::string url = test_url();                                       \
+#define REQUIRE_DB()                    \
+    const std::string url = test_url(); \
     if (url.empty()) GTEST_SKIP() << "POUCH_TEST_DATABASE_URL is not set"
 
 std::string unique_suffix() {
@@ -37,14 +38,14 @@ std::string unique_suffix() {
 const Statement kAddOne{"t_add_one", "SELECT $1::int + 1 AS n"};
 const Statement kIsNull{"t_is_null", "SELECT $1::text IS NULL AS isnull, $1::text AS v"};
 const Statement kBackendPid{"t_backend_pid", "SELECT pg_backend_pid()::text AS pid"};
-const Statement kPreparedCount{
-    "t_prepared_count",
-    "SELECT count(*) AS n FROM pg_prepared_statements WHERE name = $1"};
+const Statement kPreparedCount{"t_prepared_count",
+                               "SELECT count(*) AS n FROM pg_prepared_statements WHERE name = $1"};
 const Statement kTerminate{"t_terminate", "SELECT pg_terminate_backend($1::int) AS ok"};
-const Statement kAlive{"t_alive",
-                       "SELECT count(*) AS n FROM pg_stat_activity WHERE pid = $1::int"};
+const Statement kAlive{"t_alive", "SELECT count(*) AS n FROM pg_stat_activity WHERE pid = $1::int"};
 
-std::string backend_pid(Lease& l) { return l->exec(kBackendPid).text(0, "pid"); }
+std::string backend_pid(Lease& l) {
+    return l->exec(kBackendPid).text(0, "pid");
+}
 
 // Kills a backend from a separate connection and waits until it is really gone, so the
 // pooled connection sees a closed socket rather than a race.
@@ -244,4 +245,28 @@ TEST(DbPool, UnreachableDatabaseIs503WithRetryAfter) {
     // The failed attempt gave its slot back: a second try fails the same way, not by timeout.
     EXPECT_THROW(pool.acquire(), pouch::ApiError);
     EXPECT_EQ(pool.idle(), 0);
+}
+
+TEST(DbPool, ManyThreadsShareABoundedPoolWithoutExceedingIt) {
+    REQUIRE_DB();
+    Pool pool(url, 3, 10000ms);
+    const Statement active{"t_active_for_app",
+                           "SELECT count(*) AS n FROM pg_stat_activity "
+                           "WHERE application_name = $1"};
+    const std::string app = "pool_bound_" + unique_suffix();
+    std::atomic<int> sum{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t)
+        threads.emplace_back([&, t] {
+            for (int i = 0; i < 20; ++i) {
+                Lease l = pool.acquire();
+                l->exec_sql("SET application_name = '" + app + "'");
+                sum += static_cast<int>(l->exec(kAddOne, {std::to_string(t)}).int64(0, "n"));
+            }
+        });
+    for (auto& th : threads) th.join();
+    EXPECT_EQ(sum.load(), 20 * (8 * 9 / 2));  // sum over t of 20 * (t + 1)
+    EXPECT_EQ(pool.idle(), 3);
+    Lease l = pool.acquire();
+    EXPECT_EQ(l->exec(active, {app}).int64(0, "n"), 3);
 }

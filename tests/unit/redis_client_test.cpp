@@ -26,8 +26,8 @@ std::string test_url() {
     return u && *u ? u : "";
 }
 
-#define REQUIRE_REDIS()                                                    \
-    const std::string url = test_url();                                    \
+#define REQUIRE_REDIS()                 \
+    const std::string url = test_url(); \
     if (url.empty()) GTEST_SKIP() << "POUCH_TEST_REDIS_URL is not set"
 
 std::string unique_key(const std::string& prefix) {
@@ -58,7 +58,7 @@ struct LocalSocket {
 // Answers each read with `reply` and closes every connection after `per_connection`
 // commands, like a server restart between calls.
 class FakeRedis {
-public:
+  public:
     FakeRedis(std::string reply, int per_connection)
         : reply_(std::move(reply)), per_conn_(per_connection) {
         ::listen(sock_.fd, 8);
@@ -72,7 +72,7 @@ public:
     std::string url() const { return sock_.url(); }
     int connections() const { return connections_; }
 
-private:
+  private:
     void serve() {
         while (!stop_) {
             int c = ::accept(sock_.fd, nullptr, nullptr);

@@ -29,12 +29,12 @@ std::string env(const char* name) {
     return v && *v ? v : "";
 }
 
-#define REQUIRE_DB()                                                         \
-    const std::string db_url = env("POUCH_TEST_DATABASE_URL");              \
+#define REQUIRE_DB()                                           \
+    const std::string db_url = env("POUCH_TEST_DATABASE_URL"); \
     if (db_url.empty()) GTEST_SKIP() << "POUCH_TEST_DATABASE_URL is not set"
 
-#define REQUIRE_REDIS()                                                      \
-    const std::string redis_url = env("POUCH_TEST_REDIS_URL");              \
+#define REQUIRE_REDIS()                                        \
+    const std::string redis_url = env("POUCH_TEST_REDIS_URL"); \
     if (redis_url.empty()) GTEST_SKIP() << "POUCH_TEST_REDIS_URL is not set"
 
 std::string unique(const std::string& prefix) {
@@ -153,7 +153,7 @@ TEST(ReplayCache, ProofFirstSeenDuringARedisOutageIsStillAReplayAfterRedisReturn
         ::close(c);
     });
 
-    EXPECT_FALSE(cache.first_use(jkt, jti));          // Postgres remembers it
+    EXPECT_FALSE(cache.first_use(jkt, jti));            // Postgres remembers it
     EXPECT_TRUE(cache.first_use(jkt, unique("jti-")));  // a new proof still passes
 
     stop = true;

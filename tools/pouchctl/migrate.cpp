@@ -22,8 +22,8 @@ namespace {
 constexpr const char* kLockSql = "SELECT pg_advisory_lock(7506104851)";
 constexpr const char* kUnlockSql = "SELECT pg_advisory_unlock(7506104851)";
 
-const pouch::db::Statement kRecord{
-    "migrate_record", "INSERT INTO schema_migrations (version) VALUES ($1)"};
+const pouch::db::Statement kRecord{"migrate_record",
+                                   "INSERT INTO schema_migrations (version) VALUES ($1)"};
 
 // The default "sql" is looked up in the current directory first, then above the binary
 // (build/bin/pouchctl -> ../../sql; sanitizer builds sit one level deeper), so the tool

@@ -17,8 +17,7 @@ namespace {
 const pouch::db::Statement kLockUsers{
     "user_role_lock",
     "SELECT id, email, role FROM users WHERE email = $1 OR role = 'admin' ORDER BY id FOR UPDATE"};
-const pouch::db::Statement kSetRole{"user_role_set",
-                                    "UPDATE users SET role = $2 WHERE id = $1"};
+const pouch::db::Statement kSetRole{"user_role_set", "UPDATE users SET role = $2 WHERE id = $1"};
 const pouch::db::Statement kAudit{
     "user_role_audit",
     "INSERT INTO audit_log (actor_user_id, action, target, before, after, reason, request_id) "
