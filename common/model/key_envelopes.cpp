@@ -42,6 +42,12 @@ const db::Statement kRaiseKeyGen{
     " WHERE p.id = g.pouch_id AND p.account_id = $2 AND g.max_gen > p.key_gen"
     " RETURNING p.id"};
 
+const db::Statement kLockEnvelopePouches{
+    "model_env_lock_pouches",
+    "SELECT id FROM pouches WHERE account_id = $2 AND id IN"
+    " (SELECT (v->>'pouch_id')::uuid FROM jsonb_array_elements($1::jsonb) v)"
+    " ORDER BY id FOR UPDATE"};
+
 const db::Statement kLockPouches{
     "model_lock_pouches",
     "SELECT id FROM pouches WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE"};
@@ -126,6 +132,7 @@ StoredEnvelopes store_key_envelopes(db::Conn& conn, const std::string& account_i
     if (require_active_member)
         fail_at(conn.exec(kFirstInactiveMember, {json, account_id}), pointer, "member_id",
                 "names no active member of this account");
+    conn.exec(kLockEnvelopePouches, {json, account_id});  // id order, as every writer locks
     conn.exec(kInsertEnvelopes, {json});
     db::Result rotated = conn.exec(kRaiseKeyGen, {json, account_id});
     for (int i = 0; i < rotated.rows(); ++i) out.rotated_pouches.push_back(rotated.text(i, 0));
