@@ -31,13 +31,19 @@ Response refresh(Request& req, Services& s) {
     if (!auth::has_token_shape(presented, "svc_rt_"))
         throw ApiError(400, "invalid_grant", "unknown refresh token");
 
+    std::string hash = crypto::token_hash(presented);
+    {
+        auto conn = s.db.acquire();
+        db::Result k = conn->exec(sql::kRefreshTokenKey, {hash});
+        if (k.rows() == 0) throw ApiError(400, "invalid_grant", "unknown refresh token");
+        if (!crypto::ct_equal(proof.jkt, k.text(0, "jkt")))
+            throw auth::dpop_error("the DPoP key is not the device's key");
+    }
+    auth::record_dpop(proof, s);  // no connection held: the replay cache may need one
+
     auto conn = s.db.acquire();
     db::Transaction tx(*conn);
-    db::Result r = conn->exec(sql::kLockRefreshToken, {crypto::token_hash(presented)});
-    if (r.rows() == 0) throw ApiError(400, "invalid_grant", "unknown refresh token");
-    if (!crypto::ct_equal(proof.jkt, r.text(0, "jkt")))
-        throw auth::dpop_error("the DPoP key is not the device's key");
-    auth::record_dpop(proof, s);
+    db::Result r = conn->exec(sql::kLockRefreshToken, {hash});
     std::string device_id = r.text(0, "device_id");
     if (r.boolean(0, "device_revoked"))
         throw ApiError(401, "device_revoked", "this device has been revoked");
@@ -56,8 +62,7 @@ Response refresh(Request& req, Services& s) {
 
     db::Result device = conn->exec(sql::kDeviceForTokens, {device_id});
     TokenPair t = issue_tokens(*conn, device_id, proof.jkt);
-    conn->exec(sql::kMarkRefreshUsed,
-               {crypto::token_hash(presented), crypto::token_hash(t.refresh_token)});
+    conn->exec(sql::kMarkRefreshUsed, {hash, crypto::token_hash(t.refresh_token)});
     tx.commit();
     json::Out o;
     write_token_fields(o, t, device);

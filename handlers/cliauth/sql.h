@@ -99,6 +99,9 @@ inline const db::Statement kInsertRefreshToken{
     "INSERT INTO refresh_tokens (token_hash, device_id, jkt, expires_at)"
     " VALUES ($1, $2, $3, now() + interval '30 days')"};
 
+inline const db::Statement kRefreshTokenKey{
+    "cliauth_refresh_token_key", "SELECT jkt FROM refresh_tokens WHERE token_hash = $1"};
+
 inline const db::Statement kLockRefreshToken{
     "cliauth_lock_refresh_token",
     "SELECT r.device_id, r.jkt, r.used_at IS NOT NULL AS used,"

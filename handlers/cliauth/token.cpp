@@ -79,23 +79,23 @@ Response token(Request& req, Services& s) {
     std::string verifier = doc["code_verifier"].GetString();
     int wait = doc.HasMember("wait") ? static_cast<int>(doc["wait"].GetInt64()) : 0;
 
-    std::string status;
-    {
+    db::Result r = [&] {
         auto conn = s.db.acquire();
-        db::Result r = conn->exec(sql::kRequestForToken, {id});
-        if (r.rows() == 0) throw invalid_grant("unknown login request");
-        if (!crypto::ct_equal(proof.jkt, r.text(0, "sign_jkt")))
-            throw auth::dpop_error("the DPoP key is not the one that started the login");
-        auth::record_dpop(proof, s);
-        if (!crypto::ct_equal(crypto::pkce_s256(verifier), r.text(0, "code_challenge")))
-            throw invalid_grant("code_verifier does not match code_challenge");
-        status = r.text(0, "status");
-        if (status == "pending") {
-            if (wait == 0 && r.boolean(0, "too_soon"))
-                throw ApiError(429, "slow_down", "poll at most every 5 seconds, or use wait")
-                    .with_header("Retry-After", std::to_string(kPollInterval));
-            conn->exec(sql::kTouchPoll, {id});
-        }
+        return conn->exec(sql::kRequestForToken, {id});
+    }();
+    if (r.rows() == 0) throw invalid_grant("unknown login request");
+    if (!crypto::ct_equal(proof.jkt, r.text(0, "sign_jkt")))
+        throw auth::dpop_error("the DPoP key is not the one that started the login");
+    auth::record_dpop(proof, s);  // no connection held: the replay cache may need one
+    if (!crypto::ct_equal(crypto::pkce_s256(verifier), r.text(0, "code_challenge")))
+        throw invalid_grant("code_verifier does not match code_challenge");
+    std::string status = r.text(0, "status");
+    if (status == "pending") {
+        if (wait == 0 && r.boolean(0, "too_soon"))
+            throw ApiError(429, "slow_down", "poll at most every 5 seconds, or use wait")
+                .with_header("Retry-After", std::to_string(kPollInterval));
+        auto conn = s.db.acquire();
+        conn->exec(sql::kTouchPoll, {id});
     }
     if (status == "pending" && wait > 0) {
         auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(wait);
