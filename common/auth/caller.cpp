@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "common/auth/dpop_check.h"
+#include "common/crypto/ct.h"
 #include "common/crypto/random.h"
 #include "common/http/error.h"
 
@@ -26,6 +28,21 @@ const db::Statement kTouchSession{
     "UPDATE web_sessions SET last_used_at = now(), expires_at = now() + interval '30 days'"
     " WHERE id = $1"};
 
+const db::Statement kAccessToken{
+    "auth_access_token",
+    "SELECT t.device_id, t.jkt, t.expires_at <= now() AS expired,"
+    "       t.revoked_at IS NOT NULL AS token_revoked, d.revoked_at IS NOT NULL AS device_revoked,"
+    "       d.member_id, d.account_id, a.owner_user_id, u.role,"
+    "       (d.last_seen_at IS NULL OR d.last_seen_at < now() - interval '1 minute') AS stale"
+    "  FROM access_tokens t"
+    "  JOIN devices d ON d.id = t.device_id"
+    "  JOIN storage_accounts a ON a.id = d.account_id"
+    "  JOIN users u ON u.id = a.owner_user_id"
+    " WHERE t.token_hash = $1"};
+
+const db::Statement kTouchDevice{
+    "auth_touch_device", "UPDATE devices SET last_seen_at = now() WHERE id = $1"};
+
 bool is_b64url_char(char c) {
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
            c == '-' || c == '_';
@@ -45,6 +62,37 @@ Caller web_caller(const std::string& token, Services& s) {
     c.role = r.text(0, "role");
     c.account_id = r.text(0, "account_id");
     c.member_id = r.opt(0, "web_member_id").value_or("");
+    return c;
+}
+
+// Order matters: a revoked device learns so on its very next request, whatever else is
+// wrong; the proof's jti is recorded only once the proof is bound to this token's key.
+Caller cli_caller(const Request& req, const std::string& token, Services& s) {
+    if (!has_token_shape(token, "svc_at_")) throw unauthenticated("unknown credentials");
+    crypto::DpopProof proof = check_dpop(req, s, token);
+    db::Result r = [&] {
+        auto conn = s.db.acquire();
+        return conn->exec(kAccessToken, {crypto::token_hash(token)});
+    }();
+    if (r.rows() == 0) throw unauthenticated("unknown credentials");
+    if (r.boolean(0, "device_revoked"))
+        throw ApiError(401, "device_revoked", "this device has been revoked");
+    if (r.boolean(0, "token_revoked")) throw unauthenticated("token has been revoked");
+    if (r.boolean(0, "expired")) throw ApiError(401, "token_expired", "access token expired");
+    if (!crypto::ct_equal(proof.jkt, r.text(0, "jkt")))
+        throw dpop_error("DPoP key does not match the token's key");
+    record_dpop(proof, s);
+    Caller c;
+    c.kind = Caller::Kind::cli;
+    c.device_id = r.text(0, "device_id");
+    c.member_id = r.text(0, "member_id");
+    c.account_id = r.text(0, "account_id");
+    c.user_id = r.text(0, "owner_user_id");
+    c.role = r.text(0, "role");
+    if (r.boolean(0, "stale")) {
+        auto conn = s.db.acquire();
+        conn->exec(kTouchDevice, {c.device_id});
+    }
     return c;
 }
 
@@ -69,6 +117,7 @@ Caller authenticate(const Request& req, Services& s) {
             throw unauthenticated("access tokens must be sent with the DPoP scheme");
         return web_caller(token, s);
     }
+    if (scheme == "dpop") return cli_caller(req, token, s);
     throw unauthenticated("unsupported authorization scheme");
 }
 

@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/auth/replay_cache.h"
 #include "common/log/log.h"
 
 namespace pouch {
@@ -256,6 +257,7 @@ int serve(const std::string& group, Router& router, Services& services) {
     sigwait(&stop_set, &sig);
     log::info("stopping", {{"signal", sig}});
     g_stopping = true;
+    if (services.notifier) services.notifier->stop();  // long-polls answer at once
     FCGX_ShutdownPending();
     // Nudge idle workers out of accept() until all have left; a busy worker finishes its
     // request (its reads must not see EINTR) and then sees g_stopping.
@@ -273,7 +275,7 @@ int serve(const std::string& group, Router& router, Services& services) {
 }
 
 int handler_main(const std::string& group, int argc, char** argv,
-                 const std::function<void(Router&)>& install) {
+                 const std::function<void(Router&)>& install, HandlerOptions options) {
     Config config;
     try {
         config = Config::from_env();
@@ -288,7 +290,10 @@ int handler_main(const std::string& group, int argc, char** argv,
     try {
         db::Pool pool(config.database_url, config.db_pool);
         redis::Client redis(config.redis_url);
-        Services services{config, pool, redis};
+        auth::ReplayCache replay(redis, pool);
+        std::unique_ptr<redis::Notifier> notifier;
+        if (options.long_poll) notifier = std::make_unique<redis::Notifier>(config.redis_url);
+        Services services{config, pool, redis, replay, notifier.get()};
         Router router;
         add_health_route(router);
         install(router);

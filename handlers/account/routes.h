@@ -9,6 +9,8 @@ Response signup(Request& req, Services& s);        // POST /v1/account/signup
 Response login(Request& req, Services& s);         // POST /v1/account/login
 Response logout(Request& req, Services& s);        // POST /v1/account/logout
 Response get_account(Request& req, Services& s);   // GET  /v1/account
+Response genesis(Request& req, Services& s);       // POST /v1/account/roster/genesis
+Response roster(Request& req, Services& s);        // GET  /v1/account/roster
 
 // Shared by signup and login: a new web session for the user, inside `conn`.
 struct NewSession {

@@ -38,4 +38,34 @@ inline const db::Statement kAccountOverview{
     "  JOIN plans p ON p.id = a.plan_id"
     " WHERE u.id = $1"};
 
+inline const db::Statement kLockAccount{
+    "account_lock_account",
+    "SELECT web_member_id FROM storage_accounts WHERE id = $1 FOR UPDATE"};
+
+inline const db::Statement kHasGenesis{
+    "account_has_genesis", "SELECT 1 FROM roster_entries WHERE account_id = $1 AND idx = 0"};
+
+inline const db::Statement kPouchIdTaken{
+    "account_pouch_id_taken", "SELECT 1 FROM pouches WHERE id = $1"};
+
+inline const db::Statement kMemberIdTaken{
+    "account_member_id_taken", "SELECT 1 FROM members WHERE id = $1"};
+
+inline const db::Statement kInsertWebMember{
+    "account_insert_web_member",
+    "INSERT INTO members (id, account_id, kind, user_id, roster_index)"
+    " VALUES ($1, $2, 'web', $3, 0)"};
+
+inline const db::Statement kSetWebMember{
+    "account_set_web_member", "UPDATE storage_accounts SET web_member_id = $2 WHERE id = $1"};
+
+inline const db::Statement kInsertPouch{
+    "account_insert_pouch",
+    "INSERT INTO pouches (id, account_id, epoch, key_gen) VALUES ($1, $2, $3, $4)"};
+
+inline const db::Statement kRosterPage{
+    "account_roster_page",
+    "SELECT idx, statement, signature, iso(created_at) AS created_at FROM roster_entries"
+    " WHERE account_id = $1 AND idx > $2 ORDER BY idx LIMIT $3"};
+
 }  // namespace pouch::account::sql
