@@ -17,12 +17,10 @@ QueryParam query_bool(std::string name, bool fallback) {
     return QueryParam{std::move(name), QueryParam::Kind::boolean, 0, 1, fallback ? 1 : 0};
 }
 QueryParam query_uuid(std::string name) {
-    return QueryParam{std::move(name), QueryParam::Kind::uuid};
+    return QueryParam{std::move(name), QueryParam::Kind::uuid, 0, 0, std::nullopt};
 }
 QueryParam query_text(std::string name, size_t max_chars) {
-    QueryParam p{std::move(name), QueryParam::Kind::text};
-    p.max_chars = max_chars;
-    return p;
+    return QueryParam{std::move(name), QueryParam::Kind::text, 0, 0, std::nullopt, max_chars};
 }
 
 std::optional<std::string> QueryValues::text(const std::string& name) const {
