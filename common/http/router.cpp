@@ -73,6 +73,13 @@ void Router::add(const std::string& method, const std::string& pattern, RouteFn 
     add(method, pattern, std::move(fn), o);
 }
 
+void Router::add_query(const std::string& method, const std::string& pattern, RouteFn fn) {
+    RouteOptions o;
+    o.body = BodyKind::none;
+    o.query = true;
+    add(method, pattern, std::move(fn), o);
+}
+
 void Router::add(const std::string& method, const std::string& pattern, RouteFn fn,
                  RouteOptions options) {
     routes_.push_back(Route{method, pattern, split_path(pattern), std::move(fn), options});

@@ -144,6 +144,8 @@ Rendered dispatch(FCGX_Request& fr, Request& r, Router& router, Services& servic
         Router::Match m = router.match(r.method, r.path);
         r.params = std::move(m.params);
         r.query = parse_query(r.raw_query);
+        if (!m.route->options.query && !r.query.empty())
+            throw validation_failed("?" + r.query.begin()->first, "unknown query parameter");
         prepare_body(fr, r, *m.route);
         Response resp = m.route->fn(r, services);
         return render_success(resp, r.request_id);

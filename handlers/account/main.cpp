@@ -14,6 +14,6 @@ int main(int argc, char** argv) {
         pouch::RouteOptions big;  // up to 16 statements and 2,000 envelopes
         big.body_limit = 16 * pouch::kMiB;
         r.add("POST", "/v1/account/roster/genesis", pouch::account::genesis, big);
-        r.add("GET", "/v1/account/roster", pouch::account::roster);
+        r.add_query("GET", "/v1/account/roster", pouch::account::roster);
     });
 }
