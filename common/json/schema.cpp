@@ -8,6 +8,9 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "common/crypto/b64url.h"
+#include "common/http/router.h"
+
 #include "common/http/error.h"
 #include "common/json/schema_spec.h"
 #include "common/json/utf8.h"
@@ -28,10 +31,6 @@ std::shared_ptr<Spec> copy_for(const Spec& s, Kind expected, const char* modifie
         throw std::logic_error(std::string("schema modifier ") + modifier +
                                " applied to the wrong kind of node");
     return std::make_shared<Spec>(s);
-}
-
-bool is_hex(char c) {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
 bool is_digit(char c) {
@@ -150,6 +149,10 @@ void check(const rapidjson::Value& v, const Spec& s, std::string& ptr) {
     switch (s.kind) {
         case Kind::string:
             if (!v.IsString()) fail(ptr, "must be a string");
+            // PostgreSQL text cannot hold U+0000, and no field of ours needs it.
+            if (std::string_view(v.GetString(), v.GetStringLength()).find('\0') !=
+                std::string_view::npos)
+                fail(ptr, "must not contain U+0000");
             check_string(v, s, ptr);
             return;
         case Kind::integer:
@@ -171,32 +174,6 @@ void check(const rapidjson::Value& v, const Spec& s, std::string& ptr) {
     fail(ptr, std::string("must be ") + type_name(s.kind));
 }
 
-bool is_uuid(const std::string& s) {
-    if (s.size() != 36) return false;
-    for (size_t i = 0; i < 36; ++i) {
-        bool dash = (i == 8 || i == 13 || i == 18 || i == 23);
-        if (dash ? s[i] != '-' : !is_hex(s[i])) return false;
-    }
-    auto all = [&](char lower) {
-        for (size_t i = 0; i < 36; ++i)
-            if (s[i] != '-' && (s[i] | 0x20) != lower) return false;
-        return true;
-    };
-    if (all('0') || all('f')) return true;  // the nil and max UUIDs (RFC 9562 §5.9, §5.10)
-    char version = s[14];
-    char variant = static_cast<char>(s[19] | 0x20);
-    return version >= '1' && version <= '8' &&
-           (variant == '8' || variant == '9' || variant == 'a' || variant == 'b');
-}
-
-bool is_b64url(const std::string& s) {
-    for (char c : s) {
-        bool ok =
-            (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || is_digit(c) || c == '-' || c == '_';
-        if (!ok) return false;
-    }
-    return true;
-}
 
 // RFC 3339 §5.6 date-time: full-date "T" full-time, where the zone is Z or ±hh:mm;
 // T and Z may be lower case (§5.6 note); a leap second (60) is allowed by the grammar.
@@ -299,11 +276,11 @@ Node string() {
 }
 
 Node b64url() {
-    return string().check(is_b64url, "b64url (A-Z, a-z, 0-9, - and _, no padding)");
+    return string().check([](const std::string& v) { return crypto::is_b64url(v); }, "b64url (A-Z, a-z, 0-9, - and _, no padding)");
 }
 
 Node uuid() {
-    return string().check(is_uuid, "a UUID");
+    return string().check([](const std::string& v) { return pouch::is_uuid(v); }, "a UUID");
 }
 
 // 64 characters bound the fraction digits, which RFC 3339 leaves unbounded.
