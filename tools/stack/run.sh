@@ -45,7 +45,7 @@ while :; do
         stack_tail_logs 10
         stack_die "nginx exited"
     fi
-    if ! stack_as "$PG_BIN/pg_ctl" status -D "$STACK_DIR/pg" >/dev/null 2>&1; then
+    if ! stack_running "$STACK_PG_PID"; then
         stack_die "PostgreSQL exited (log: $STACK_VAR/log/postgres.log)"
     fi
     redis_pid=$(cat "$STACK_DIR/pids/redis.pid" 2>/dev/null || true)
