@@ -11,19 +11,19 @@ OPT      ?= -O2
 
 BLAKE3_DIR := $(firstword $(wildcard /usr/share/cargo/registry/blake3-*/c))
 
-CPPFLAGS := -I. -Ibuild/include -MMD -MP
+CPPFLAGS := -I. -Ibuild/include -I/usr/include/postgresql -MMD -MP
 CXXFLAGS := -std=c++20 $(OPT) -g -Wall -Wextra -Werror -pthread
 CFLAGS   := $(OPT) -g
 LDFLAGS  := -pthread
 LDLIBS   := -lfcgi -lpq -lhiredis -lssl -lcrypto -lsodium
 
+comma := ,
 ifneq ($(SAN),)
   BUILD    := build/san-$(subst $(comma),-,$(SAN))
   CXXFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
   CFLAGS   += -fsanitize=$(SAN) -fno-omit-frame-pointer
   LDFLAGS  += -fsanitize=$(SAN)
 endif
-comma := ,
 
 COMMON_SRC  := $(sort $(shell find common -name '*.cpp' 2>/dev/null))
 COMMON_OBJ  := $(COMMON_SRC:%.cpp=$(BUILD)/obj/%.o)
@@ -65,8 +65,11 @@ $(LIB): $(COMMON_OBJ) $(BLAKE3_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
+# Objects are kept (not intermediate), and `%` inside patsubst would be taken for the stem of
+# the pattern rule, so object lists are built with subst.
+.SECONDARY:
 .SECONDEXPANSION:
-$(BUILD)/bin/pouch-%: $$(patsubst %.cpp,$(BUILD)/obj/%.o,$$(wildcard handlers/$$*/*.cpp tools/$$*/*.cpp)) $(LIB)
+$(BUILD)/bin/pouch-%: $$(foreach s,$$(wildcard handlers/$$*/*.cpp tools/$$*/*.cpp),$(BUILD)/obj/$$(subst .cpp,.o,$$(s))) $(LIB)
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

@@ -14,7 +14,8 @@
 #include <string>
 #include <vector>
 
-#include <libpq-fe.h>
+// Debian keeps libpq headers under postgresql/ and the Makefile adds no -I for it.
+#include <postgresql/libpq-fe.h>
 
 namespace pouch::db {
 
@@ -69,10 +70,13 @@ public:
     bool ensure_connected();  // connects or resets; false if the server is unreachable
     bool in_transaction() const;
     PGconn* raw() { return c_; }
+    // Why the last ensure_connected() failed (libpq's message), for logs and operator tools.
+    const std::string& last_error() const { return last_error_; }
 
 private:
     void check(PGresult* r, const char* what);
     std::string url_;
+    std::string last_error_;
     PGconn* c_ = nullptr;
     std::set<std::string> prepared_;
 };

@@ -31,6 +31,9 @@ struct RouteOptions {
     BodyKind body = BodyKind::json;
     size_t body_limit = 64 * kKiB;  // decisions §3
     std::string content_type = "application/json";  // for json/stream bodies
+    // Routes that take query parameters validate them (common/http/query.h); on any other
+    // route a query parameter is rejected before the handler runs.
+    bool query = false;
 };
 
 struct Route {
@@ -43,8 +46,10 @@ struct Route {
 
 class Router {
 public:
-    // Options default: json body for POST/PUT/PATCH, none for GET/DELETE.
+    // Options default: json body for POST/PUT/PATCH, none for GET/DELETE; no query.
     void add(const std::string& method, const std::string& pattern, RouteFn fn);
+    // GET route that validates its own query parameters.
+    void add_query(const std::string& method, const std::string& pattern, RouteFn fn);
     void add(const std::string& method, const std::string& pattern, RouteFn fn,
              RouteOptions options);
 

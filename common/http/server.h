@@ -10,14 +10,25 @@
 #include "common/db/pool.h"
 #include "common/http/router.h"
 #include "common/redis/client.h"
+#include "common/redis/notifier.h"
 
 namespace pouch {
+
+namespace auth {
+class ReplayCache;
+}
 
 // What every route gets besides its request.
 struct Services {
     const Config& config;
     db::Pool& db;
     redis::Client& redis;
+    auth::ReplayCache& replay;
+    redis::Notifier* notifier = nullptr;  // set for groups that long-poll
+};
+
+struct HandlerOptions {
+    bool long_poll = false;  // start a Redis subscriber (redis::Notifier)
 };
 
 // Adds GET /v1/health ({status, database, redis}).
@@ -30,6 +41,6 @@ int serve(const std::string& group, Router& router, Services& services);
 // The usual main(): config from the environment, pool, redis, health route, serve.
 // `install` adds the group's routes.
 int handler_main(const std::string& group, int argc, char** argv,
-                 const std::function<void(Router&)>& install);
+                 const std::function<void(Router&)>& install, HandlerOptions options = {});
 
 }  // namespace pouch

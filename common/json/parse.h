@@ -8,6 +8,10 @@
 
 namespace pouch::json {
 
+// Objects and arrays nested deeper than this are refused, so neither the document's
+// destructor nor any recursive walk over it can exhaust the stack.
+constexpr int kMaxDepth = 64;
+
 // Throws ApiError 400 `invalid_json` with a human message on any violation.
 rapidjson::Document parse_strict(std::string_view body);
 

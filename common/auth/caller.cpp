@@ -1,0 +1,136 @@
+// caller.cpp -- resolves credentials to a Caller. Only SHA-256 hashes of tokens are looked
+// up; web sessions slide (last_used_at and expires_at move at most once a minute).
+#include "common/auth/caller.h"
+
+#include <algorithm>
+
+#include "common/auth/dpop_check.h"
+#include "common/crypto/ct.h"
+#include "common/crypto/random.h"
+#include "common/http/error.h"
+
+namespace pouch::auth {
+
+namespace {
+
+const db::Statement kSessionByHash{
+    "auth_session_by_hash",
+    "SELECT s.id, s.user_id, u.role, a.id AS account_id, a.web_member_id,"
+    "       s.expires_at <= now() AS expired,"
+    "       s.last_used_at < now() - interval '1 minute' AS stale"
+    "  FROM web_sessions s"
+    "  JOIN users u ON u.id = s.user_id"
+    "  JOIN storage_accounts a ON a.owner_user_id = u.id"
+    " WHERE s.token_hash = $1"};
+
+const db::Statement kTouchSession{
+    "auth_touch_session",
+    "UPDATE web_sessions SET last_used_at = now(), expires_at = now() + interval '30 days'"
+    " WHERE id = $1"};
+
+const db::Statement kAccessToken{
+    "auth_access_token",
+    "SELECT t.device_id, t.jkt, t.expires_at <= now() AS expired,"
+    "       t.revoked_at IS NOT NULL AS token_revoked, d.revoked_at IS NOT NULL AS device_revoked,"
+    "       d.member_id, d.account_id, a.owner_user_id, u.role,"
+    "       (d.last_seen_at IS NULL OR d.last_seen_at < now() - interval '1 minute') AS stale"
+    "  FROM access_tokens t"
+    "  JOIN devices d ON d.id = t.device_id"
+    "  JOIN storage_accounts a ON a.id = d.account_id"
+    "  JOIN users u ON u.id = a.owner_user_id"
+    " WHERE t.token_hash = $1"};
+
+const db::Statement kTouchDevice{
+    "auth_touch_device", "UPDATE devices SET last_seen_at = now() WHERE id = $1"};
+
+bool is_b64url_char(char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+           c == '-' || c == '_';
+}
+
+Caller web_caller(const std::string& token, Services& s) {
+    if (!has_token_shape(token, "svc_ws_")) throw unauthenticated("unknown credentials");
+    auto conn = s.db.acquire();
+    db::Result r = conn->exec(kSessionByHash, {crypto::token_hash(token)});
+    if (r.rows() == 0) throw unauthenticated("unknown credentials");
+    if (r.boolean(0, "expired")) throw ApiError(401, "token_expired", "session expired");
+    if (r.boolean(0, "stale")) conn->exec(kTouchSession, {r.text(0, "id")});
+    Caller c;
+    c.kind = Caller::Kind::web;
+    c.session_id = r.text(0, "id");
+    c.user_id = r.text(0, "user_id");
+    c.role = r.text(0, "role");
+    c.account_id = r.text(0, "account_id");
+    c.member_id = r.opt(0, "web_member_id").value_or("");
+    return c;
+}
+
+// Order matters: a revoked device learns so on its very next request, whatever else is
+// wrong; the proof's jti is recorded only once the proof is bound to this token's key.
+Caller cli_caller(const Request& req, const std::string& token, Services& s) {
+    if (!has_token_shape(token, "svc_at_")) throw unauthenticated("unknown credentials");
+    crypto::DpopProof proof = check_dpop(req, s, token);
+    db::Result r = [&] {
+        auto conn = s.db.acquire();
+        return conn->exec(kAccessToken, {crypto::token_hash(token)});
+    }();
+    if (r.rows() == 0) throw unauthenticated("unknown credentials");
+    if (r.boolean(0, "device_revoked"))
+        throw ApiError(401, "device_revoked", "this device has been revoked");
+    if (r.boolean(0, "token_revoked")) throw unauthenticated("token has been revoked");
+    if (r.boolean(0, "expired")) throw ApiError(401, "token_expired", "access token expired");
+    if (!crypto::ct_equal(proof.jkt, r.text(0, "jkt")))
+        throw dpop_error("DPoP key does not match the token's key");
+    record_dpop(proof, s);
+    Caller c;
+    c.kind = Caller::Kind::cli;
+    c.device_id = r.text(0, "device_id");
+    c.member_id = r.text(0, "member_id");
+    c.account_id = r.text(0, "account_id");
+    c.user_id = r.text(0, "owner_user_id");
+    c.role = r.text(0, "role");
+    if (r.boolean(0, "stale")) {
+        auto conn = s.db.acquire();
+        conn->exec(kTouchDevice, {c.device_id});
+    }
+    return c;
+}
+
+}  // namespace
+
+bool has_token_shape(const std::string& token, const std::string& prefix) {
+    return token.size() == prefix.size() + 43 && token.compare(0, prefix.size(), prefix) == 0 &&
+           std::all_of(token.begin() + static_cast<long>(prefix.size()), token.end(),
+                       is_b64url_char);
+}
+
+Caller authenticate(const Request& req, Services& s) {
+    const std::string& authz = req.header("authorization");
+    if (authz.empty()) throw unauthenticated();
+    size_t sp = authz.find(' ');
+    if (sp == std::string::npos) throw unauthenticated("malformed Authorization header");
+    std::string scheme = authz.substr(0, sp);
+    std::transform(scheme.begin(), scheme.end(), scheme.begin(), ::tolower);
+    std::string token = authz.substr(sp + 1);
+    if (scheme == "bearer") {
+        if (token.rfind("svc_at_", 0) == 0)  // RFC 9449 §7.2: a DPoP-bound token is not Bearer
+            throw unauthenticated("access tokens must be sent with the DPoP scheme");
+        return web_caller(token, s);
+    }
+    if (scheme == "dpop") return cli_caller(req, token, s);
+    throw unauthenticated("unsupported authorization scheme");
+}
+
+Caller require_web(const Request& req, Services& s) {
+    Caller c = authenticate(req, s);
+    if (!c.is_web()) throw wrong_caller("this operation is for web callers only");
+    return c;
+}
+
+Caller require_cli(const Request& req, Services& s) {
+    Caller c = authenticate(req, s);
+    if (!c.is_cli()) throw wrong_caller("this operation is for CLI devices only");
+    return c;
+}
+
+}  // namespace pouch::auth

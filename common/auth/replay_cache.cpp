@@ -1,0 +1,74 @@
+// replay_cache.cpp -- DPoP jti replay detection (replay_cache.h): Redis when it answers,
+// otherwise an atomic upsert into dpop_replay (sql/001_init.sql).
+#include "common/auth/replay_cache.h"
+
+#include "common/http/error.h"
+
+namespace pouch::auth {
+
+namespace {
+
+// An expired row counts as unseen: the upsert overwrites it, and only then returns a row.
+const db::Statement kRecord{"replay_record",
+                            "INSERT INTO dpop_replay (jkt, jti, expires_at) "
+                            "VALUES ($1, $2, now() + make_interval(secs => $3::int)) "
+                            "ON CONFLICT (jkt, jti) DO UPDATE SET expires_at = EXCLUDED.expires_at "
+                            "WHERE dpop_replay.expires_at <= now() "
+                            "RETURNING 1"};
+
+const db::Statement kSeen{
+    "replay_seen", "SELECT 1 FROM dpop_replay WHERE jkt = $1 AND jti = $2 AND expires_at > now()"};
+
+// Rows only accumulate during Redis outages; sweeping at most once a minute keeps the table
+// small without a separate job.
+const db::Statement kSweep{"replay_sweep", "DELETE FROM dpop_replay WHERE expires_at <= now()"};
+
+long long now_seconds() {
+    return std::chrono::duration_cast<std::chrono::seconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+}  // namespace
+
+ReplayCache::ReplayCache(redis::Client& redis, db::Pool& pool) : redis_(redis), pool_(pool) {}
+
+bool ReplayCache::first_use(const std::string& jkt, const std::string& jti, int ttl_seconds) {
+    std::optional<bool> fresh = redis_.set_nx_ex("pouch:dpop:" + jkt + ":" + jti, "1", ttl_seconds);
+    if (fresh) {
+        if (!*fresh) return false;
+        if (now_seconds() < fallback_until_.load()) return !seen_in_db(jkt, jti);
+        return true;
+    }
+    long long until = now_seconds() + ttl_seconds;
+    long long prev = fallback_until_.load();
+    while (prev < until && !fallback_until_.compare_exchange_weak(prev, until)) {
+    }
+    return first_use_db(jkt, jti, ttl_seconds);
+}
+
+bool ReplayCache::first_use_db(const std::string& jkt, const std::string& jti, int ttl_seconds) {
+    try {
+        db::Lease c = pool_.acquire();  // throws 503 itself when the database is down
+        long long now = now_seconds();
+        long long last = last_sweep_.load();
+        if (now - last >= 60 && last_sweep_.compare_exchange_strong(last, now)) c->exec(kSweep);
+        db::Result r = c->exec(kRecord, {jkt, jti, std::to_string(ttl_seconds)});
+        return r.rows() == 1;
+    } catch (const db::Error& e) {
+        if (e.connection_lost) throw unavailable();
+        throw;
+    }
+}
+
+bool ReplayCache::seen_in_db(const std::string& jkt, const std::string& jti) {
+    try {
+        db::Lease c = pool_.acquire();
+        return c->exec(kSeen, {jkt, jti}).rows() > 0;
+    } catch (const db::Error& e) {
+        if (e.connection_lost) throw unavailable();
+        throw;
+    }
+}
+
+}  // namespace pouch::auth

@@ -1,0 +1,82 @@
+// b64url.cpp -- strict base64url codec (see b64url.h). Table driven, no dependencies;
+// OpenSSL's EVP_DecodeBlock is not used because it accepts padding and whitespace.
+#include "common/crypto/b64url.h"
+
+#include <array>
+#include <cstdint>
+
+namespace pouch::crypto {
+
+namespace {
+
+constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+constexpr std::array<int8_t, 256> make_reverse() {
+    std::array<int8_t, 256> t{};
+    for (auto& v : t) v = -1;
+    for (int i = 0; i < 64; ++i)
+        t[static_cast<unsigned char>(kAlphabet[i])] = static_cast<int8_t>(i);
+    return t;
+}
+constexpr std::array<int8_t, 256> kReverse = make_reverse();
+
+int value_of(char c) {
+    return kReverse[static_cast<unsigned char>(c)];
+}
+
+}  // namespace
+
+std::string b64url_encode(std::string_view bytes) {
+    std::string out;
+    out.reserve((bytes.size() * 4 + 2) / 3);
+    size_t i = 0;
+    auto at = [&](size_t k) { return static_cast<uint32_t>(static_cast<unsigned char>(bytes[k])); };
+    for (; i + 3 <= bytes.size(); i += 3) {
+        uint32_t v = at(i) << 16 | at(i + 1) << 8 | at(i + 2);
+        out += kAlphabet[v >> 18 & 63];
+        out += kAlphabet[v >> 12 & 63];
+        out += kAlphabet[v >> 6 & 63];
+        out += kAlphabet[v & 63];
+    }
+    size_t rest = bytes.size() - i;
+    if (rest == 1) {
+        uint32_t v = at(i) << 16;
+        out += kAlphabet[v >> 18 & 63];
+        out += kAlphabet[v >> 12 & 63];
+    } else if (rest == 2) {
+        uint32_t v = at(i) << 16 | at(i + 1) << 8;
+        out += kAlphabet[v >> 18 & 63];
+        out += kAlphabet[v >> 12 & 63];
+        out += kAlphabet[v >> 6 & 63];
+    }
+    return out;
+}
+
+std::optional<std::string> b64url_decode(std::string_view text) {
+    if (text.size() % 4 == 1) return std::nullopt;
+    std::string out;
+    out.reserve(text.size() * 3 / 4);
+    uint32_t acc = 0;
+    int bits = 0;
+    for (char c : text) {
+        int v = value_of(c);
+        if (v < 0) return std::nullopt;
+        acc = (acc << 6 | static_cast<uint32_t>(v)) & 0xFFFFFF;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out += static_cast<char>(acc >> bits & 0xFF);
+        }
+    }
+    // Left-over bits (2 or 4) must be zero, otherwise two texts would map to one value.
+    if (bits > 0 && (acc & ((1u << bits) - 1)) != 0) return std::nullopt;
+    return out;
+}
+
+bool is_b64url(std::string_view text) {
+    for (char c : text)
+        if (value_of(c) < 0) return false;
+    return true;
+}
+
+}  // namespace pouch::crypto

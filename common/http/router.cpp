@@ -1,0 +1,112 @@
+// router.cpp -- template matching segment by segment. A path matches a template when every
+// literal segment is equal and every typed param holds its type, so "/v1/admin/users/abc/role"
+// with {id:uuid} is simply not found (404), as the interface asks for op 12.
+#include "common/http/router.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "common/http/error.h"
+
+namespace pouch {
+
+namespace {
+
+std::vector<std::string> split_path(const std::string& path) {
+    std::vector<std::string> out;
+    if (path.empty() || path[0] != '/') return out;
+    size_t pos = 1;
+    while (true) {
+        size_t slash = path.find('/', pos);
+        out.push_back(path.substr(pos, slash == std::string::npos ? std::string::npos : slash - pos));
+        if (slash == std::string::npos) break;
+        pos = slash + 1;
+    }
+    return out;
+}
+
+bool is_hex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
+
+bool is_b64url_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+}
+
+// Returns false if `seg` does not satisfy the template segment; fills name/value for params.
+bool match_segment(const std::string& tpl, const std::string& seg, std::string& name,
+                   std::string& value) {
+    if (tpl.size() < 2 || tpl.front() != '{' || tpl.back() != '}') return tpl == seg;
+    std::string inner = tpl.substr(1, tpl.size() - 2);
+    size_t colon = inner.find(':');
+    name = inner.substr(0, colon);
+    std::string type = colon == std::string::npos ? "seg" : inner.substr(colon + 1);
+    value = seg;
+    if (seg.empty()) return false;
+    if (type == "uuid") return is_uuid(seg);
+    if (type == "blobid") return is_blob_id(seg);
+    return true;
+}
+
+}  // namespace
+
+bool is_uuid(const std::string& s) {
+    if (s.size() != 36) return false;
+    for (size_t i = 0; i < 36; ++i) {
+        bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+        if (dash ? s[i] != '-' : !is_hex(s[i])) return false;
+    }
+    if (s == "00000000-0000-0000-0000-000000000000") return true;
+    std::string lower = s;
+    std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
+    if (lower == "ffffffff-ffff-ffff-ffff-ffffffffffff") return true;
+    char version = s[14], variant = static_cast<char>(std::tolower(s[19]));
+    return version >= '1' && version <= '8' &&
+           (variant == '8' || variant == '9' || variant == 'a' || variant == 'b');
+}
+
+bool is_blob_id(const std::string& s) {
+    return s.size() == 43 && std::all_of(s.begin(), s.end(), is_b64url_char);
+}
+
+void Router::add(const std::string& method, const std::string& pattern, RouteFn fn) {
+    RouteOptions o;
+    if (method == "GET" || method == "DELETE" || method == "HEAD") o.body = BodyKind::none;
+    add(method, pattern, std::move(fn), o);
+}
+
+void Router::add_query(const std::string& method, const std::string& pattern, RouteFn fn) {
+    RouteOptions o;
+    o.body = BodyKind::none;
+    o.query = true;
+    add(method, pattern, std::move(fn), o);
+}
+
+void Router::add(const std::string& method, const std::string& pattern, RouteFn fn,
+                 RouteOptions options) {
+    routes_.push_back(Route{method, pattern, split_path(pattern), std::move(fn), options});
+}
+
+Router::Match Router::match(const std::string& method, const std::string& path) const {
+    std::vector<std::string> segs = split_path(path);
+    std::vector<std::string> allowed;
+    for (const auto& r : routes_) {
+        if (r.segments.size() != segs.size()) continue;
+        std::map<std::string, std::string> params;
+        bool ok = true;
+        for (size_t i = 0; i < segs.size() && ok; ++i) {
+            std::string name, value;
+            ok = match_segment(r.segments[i], segs[i], name, value);
+            if (ok && !name.empty()) params[name] = value;
+        }
+        if (!ok) continue;
+        if (r.method == method) return Match{&r, std::move(params)};
+        if (std::find(allowed.begin(), allowed.end(), r.method) == allowed.end())
+            allowed.push_back(r.method);
+    }
+    if (allowed.empty()) throw ApiError(404, "not_found", "no such endpoint");
+    std::string allow;
+    for (const auto& m : allowed) allow += (allow.empty() ? "" : ", ") + m;
+    throw ApiError(405, "method_not_allowed", "method not allowed; allowed: " + allow)
+        .with_header("Allow", allow);
+}
+
+}  // namespace pouch

@@ -1,0 +1,309 @@
+// server.cpp -- the FastCGI loop every handler runs (libfcgi 2.4, one request per thread).
+// Signals: SIGTERM/SIGINT are blocked in every thread and taken by sigwait() in main; idle
+// workers are then woken out of accept() with SIGUSR2 (FCGI_FAIL_ACCEPT_ON_INTR), busy ones
+// finish their request first. The listen socket is systemd's (LISTEN_FDS -> fd 3, or fd 0
+// with StandardInput=socket) or a unix socket of our own at POUCH_SOCKET.
+#include "common/http/server.h"
+
+#include <fcgiapp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "common/auth/replay_cache.h"
+#include "common/log/log.h"
+
+namespace pouch {
+
+namespace {
+
+std::atomic<bool> g_stopping{false};
+std::atomic<int> g_alive{0};  // workers not yet returned
+
+void on_wake(int) {}  // only interrupts accept()
+
+struct FcgxRequest {
+    FCGX_Request req;
+    explicit FcgxRequest(int fd) { FCGX_InitRequest(&req, fd, FCGI_FAIL_ACCEPT_ON_INTR); }
+    ~FcgxRequest() { FCGX_Free(&req, 1); }
+};
+
+std::string param(FCGX_Request& r, const char* name) {
+    const char* v = FCGX_GetParam(name, r.envp);
+    return v ? v : "";
+}
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+}
+
+bool is_json_content_type(const std::string& ct, const std::string& want) {
+    // "application/json" optionally followed by "; charset=utf-8" (decisions §3).
+    std::string v = lower(ct);
+    v.erase(std::remove(v.begin(), v.end(), ' '), v.end());
+    if (v == want) return true;
+    return want == "application/json" && v == "application/json;charset=utf-8";
+}
+
+void fill_request(FCGX_Request& fr, Request& r) {
+    r.method = param(fr, "REQUEST_METHOD");
+    std::string uri = param(fr, "REQUEST_URI");
+    size_t q = uri.find('?');
+    r.path = q == std::string::npos ? uri : uri.substr(0, q);
+    if (r.path.empty()) r.path = param(fr, "DOCUMENT_URI");
+    r.raw_query = param(fr, "QUERY_STRING");
+    r.request_id = param(fr, "REQUEST_ID");
+    if (r.request_id.empty()) {  // nginx always sends one; direct FastCGI tests may not
+        static std::atomic<unsigned long long> seq{0};
+        r.request_id = "local-" + std::to_string(getpid()) + "-" + std::to_string(++seq);
+    }
+    r.remote_addr = param(fr, "REMOTE_ADDR");
+    r.content_type = param(fr, "CONTENT_TYPE");
+    std::string cl = param(fr, "CONTENT_LENGTH");
+    if (!cl.empty()) {
+        char* end = nullptr;
+        long long n = std::strtoll(cl.c_str(), &end, 10);
+        r.content_length = (*end == '\0' && n >= 0) ? n : -1;
+    }
+    for (char** e = fr.envp; e && *e; ++e) {
+        if (std::strncmp(*e, "HTTP_", 5) != 0) continue;
+        const char* eq = std::strchr(*e, '=');
+        if (!eq) continue;
+        std::string name(static_cast<const char*>(*e) + 5, eq);
+        for (auto& c : name) c = c == '_' ? '-' : static_cast<char>(std::tolower(c));
+        auto [it, fresh] = r.headers.emplace(name, eq + 1);
+        if (!fresh) it->second += std::string(", ") + (eq + 1);
+    }
+}
+
+// Reads the whole body up to `limit` bytes; 413 past it.
+void read_json_body(FCGX_Request& fr, Request& r, size_t limit) {
+    if (r.content_length > static_cast<long long>(limit))
+        throw ApiError(413, "payload_too_large",
+                       "request body exceeds " + std::to_string(limit) + " bytes");
+    std::string body;
+    body.reserve(r.content_length > 0 ? static_cast<size_t>(r.content_length) : 0);
+    char buf[65536];
+    while (true) {
+        int n = FCGX_GetStr(buf, sizeof buf, fr.in);
+        if (n <= 0) break;
+        body.append(buf, static_cast<size_t>(n));
+        if (body.size() > limit)
+            throw ApiError(413, "payload_too_large",
+                           "request body exceeds " + std::to_string(limit) + " bytes");
+    }
+    r.body = std::move(body);
+}
+
+void prepare_body(FCGX_Request& fr, Request& r, const Route& route) {
+    const RouteOptions& o = route.options;
+    if (o.body == BodyKind::none) return;
+    bool has_body = r.content_length > 0;
+    if (has_body && !is_json_content_type(r.content_type, o.content_type))
+        throw ApiError(415, "unsupported_media_type",
+                       "Content-Type must be " + o.content_type);
+    if (o.body == BodyKind::json) {
+        read_json_body(fr, r, o.body_limit);
+        return;
+    }
+    if (r.content_length > static_cast<long long>(o.body_limit))
+        throw ApiError(413, "payload_too_large",
+                       "request body exceeds " + std::to_string(o.body_limit) + " bytes");
+    auto total = std::make_shared<size_t>(0);
+    size_t limit = o.body_limit;
+    r.read_body = [&fr, total, limit](char* buf, size_t n) -> size_t {
+        int got = FCGX_GetStr(buf, static_cast<int>(std::min<size_t>(n, 1 << 20)), fr.in);
+        if (got <= 0) return 0;
+        *total += static_cast<size_t>(got);
+        if (*total > limit)
+            throw ApiError(413, "payload_too_large",
+                           "request body exceeds " + std::to_string(limit) + " bytes");
+        return static_cast<size_t>(got);
+    };
+}
+
+Rendered dispatch(FCGX_Request& fr, Request& r, Router& router, Services& services,
+                  std::string& error_detail) {
+    try {
+        fill_request(fr, r);
+        Router::Match m = router.match(r.method, r.path);
+        r.params = std::move(m.params);
+        r.query = parse_query(r.raw_query);
+        if (!m.route->options.query && !r.query.empty())
+            throw validation_failed("?" + r.query.begin()->first, "unknown query parameter");
+        prepare_body(fr, r, *m.route);
+        Response resp = m.route->fn(r, services);
+        return render_success(resp, r.request_id);
+    } catch (const ApiError& e) {
+        if (e.status >= 500) error_detail = e.message;
+        return render_error(e, r.request_id);
+    } catch (const db::Error& e) {
+        error_detail = std::string("database: ") + e.what();
+        if (e.connection_lost) return render_error(unavailable(), r.request_id);
+        return render_error(internal_error(), r.request_id);
+    } catch (const std::exception& e) {
+        error_detail = e.what();
+        return render_error(internal_error(), r.request_id);
+    }
+}
+
+struct Worker {
+    std::thread thread;
+    std::atomic<bool> in_accept{false};  // only idle workers are nudged at shutdown
+};
+
+void worker(Worker& self, int listen_fd, Router& router, Services& services) {
+    FcgxRequest holder(listen_fd);
+    FCGX_Request& fr = holder.req;
+    while (!g_stopping.load()) {
+        self.in_accept = true;
+        int rc = FCGX_Accept_r(&fr);
+        self.in_accept = false;
+        if (rc < 0) break;
+        auto start = std::chrono::steady_clock::now();
+        Request r;
+        std::string error_detail;
+        Rendered out = dispatch(fr, r, router, services, error_detail);
+        std::string bytes = to_cgi(out);
+        FCGX_PutStr(bytes.data(), static_cast<int>(bytes.size()), fr.out);
+        FCGX_Finish_r(&fr);
+        double ms = std::chrono::duration<double, std::milli>(
+                        std::chrono::steady_clock::now() - start).count();
+        log::Level level = out.status >= 500 ? log::Level::error : log::Level::info;
+        if (error_detail.empty()) {
+            log::write(level, "request", {{"request_id", r.request_id}, {"method", r.method},
+                                          {"path", r.path}, {"status", out.status},
+                                          {"duration_ms", ms}});
+        } else {
+            log::write(level, "request", {{"request_id", r.request_id}, {"method", r.method},
+                                          {"path", r.path}, {"status", out.status},
+                                          {"duration_ms", ms}, {"error", error_detail}});
+        }
+    }
+    --g_alive;
+}
+
+bool is_socket(int fd) {
+    struct stat st {};
+    return fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+// The listen fd: systemd's, or our own unix socket.
+int open_listen_socket(const Config& config) {
+    const char* fds = std::getenv("LISTEN_FDS");
+    const char* pid = std::getenv("LISTEN_PID");
+    if (fds && pid && std::atoi(fds) >= 1 && std::atoi(pid) == getpid()) return 3;
+    if (config.socket_path.empty()) {
+        if (is_socket(0)) return 0;
+        throw std::runtime_error("no listen socket: set POUCH_SOCKET or run under systemd");
+    }
+    ::unlink(config.socket_path.c_str());  // a stale socket from a previous run
+    int fd = FCGX_OpenSocket(config.socket_path.c_str(), 1024);
+    if (fd < 0) throw std::runtime_error("cannot listen on " + config.socket_path);
+    ::chmod(config.socket_path.c_str(), 0660);
+    return fd;
+}
+
+}  // namespace
+
+int serve(const std::string& group, Router& router, Services& services) {
+    if (FCGX_Init() != 0) {
+        log::error("FCGX_Init failed", {{"group", group}});
+        return 1;
+    }
+    int listen_fd = open_listen_socket(services.config);
+
+    // SIGUSR2 wakes idle workers out of accept(); no SA_RESTART so accept() fails with EINTR.
+    struct sigaction sa {};
+    sa.sa_handler = on_wake;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGUSR2, &sa, nullptr);
+    signal(SIGPIPE, SIG_IGN);
+
+    sigset_t stop_set;
+    sigemptyset(&stop_set);
+    sigaddset(&stop_set, SIGTERM);
+    sigaddset(&stop_set, SIGINT);
+    sigaddset(&stop_set, SIGUSR1);  // libfcgi's own graceful-stop signal
+    pthread_sigmask(SIG_BLOCK, &stop_set, nullptr);  // inherited by every worker
+
+    std::vector<std::unique_ptr<Worker>> workers;
+    for (int i = 0; i < services.config.threads; ++i) {
+        workers.push_back(std::make_unique<Worker>());
+        Worker& w = *workers.back();
+        ++g_alive;
+        w.thread = std::thread(worker, std::ref(w), listen_fd, std::ref(router),
+                               std::ref(services));
+    }
+    log::info("serving", {{"threads", services.config.threads},
+                          {"socket", services.config.socket_path.empty()
+                                         ? std::string("systemd")
+                                         : services.config.socket_path}});
+
+    int sig = 0;
+    sigwait(&stop_set, &sig);
+    log::info("stopping", {{"signal", sig}});
+    g_stopping = true;
+    if (services.notifier) services.notifier->stop();  // long-polls answer at once
+    FCGX_ShutdownPending();
+    // Nudge idle workers out of accept() until all have left; a busy worker finishes its
+    // request (its reads must not see EINTR) and then sees g_stopping.
+    // Threads are joined only after the nudging ends, so no signal targets a joined thread.
+    while (g_alive.load() > 0) {
+        for (auto& w : workers)
+            if (w->in_accept.load()) pthread_kill(w->thread.native_handle(), SIGUSR2);
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    for (auto& w : workers) w->thread.join();
+    if (!services.config.socket_path.empty() && listen_fd > 2)
+        ::unlink(services.config.socket_path.c_str());
+    log::info("stopped");
+    return 0;
+}
+
+int handler_main(const std::string& group, int argc, char** argv,
+                 const std::function<void(Router&)>& install, HandlerOptions options) {
+    Config config;
+    try {
+        config = Config::from_env();
+        for (int i = 1; i + 1 < argc; ++i)
+            if (std::strcmp(argv[i], "--socket") == 0) config.socket_path = argv[++i];
+    } catch (const std::exception& e) {
+        log::init(group, "info");
+        log::error("bad configuration", {{"error", e.what()}});
+        return 2;
+    }
+    log::init(group, config.log_level);
+    try {
+        db::Pool pool(config.database_url, config.db_pool);
+        redis::Client redis(config.redis_url);
+        auth::ReplayCache replay(redis, pool);
+        std::unique_ptr<redis::Notifier> notifier;
+        if (options.long_poll) notifier = std::make_unique<redis::Notifier>(config.redis_url);
+        Services services{config, pool, redis, replay, notifier.get()};
+        Router router;
+        add_health_route(router);
+        install(router);
+        return serve(group, router, services);
+    } catch (const std::exception& e) {
+        log::error("startup failed", {{"error", e.what()}});
+        return 1;
+    }
+}
+
+}  // namespace pouch

@@ -1,0 +1,191 @@
+// parse.cpp -- strict JSON parsing (decisions §3) on RapidJSON 1.1: a SAX handler forwards
+// events into a Document while tracking keys per open object (duplicates at any depth),
+// nesting depth, and re-validating every string as strict UTF-8, because RapidJSON 1.1
+// turns a lone low-surrogate escape ("\udc00") into invalid UTF-8 without complaint.
+#include "common/json/parse.h"
+
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include <rapidjson/error/en.h>
+#include <rapidjson/memorystream.h>
+#include <rapidjson/reader.h>
+
+#include "common/http/error.h"
+#include "common/json/utf8.h"
+
+namespace pouch::json {
+namespace {
+
+using rapidjson::SizeType;
+
+// Keys quoted in messages are cut, so a megabyte key does not become a megabyte message.
+std::string short_key(std::string_view k) {
+    std::string_view p = utf8_prefix(k, 64);
+    std::string out(p);
+    if (p.size() < k.size()) out += "...";
+    return out;
+}
+
+void append_pointer_segment(std::string& out, std::string_view token) {
+    out += '/';
+    for (char c : token) {
+        if (c == '~')
+            out += "~0";
+        else if (c == '/')
+            out += "~1";
+        else
+            out += c;
+    }
+}
+
+class StrictHandler {
+  public:
+    StrictHandler(rapidjson::Document& doc, bool require_object)
+        : doc_(doc), require_object_(require_object) {}
+
+    const std::string& error() const { return error_; }
+
+    bool Null() { return value(false) && doc_.Null(); }
+    bool Bool(bool b) { return value(false) && doc_.Bool(b); }
+    bool Int(int i) { return value(false) && doc_.Int(i); }
+    bool Uint(unsigned u) { return value(false) && doc_.Uint(u); }
+    bool Int64(int64_t i) { return value(false) && doc_.Int64(i); }
+    bool Uint64(uint64_t u) { return value(false) && doc_.Uint64(u); }
+    bool Double(double d) { return value(false) && doc_.Double(d); }
+    bool RawNumber(const char*, SizeType, bool) { return fail("unexpected raw number"); }
+    bool String(const char* s, SizeType n, bool copy) {
+        return value(false) && utf8(s, n) && doc_.String(s, n, copy);
+    }
+
+    bool StartObject() {
+        if (!value(true) || !enter()) return false;
+        frames_.push_back(Frame{true, {}, {}, -1});
+        return doc_.StartObject();
+    }
+    bool Key(const char* s, SizeType n, bool copy) {
+        if (!utf8(s, n)) return false;
+        Frame& f = frames_.back();
+        std::string key(s, n);
+        if (!f.keys.insert(key).second) {
+            std::string where = pointer(frames_.size() - 1);
+            return fail("duplicate key \"" + short_key(key) + "\"" +
+                        (where.empty() ? std::string(" in the top-level object") : " at " + where));
+        }
+        f.key = std::move(key);
+        return doc_.Key(s, n, copy);
+    }
+    bool EndObject(SizeType members) {
+        frames_.pop_back();
+        return doc_.EndObject(members);
+    }
+    bool StartArray() {
+        if (!value(false) || !enter()) return false;
+        frames_.push_back(Frame{false, {}, {}, -1});
+        return doc_.StartArray();
+    }
+    bool EndArray(SizeType elements) {
+        frames_.pop_back();
+        return doc_.EndArray(elements);
+    }
+
+  private:
+    struct Frame {
+        bool object;
+        std::unordered_set<std::string> keys;
+        std::string key;  // the member being read (objects)
+        long index;       // the element being read (arrays)
+    };
+
+    // Called before every value; the root must be an object when required.
+    bool value(bool is_object) {
+        if (frames_.empty()) {
+            if (require_object_ && !is_object) return fail("body is not a JSON object");
+            return true;
+        }
+        if (!frames_.back().object) ++frames_.back().index;
+        return true;
+    }
+    bool enter() {
+        if (static_cast<int>(frames_.size()) >= kMaxDepth)
+            return fail("JSON nested deeper than " + std::to_string(kMaxDepth) + " levels");
+        return true;
+    }
+    bool utf8(const char* s, SizeType n) {
+        if (utf8_valid(std::string_view(s, n))) return true;
+        return fail("invalid UTF-8 in a string (lone surrogate or bad byte sequence)");
+    }
+    bool fail(std::string msg) {
+        error_ = std::move(msg);
+        return false;
+    }
+    // JSON Pointer of the container at frames_[depth] (its position in its parents).
+    std::string pointer(size_t depth) const {
+        std::string out;
+        for (size_t i = 0; i < depth; ++i) {
+            if (frames_[i].object)
+                append_pointer_segment(out, frames_[i].key);
+            else
+                append_pointer_segment(out, std::to_string(frames_[i].index));
+        }
+        return out;
+    }
+
+    rapidjson::Document& doc_;
+    bool require_object_;
+    std::vector<Frame> frames_;
+    std::string error_;
+};
+
+rapidjson::Document parse(std::string_view text, bool require_object) {
+    // The reader treats a NUL byte as the end of input, which would hide trailing bytes;
+    // a raw NUL is never valid JSON, so refuse it up front.
+    if (size_t nul = text.find('\0'); nul != std::string_view::npos)
+        throw invalid_json("malformed JSON at offset " + std::to_string(nul) + ": NUL byte");
+
+    rapidjson::Document doc;
+    StrictHandler handler(doc, require_object);
+    rapidjson::ParseResult result;
+    auto generate = [&](rapidjson::Document&) {
+        rapidjson::MemoryStream stream(text.data(), text.size());
+        rapidjson::Reader reader;
+        // Iterative: the reader keeps its own heap stack instead of recursing per level.
+        constexpr unsigned kFlags = rapidjson::kParseValidateEncodingFlag |
+                                    rapidjson::kParseIterativeFlag |
+                                    rapidjson::kParseFullPrecisionFlag;
+        result = reader.Parse<kFlags>(stream, handler);
+        return !result.IsError();
+    };
+    doc.Populate(generate);
+
+    if (result.IsError()) {
+        std::string at = " at offset " + std::to_string(result.Offset());
+        switch (result.Code()) {
+            case rapidjson::kParseErrorTermination:
+                throw invalid_json(handler.error());
+            case rapidjson::kParseErrorStringInvalidEncoding:
+                throw invalid_json("invalid UTF-8" + at);
+            case rapidjson::kParseErrorStringUnicodeSurrogateInvalid:
+                throw invalid_json("invalid UTF-8: lone surrogate in a \\u escape" + at);
+            case rapidjson::kParseErrorDocumentEmpty:
+                throw invalid_json("empty body, expected a JSON object");
+            default:
+                throw invalid_json("malformed JSON" + at + ": " +
+                                   rapidjson::GetParseError_En(result.Code()));
+        }
+    }
+    return doc;
+}
+
+}  // namespace
+
+rapidjson::Document parse_strict(std::string_view body) {
+    return parse(body, true);
+}
+
+rapidjson::Document parse_strict_any(std::string_view text) {
+    return parse(text, false);
+}
+
+}  // namespace pouch::json

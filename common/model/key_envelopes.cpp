@@ -1,0 +1,162 @@
+// key_envelopes.cpp -- envelope storage and per-pouch events shared by the groups that
+// change keys or the roster. The envelope array goes to PostgreSQL as one jsonb parameter
+// (jsonb_to_recordset), so 2,000 envelopes are one statement, not 2,000 round trips.
+#include "common/model/key_envelopes.h"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "common/http/error.h"
+
+namespace pouch::model {
+
+namespace {
+
+const db::Statement kFirstForeignPouch{
+    "model_env_first_foreign_pouch",
+    "SELECT min(e.ord) - 1 AS bad FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY e(v, ord)"
+    " WHERE NOT EXISTS (SELECT 1 FROM pouches p"
+    "                    WHERE p.id = (e.v->>'pouch_id')::uuid AND p.account_id = $2)"};
+
+const db::Statement kFirstInactiveMember{
+    "model_env_first_inactive_member",
+    "SELECT min(e.ord) - 1 AS bad FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY e(v, ord)"
+    " WHERE NOT EXISTS (SELECT 1 FROM members m WHERE m.id = (e.v->>'member_id')::uuid"
+    "                      AND m.account_id = $2 AND m.removed_at IS NULL)"};
+
+const db::Statement kInsertEnvelopes{
+    "model_env_insert",
+    "INSERT INTO key_envelopes (pouch_id, member_id, key_gen, hpke_enc, ciphertext,"
+    "                           created_by_member, signature)"
+    " SELECT pouch_id, member_id, key_gen, hpke_enc, ciphertext, created_by_member, signature"
+    "   FROM jsonb_to_recordset($1::jsonb) AS e(pouch_id uuid, member_id uuid, key_gen bigint,"
+    "        hpke_enc text, ciphertext text, created_by_member uuid, signature text)"
+    " ON CONFLICT (pouch_id, member_id, key_gen) DO NOTHING"};
+
+// Raises key_gen where an envelope is newer; returns the pouches that rotated.
+const db::Statement kRaiseKeyGen{
+    "model_env_raise_key_gen",
+    "UPDATE pouches p SET key_gen = g.max_gen"
+    "  FROM (SELECT (v->>'pouch_id')::uuid AS pouch_id, max((v->>'key_gen')::bigint) AS max_gen"
+    "          FROM jsonb_array_elements($1::jsonb) v GROUP BY 1) g"
+    " WHERE p.id = g.pouch_id AND p.account_id = $2 AND g.max_gen > p.key_gen"
+    " RETURNING p.id"};
+
+const db::Statement kLockEnvelopePouches{
+    "model_env_lock_pouches",
+    "SELECT id FROM pouches WHERE account_id = $2 AND id IN"
+    " (SELECT (v->>'pouch_id')::uuid FROM jsonb_array_elements($1::jsonb) v)"
+    " ORDER BY id FOR UPDATE"};
+
+const db::Statement kLockPouches{
+    "model_lock_pouches",
+    "SELECT id FROM pouches WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE"};
+
+const db::Statement kAppendEvents{
+    "model_append_events",
+    "WITH bumped AS ("
+    "  UPDATE pouches SET high_water = high_water + 1 WHERE id = ANY($1::uuid[])"
+    "  RETURNING id, epoch, high_water)"
+    " INSERT INTO events (pouch_id, epoch, seq, kind, device_id)"
+    " SELECT id, epoch, high_water, $2, $3::uuid FROM bumped"};
+
+const db::Statement kRosterLock{
+    "model_roster_lock", "SELECT pg_advisory_xact_lock(hashtextextended('roster:' || $1, 0))"};
+
+const db::Statement kAppendRoster{
+    "model_append_roster",
+    "INSERT INTO roster_entries (account_id, idx, statement, signature)"
+    " SELECT $1, coalesce((SELECT max(idx) + 1 FROM roster_entries WHERE account_id = $1), 0),"
+    "        $2, $3"
+    " WHERE NOT EXISTS (SELECT 1 FROM roster_entries WHERE account_id = $1 AND statement = $2)"
+    " RETURNING idx"};
+
+const db::Statement kNextRosterIndex{
+    "model_next_roster_index",
+    "SELECT coalesce(max(idx) + 1, 0) AS next FROM roster_entries WHERE account_id = $1"};
+
+const db::Statement kAccountPouches{
+    "model_account_pouches", "SELECT id FROM pouches WHERE account_id = $1 ORDER BY id"};
+
+std::string to_json(const rapidjson::Value& v) {
+    rapidjson::StringBuffer buf;
+    rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+    v.Accept(w);
+    return std::string(buf.GetString(), buf.GetSize());
+}
+
+std::string pg_uuid_array(const std::vector<std::string>& ids) {
+    std::string out = "{";
+    for (size_t i = 0; i < ids.size(); ++i) out += (i ? "," : "") + ids[i];
+    return out + "}";
+}
+
+void fail_at(const db::Result& r, const std::string& pointer, const char* member,
+             const std::string& message) {
+    if (r.rows() == 0 || r.is_null(0, 0)) return;
+    throw validation_failed(pointer + "/" + r.text(0, "bad") + "/" + member, message);
+}
+
+}  // namespace
+
+std::string events_channel(const std::string& pouch_id) { return "pouch:events:" + pouch_id; }
+
+void lock_roster(db::Conn& conn, const std::string& account_id) {
+    conn.exec(kRosterLock, {account_id});
+}
+
+void append_pouch_events(db::Conn& conn, const std::vector<std::string>& pouch_ids,
+                         const std::string& kind, const std::string& device_id) {
+    if (pouch_ids.empty()) return;
+    std::string ids = pg_uuid_array(pouch_ids);
+    conn.exec(kLockPouches, {ids});  // in id order, the order every writer uses
+    conn.exec(kAppendEvents,
+              {ids, kind, device_id.empty() ? db::Param() : db::Param(device_id)});
+}
+
+StoredEnvelopes store_key_envelopes(db::Conn& conn, const std::string& account_id,
+                                    const rapidjson::Value& envelopes, const std::string& pointer,
+                                    const std::string& creator_member_id,
+                                    const std::string& device_id, bool require_active_member) {
+    StoredEnvelopes out;
+    if (!envelopes.IsArray() || envelopes.Empty()) return out;
+    for (rapidjson::SizeType i = 0; i < envelopes.Size(); ++i) {
+        const auto& by = envelopes[i]["created_by_member"];
+        if (std::string(by.GetString(), by.GetStringLength()) != creator_member_id)
+            throw validation_failed(pointer + "/" + std::to_string(i) + "/created_by_member",
+                                    "must be the member id of the caller");
+    }
+    std::string json = to_json(envelopes);
+    fail_at(conn.exec(kFirstForeignPouch, {json, account_id}), pointer, "pouch_id",
+            "names no pouch of this account");
+    if (require_active_member)
+        fail_at(conn.exec(kFirstInactiveMember, {json, account_id}), pointer, "member_id",
+                "names no active member of this account");
+    conn.exec(kLockEnvelopePouches, {json, account_id});  // id order, as every writer locks
+    conn.exec(kInsertEnvelopes, {json});
+    db::Result rotated = conn.exec(kRaiseKeyGen, {json, account_id});
+    for (int i = 0; i < rotated.rows(); ++i) out.rotated_pouches.push_back(rotated.text(i, 0));
+    append_pouch_events(conn, out.rotated_pouches, "key_rotation", device_id);
+    return out;
+}
+
+long long append_roster(db::Conn& conn, const std::string& account_id,
+                        const rapidjson::Value& statements) {
+    lock_roster(conn, account_id);
+    long long first = conn.exec(kNextRosterIndex, {account_id}).int64(0, "next");
+    for (const auto& s : statements.GetArray()) {
+        conn.exec(kAppendRoster,
+                  {account_id, std::string(s["statement"].GetString(), s["statement"].GetStringLength()),
+                   std::string(s["signature"].GetString(), s["signature"].GetStringLength())});
+    }
+    return first;
+}
+
+std::vector<std::string> account_pouches(db::Conn& conn, const std::string& account_id) {
+    db::Result r = conn.exec(kAccountPouches, {account_id});
+    std::vector<std::string> ids;
+    for (int i = 0; i < r.rows(); ++i) ids.push_back(r.text(i, 0));
+    return ids;
+}
+
+}  // namespace pouch::model

@@ -1,0 +1,89 @@
+// genesis.cpp -- POST /v1/account/roster/genesis (op 4), web only (decisions §4): roster
+// entries 0..n-1, the web user's member, the first pouch and its key envelopes, all in one
+// transaction. The account row is locked first so two geneses cannot both pass the check.
+#include "common/auth/caller.h"
+#include "common/crypto/b64url.h"
+#include "common/crypto/hash.h"
+#include "common/crypto/random.h"
+#include "common/json/out.h"
+#include "common/json/parse.h"
+#include "common/json/schema.h"
+#include "common/model/key_envelopes.h"
+#include "common/model/schemas.h"
+#include "handlers/account/routes.h"
+#include "handlers/account/sql.h"
+
+namespace pouch::account {
+
+namespace {
+
+namespace js = json::schema;
+
+// The interface types genesis statements as plain strings; decisions §3 still bounds them.
+const js::Node kGenesis = js::object({
+    js::req("statements", js::array(js::object({
+                                        js::req("statement", js::string().min_chars(1).max_chars(87382)),
+                                        js::req("signature", js::string().min_chars(1).max_chars(342)),
+                                    }))
+                              .min_items(1)
+                              .max_items(16)),
+    js::req("key_envelopes", js::array(model::key_envelope()).min_items(1).max_items(2000)),
+});
+
+std::string str(const rapidjson::Value& v) { return std::string(v.GetString(), v.GetStringLength()); }
+
+// Every envelope names the same pouch, creator and key_gen; throws at the first that differs.
+void require_same(const rapidjson::Value& envelopes, const char* member) {
+    for (rapidjson::SizeType i = 1; i < envelopes.Size(); ++i) {
+        if (envelopes[i][member] != envelopes[0][member])
+            throw validation_failed("/key_envelopes/" + std::to_string(i) + "/" + member,
+                                    std::string("every genesis envelope must have the same ") +
+                                        member);
+    }
+}
+
+}  // namespace
+
+Response genesis(Request& req, Services& s) {
+    auth::Caller c = auth::require_web(req, s);
+    rapidjson::Document doc = json::parse_strict(req.body);
+    js::validate(doc, kGenesis);
+    const auto& envelopes = doc["key_envelopes"];
+    require_same(envelopes, "pouch_id");
+    require_same(envelopes, "created_by_member");
+    require_same(envelopes, "key_gen");
+    std::string pouch_id = str(envelopes[0]["pouch_id"]);
+    std::string member_id = str(envelopes[0]["created_by_member"]);
+    std::string key_gen = std::to_string(envelopes[0]["key_gen"].GetInt64());
+
+    {
+        auto conn = s.db.acquire();
+        db::Transaction tx(*conn);
+        conn->exec(sql::kLockAccount, {c.account_id});
+        if (conn->exec(sql::kHasGenesis, {c.account_id}).rows() > 0)
+            throw ApiError(409, "genesis_exists", "the account already has a roster");
+        if (conn->exec(sql::kPouchIdTaken, {pouch_id}).rows() > 0)
+            throw validation_failed("/key_envelopes/0/pouch_id", "this pouch id is already in use");
+        if (conn->exec(sql::kMemberIdTaken, {member_id}).rows() > 0)
+            throw validation_failed("/key_envelopes/0/created_by_member",
+                                    "this member id is already in use");
+        model::append_roster(*conn, c.account_id, doc["statements"]);
+        conn->exec(sql::kInsertWebMember, {member_id, c.account_id, c.user_id});
+        conn->exec(sql::kSetWebMember, {c.account_id, member_id});
+        conn->exec(sql::kInsertPouch, {pouch_id, c.account_id, crypto::uuid_v4(), key_gen});
+        model::store_key_envelopes(*conn, c.account_id, envelopes, "/key_envelopes", member_id,
+                                   "", false);
+        tx.commit();
+    }
+
+    json::Out o;
+    o.kv("genesis_hash",
+         crypto::b64url_encode(crypto::blake3_256(str(doc["statements"][0]["statement"]))));
+    o.kv("pouch_id", pouch_id);
+    Response r;
+    r.status = 201;
+    r.data = o.done();
+    return r;
+}
+
+}  // namespace pouch::account

@@ -1,0 +1,71 @@
+// sql.h -- every statement of the account group, named for what it does.
+#pragma once
+
+#include "common/db/pool.h"
+#include "common/model/plan.h"
+
+namespace pouch::account::sql {
+
+inline const db::Statement kInsertUser{
+    "account_insert_user",
+    "INSERT INTO users (id, email, password_hash) VALUES ($1, $2, $3)"
+    " ON CONFLICT (email) DO NOTHING RETURNING id"};
+
+inline const db::Statement kInsertAccount{
+    "account_insert_account",
+    "INSERT INTO storage_accounts (id, owner_user_id, plan_id)"
+    " SELECT $1, $2, id FROM plans WHERE is_default RETURNING id"};
+
+inline const db::Statement kInsertSession{
+    "account_insert_session",
+    "INSERT INTO web_sessions (id, user_id, token_hash, expires_at, last_used_at)"
+    " VALUES ($1, $2, $3, now() + interval '30 days', now()) RETURNING iso(expires_at) AS expires_at"};
+
+inline const db::Statement kUserByEmail{
+    "account_user_by_email", "SELECT id, password_hash FROM users WHERE email = $1"};
+
+inline const db::Statement kDeleteSession{
+    "account_delete_session", "DELETE FROM web_sessions WHERE id = $1"};
+
+inline const db::Statement kAccountOverview{
+    "account_overview",
+    "SELECT u.id AS user_id, u.email, u.role, a.id AS account_id, a.web_member_id,"
+    "       a.stored_bytes,"
+    "       (SELECT coalesce(sum(r.stored_size), 0) FROM blob_reservations r"
+    "         WHERE r.account_id = a.id AND r.expires_at > now()) AS reserved_bytes,"
+    "       (SELECT count(*) FROM pouches po WHERE po.account_id = a.id) AS pouches, " POUCH_PLAN_COLUMNS
+    "  FROM users u JOIN storage_accounts a ON a.owner_user_id = u.id"
+    "  JOIN plans p ON p.id = a.plan_id"
+    " WHERE u.id = $1"};
+
+inline const db::Statement kLockAccount{
+    "account_lock_account",
+    "SELECT web_member_id FROM storage_accounts WHERE id = $1 FOR UPDATE"};
+
+inline const db::Statement kHasGenesis{
+    "account_has_genesis", "SELECT 1 FROM roster_entries WHERE account_id = $1 AND idx = 0"};
+
+inline const db::Statement kPouchIdTaken{
+    "account_pouch_id_taken", "SELECT 1 FROM pouches WHERE id = $1"};
+
+inline const db::Statement kMemberIdTaken{
+    "account_member_id_taken", "SELECT 1 FROM members WHERE id = $1"};
+
+inline const db::Statement kInsertWebMember{
+    "account_insert_web_member",
+    "INSERT INTO members (id, account_id, kind, user_id, roster_index)"
+    " VALUES ($1, $2, 'web', $3, 0)"};
+
+inline const db::Statement kSetWebMember{
+    "account_set_web_member", "UPDATE storage_accounts SET web_member_id = $2 WHERE id = $1"};
+
+inline const db::Statement kInsertPouch{
+    "account_insert_pouch",
+    "INSERT INTO pouches (id, account_id, epoch, key_gen) VALUES ($1, $2, $3, $4)"};
+
+inline const db::Statement kRosterPage{
+    "account_roster_page",
+    "SELECT idx, statement, signature, iso(created_at) AS created_at FROM roster_entries"
+    " WHERE account_id = $1 AND idx > $2 ORDER BY idx LIMIT $3"};
+
+}  // namespace pouch::account::sql

@@ -1,0 +1,32 @@
+// details.cpp -- GET /v1/cli-auth/requests/{id} (web): what the approving browser shows,
+// including the confirm code the CLI displays. A request bound by a connect token to another
+// account is not found.
+#include "common/auth/caller.h"
+#include "common/crypto/confirm_code.h"
+#include "handlers/cliauth/routes.h"
+#include "handlers/cliauth/sql.h"
+
+namespace pouch::cliauth {
+
+Response details(Request& req, Services& s) {
+    auth::Caller c = auth::require_web(req, s);
+    auto conn = s.db.acquire();
+    db::Result r = conn->exec(sql::kRequestDetails, {req.param("id")});
+    if (r.rows() == 0) throw not_found();
+    auto bound = r.opt(0, "connect_account_id");
+    if (bound && *bound != c.account_id) throw not_found();
+    json::Out o;
+    o.kv("id", r.text(0, "id")).kv("device_name", r.text(0, "device_name"));
+    o.kv("os", r.text(0, "os")).kv("arch", r.text(0, "arch"));
+    o.kv("cli_version", r.text(0, "cli_version"));
+    o.key("assistants").raw(r.text(0, "assistants"));
+    o.kv("key_storage", r.text(0, "key_storage")).kv("sign_jkt", r.text(0, "sign_jkt"));
+    o.kv("confirm_code", crypto::confirm_code(r.text(0, "id"), r.text(0, "sign_jkt")));
+    o.kv("status", r.text(0, "status"));
+    o.kv("created_at", r.text(0, "created_at")).kv("expires_at", r.text(0, "expires_at"));
+    Response resp;
+    resp.data = o.done();
+    return resp;
+}
+
+}  // namespace pouch::cliauth

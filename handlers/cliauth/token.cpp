@@ -1,0 +1,110 @@
+// token.cpp -- POST /v1/cli-auth/token (op 6): the CLI redeems its approved login with the
+// PKCE verifier and a DPoP proof of the key it started with. While the request is pending
+// it long-polls up to `wait` seconds holding no database connection (register, re-read,
+// wait: redis::Notifier::long_poll). A wrong verifier or proof changes nothing.
+#include <chrono>
+
+#include "common/auth/dpop_check.h"
+#include "common/crypto/ct.h"
+#include "common/crypto/pkce.h"
+#include "common/json/parse.h"
+#include "common/json/schema.h"
+#include "handlers/cliauth/routes.h"
+#include "handlers/cliauth/sql.h"
+
+namespace pouch::cliauth {
+
+namespace {
+
+namespace js = json::schema;
+
+const js::Node kToken = js::object({
+    js::req("request_id", js::uuid()),
+    js::req("code_verifier",
+            js::string().check([](const std::string& v) { return crypto::valid_code_verifier(v); },
+                               "43 to 128 characters of A-Z a-z 0-9 - . _ ~")),
+    js::opt("wait", js::integer().min(0).max(30)),
+});
+
+ApiError invalid_grant(const std::string& message) {
+    return ApiError(400, "invalid_grant", message);
+}
+
+// The answer for a request that is no longer pending (approved is handled by redeem()).
+[[noreturn]] void refuse(const std::string& status) {
+    if (status == "expired") throw ApiError(410, "expired_token", "the login request expired");
+    if (status == "denied") throw ApiError(403, "access_denied", "the login was denied");
+    throw invalid_grant("the login was already redeemed");
+}
+
+Response pending() {
+    json::Out o;
+    o.kv("status", "pending").kv("interval", kPollInterval);
+    Response r;
+    r.data = o.done();
+    return r;
+}
+
+Response redeem(Services& s, const std::string& id, const std::string& jkt) {
+    auto conn = s.db.acquire();
+    db::Transaction tx(*conn);
+    db::Result red = conn->exec(sql::kRedeem, {id});
+    if (red.rows() == 0) {  // raced with another redeem, or expired meanwhile
+        db::Result st = conn->exec(sql::kRequestStatus, {id});
+        refuse(st.text(0, "status"));
+    }
+    db::Result device = conn->exec(sql::kDeviceForTokens, {red.text(0, "device_id")});
+    TokenPair t = issue_tokens(*conn, device.text(0, "id"), jkt);
+    tx.commit();
+    json::Out o;
+    write_token_fields(o, t, device);
+    o.kv("welcome", device.text(0, "welcome"));
+    Response r;
+    r.data = o.done();
+    return r;
+}
+
+std::string current_status(Services& s, const std::string& id) {
+    auto conn = s.db.acquire();
+    return conn->exec(sql::kRequestStatus, {id}).text(0, "status");
+}
+
+}  // namespace
+
+Response token(Request& req, Services& s) {
+    crypto::DpopProof proof = auth::check_dpop(req, s, std::nullopt);
+    rapidjson::Document doc = json::parse_strict(req.body);
+    js::validate(doc, kToken);
+    std::string id = doc["request_id"].GetString();
+    std::string verifier = doc["code_verifier"].GetString();
+    int wait = doc.HasMember("wait") ? static_cast<int>(doc["wait"].GetInt64()) : 0;
+
+    db::Result r = [&] {
+        auto conn = s.db.acquire();
+        return conn->exec(sql::kRequestForToken, {id});
+    }();
+    if (r.rows() == 0) throw invalid_grant("unknown login request");
+    if (!crypto::ct_equal(proof.jkt, r.text(0, "sign_jkt")))
+        throw auth::dpop_error("the DPoP key is not the one that started the login");
+    auth::record_dpop(proof, s);  // no connection held: the replay cache may need one
+    if (!crypto::ct_equal(crypto::pkce_s256(verifier), r.text(0, "code_challenge")))
+        throw invalid_grant("code_verifier does not match code_challenge");
+    std::string status = r.text(0, "status");
+    if (status == "pending") {
+        if (wait == 0 && r.boolean(0, "too_soon"))
+            throw ApiError(429, "slow_down", "poll at most every 5 seconds, or use wait")
+                .with_header("Retry-After", std::to_string(kPollInterval));
+        auto conn = s.db.acquire();
+        conn->exec(sql::kTouchPoll, {id});
+    }
+    if (status == "pending" && wait > 0) {
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(wait);
+        auto decided = [&] { return (status = current_status(s, id)) != "pending"; };
+        if (s.notifier) s.notifier->long_poll(login_channel(id), deadline, decided);
+    }
+    if (status == "pending") return pending();
+    if (status == "approved") return redeem(s, id, proof.jkt);
+    refuse(status);
+}
+
+}  // namespace pouch::cliauth

@@ -1,0 +1,77 @@
+// revoke.cpp -- POST /v1/devices/{id}/revoke (op 11). Web: any device of the account; CLI:
+// only itself. Idempotent. The device's tokens stop working at once, its member leaves the
+// roster's active set, and an optional roster rotation (signed statements + re-keyed
+// envelopes) is stored as in §5.6. rotation_pending says whether re-keying is still owed.
+#include "common/auth/caller.h"
+#include "common/json/out.h"
+#include "common/json/parse.h"
+#include "common/json/schema.h"
+#include "common/model/key_envelopes.h"
+#include "common/model/schemas.h"
+#include "handlers/devices/routes.h"
+#include "handlers/devices/sql.h"
+
+namespace pouch::devices {
+
+namespace {
+
+namespace js = json::schema;
+
+const js::Node kRevoke = js::object({
+    js::opt("roster", js::object({
+                          js::req("statements",
+                                  js::array(model::roster_statement()).min_items(1).max_items(16)),
+                          js::opt("key_envelopes",
+                                  js::array(model::key_envelope()).max_items(2000)),
+                      })),
+    js::opt("reason", js::string().max_chars(200)),
+});
+
+}  // namespace
+
+Response revoke(Request& req, Services& s) {
+    auth::Caller c = auth::authenticate(req, s);
+    rapidjson::Document doc = req.body.empty() ? rapidjson::Document(rapidjson::kObjectType)
+                                               : json::parse_strict(req.body);
+    if (!doc.IsObject()) doc.SetObject();
+    js::validate(doc, kRevoke);
+    std::string id = req.param("id");
+
+    std::vector<std::string> woken;
+    bool pending = false;
+    {
+        auto conn = s.db.acquire();
+        db::Transaction tx(*conn);
+        db::Result d = conn->exec(sql::kLockDevice, {id, c.account_id});
+        if (d.rows() == 0) throw not_found();
+        if (c.is_cli() && id != c.device_id) throw forbidden("a CLI device may revoke only itself");
+        std::string member_id = d.text(0, "member_id");
+        conn->exec(sql::kRevokeDevice, {id});
+        conn->exec(sql::kRemoveMember, {member_id});
+        conn->exec(sql::kRevokeAccessTokens, {id});
+        conn->exec(sql::kRevokeRefreshTokens, {id});
+        if (doc.HasMember("roster")) {
+            const auto& roster = doc["roster"];
+            model::append_roster(*conn, c.account_id, roster["statements"]);
+            std::vector<std::string> pouches = model::account_pouches(*conn, c.account_id);
+            model::append_pouch_events(*conn, pouches, "roster", c.device_id);
+            woken = pouches;
+            if (roster.HasMember("key_envelopes"))
+                model::store_key_envelopes(*conn, c.account_id, roster["key_envelopes"],
+                                           "/roster/key_envelopes", c.member_id, c.device_id,
+                                           true);
+        }
+        pending = conn->exec(sql::kRotationPending, {member_id, c.account_id})
+                      .boolean(0, "pending");
+        tx.commit();
+    }
+    for (const auto& p : woken) s.redis.publish(model::events_channel(p), "1");
+
+    json::Out o;
+    o.kv("revoked", true).kv("rotation_pending", pending);
+    Response resp;
+    resp.data = o.done();
+    return resp;
+}
+
+}  // namespace pouch::devices

@@ -1,0 +1,52 @@
+// sql.h -- every statement of the devices group.
+#pragma once
+
+#include "common/db/pool.h"
+
+namespace pouch::devices::sql {
+
+inline const db::Statement kListDevices{
+    "devices_list",
+    "SELECT id, name, member_id, os, arch, cli_version, key_storage, iso(created_at) AS created_at,"
+    "       iso(last_seen_at) AS last_seen_at, iso(revoked_at) AS revoked_at"
+    "  FROM devices WHERE account_id = $1 ORDER BY created_at, id"};
+
+inline const db::Statement kRenameDevice{
+    "devices_rename",
+    "UPDATE devices SET name = $3 WHERE id = $1 AND account_id = $2 RETURNING id, name"};
+
+inline const db::Statement kLockDevice{
+    "devices_lock",
+    "SELECT id, member_id, revoked_at IS NOT NULL AS revoked FROM devices"
+    " WHERE id = $1 AND account_id = $2 FOR UPDATE"};
+
+inline const db::Statement kRevokeDevice{
+    "devices_revoke", "UPDATE devices SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL"};
+
+inline const db::Statement kRemoveMember{
+    "devices_remove_member",
+    "UPDATE members SET removed_at = now() WHERE id = $1 AND removed_at IS NULL"};
+
+inline const db::Statement kRevokeAccessTokens{
+    "devices_revoke_access_tokens",
+    "UPDATE access_tokens SET revoked_at = now() WHERE device_id = $1 AND revoked_at IS NULL"};
+
+inline const db::Statement kRevokeRefreshTokens{
+    "devices_revoke_refresh_tokens",
+    "UPDATE refresh_tokens SET revoked_at = now() WHERE device_id = $1 AND revoked_at IS NULL"};
+
+// decisions §6: pending while some pouch the revoked member held a key for lacks, for some
+// remaining member, an envelope at a key_gen above the revoked member's newest one.
+inline const db::Statement kRotationPending{
+    "devices_rotation_pending",
+    "SELECT EXISTS ("
+    "  SELECT 1 FROM (SELECT pouch_id, max(key_gen) AS gen FROM key_envelopes"
+    "                  WHERE member_id = $1 GROUP BY pouch_id) held"
+    "   WHERE EXISTS (SELECT 1 FROM members m"
+    "                  WHERE m.account_id = $2 AND m.removed_at IS NULL"
+    "                    AND NOT EXISTS (SELECT 1 FROM key_envelopes k"
+    "                                     WHERE k.pouch_id = held.pouch_id"
+    "                                       AND k.member_id = m.id AND k.key_gen > held.gen))"
+    ") AS pending"};
+
+}  // namespace pouch::devices::sql

@@ -1,0 +1,41 @@
+#!/bin/sh
+# run.sh -- the interop suite: installs the pinned npm packages (jose, canonicalize,
+# @noble/hashes, @noble/curves) into a git-ignored folder, then runs interop.mjs against
+# pouchctl and pouch-interop-verify. Prints `PASS name` / `FAIL name: detail`, exits 1 on
+# any failure. Env: POUCHCTL, POUCH_INTEROP_VERIFY, INTEROP_SEED, INTEROP_CASES, BUILD.
+set -eu
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+here="$root/tests/interop"
+build=${BUILD:-build}
+case $build in /*) ;; *) build="$root/$build" ;; esac
+abs() { case $1 in /*) echo "$1" ;; *) echo "$root/$1" ;; esac; }
+POUCHCTL=$(abs "${POUCHCTL:-$build/bin/pouchctl}")
+POUCH_INTEROP_VERIFY=$(abs "${POUCH_INTEROP_VERIFY:-$build/bin/pouch-interop-verify}")
+node_dir=$(abs "${INTEROP_NODE_DIR:-build/interop-node}")
+
+for bin in "$POUCHCTL" "$POUCH_INTEROP_VERIFY"; do
+    if [ ! -x "$bin" ]; then
+        echo "FAIL setup: $bin is missing (make build)"
+        exit 1
+    fi
+done
+if ! command -v node >/dev/null 2>&1; then
+    echo "FAIL setup: node is not installed"
+    exit 1
+fi
+
+# Reinstall only when the lock file changed; npm ci installs exactly what it pins.
+mkdir -p "$node_dir"
+if [ ! -d "$node_dir/node_modules" ] || ! cmp -s "$here/package-lock.json" "$node_dir/package-lock.json"; then
+    cp "$here/package.json" "$here/package-lock.json" "$node_dir/"
+    if ! npm ci --no-audit --no-fund --loglevel=error --prefix "$node_dir" >"$node_dir/npm.log" 2>&1; then
+        echo "FAIL setup: npm ci failed, see $node_dir/npm.log"
+        exit 1
+    fi
+fi
+# ESM resolves packages next to the script, so the scripts run from the install folder.
+cp "$here/interop.mjs" "$here/gen.mjs" "$node_dir/"
+
+export POUCHCTL POUCH_INTEROP_VERIFY
+exec node "$node_dir/interop.mjs"

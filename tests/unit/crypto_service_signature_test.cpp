@@ -1,0 +1,105 @@
+// crypto_service_signature_test.cpp -- the commit's Service-Signature (decisions §1):
+// detached ES256 JWS over b64url(BLAKE3-256(JCS body)); header members, signature form,
+// key and hash all checked.
+#include <gtest/gtest.h>
+
+#include "common/crypto/b64url.h"
+#include "common/crypto/hash.h"
+#include "common/crypto/service_signature.h"
+#include "tests/unit/crypto_test_util.h"
+
+using namespace pouch::crypto;
+using pouch::testutil::make_detached_jws;
+using pouch::testutil::TestP256Key;
+
+namespace {
+
+struct Fixture {
+    TestP256Key key;
+    std::string hash = blake3_256(R"({"epoch":1,"ops":[]})");
+
+    std::string sign(std::string_view header_json) const {
+        return make_detached_jws(key, header_json, b64url_encode(hash));
+    }
+};
+
+}  // namespace
+
+TEST(CryptoServiceSignature, AcceptsAlgOnlyAndAlgWithKidAndTyp) {
+    Fixture f;
+    auto pub = f.key.public_key();
+    EXPECT_TRUE(verify_service_signature(f.sign(R"({"alg":"ES256"})"), f.hash, pub));
+    std::string h = R"({"alg":"ES256","kid":")" + f.key.jkt() + R"(","typ":"pouch-commit"})";
+    EXPECT_TRUE(verify_service_signature(f.sign(h), f.hash, pub));
+}
+
+TEST(CryptoServiceSignature, SigningInputIsHeaderDotB64urlOfHash) {
+    Fixture f;
+    std::string h = b64url_encode(R"({"alg":"ES256"})");
+    std::string sig = f.key.sign_raw(h + "." + b64url_encode(f.hash));
+    EXPECT_TRUE(
+        verify_service_signature(h + ".." + b64url_encode(sig), f.hash, f.key.public_key()));
+}
+
+TEST(CryptoServiceSignature, RejectsTamperedHash) {
+    Fixture f;
+    std::string other = f.hash;
+    other[0] ^= 1;
+    EXPECT_FALSE(verify_service_signature(f.sign(R"({"alg":"ES256"})"), other, f.key.public_key()));
+    EXPECT_FALSE(verify_service_signature(f.sign(R"({"alg":"ES256"})"), f.hash.substr(0, 31),
+                                          f.key.public_key()));
+}
+
+TEST(CryptoServiceSignature, RejectsWrongKey) {
+    Fixture f;
+    TestP256Key other;
+    EXPECT_FALSE(
+        verify_service_signature(f.sign(R"({"alg":"ES256"})"), f.hash, other.public_key()));
+}
+
+TEST(CryptoServiceSignature, RejectsDerSignature) {
+    Fixture f;
+    std::string h = b64url_encode(R"({"alg":"ES256"})");
+    std::string der = f.key.sign_der(h + "." + b64url_encode(f.hash));
+    EXPECT_FALSE(
+        verify_service_signature(h + ".." + b64url_encode(der), f.hash, f.key.public_key()));
+}
+
+TEST(CryptoServiceSignature, RejectsCritB64AndUnknownHeaderMembers) {
+    Fixture f;
+    auto pub = f.key.public_key();
+    EXPECT_FALSE(verify_service_signature(f.sign(R"({"alg":"ES256","crit":["b64"],"b64":false})"),
+                                          f.hash, pub));
+    EXPECT_FALSE(verify_service_signature(f.sign(R"({"alg":"ES256","b64":true})"), f.hash, pub));
+    EXPECT_FALSE(verify_service_signature(f.sign(R"({"alg":"ES256","crit":[]})"), f.hash, pub));
+    EXPECT_FALSE(verify_service_signature(f.sign(R"({"alg":"ES256","jwk":{}})"), f.hash, pub));
+}
+
+TEST(CryptoServiceSignature, RejectsMissingOrWrongAlg) {
+    Fixture f;
+    auto pub = f.key.public_key();
+    EXPECT_FALSE(verify_service_signature(f.sign(R"({})"), f.hash, pub));
+    EXPECT_FALSE(verify_service_signature(f.sign(R"({"alg":"none"})"), f.hash, pub));
+    EXPECT_FALSE(verify_service_signature(f.sign(R"({"alg":"es256"})"), f.hash, pub));
+    EXPECT_FALSE(verify_service_signature(f.sign(R"({"alg":"ES256","alg":"ES256"})"), f.hash, pub));
+}
+
+TEST(CryptoServiceSignature, RejectsKidOfAnotherKeyAndNonStringTyp) {
+    Fixture f;
+    auto pub = f.key.public_key();
+    EXPECT_FALSE(
+        verify_service_signature(f.sign(R"({"alg":"ES256","kid":"someone-else"})"), f.hash, pub));
+    EXPECT_FALSE(verify_service_signature(f.sign(R"({"alg":"ES256","typ":1})"), f.hash, pub));
+}
+
+TEST(CryptoServiceSignature, RejectsAttachedPayloadAndGarbage) {
+    Fixture f;
+    auto pub = f.key.public_key();
+    std::string h = b64url_encode(R"({"alg":"ES256"})");
+    std::string p = b64url_encode(f.hash);
+    std::string attached = h + "." + p + "." + b64url_encode(f.key.sign_raw(h + "." + p));
+    EXPECT_FALSE(verify_service_signature(attached, f.hash, pub));
+    EXPECT_FALSE(verify_service_signature("", f.hash, pub));
+    EXPECT_FALSE(verify_service_signature("..", f.hash, pub));
+    EXPECT_FALSE(verify_service_signature(" " + f.sign(R"({"alg":"ES256"})"), f.hash, pub));
+}

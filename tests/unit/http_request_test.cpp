@@ -1,0 +1,53 @@
+// http_request_test.cpp -- query-string decoding: repeated or malformed keys are 400.
+#include <gtest/gtest.h>
+
+#include "common/http/error.h"
+#include "common/http/request.h"
+
+namespace pouch {
+namespace {
+
+std::string field_of(const std::string& raw) {
+    try {
+        parse_query(raw);
+        return "";
+    } catch (const ApiError& e) {
+        EXPECT_EQ(e.status, 400);
+        EXPECT_EQ(e.code, "validation_failed");
+        return e.field;
+    }
+}
+
+TEST(Query, DecodesPercentAndPlus) {
+    auto q = parse_query("cursor=a%2Bb&name=x+y&empty=&flag");
+    EXPECT_EQ(q.at("cursor"), "a+b");
+    EXPECT_EQ(q.at("name"), "x y");
+    EXPECT_EQ(q.at("empty"), "");
+    EXPECT_EQ(q.at("flag"), "");
+    EXPECT_EQ(q.size(), 4u);
+}
+
+TEST(Query, EmptyAndStrayAmpersandsAreHarmless) {
+    EXPECT_TRUE(parse_query("").empty());
+    EXPECT_EQ(parse_query("a=1&&b=2&").size(), 2u);
+}
+
+TEST(Query, RepeatedKeyIsRejectedWithItsField) {
+    EXPECT_EQ(field_of("limit=1&limit=2"), "?limit");
+    EXPECT_EQ(field_of("limit=1&li%6dit=2"), "?limit");  // same key once decoded
+}
+
+TEST(Query, MalformedEscapeIsRejected) {
+    EXPECT_EQ(field_of("cursor=%zz"), "?cursor");
+    EXPECT_EQ(field_of("cursor=%4"), "?cursor");
+    EXPECT_EQ(field_of("=1"), "?");
+}
+
+TEST(PercentDecode, RejectsTruncatedEscape) {
+    EXPECT_EQ(percent_decode("%41%42", false).value(), "AB");
+    EXPECT_FALSE(percent_decode("%", false).has_value());
+    EXPECT_EQ(percent_decode("a+b", false).value(), "a+b");
+}
+
+}  // namespace
+}  // namespace pouch

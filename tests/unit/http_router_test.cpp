@@ -1,0 +1,92 @@
+// http_router_test.cpp -- path templates, typed params, 404 and 405 with Allow.
+#include <gtest/gtest.h>
+
+#include "common/http/error.h"
+#include "common/http/router.h"
+
+namespace pouch {
+namespace {
+
+Response ok(Request&, Services&) { return Response{}; }
+
+Router sample() {
+    Router r;
+    r.add("GET", "/v1/pouches/{pouchId:uuid}/artifacts", ok);
+    r.add("PUT", "/v1/pouches/{pouchId:uuid}/blobs/{blobId:blobid}", ok);
+    r.add("GET", "/v1/pouches/{pouchId:uuid}/blobs/{blobId:blobid}", ok);
+    r.add("POST", "/v1/admin/users/{id:uuid}/role", ok);
+    r.add("GET", "/v1/health", ok);
+    return r;
+}
+
+int status_of(const Router& r, const std::string& method, const std::string& path,
+              std::string* allow = nullptr) {
+    try {
+        r.match(method, path);
+        return 200;
+    } catch (const ApiError& e) {
+        for (const auto& [k, v] : e.headers)
+            if (k == "Allow" && allow) *allow = v;
+        return e.status;
+    }
+}
+
+TEST(Router, MatchesTypedParams) {
+    Router r = sample();
+    auto m = r.match("GET", "/v1/pouches/0b8a4f4e-1c2d-4e5f-9a0b-1c2d3e4f5a6b/artifacts");
+    EXPECT_EQ(m.params.at("pouchId"), "0b8a4f4e-1c2d-4e5f-9a0b-1c2d3e4f5a6b");
+    EXPECT_EQ(m.route->pattern, "/v1/pouches/{pouchId:uuid}/artifacts");
+}
+
+TEST(Router, NonUuidSegmentIsNotFound) {
+    Router r = sample();
+    EXPECT_EQ(status_of(r, "POST", "/v1/admin/users/not-a-uuid/role"), 404);
+    EXPECT_EQ(status_of(r, "GET", "/v1/pouches/0b8a4f4e-1c2d-4e5f-Ca0b-1c2d3e4f5a6b/artifacts"), 404);
+}
+
+TEST(Router, UnknownPathIsNotFoundAndTrailingSlashIsDistinct) {
+    Router r = sample();
+    EXPECT_EQ(status_of(r, "GET", "/v1/nothing"), 404);
+    EXPECT_EQ(status_of(r, "GET", "/v1/health/"), 404);
+    EXPECT_EQ(status_of(r, "GET", ""), 404);
+}
+
+TEST(Router, WrongMethodIsMethodNotAllowedWithAllow) {
+    Router r = sample();
+    std::string allow;
+    std::string blob = "/v1/pouches/0b8a4f4e-1c2d-4e5f-9a0b-1c2d3e4f5a6b/blobs/"
+                       "rxNJufX5oaagQE3qNtzJSZvLJcmtwRK3zJqTyuQfMmI";
+    EXPECT_EQ(status_of(r, "DELETE", blob, &allow), 405);
+    EXPECT_EQ(allow, "PUT, GET");
+    EXPECT_EQ(status_of(r, "POST", "/v1/health", &allow), 405);
+    EXPECT_EQ(allow, "GET");
+}
+
+TEST(Router, BlobIdMustBe43Base64UrlCharacters) {
+    Router r = sample();
+    std::string base = "/v1/pouches/0b8a4f4e-1c2d-4e5f-9a0b-1c2d3e4f5a6b/blobs/";
+    EXPECT_EQ(status_of(r, "GET", base + std::string(43, 'A')), 200);
+    EXPECT_EQ(status_of(r, "GET", base + std::string(42, 'A')), 404);
+    EXPECT_EQ(status_of(r, "GET", base + std::string(42, 'A') + "="), 404);
+}
+
+TEST(Uuid, AcceptsInterfaceFormats) {
+    EXPECT_TRUE(is_uuid("0b8a4f4e-1c2d-4e5f-9a0b-1c2d3e4f5a6b"));
+    EXPECT_TRUE(is_uuid("0B8A4F4E-1C2D-8E5F-BA0B-1C2D3E4F5A6B"));
+    EXPECT_TRUE(is_uuid("00000000-0000-0000-0000-000000000000"));
+    EXPECT_TRUE(is_uuid("ffffffff-ffff-ffff-ffff-ffffffffffff"));
+    EXPECT_TRUE(is_uuid("FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF"));
+}
+
+TEST(Uuid, RejectsWrongVersionVariantOrShape) {
+    EXPECT_FALSE(is_uuid("0b8a4f4e-1c2d-0e5f-9a0b-1c2d3e4f5a6b"));  // version 0
+    EXPECT_FALSE(is_uuid("0b8a4f4e-1c2d-9e5f-9a0b-1c2d3e4f5a6b"));  // version 9
+    EXPECT_FALSE(is_uuid("0b8a4f4e-1c2d-4e5f-7a0b-1c2d3e4f5a6b"));  // variant 7
+    EXPECT_FALSE(is_uuid("0b8a4f4e-1c2d-4e5f-ca0b-1c2d3e4f5a6b"));  // variant c
+    EXPECT_FALSE(is_uuid("0b8a4f4e1c2d-4e5f-9a0b-1c2d3e4f5a6b0"));
+    EXPECT_FALSE(is_uuid("0b8a4f4e-1c2d-4e5f-9a0b-1c2d3e4f5a6"));
+    EXPECT_FALSE(is_uuid("0b8a4f4e-1c2d-4e5f-9a0b-1c2d3e4f5a6g"));
+}
+
+}  // namespace
+}  // namespace pouch

@@ -1,0 +1,199 @@
+// json_parse_test.cpp -- strict parsing (decisions §3): duplicates at any depth, UTF-8 and
+// surrogate rules, non-object roots, trailing bytes, nesting limit, number kinds.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "common/http/error.h"
+#include "common/json/parse.h"
+
+using pouch::ApiError;
+using pouch::json::parse_strict;
+using pouch::json::parse_strict_any;
+
+namespace {
+
+// The message of the invalid_json error parse_strict throws for body ("" if none).
+std::string rejection(const std::string& body) {
+    try {
+        parse_strict(body);
+    } catch (const ApiError& e) {
+        EXPECT_EQ(e.status, 400);
+        EXPECT_EQ(e.code, "invalid_json");
+        EXPECT_EQ(e.field, "");
+        return e.message;
+    }
+    return "";
+}
+
+std::string nested(int depth) {
+    std::string s;
+    for (int i = 0; i < depth; ++i) s += "{\"a\":";
+    s += "1";
+    for (int i = 0; i < depth; ++i) s += "}";
+    return s;
+}
+
+}  // namespace
+
+TEST(JsonParse, AcceptsObjectAndKeepsValues) {
+    auto doc = parse_strict(R"({"s":"h\u00e9","i":-5,"b":true,"n":null,"a":[1,{}]})");
+    ASSERT_TRUE(doc.IsObject());
+    EXPECT_EQ(std::string(doc["s"].GetString()), "h\xc3\xa9");
+    EXPECT_EQ(doc["i"].GetInt64(), -5);
+    EXPECT_TRUE(doc["b"].GetBool());
+    EXPECT_TRUE(doc["n"].IsNull());
+    EXPECT_EQ(doc["a"].Size(), 2u);
+}
+
+TEST(JsonParse, AcceptsValidSurrogatePairEscape) {
+    auto doc = parse_strict(R"({"e":"\ud83d\ude02"})");
+    EXPECT_EQ(std::string(doc["e"].GetString()), "\xf0\x9f\x98\x82");
+}
+
+TEST(JsonParse, IntegersStayIntegersAndFractionsBecomeDoubles) {
+    auto doc = parse_strict(
+        R"({"i":9007199254740991,"u":18446744073709551615,"f":1.0,"e":1e2,"neg":-9007199254740991})");
+    EXPECT_TRUE(doc["i"].IsInt64());
+    EXPECT_EQ(doc["i"].GetInt64(), 9007199254740991LL);
+    EXPECT_TRUE(doc["u"].IsUint64());
+    EXPECT_FALSE(doc["u"].IsInt64());
+    EXPECT_TRUE(doc["f"].IsDouble());
+    EXPECT_FALSE(doc["f"].IsInt64());
+    EXPECT_TRUE(doc["e"].IsDouble());
+    EXPECT_EQ(doc["neg"].GetInt64(), -9007199254740991LL);
+}
+
+TEST(JsonParse, RejectsDuplicateKeyAtTopLevel) {
+    EXPECT_EQ(rejection(R"({"a":1,"a":2})"), "duplicate key \"a\" in the top-level object");
+}
+
+TEST(JsonParse, RejectsDuplicateKeyInNestedObjectWithItsPointer) {
+    EXPECT_EQ(rejection(R"({"x":{"a":1,"b":2,"a":3}})"), "duplicate key \"a\" at /x");
+    EXPECT_EQ(rejection(R"({"ops":[{},{},{"k":{"a/b~":{"z":1,"z":1}}}]})"),
+              "duplicate key \"z\" at /ops/2/k/a~1b~0");
+}
+
+TEST(JsonParse, AllowsSameKeyInSiblingObjects) {
+    EXPECT_NO_THROW(parse_strict(R"({"a":{"k":1},"b":{"k":2},"c":[{"k":1},{"k":2}]})"));
+}
+
+TEST(JsonParse, RejectsInvalidUtf8Byte) {
+    EXPECT_EQ(rejection("{\"a\":\"\xff\"}"), "invalid UTF-8 at offset 6");
+    EXPECT_EQ(rejection("{\"a\":\"\x80\"}"), "invalid UTF-8 at offset 6");
+    EXPECT_EQ(rejection("{\"a\":\"\xc3\"}"), "invalid UTF-8 at offset 6");  // truncated
+}
+
+TEST(JsonParse, RejectsInvalidUtf8InKey) {
+    EXPECT_NE(rejection("{\"\xfe\":1}").find("invalid UTF-8"), std::string::npos);
+}
+
+TEST(JsonParse, RejectsOverlongEncodings) {
+    // "/" as C0 AF (2 bytes) and E0 80 AF (3 bytes), NUL as C0 80.
+    EXPECT_NE(rejection("{\"a\":\"\xc0\xaf\"}").find("invalid UTF-8"), std::string::npos);
+    EXPECT_NE(rejection("{\"a\":\"\xe0\x80\xaf\"}").find("invalid UTF-8"), std::string::npos);
+    EXPECT_NE(rejection("{\"a\":\"\xc0\x80\"}").find("invalid UTF-8"), std::string::npos);
+    EXPECT_NE(rejection("{\"a\":\"\xf0\x80\x80\xaf\"}").find("invalid UTF-8"), std::string::npos);
+}
+
+TEST(JsonParse, RejectsCodePointsAboveUnicodeRange) {
+    EXPECT_NE(rejection("{\"a\":\"\xf4\x90\x80\x80\"}").find("invalid UTF-8"), std::string::npos);
+}
+
+TEST(JsonParse, RejectsRawEncodedSurrogate) {
+    // U+D800 written directly as bytes (CESU-style), not as an escape.
+    EXPECT_NE(rejection("{\"a\":\"\xed\xa0\x80\"}").find("invalid UTF-8"), std::string::npos);
+}
+
+TEST(JsonParse, RejectsLoneLowSurrogateEscape) {
+    EXPECT_EQ(rejection(R"({"a":"\udc00"})"),
+              "invalid UTF-8 in a string (lone surrogate or bad byte sequence)");
+    EXPECT_EQ(rejection(R"({"\udfff":1})"),
+              "invalid UTF-8 in a string (lone surrogate or bad byte sequence)");
+}
+
+TEST(JsonParse, RejectsLoneHighSurrogateEscape) {
+    EXPECT_EQ(rejection(R"({"a":"\ud800x"})"),
+              "invalid UTF-8: lone surrogate in a \\u escape at offset 6");
+    EXPECT_EQ(rejection(R"({"a":"\ud800"})"),
+              "invalid UTF-8: lone surrogate in a \\u escape at offset 6");
+    // A high surrogate followed by an escape that is not a low surrogate.
+    EXPECT_EQ(rejection(R"({"a":"\ud800\u0041"})"),
+              "invalid UTF-8: lone surrogate in a \\u escape at offset 6");
+}
+
+TEST(JsonParse, RejectsReversedSurrogatePair) {
+    EXPECT_NE(rejection(R"({"a":"\ude02\ud83d"})").find("surrogate"), std::string::npos);
+}
+
+TEST(JsonParse, RejectsNanAndInfinity) {
+    EXPECT_EQ(rejection(R"({"a":NaN})").rfind("malformed JSON at offset 5", 0), 0u);
+    EXPECT_EQ(rejection(R"({"a":Infinity})").rfind("malformed JSON at offset 5", 0), 0u);
+    EXPECT_EQ(rejection(R"({"a":-Infinity})").rfind("malformed JSON at offset", 0), 0u);
+}
+
+TEST(JsonParse, RejectsNumberTooLargeForDouble) {
+    EXPECT_EQ(rejection(R"({"a":1e400})").rfind("malformed JSON at offset", 0), 0u);
+}
+
+TEST(JsonParse, RejectsTrailingGarbage) {
+    EXPECT_EQ(rejection(R"({"a":1} x)").rfind("malformed JSON at offset 8", 0), 0u);
+    EXPECT_EQ(rejection(R"({"a":1}{})").rfind("malformed JSON at offset 7", 0), 0u);
+}
+
+TEST(JsonParse, RejectsEmbeddedNulByte) {
+    EXPECT_EQ(rejection(std::string("{\"a\":1}\0{", 9)), "malformed JSON at offset 7: NUL byte");
+    EXPECT_EQ(rejection(std::string("{\"a\":\"\0\"}", 9)), "malformed JSON at offset 6: NUL byte");
+}
+
+TEST(JsonParse, RejectsSyntaxErrors) {
+    EXPECT_EQ(rejection(R"({"a":1,})").rfind("malformed JSON at offset", 0), 0u);
+    EXPECT_EQ(rejection(R"({'a':1})").rfind("malformed JSON at offset 1", 0), 0u);
+    EXPECT_EQ(rejection(R"({"a":01})").rfind("malformed JSON at offset", 0), 0u);
+    EXPECT_EQ(rejection("{\"a\":\"tab\there\"}").rfind("malformed JSON at offset", 0), 0u);
+    EXPECT_EQ(rejection(R"({"a":1 // c
+})")
+                  .rfind("malformed JSON at offset", 0),
+              0u);
+}
+
+TEST(JsonParse, RejectsEmptyBody) {
+    EXPECT_EQ(rejection(""), "empty body, expected a JSON object");
+    EXPECT_EQ(rejection("  \n"), "empty body, expected a JSON object");
+}
+
+TEST(JsonParse, RejectsNonObjectTopLevel) {
+    EXPECT_EQ(rejection("[]"), "body is not a JSON object");
+    EXPECT_EQ(rejection("\"x\""), "body is not a JSON object");
+    EXPECT_EQ(rejection("1"), "body is not a JSON object");
+    EXPECT_EQ(rejection("null"), "body is not a JSON object");
+    EXPECT_EQ(rejection("true"), "body is not a JSON object");
+}
+
+TEST(JsonParse, AnyVariantAcceptsNonObjectTopLevelWithSameRules) {
+    EXPECT_TRUE(parse_strict_any("[1,2]").IsArray());
+    EXPECT_TRUE(parse_strict_any(" 5 ").IsInt64());
+    EXPECT_THROW(parse_strict_any(R"([{"a":1,"a":1}])"), ApiError);
+    EXPECT_THROW(parse_strict_any(R"(["\udc00"])"), ApiError);
+}
+
+TEST(JsonParse, AcceptsNestingAtDepthLimit) {
+    EXPECT_NO_THROW(parse_strict(nested(pouch::json::kMaxDepth)));
+}
+
+TEST(JsonParse, RejectsNestingOnePastDepthLimit) {
+    EXPECT_EQ(rejection(nested(pouch::json::kMaxDepth + 1)), "JSON nested deeper than 64 levels");
+    std::string arrays = "{\"a\":" + std::string(64, '[') + std::string(64, ']') + "}";
+    EXPECT_EQ(rejection(arrays), "JSON nested deeper than 64 levels");
+}
+
+TEST(JsonParse, RejectsVeryDeepNestingWithoutCrashing) {
+    std::string deep = "{\"a\":" + std::string(1000000, '[') + std::string(1000000, ']') + "}";
+    EXPECT_EQ(rejection(deep), "JSON nested deeper than 64 levels");
+}
+
+TEST(JsonParse, TruncatesLongDuplicateKeyInMessage) {
+    std::string k(100, 'k');
+    std::string msg = rejection("{\"" + k + "\":1,\"" + k + "\":2}");
+    EXPECT_EQ(msg, "duplicate key \"" + std::string(64, 'k') + "...\" in the top-level object");
+}
