@@ -47,10 +47,10 @@ req POST /v1/pouches/p1/key-envelopes "$(body_file 9000000)"
 expect_true "key envelopes of 9 MB refused by nginx (status $STATUS)" test "$STATUS" != 413
 check key_envelopes_accept_more_than_8m
 
-# Rate limits: off on the main stack, on at POUCH_URL_RATE_LIMITED (signup: 5/min, burst 5).
+# Rate limits: off on the main stack, on at POUCH_URL_RATE_LIMITED (login: 5/min, burst 5).
 statuses=()
 for _ in 1 2 3 4 5 6 7 8; do
-    req POST /v1/account/signup '{"email":"x@example.com","password":"not-a-real-one"}'
+    req POST /v1/account/login '{"email":"stack-smoke@example.com","password":"not-a-real-one"}'
     statuses+=("$STATUS")
 done
 expect_true "rate limited with limits off: ${statuses[*]}" test "${statuses[*]}" = "${statuses[*]//429/}"
@@ -60,7 +60,7 @@ if [[ -n ${POUCH_URL_RATE_LIMITED:-} ]]; then
     main_url=$POUCH_URL
     POUCH_URL=$POUCH_URL_RATE_LIMITED
     for _ in 1 2 3 4 5 6 7 8; do
-        req POST /v1/account/login '{"email":"x@example.com","password":"not-a-real-one"}'
+        req POST /v1/account/login '{"email":"stack-smoke@example.com","password":"not-a-real-one"}'
     done
     expect_error 429 rate_limited
     expect_header Retry-After 12

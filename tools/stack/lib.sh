@@ -417,13 +417,23 @@ POUCH_SOCKET_DIR=$STACK_RUN
 EOF
 }
 
-# Full start in dependency order. The caller must have trapped EXIT to stack_stop.
+# Full start in dependency order, in two halves so test.sh can run the unit tests between
+# them (Redis pub/sub is server-wide: a running handler's subscription would be seen by the
+# unit tests). The caller must have trapped EXIT to stack_stop.
 stack_start() {
+    stack_start_backends
+    stack_start_frontends
+}
+
+stack_start_backends() {
     STACK_STARTED=1
     stack_stop_leftovers
     stack_start_postgres
     stack_start_redis
     stack_migrate "$STACK_DATABASE_URL"
+}
+
+stack_start_frontends() {
     stack_start_handlers
     stack_start_nginx nginx "$STACK_HTTP_PORT" "$STACK_RATE_LIMITS"
     stack_write_env

@@ -36,12 +36,9 @@ http_port=""
 limited_port=""
 stack_free_port http_port
 stack_init "$TEST_VAR" "$http_port" test
-stack_start
-stack_free_port limited_port
-stack_start_nginx nginx-limited "$limited_port" on
+stack_start_backends
 
 export POUCH_URL=$STACK_URL
-export POUCH_URL_RATE_LIMITED=http://127.0.0.1:$limited_port
 export POUCHCTL=$STACK_BUILD/bin/pouchctl
 # shellcheck disable=SC2031  # lib.sh sets these only in the handlers' subshells
 export POUCH_DATABASE_URL=$STACK_DATABASE_URL
@@ -95,7 +92,7 @@ suite_unit() {
     stack_createdb pouch_unit
     stack_migrate "postgresql://pouch@127.0.0.1:$STACK_PG_PORT/pouch_unit"
     POUCH_TEST_DATABASE_URL=postgresql://pouch@127.0.0.1:$STACK_PG_PORT/pouch_unit \
-        POUCH_TEST_REDIS_URL=$STACK_REDIS_URL \
+        POUCH_TEST_REDIS_URL=${STACK_REDIS_URL%/0}/1 \
         timeout --kill-after=10 "${POUCH_UNIT_TIMEOUT:-900}" "$bin" --gtest_output="xml:$xml" ||
         status=$?
     if [[ ! -s $xml ]]; then
@@ -160,15 +157,22 @@ suite_nginx_conf() {
     fi
 }
 
-suite_nginx_conf
 for suite in $suites; do
     case $suite in
-        unit) suite_unit ;;
-        interop) suite_interop ;;
-        smoke) suite_smoke ;;
+        unit | interop | smoke) ;;
         *) stack_die "unknown suite '$suite' in POUCH_SUITES (unit interop smoke)" ;;
     esac
 done
+
+suite_nginx_conf
+# Unit tests first, before any handler holds a Redis subscription.
+if [[ " $suites " == *" unit "* ]]; then suite_unit; fi
+stack_start_frontends
+stack_free_port limited_port
+stack_start_nginx nginx-limited "$limited_port" on
+export POUCH_URL_RATE_LIMITED=http://127.0.0.1:$limited_port
+if [[ " $suites " == *" interop "* ]]; then suite_interop; fi
+if [[ " $suites " == *" smoke "* ]]; then suite_smoke; fi
 
 if ((failed > 0)); then
     echo "=== failed:"
