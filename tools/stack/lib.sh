@@ -165,10 +165,13 @@ stack_stop_leftovers() {
         stack_say "stopping PostgreSQL left over from an earlier run"
         (cd "$STACK_DIR" && stack_as "$PG_BIN/pg_ctl" stop -D "$STACK_DIR/pg" -m fast -w) >/dev/null 2>&1 || true
     fi
-    for pidfile in "$STACK_DIR"/pids/*.pid; do
+    # Supervisors first, or they would restart the handlers stopped here.
+    for pidfile in "$STACK_DIR"/pids/supervise-*.pid "$STACK_DIR"/pids/*.pid; do
         [[ -f $pidfile ]] || continue
         pid=$(cat "$pidfile" 2>/dev/null || true)
-        if [[ $pid =~ ^[0-9]+$ ]] && stack_running "$pid"; then
+        # Every service runs inside STACK_DIR: a recycled pid of an unrelated process does not.
+        if [[ $pid =~ ^[0-9]+$ ]] && stack_running "$pid" &&
+            [[ $(readlink "/proc/$pid/cwd" 2>/dev/null) == "$STACK_DIR"* ]]; then
             stack_say "stopping $(basename "$pidfile" .pid) (pid $pid) left over from an earlier run"
             kill -TERM "$pid" 2>/dev/null || true
             stack_wait_gone "$pid" 50 || kill -KILL "$pid" 2>/dev/null || true
@@ -385,6 +388,7 @@ stack_start_handlers() {
                 "$STACK_DIR/pids/$group.pid" "$STACK_EXEC/pouch-$group"
         ) &
         STACK_SUPERVISORS+=("$group:$!")
+        echo "$!" >"$STACK_DIR/pids/supervise-$group.pid"
     done
     # Ready when every handler has created its socket.
     for ((i = 0; i < 150; i++)); do
@@ -462,6 +466,7 @@ stack_stop() {
             kill -KILL "$pid" "$(cat "$STACK_DIR/pids/$group.pid" 2>/dev/null)" 2>/dev/null
         fi
         wait "$pid" 2>/dev/null
+        rm -f "$STACK_DIR/pids/supervise-$group.pid"
     done
     STACK_SUPERVISORS=()
     for pid in "${STACK_NGINX_PIDS[@]}"; do

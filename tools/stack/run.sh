@@ -10,9 +10,6 @@ source tools/stack/lib.sh
 
 port=${POUCH_PORT:-8080}
 [[ $port =~ ^[0-9]+$ ]] || stack_die "POUCH_PORT must be a port number, not '$port'"
-if stack_port_in_use "$port"; then
-    stack_die "port $port is in use; set POUCH_PORT to another one"
-fi
 
 sleeper=0
 stop() {
@@ -24,6 +21,11 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 stack_init "${POUCH_VAR:-var}" "$port" run
+# A run killed with SIGKILL may still hold the port: stop what it left first.
+stack_stop_leftovers
+if stack_port_in_use "$port"; then
+    stack_die "port $port is in use; set POUCH_PORT to another one"
+fi
 stack_start
 
 stack_say "ready: $STACK_URL"
