@@ -1,0 +1,149 @@
+# lib.sh -- helpers for the smoke tests (tests/smoke/[0-9]*.sh): curl requests against the
+# running stack, expectations on status, headers and JSON fields, and PASS/FAIL lines that
+# tools/stack/test.sh counts. Relies on curl and jq, and on the environment test.sh sets:
+# POUCH_URL, POUCHCTL, POUCH_DATABASE_URL, POUCH_REDIS_URL, POUCH_VAR.
+#
+#   source "$(dirname "$0")/lib.sh"
+#   req GET /v1/nope
+#   expect_status 404
+#   expect_json .error.code not_found
+#   check unknown_path_is_json_404         # prints "PASS unknown_path_is_json_404"
+#   ...
+#   smoke_done                             # exit status 1 if any check failed
+# shellcheck shell=bash
+
+: "${POUCH_URL:?POUCH_URL is not set (run through tools/stack/test.sh)}"
+: "${POUCH_VAR:?POUCH_VAR is not set (run through tools/stack/test.sh)}"
+
+SMOKE_TMP=$(mktemp -d)
+trap 'rm -rf "$SMOKE_TMP"' EXIT
+
+STATUS=""           # HTTP status of the last req ("000" when no answer)
+HEADERS=""          # its response headers, CRs removed
+BODY=""             # its response body
+SMOKE_ERRORS=()     # failed expectations since the last check
+SMOKE_PASSED=0
+SMOKE_FAILED=0
+
+# req METHOD PATH [BODY] [extra curl args...]: sends a request to POUCH_URL + PATH. A
+# non-empty BODY is sent as is, with Content-Type application/json unless the extra args set
+# another; BODY "@file" sends a file. Use "" for no body when passing extra args.
+req() {
+    local method=$1 path=$2 body=${3-} ctype=(-H 'Content-Type: application/json') arg
+    shift 2
+    if (($# > 0)); then shift; fi
+    for arg in "$@"; do
+        if [[ ${arg,,} == content-type:* ]]; then ctype=(); fi
+    done
+    local args=(-sS -X "$method" -o "$SMOKE_TMP/body" -D "$SMOKE_TMP/headers" -w '%{http_code}'
+        --max-time "${SMOKE_TIMEOUT:-40}")
+    if [[ -n $body ]]; then
+        args+=("${ctype[@]}" --data-binary "$body")
+    fi
+    : >"$SMOKE_TMP/body"
+    : >"$SMOKE_TMP/headers"
+    STATUS=$(curl "${args[@]}" "$@" "$POUCH_URL$path" 2>"$SMOKE_TMP/curl.err") || true
+    [[ -n $STATUS ]] || STATUS=000
+    HEADERS=$(tr -d '\r' <"$SMOKE_TMP/headers")
+    BODY=$(cat "$SMOKE_TMP/body")
+}
+
+# header NAME: the value of response header NAME of the last req (last one if repeated).
+header() {
+    awk -v name="${1,,}" 'BEGIN { FS = ": " }
+        tolower($1) == name { sub(/^[^:]*: /, ""); value = $0 } END { print value }' <<<"$HEADERS"
+}
+
+# json FILTER: jq -r FILTER on the last body (empty output when the body is not JSON).
+json() { jq -r "$1" <<<"$BODY" 2>/dev/null || true; }
+
+smoke_fail() { SMOKE_ERRORS+=("$*"); }
+
+expect_status() {
+    [[ $STATUS == "$1" ]] ||
+        smoke_fail "status $STATUS, want $1 (body: ${BODY:0:300})"
+}
+
+# expect_json FILTER VALUE: jq -r FILTER of the last body equals VALUE (strings unquoted,
+# null as "null").
+expect_json() {
+    local got
+    got=$(json "$1")
+    [[ $got == "$2" ]] || smoke_fail "$1 is '${got:0:200}', want '$2'"
+}
+
+# expect_json_match FILTER REGEX: the field matches an extended regular expression.
+expect_json_match() {
+    local got
+    got=$(json "$1")
+    [[ $got =~ $2 ]] || smoke_fail "$1 is '${got:0:200}', want a match of /$2/"
+}
+
+# expect_header NAME VALUE / expect_header_match NAME REGEX
+expect_header() {
+    local got
+    got=$(header "$1")
+    [[ $got == "$2" ]] || smoke_fail "header $1 is '$got', want '$2'"
+}
+expect_header_match() {
+    local got
+    got=$(header "$1")
+    [[ $got =~ $2 ]] || smoke_fail "header $1 is '$got', want a match of /$2/"
+}
+
+# expect_error STATUS CODE: a failure envelope with that status and error code, whose
+# meta.request_id equals the X-Request-Id header.
+expect_error() {
+    expect_status "$1"
+    expect_json .ok false
+    expect_json .error.code "$2"
+    expect_json_match .meta.request_id '^[0-9a-f]{32}$'
+    expect_header X-Request-Id "$(json .meta.request_id)"
+}
+
+# expect_true DESCRIPTION COMMAND...: any other condition.
+expect_true() {
+    local what=$1
+    shift
+    "$@" || smoke_fail "$what"
+}
+
+# check NAME: prints "PASS NAME" if every expectation since the last check held, else
+# "FAIL NAME: first problem; second problem".
+check() {
+    if ((${#SMOKE_ERRORS[@]} == 0)); then
+        echo "PASS $1"
+        SMOKE_PASSED=$((SMOKE_PASSED + 1))
+    else
+        local IFS=';'
+        echo "FAIL $1: ${SMOKE_ERRORS[*]}"
+        SMOKE_FAILED=$((SMOKE_FAILED + 1))
+    fi
+    SMOKE_ERRORS=()
+}
+
+# smoke_done: ends the script, exit status 1 if a check failed.
+smoke_done() { exit $((SMOKE_FAILED > 0)); }
+
+# retry SECONDS COMMAND...: runs COMMAND every 0.2 s until it succeeds or time runs out.
+retry() {
+    local deadline=$((SECONDS + $1))
+    shift
+    until "$@"; do
+        ((SECONDS < deadline)) || return 1
+        sleep 0.2
+    done
+}
+
+# The sandbox's Redis, for tests of behaviour without it. Stopped Redis is started again by
+# the next stack_redis_start (do it before the script ends: later tests expect it running).
+stack_redis_stop() { "$POUCH_VAR/bin/redis-ctl" stop; }
+stack_redis_start() { "$POUCH_VAR/bin/redis-ctl" start; }
+
+# stack_handler_pid GROUP / stack_handler_kill GROUP [SIGNAL]: the running handler process
+# of a group (its supervisor restarts it within 0.2..2 s after it dies).
+stack_handler_pid() { cat "$POUCH_VAR/pids/$1.pid"; }
+stack_handler_kill() { kill "-${2:-KILL}" "$(stack_handler_pid "$1")"; }
+
+# stack_log GROUP: path of a handler's log (JSON lines), e.g. to grep for a request id.
+stack_log() { echo "$POUCH_VAR/log/$1.log"; }

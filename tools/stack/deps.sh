@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# deps.sh -- makes sure the Debian packages and commands the build and the local stack need
+# are present. Installs what is missing when run as root; otherwise prints the sudo command.
+# Relies on dpkg-query and apt-get (Debian 12).
+set -euo pipefail
+
+packages=(
+    g++ make curl jq b3sum
+    libfcgi-dev rapidjson-dev libpq-dev libssl-dev libhiredis-dev libsodium-dev
+    librust-blake3-dev libgtest-dev libbenchmark-dev
+    postgresql redis-server nginx
+)
+
+# One dpkg-query for all of them keeps `make run` fast when nothing is missing. A package that
+# dpkg has never heard of makes dpkg-query exit 1 with a message on stderr; its missing line
+# is what tells us, so both are ignored.
+installed=$(dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' "${packages[@]}" 2>/dev/null || true)
+
+missing=()
+for pkg in "${packages[@]}"; do
+    if ! grep -qE "^${pkg//+/\\+}(:[a-z0-9]+)? ii" <<<"$installed"; then
+        missing+=("$pkg")
+    fi
+done
+
+# node and npm may come from a non-Debian build (it conflicts with Debian's npm package), so
+# the commands decide, not the packages.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    missing+=(nodejs npm)
+fi
+
+if ((${#missing[@]} == 0)); then
+    exit 0
+fi
+
+echo "deps: missing: ${missing[*]}" >&2
+if ((EUID != 0)); then
+    echo "deps: run this, then try again:" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+apt-get install -y "${missing[@]}"
+echo "deps: installed ${missing[*]}" >&2

@@ -1,0 +1,502 @@
+# lib.sh -- the local Pouch Sync stack shared by run.sh and test.sh: PostgreSQL, Redis, nginx
+# and the supervised handlers, all inside one directory and on loopback ports. Sourced, not
+# run. Relies on PostgreSQL's server binaries (/usr/lib/postgresql/*/bin), redis-server, nginx,
+# setsid/setpriv (util-linux) and curl.
+#
+# Layout of the stack directory (STACK_DIR; VAR itself or, for root, possibly elsewhere):
+#   pg/ redis/ blobs/ nginx/ log/ pids/ bin/ stack.env     sockets: STACK_RUN (usually run/)
+# shellcheck shell=bash
+
+STACK_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+STACK_RUN_USER=pouch        # who runs the services when we are root (PostgreSQL refuses root)
+STACK_SUPERVISORS=()        # "group:pid" of each handler supervisor we started
+STACK_NGINX_PIDS=()        # nginx master processes we started (our children)
+STACK_STARTED=0
+STACK_PG_PID=0
+STACK_TAKEN_PORTS=" "
+
+stack_say() { printf 'stack: %s\n' "$*" >&2; }
+stack_die() {
+    printf 'stack: error: %s\n' "$*" >&2
+    exit 1
+}
+
+# True while the process runs; a zombie (exited, not yet reaped) counts as gone.
+stack_running() {
+    local stat
+    [[ -n ${1:-} && $1 != 0 ]] || return 1
+    stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+    stat=${stat##*) }
+    [[ ${stat%% *} != Z ]]
+}
+
+# Waits up to $2 tenths of a second for process $1 to end.
+stack_wait_gone() {
+    local i
+    for ((i = 0; i < $2; i++)); do
+        stack_running "$1" || return 0
+        sleep 0.1
+    done
+    ! stack_running "$1"
+}
+
+stack_port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# stack_free_port VARNAME: a loopback port nobody listens on, below the ephemeral range and
+# distinct from the ones this stack already took.
+stack_free_port() {
+    local port tries
+    for ((tries = 0; tries < 500; tries++)); do
+        port=$((20000 + RANDOM % 12000))
+        [[ $STACK_TAKEN_PORTS == *" $port "* ]] && continue
+        stack_port_in_use "$port" && continue
+        STACK_TAKEN_PORTS+="$port "
+        printf -v "$1" '%s' "$port"
+        return 0
+    done
+    stack_die "found no free loopback port"
+}
+
+# Runs a command as the service user (root) or as ourselves. STACK_AS is the prefix for exec.
+stack_as() { "${STACK_AS[@]}" "$@"; }
+
+stack_own() {
+    if [[ -n $STACK_USER ]]; then chown -R "$STACK_USER:$STACK_USER" "$@"; fi
+}
+
+stack_ensure_user() {
+    if ! id -u "$STACK_RUN_USER" >/dev/null 2>&1; then
+        stack_say "creating system user $STACK_RUN_USER (services may not run as root)"
+        useradd --system --no-create-home --shell /usr/sbin/nologin "$STACK_RUN_USER"
+    fi
+}
+
+# stack_init VAR HTTP_PORT [test]: resolves paths, the service user, the stack directory, the
+# socket directory and the ports. "test" turns off PostgreSQL's fsync.
+stack_init() {
+    local var=$1 hash
+    STACK_HTTP_PORT=$2
+    STACK_MODE=${3:-run}
+    STACK_TAKEN_PORTS+="$STACK_HTTP_PORT "
+
+    case ${BUILD:-build} in
+        /*) STACK_BUILD=${BUILD} ;;
+        *) STACK_BUILD=$STACK_ROOT/${BUILD:-build} ;;
+    esac
+    [[ -x $STACK_BUILD/bin/pouchctl ]] || stack_die "$STACK_BUILD/bin/pouchctl is missing: run 'make build' first"
+
+    PG_BIN=$(find /usr/lib/postgresql -mindepth 2 -maxdepth 2 -name bin -type d 2>/dev/null | sort -V | tail -n 1)
+    [[ -n $PG_BIN && -x $PG_BIN/initdb ]] || stack_die "PostgreSQL server binaries not found under /usr/lib/postgresql (run tools/stack/deps.sh)"
+    command -v redis-server >/dev/null || stack_die "redis-server not found (run tools/stack/deps.sh)"
+    command -v nginx >/dev/null || stack_die "nginx not found (run tools/stack/deps.sh)"
+
+    mkdir -p "$(dirname "$var")"
+    STACK_VAR=$(cd "$(dirname "$var")" && pwd)/$(basename "$var")
+    hash=$(printf '%s' "$STACK_VAR" | sha256sum | cut -c1-12)
+
+    STACK_USER=""
+    STACK_AS=()
+    if ((EUID == 0)); then
+        stack_ensure_user
+        STACK_USER=$STACK_RUN_USER
+        STACK_AS=(setpriv "--reuid=$STACK_USER" "--regid=$STACK_USER" --init-groups --)
+    fi
+
+    # The service user must reach the stack directory. Under a checkout in /root (mode 0700)
+    # it cannot, so the data lives in /var/tmp and VAR becomes a symlink to it.
+    if [[ -L $STACK_VAR ]]; then
+        STACK_DIR=$(readlink -f "$STACK_VAR")
+    elif [[ -n $STACK_USER ]] && ! stack_as test -x "$(dirname "$STACK_VAR")"; then
+        STACK_DIR=/var/tmp/pouch-$hash
+        if [[ -d $STACK_VAR ]]; then
+            rmdir "$STACK_VAR" 2>/dev/null ||
+                stack_die "$STACK_VAR is a directory user $STACK_USER cannot reach; remove it (or move the checkout)"
+        fi
+        stack_say "user $STACK_USER cannot reach $(dirname "$STACK_VAR"); data lives in $STACK_DIR ($STACK_VAR links to it)"
+        mkdir -p "$STACK_DIR"
+        ln -sfn "$STACK_DIR" "$STACK_VAR"
+    else
+        STACK_DIR=$STACK_VAR
+    fi
+    mkdir -p "$STACK_DIR"/{pg,redis,blobs,log,pids,bin}
+    chmod 700 "$STACK_DIR/pg"
+
+    # Unix socket paths must stay below 108 bytes (sun_path).
+    STACK_RUN=$STACK_DIR/run
+    if ((${#STACK_RUN} + 16 > 100)); then
+        STACK_RUN=/tmp/pouch-run-$hash
+        stack_say "socket directory $STACK_DIR/run would be too long for unix sockets; using $STACK_RUN"
+    fi
+    mkdir -p "$STACK_RUN"
+    chmod 700 "$STACK_RUN"
+    stack_own "$STACK_DIR" "$STACK_RUN"
+
+    # Handlers run from the build directory when the service user can reach it, else from a
+    # copy (made at start, so a rebuild during `make run` needs a restart to take effect).
+    STACK_EXEC=$STACK_BUILD/bin
+    STACK_SUPERVISE=$STACK_ROOT/tools/stack/supervise.sh
+    if [[ -n $STACK_USER ]] && ! { stack_as test -x "$STACK_EXEC/pouchctl" && stack_as test -r "$STACK_SUPERVISE"; }; then
+        STACK_EXEC=$STACK_DIR/bin
+        STACK_SUPERVISE=$STACK_DIR/bin/supervise.sh
+    fi
+
+    STACK_HANDLERS=()
+    local dir group
+    for dir in "$STACK_ROOT"/handlers/*/; do
+        [[ -d $dir ]] || continue
+        group=$(basename "$dir")
+        if [[ -x $STACK_BUILD/bin/pouch-$group ]]; then STACK_HANDLERS+=("$group"); fi
+    done
+
+    stack_free_port STACK_PG_PORT
+    stack_free_port STACK_REDIS_PORT
+    STACK_URL=http://127.0.0.1:$STACK_HTTP_PORT
+    STACK_DATABASE_URL=postgresql://pouch@127.0.0.1:$STACK_PG_PORT/pouch
+    STACK_REDIS_URL=redis://127.0.0.1:$STACK_REDIS_PORT/0
+    STACK_RATE_LIMITS=${POUCH_RATE_LIMITS:-on}
+    [[ $STACK_RATE_LIMITS == on || $STACK_RATE_LIMITS == off ]] ||
+        stack_die "POUCH_RATE_LIMITS must be on or off, not '$STACK_RATE_LIMITS'"
+}
+
+# A previous run killed with SIGKILL leaves its services running; stop them first.
+stack_stop_leftovers() {
+    local pidfile pid
+    if [[ -f $STACK_DIR/pg/postmaster.pid ]] && stack_as "$PG_BIN/pg_ctl" status -D "$STACK_DIR/pg" >/dev/null 2>&1; then
+        stack_say "stopping PostgreSQL left over from an earlier run"
+        (cd "$STACK_DIR" && stack_as "$PG_BIN/pg_ctl" stop -D "$STACK_DIR/pg" -m fast -w) >/dev/null 2>&1 || true
+    fi
+    # Supervisors first, or they would restart the handlers stopped here.
+    for pidfile in "$STACK_DIR"/pids/supervise-*.pid "$STACK_DIR"/pids/*.pid; do
+        [[ -f $pidfile ]] || continue
+        pid=$(cat "$pidfile" 2>/dev/null || true)
+        # Every service runs inside STACK_DIR: a recycled pid of an unrelated process does not.
+        if [[ $pid =~ ^[0-9]+$ ]] && stack_running "$pid" &&
+            [[ $(readlink "/proc/$pid/cwd" 2>/dev/null) == "$STACK_DIR"* ]]; then
+            stack_say "stopping $(basename "$pidfile" .pid) (pid $pid) left over from an earlier run"
+            kill -TERM "$pid" 2>/dev/null || true
+            stack_wait_gone "$pid" 50 || kill -KILL "$pid" 2>/dev/null || true
+        fi
+        rm -f "$pidfile"
+    done
+}
+
+stack_start_postgres() {
+    local data=$STACK_DIR/pg opts i
+    if [[ ! -f $data/PG_VERSION ]]; then
+        stack_say "initdb $data (first run)"
+        if ! (cd "$STACK_DIR" && stack_as "$PG_BIN/initdb" -D "$data" -U pouch --auth=trust \
+            -E UTF8 --locale=C.UTF-8 --no-instructions) >"$STACK_DIR/log/initdb.log" 2>&1; then
+            tail -n 20 "$STACK_DIR/log/initdb.log" >&2
+            stack_die "initdb failed (log: $STACK_DIR/log/initdb.log)"
+        fi
+    fi
+    # TCP on loopback only, no unix socket (its default directory is not ours to write).
+    opts=(-D "$data" -p "$STACK_PG_PORT" -c listen_addresses=127.0.0.1
+        -c unix_socket_directories= -c max_connections=200)
+    if [[ $STACK_MODE == test ]]; then
+        opts+=(-c fsync=off -c synchronous_commit=off -c full_page_writes=off)
+    fi
+    # The postmaster runs as our child (not daemonized by pg_ctl), so stopping it can reap it
+    # and nothing is left for init to collect.
+    (cd "$STACK_DIR" && exec setsid "${STACK_AS[@]}" "$PG_BIN/postgres" "${opts[@]}") \
+        >>"$STACK_DIR/log/postgres.log" 2>&1 &
+    STACK_PG_PID=$!
+    for ((i = 0; i < 600; i++)); do
+        if ! stack_running "$STACK_PG_PID"; then
+            tail -n 20 "$STACK_DIR/log/postgres.log" >&2
+            stack_die "PostgreSQL did not start (log: $STACK_DIR/log/postgres.log)"
+        fi
+        "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$STACK_PG_PORT" && break
+        sleep 0.1
+    done
+    stack_say "postgres on 127.0.0.1:$STACK_PG_PORT"
+    stack_createdb pouch
+}
+
+stack_psql() { "$PG_BIN/psql" -X -q -h 127.0.0.1 -p "$STACK_PG_PORT" -U pouch -v ON_ERROR_STOP=1 "$@"; }
+
+# stack_createdb NAME: creates the database unless it exists.
+stack_createdb() {
+    local exists
+    exists=$(stack_psql -d postgres -Atc "SELECT 1 FROM pg_database WHERE datname = '$1'")
+    if [[ $exists != 1 ]]; then
+        stack_psql -d postgres -c "CREATE DATABASE \"$1\"" >/dev/null
+    fi
+}
+
+# Redis is started and stopped by a generated script, so a smoke test can stop and restart it
+# (tests/smoke/lib.sh: stack_redis_stop / stack_redis_start) with the same command line.
+stack_write_redis_ctl() {
+    local ctl=$STACK_DIR/bin/redis-ctl as_prefix=""
+    if ((${#STACK_AS[@]} > 0)); then as_prefix=$(printf '%q ' "${STACK_AS[@]}"); fi
+    cat >"$ctl" <<EOF
+#!/usr/bin/env bash
+# redis-ctl -- start|stop the sandbox Redis of this stack (generated by tools/stack/lib.sh).
+set -euo pipefail
+pidfile=$(printf '%q' "$STACK_DIR/pids/redis.pid")
+port=$STACK_REDIS_PORT
+pong() {
+    exec 3<>"/dev/tcp/127.0.0.1/\$port" || return 1
+    printf 'PING\r\n' >&3
+    local line=""
+    read -r -t 2 line <&3 || true
+    exec 3<&-
+    [[ \$line == +PONG* ]]
+}
+case \${1:-} in
+    start)
+        cd $(printf '%q' "$STACK_DIR")
+        ${as_prefix}redis-server --bind 127.0.0.1 --port "\$port" --save '' --appendonly no \\
+            --daemonize yes --pidfile "\$pidfile" --dir $(printf '%q' "$STACK_DIR/redis") \\
+            --logfile $(printf '%q' "$STACK_DIR/log/redis.log")
+        for _ in {1..100}; do
+            if pong 2>/dev/null; then exit 0; fi
+            sleep 0.1
+        done
+        echo "redis-ctl: Redis did not answer PING on port \$port" >&2
+        exit 1
+        ;;
+    stop)
+        pid=\$(cat "\$pidfile" 2>/dev/null || true)
+        if [[ -n \$pid ]] && kill -TERM "\$pid" 2>/dev/null; then
+            for _ in {1..50}; do
+                kill -0 "\$pid" 2>/dev/null || break
+                sleep 0.1
+            done
+            kill -KILL "\$pid" 2>/dev/null || true
+        fi
+        rm -f "\$pidfile"
+        ;;
+    *)
+        echo "usage: redis-ctl start|stop" >&2
+        exit 2
+        ;;
+esac
+EOF
+    chmod 755 "$ctl"
+}
+
+stack_start_redis() {
+    stack_write_redis_ctl
+    "$STACK_DIR/bin/redis-ctl" start || stack_die "Redis did not start (log: $STACK_DIR/log/redis.log)"
+    stack_say "redis on 127.0.0.1:$STACK_REDIS_PORT"
+}
+
+stack_sed_escape() { printf '%s' "$1" | sed -e 's/[\\|&]/\\&/g'; }
+
+# stack_render_nginx_conf LISTEN SOCKET_DIR BLOB_DIR ACCESS_LOG on|off: the template with its
+# placeholders filled, rate limit lines kept (markers stripped) or dropped. To stdout.
+stack_render_nginx_conf() {
+    local rl_expr
+    if [[ $5 == on ]]; then
+        rl_expr='s/[[:space:]]*#@RL$//'
+    else
+        rl_expr='/#@RL$/d'
+    fi
+    sed -e "$rl_expr" \
+        -e "s|@LISTEN@|$(stack_sed_escape "$1")|g" \
+        -e "s|@SOCKET_DIR@|$(stack_sed_escape "$2")|g" \
+        -e "s|@BLOB_DIR@|$(stack_sed_escape "$3")|g" \
+        -e "s|@ACCESS_LOG@|$(stack_sed_escape "$4")|g" \
+        "$STACK_ROOT/nginx/pouch.conf.template"
+}
+
+# stack_start_nginx NAME PORT on|off: an nginx in the foreground (daemon off, our child) with
+# its config, temp files and pid under STACK_DIR/NAME/, after `nginx -t` accepted the config.
+stack_start_nginx() {
+    local name=$1 port=$2 limits=$3 dir=$STACK_DIR/$1 i pid
+    mkdir -p "$dir/tmp"
+    stack_render_nginx_conf "127.0.0.1:$port" "$STACK_RUN" "$STACK_DIR/blobs" \
+        "$STACK_DIR/log/$name-access.log" "$limits" >"$dir/pouch.conf"
+    cat >"$dir/nginx.conf" <<EOF
+# Generated by tools/stack/lib.sh for the local stack; see nginx/pouch.conf.template.
+daemon off;
+worker_processes 2;
+pid $STACK_DIR/pids/$name.pid;
+error_log $STACK_DIR/log/$name-error.log warn;
+events { worker_connections 1024; }
+http {
+    client_body_temp_path $dir/tmp/client_body;
+    fastcgi_temp_path $dir/tmp/fastcgi;
+    proxy_temp_path $dir/tmp/proxy;
+    uwsgi_temp_path $dir/tmp/uwsgi;
+    scgi_temp_path $dir/tmp/scgi;
+    include $dir/pouch.conf;
+}
+EOF
+    stack_own "$dir"
+    local cmd=(nginx -p "$dir/" -c "$dir/nginx.conf" -e "$STACK_DIR/log/$name-error.log")
+    if ! stack_as "${cmd[@]}" -t -q 2>"$STACK_DIR/log/$name-t.log"; then
+        cat "$STACK_DIR/log/$name-t.log" >&2
+        stack_die "nginx -t rejected $dir/nginx.conf"
+    fi
+    (cd "$STACK_DIR" && exec setsid "${STACK_AS[@]}" "${cmd[@]}") &
+    pid=$!
+    STACK_NGINX_PIDS+=("$pid")
+    for ((i = 0; i < 100; i++)); do
+        stack_running "$pid" || break
+        if stack_port_in_use "$port"; then
+            stack_say "$name on http://127.0.0.1:$port (rate limits $limits)"
+            return 0
+        fi
+        sleep 0.1
+    done
+    tail -n 20 "$STACK_DIR/log/$name-error.log" >&2
+    stack_die "$name did not start listening on 127.0.0.1:$port"
+}
+
+# stack_migrate DATABASE_URL: applies sql/ with pouchctl.
+stack_migrate() {
+    if [[ ! -d $STACK_ROOT/sql ]]; then
+        stack_say "no sql/ directory yet; skipping migrations"
+        return 0
+    fi
+    if ! (cd "$STACK_ROOT" && POUCH_DATABASE_URL=$1 "$STACK_BUILD/bin/pouchctl" migrate --dir "$STACK_ROOT/sql") >&2; then
+        stack_die "pouchctl migrate failed for $1"
+    fi
+}
+
+stack_start_handlers() {
+    local group log i pending
+    if [[ $STACK_EXEC == "$STACK_DIR/bin" ]]; then
+        for group in "${STACK_HANDLERS[@]}"; do
+            cp -f "$STACK_BUILD/bin/pouch-$group" "$STACK_EXEC/"
+        done
+        cp -f "$STACK_ROOT/tools/stack/supervise.sh" "$STACK_SUPERVISE"
+        stack_own "$STACK_DIR/bin"
+    fi
+    if ((${#STACK_HANDLERS[@]} == 0)); then
+        stack_say "no handler binaries in $STACK_BUILD/bin yet; nginx answers 502 for the API"
+        return 0
+    fi
+    for group in "${STACK_HANDLERS[@]}"; do
+        log=$STACK_DIR/log/$group.log
+        touch "$log"
+        stack_own "$log"
+        (
+            cd "$STACK_DIR"
+            export POUCH_SOCKET=$STACK_RUN/$group.sock
+            export POUCH_DATABASE_URL=$STACK_DATABASE_URL
+            export POUCH_REDIS_URL=$STACK_REDIS_URL
+            export POUCH_PUBLIC_URL=${POUCH_PUBLIC_URL:-$STACK_URL}
+            export POUCH_WEB_URL=${POUCH_WEB_URL:-$STACK_URL}
+            export POUCH_BLOB_DIR=$STACK_DIR/blobs
+            export POUCH_THREADS=${POUCH_THREADS:-16}
+            export POUCH_DB_POOL=${POUCH_DB_POOL:-4}
+            export POUCH_LOG_LEVEL=${POUCH_LOG_LEVEL:-info}
+            exec setsid "${STACK_AS[@]}" "$STACK_SUPERVISE" "$group" "$log" \
+                "$STACK_DIR/pids/$group.pid" "$STACK_EXEC/pouch-$group"
+        ) &
+        STACK_SUPERVISORS+=("$group:$!")
+        echo "$!" >"$STACK_DIR/pids/supervise-$group.pid"
+    done
+    # Ready when every handler has created its socket.
+    for ((i = 0; i < 150; i++)); do
+        pending=()
+        for group in "${STACK_HANDLERS[@]}"; do
+            [[ -S $STACK_RUN/$group.sock ]] || pending+=("$group")
+        done
+        ((${#pending[@]} == 0)) && break
+        sleep 0.1
+    done
+    if ((${#pending[@]} > 0)); then
+        for group in "${pending[@]}"; do
+            echo "--- $STACK_DIR/log/$group.log" >&2
+            tail -n 20 "$STACK_DIR/log/$group.log" >&2
+        done
+        stack_die "handler(s) ${pending[*]} did not create their socket in $STACK_RUN"
+    fi
+    stack_say "handlers: ${STACK_HANDLERS[*]}"
+}
+
+# What a test or a shell needs to talk to this stack.
+stack_write_env() {
+    cat >"$STACK_DIR/stack.env" <<EOF
+POUCH_URL=$STACK_URL
+POUCH_DATABASE_URL=$STACK_DATABASE_URL
+POUCH_REDIS_URL=$STACK_REDIS_URL
+POUCH_VAR=$STACK_VAR
+POUCH_STACK_DIR=$STACK_DIR
+POUCH_SOCKET_DIR=$STACK_RUN
+EOF
+}
+
+# Full start in dependency order, in two halves so test.sh can run the unit tests between
+# them (Redis pub/sub is server-wide: a running handler's subscription would be seen by the
+# unit tests). The caller must have trapped EXIT to stack_stop.
+stack_start() {
+    stack_start_backends
+    stack_start_frontends
+}
+
+stack_start_backends() {
+    STACK_STARTED=1
+    stack_stop_leftovers
+    stack_start_postgres
+    stack_start_redis
+    stack_migrate "$STACK_DATABASE_URL"
+}
+
+stack_start_frontends() {
+    stack_start_handlers
+    stack_start_nginx nginx "$STACK_HTTP_PORT" "$STACK_RATE_LIMITS"
+    stack_write_env
+    if [[ " ${STACK_HANDLERS[*]} " == *" account "* ]]; then
+        if ! curl -fsS -o /dev/null --max-time 5 "$STACK_URL/v1/health"; then
+            stack_say "warning: $STACK_URL/v1/health did not answer 200"
+        fi
+    fi
+}
+
+# Stops everything this stack started: handlers, nginx, Redis, PostgreSQL. Idempotent, and
+# safe after a partial start.
+stack_stop() {
+    local entry pid group
+    ((STACK_STARTED)) || return 0
+    STACK_STARTED=0
+    set +e
+    stack_say "stopping"
+    for entry in "${STACK_SUPERVISORS[@]}"; do
+        kill -TERM "${entry#*:}" 2>/dev/null
+    done
+    for entry in "${STACK_SUPERVISORS[@]}"; do
+        group=${entry%%:*} pid=${entry#*:}
+        if ! stack_wait_gone "$pid" 150; then
+            stack_say "supervisor of $group did not stop; killing it and its handler"
+            kill -KILL "$pid" "$(cat "$STACK_DIR/pids/$group.pid" 2>/dev/null)" 2>/dev/null
+        fi
+        wait "$pid" 2>/dev/null
+        rm -f "$STACK_DIR/pids/supervise-$group.pid"
+    done
+    STACK_SUPERVISORS=()
+    for pid in "${STACK_NGINX_PIDS[@]}"; do
+        kill -TERM "$pid" 2>/dev/null
+        stack_wait_gone "$pid" 100 || kill -KILL "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+    done
+    STACK_NGINX_PIDS=()
+    [[ -x $STACK_DIR/bin/redis-ctl ]] && "$STACK_DIR/bin/redis-ctl" stop
+    if stack_running "$STACK_PG_PID"; then
+        if ! (cd "$STACK_DIR" && stack_as "$PG_BIN/pg_ctl" stop -D "$STACK_DIR/pg" -m fast -w) >/dev/null 2>&1; then
+            stack_say "pg_ctl stop failed (log: $STACK_DIR/log/postgres.log); killing the postmaster"
+            kill -KILL "$STACK_PG_PID" 2>/dev/null
+        fi
+    fi
+    ((STACK_PG_PID)) && wait "$STACK_PG_PID" 2>/dev/null
+    STACK_PG_PID=0
+    rm -f "$STACK_RUN"/*.sock
+    if [[ $STACK_RUN != "$STACK_DIR/run" ]]; then rmdir "$STACK_RUN" 2>/dev/null; fi
+    set -e
+    return 0
+}
+
+# Tails of the logs that explain a failure.
+stack_tail_logs() {
+    local f
+    for f in "$STACK_DIR"/log/*.log; do
+        [[ -s $f ]] || continue
+        case $(basename "$f") in initdb.log | *-t.log | *-access.log) continue ;; esac
+        echo "--- tail of $f" >&2
+        tail -n "${1:-30}" "$f" >&2
+    done
+}

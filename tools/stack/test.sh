@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# test.sh -- `make test`: starts the stack in a fresh temporary directory on free loopback
+# ports (rate limits off; a second nginx with them on for the tests of the limits), runs the
+# suites, always tears down, and ends with one line "N passed, N failed".
+# Suites: unit (BUILD/bin/unit_tests on database pouch_unit), interop (tests/interop/run.sh),
+# smoke (tests/smoke/[0-9]*.sh). POUCH_SUITES="unit smoke" picks some; POUCH_KEEP_VAR=1 keeps
+# the directory for a look afterwards. Relies on tools/stack/lib.sh.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+# shellcheck source=tools/stack/lib.sh
+source tools/stack/lib.sh
+
+suites=${POUCH_SUITES:-unit interop smoke}
+passed=0
+failed=0
+failures=()     # names of failed tests and crashed suites, for the end of the report
+
+TEST_VAR=$(mktemp -d /tmp/pouch-test.XXXXXX)
+cleanup() {
+    stack_stop
+    if [[ ${POUCH_KEEP_VAR:-0} == 1 ]]; then
+        stack_say "kept $TEST_VAR"
+    else
+        rm -rf "$TEST_VAR"
+    fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# The suites need the stack's own URLs, and sign up many users from one address.
+unset POUCH_PUBLIC_URL POUCH_WEB_URL
+export POUCH_RATE_LIMITS=off
+
+http_port=""
+limited_port=""
+stack_free_port http_port
+stack_init "$TEST_VAR" "$http_port" test
+stack_start_backends
+
+export POUCH_URL=$STACK_URL
+export POUCHCTL=$STACK_BUILD/bin/pouchctl
+# shellcheck disable=SC2031  # lib.sh sets these only in the handlers' subshells
+export POUCH_DATABASE_URL=$STACK_DATABASE_URL
+# shellcheck disable=SC2031
+export POUCH_REDIS_URL=$STACK_REDIS_URL
+export POUCH_VAR=$STACK_DIR
+export POUCH_ROOT=$STACK_ROOT
+
+# count_lines FILE: adds the file's "PASS name" / "FAIL name..." lines to the totals.
+count_lines() {
+    local p f line
+    p=$(grep -c '^PASS ' "$1" || true)
+    f=$(grep -c '^FAIL ' "$1" || true)
+    passed=$((passed + p))
+    failed=$((failed + f))
+    while IFS= read -r line; do failures+=("${line#FAIL }"); done < <(grep '^FAIL ' "$1" || true)
+}
+
+# crashed NAME DETAIL: a suite that could not report its own results counts as one failure.
+crashed() {
+    echo "FAIL $1: $2"
+    failed=$((failed + 1))
+    failures+=("$1: $2")
+}
+
+# run_lines NAME TIMEOUT COMMAND...: runs a suite printing PASS/FAIL lines, shows its output,
+# counts the lines; a non-zero exit without any FAIL line is a crash.
+run_lines() {
+    local name=$1 limit=$2 out status=0
+    shift 2
+    out=$TEST_VAR/${name//\//-}.out
+    echo "=== $name"
+    timeout --kill-after=10 "$limit" "$@" 2>&1 | tee "$out" || status=${PIPESTATUS[0]}
+    count_lines "$out"
+    if ((status != 0)) && ! grep -q '^FAIL ' "$out"; then
+        if ((status == 124)); then
+            crashed "$name" "timed out after $limit"
+        else
+            crashed "$name" "exited with status $status without a FAIL line"
+        fi
+    fi
+}
+
+suite_unit() {
+    local bin=$STACK_BUILD/bin/unit_tests xml=$TEST_VAR/unit.xml status=0 counts
+    echo "=== unit"
+    if [[ ! -x $bin ]]; then
+        crashed unit_tests "$bin is missing"
+        return
+    fi
+    stack_createdb pouch_unit
+    stack_migrate "postgresql://pouch@127.0.0.1:$STACK_PG_PORT/pouch_unit"
+    POUCH_TEST_DATABASE_URL=postgresql://pouch@127.0.0.1:$STACK_PG_PORT/pouch_unit \
+        POUCH_TEST_REDIS_URL=${STACK_REDIS_URL%/0}/1 \
+        timeout --kill-after=10 "${POUCH_UNIT_TIMEOUT:-900}" "$bin" --gtest_output="xml:$xml" ||
+        status=$?
+    if [[ ! -s $xml ]]; then
+        crashed unit_tests "exited with status $status and wrote no XML report"
+        return
+    fi
+    # One <testcase> per test; it failed when a <failure> comes before its end. Skipped and
+    # disabled tests count neither way.
+    counts=$(awk '
+        function attr(key) {
+            if (!match($0, " " key "=\"[^\"]*\"")) return ""
+            return substr($0, RSTART + length(key) + 3, RLENGTH - length(key) - 4)
+        }
+        /<testcase / {
+            name = attr("name"); cls = attr("classname")
+            run = ($0 ~ /result="completed"/ || ($0 ~ /status="run"/ && $0 !~ /result=/))
+            bad = 0
+            if ($0 ~ /\/>[[:space:]]*$/) { if (run) ok++; next }
+            open = 1; next
+        }
+        open && /<failure/ { bad = 1 }
+        open && /<\/testcase>/ {
+            open = 0
+            if (bad) { fail++; print "FAILED " cls "." name } else if (run) ok++
+        }
+        END { print "COUNTS " ok + 0 " " fail + 0 }' "$xml")
+    local ok fail line
+    read -r _ ok fail < <(grep '^COUNTS ' <<<"$counts")
+    passed=$((passed + ok))
+    failed=$((failed + fail))
+    while IFS= read -r line; do failures+=("unit ${line#FAILED }"); done < <(grep '^FAILED ' <<<"$counts" || true)
+    if ((status != 0 && fail == 0)); then
+        crashed unit_tests "exited with status $status (crash?) after $ok passing tests"
+    fi
+}
+
+suite_interop() {
+    if [[ ! -f tests/interop/run.sh ]]; then
+        echo "=== interop: tests/interop/run.sh does not exist yet; skipped"
+        return
+    fi
+    run_lines interop "${POUCH_INTEROP_TIMEOUT:-900}" bash tests/interop/run.sh
+}
+
+suite_smoke() {
+    local script found=0
+    for script in tests/smoke/[0-9]*.sh; do
+        [[ -f $script ]] || continue
+        found=1
+        run_lines "smoke/$(basename "$script" .sh)" "${POUCH_SMOKE_TIMEOUT:-300}" bash "$script"
+    done
+    ((found)) || echo "=== smoke: no tests/smoke/[0-9]*.sh yet"
+}
+
+suite_nginx_conf() {
+    echo "=== nginx"
+    if tools/stack/render-nginx.sh --check; then
+        echo "PASS nginx_production_conf_matches_template"
+        passed=$((passed + 1))
+    else
+        crashed nginx_production_conf_matches_template "nginx/pouch.conf differs from the template"
+    fi
+}
+
+for suite in $suites; do
+    case $suite in
+        unit | interop | smoke) ;;
+        *) stack_die "unknown suite '$suite' in POUCH_SUITES (unit interop smoke)" ;;
+    esac
+done
+
+suite_nginx_conf
+# Unit tests first, before any handler holds a Redis subscription.
+if [[ " $suites " == *" unit "* ]]; then suite_unit; fi
+stack_start_frontends
+stack_free_port limited_port
+stack_start_nginx nginx-limited "$limited_port" on
+export POUCH_URL_RATE_LIMITED=http://127.0.0.1:$limited_port
+if [[ " $suites " == *" interop "* ]]; then suite_interop; fi
+if [[ " $suites " == *" smoke "* ]]; then suite_smoke; fi
+
+if ((failed > 0)); then
+    echo "=== failed:"
+    printf '  %s\n' "${failures[@]}"
+    stack_tail_logs 30
+fi
+cleanup
+trap - EXIT
+echo "$passed passed, $failed failed"
+((failed == 0))
