@@ -13,10 +13,10 @@
 namespace pouch::json {
 namespace {
 
-// 2^53: every integer of at most this magnitude is exactly a double, so JCS (which
-// prints numbers as ECMAScript does) reproduces it digit for digit.
-constexpr double kMaxExact = 9007199254740992.0;
-constexpr long long kMaxExactInt = 9007199254740992LL;
+// 2^53 - 1 (decisions §3): every integer of at most this magnitude is exactly a double, so
+// JCS (which prints numbers as ECMAScript does) reproduces it digit for digit.
+constexpr double kMaxExact = 9007199254740991.0;
+constexpr long long kMaxExactInt = 9007199254740991LL;
 
 std::u16string to_utf16(std::string_view s) {
     std::u16string out;

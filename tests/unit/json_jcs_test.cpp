@@ -66,8 +66,8 @@ TEST(JsonJcs, PrintsIntegralDoublesAsIntegers) {
     EXPECT_EQ(canon("[1e2]"), "[100]");
     EXPECT_EQ(canon("[-0.0]"), "[0]");
     EXPECT_EQ(canon("[-0]"), "[0]");
-    EXPECT_EQ(canon("[9007199254740992.0]"), "[9007199254740992]");
-    EXPECT_EQ(canon("[-9007199254740992]"), "[-9007199254740992]");
+    EXPECT_EQ(canon("[9007199254740991.0]"), "[9007199254740991]");
+    EXPECT_EQ(canon("[-9007199254740991]"), "[-9007199254740991]");
 }
 
 TEST(JsonJcs, RejectsNonIntegralNumbers) {
@@ -76,7 +76,11 @@ TEST(JsonJcs, RejectsNonIntegralNumbers) {
     EXPECT_EQ(canon("[1e-7]"), std::nullopt);
 }
 
-TEST(JsonJcs, RejectsNumbersBeyondTwoToThe53) {
+TEST(JsonJcs, RejectsNumbersBeyondTheSafeIntegerRange) {
+    // decisions §3: integers within ±9007199254740991 (2^53 - 1).
+    EXPECT_EQ(canon("[9007199254740992]"), std::nullopt);
+    EXPECT_EQ(canon("[-9007199254740992]"), std::nullopt);
+    EXPECT_EQ(canon("[9007199254740992.0]"), std::nullopt);
     EXPECT_EQ(canon("[9007199254740993]"), std::nullopt);
     EXPECT_EQ(canon("[-9007199254740993]"), std::nullopt);
     EXPECT_EQ(canon("[18446744073709551615]"), std::nullopt);
