@@ -11,7 +11,7 @@
 namespace pouch::json {
 
 // The canonical text of v, or nullopt when JCS cannot represent v exactly: a number that
-// is not integral or lies outside ±2^53 (an integral double such as 56.0 prints as "56"),
+// is not integral or lies outside ±(2^53 - 1) (an integral double such as 56.0 prints "56"),
 // a string or key that is not valid UTF-8, or a duplicate key. The caller picks the error (the
 // commit handler rejects such a body before hashing). Members sort by the UTF-16 code units of
 // their keys; strings are escaped like ECMAScript JSON.stringify (\" \\ \b \f \n \r \t, other
