@@ -30,7 +30,8 @@ inline const db::Statement kDeleteSession{
 inline const db::Statement kAccountOverview{
     "account_overview",
     "SELECT u.id AS user_id, u.email, u.role, a.id AS account_id, a.web_member_id,"
-    "       a.stored_bytes,"
+    "       a.blob_bytes + (SELECT coalesce(sum(po.stored_bytes), 0) FROM pouches po"
+    "                        WHERE po.account_id = a.id) AS stored_bytes,"
     "       (SELECT coalesce(sum(r.stored_size), 0) FROM blob_reservations r"
     "         WHERE r.account_id = a.id AND r.expires_at > now()) AS reserved_bytes,"
     "       (SELECT count(*) FROM pouches po WHERE po.account_id = a.id) AS pouches, " POUCH_PLAN_COLUMNS
