@@ -32,7 +32,7 @@ const db::Statement kAccessToken{
     "auth_access_token",
     "SELECT t.device_id, t.jkt, t.expires_at <= now() AS expired,"
     "       t.revoked_at IS NOT NULL AS token_revoked, d.revoked_at IS NOT NULL AS device_revoked,"
-    "       d.member_id, d.account_id, a.owner_user_id, u.role,"
+    "       d.member_id, d.account_id, d.sign_x, d.sign_y, a.owner_user_id, u.role,"
     "       (d.last_seen_at IS NULL OR d.last_seen_at < now() - interval '1 minute') AS stale"
     "  FROM access_tokens t"
     "  JOIN devices d ON d.id = t.device_id"
@@ -89,6 +89,8 @@ Caller cli_caller(const Request& req, const std::string& token, Services& s) {
     c.account_id = r.text(0, "account_id");
     c.user_id = r.text(0, "owner_user_id");
     c.role = r.text(0, "role");
+    c.sign_x = r.text(0, "sign_x");
+    c.sign_y = r.text(0, "sign_y");
     if (r.boolean(0, "stale")) {
         auto conn = s.db.acquire();
         conn->exec(kTouchDevice, {c.device_id});

@@ -19,6 +19,7 @@ struct Caller {
     std::string device_id;   // CLI only
     std::string role;        // user | support | admin
     std::string session_id;  // web only
+    std::string sign_x, sign_y;  // CLI: the device's registered sign key (Service-Signature)
 
     bool is_web() const { return kind == Kind::web; }
     bool is_cli() const { return kind == Kind::cli; }
