@@ -1,0 +1,7 @@
+// key_envelopes.cpp -- placeholder until its owner lands the real endpoints (sync branch only).
+#include "common/http/error.h"
+#include "handlers/sync/routes.h"
+namespace pouch::sync {
+Response list_key_envelopes(Request&, Services&) { throw ApiError(404, "not_found", "pending"); }
+Response add_key_envelopes(Request&, Services&) { throw ApiError(404, "not_found", "pending"); }
+}  // namespace pouch::sync
