@@ -12,6 +12,8 @@ using Args = std::vector<std::string>;  // arguments after the subcommand name
 // Operator commands (database from POUCH_DATABASE_URL).
 int cmd_migrate(const Args& args);    // migrate [--dir sql]
 int cmd_user(const Args& args);       // user role EMAIL ROLE [--reason R]
+int cmd_gc(const Args& args);         // gc  (expired reservations, unreferenced blobs)
+int cmd_pouch(const Args& args);      // pouch reset-epoch POUCH_ID
 
 // Client helpers (no server needed).
 int cmd_keygen(const Args& args);        // keygen --out FILE  (prints the public JWK)
