@@ -108,8 +108,9 @@ expect_json .error.field /blobs/0/id
 check_blobs "$ada" "$ada_pouch" "${a:0:42}B 10"
 expect_error 400 validation_failed
 expect_json .error.field /blobs/0/id
-many=$(jq -nc '{blobs:[range(1001) | {id:("A" * 42 + "A"), stored_size:1}]}')
-req POST "/v1/pouches/$ada_pouch/blobs/check" "$many" -H "Authorization: Bearer $ada"
+# n distinct canonical ids (a trailing "A" leaves the unused bits zero), each of the maximum size.
+many() { jq -nc --argjson n "$1" '{blobs:[range($n) | tostring | {id:("A" * (42 - length) + . + "A"), stored_size:67108864}]}'; }
+req POST "/v1/pouches/$ada_pouch/blobs/check" "$(many 1001)" -H "Authorization: Bearer $ada"
 expect_error 400 validation_failed
 expect_json .error.field /blobs
 req POST "/v1/pouches/$ada_pouch/blobs/check" '{"blobs":[],"extra":1}' -H "Authorization: Bearer $ada"
@@ -120,6 +121,12 @@ expect_json '.data.missing | length' 0
 expect_true "nothing reserved by refused checks" \
     test "$(sql "SELECT count(*) FROM blob_reservations WHERE account_id = '$ada_account'")" = 3
 check check_validates_ids_sizes_and_count
+
+# The largest allowed check fits the body limit; 1000 x 64 MiB is over any plan.
+req POST "/v1/pouches/$ada_pouch/blobs/check" "$(many 1000)" -H "Authorization: Bearer $ada"
+expect_error 403 quota_exceeded
+expect_json .error.details.requested_bytes $((1000 * 67108864))
+check check_of_1000_blobs_of_64_mib_is_accepted_and_weighed
 
 req POST "/v1/pouches/$ada_pouch/blobs/check" '{"blobs":[]}'
 expect_error 401 unauthenticated
@@ -203,8 +210,10 @@ expect_true "temporary file removed" test "$(temp_files)" = 0
 expect_true "reservation kept" test "$(reservation "$ada_account" "$a")" = 1000
 check upload_with_a_wrong_hash_is_400_and_leaves_nothing
 
-upload "$ada" "$ada_pouch" "$a" "$SMOKE_TMP/a" -H 'Content-Type: application/json'
+req PUT "/v1/pouches/$ada_pouch/blobs/$a" "@$SMOKE_TMP/a" -H 'Content-Type: application/json' \
+    -H "Authorization: Bearer $ada"
 expect_error 415 unsupported_media_type
+expect_true "no row" test -z "$(blob_row "$ada_account" "$a")"
 check upload_needs_octet_stream
 
 before=$(blob_bytes "$ada_account")
@@ -239,7 +248,14 @@ expect_json '.data.missing | join(",")' "$b"
 check check_no_longer_lists_an_uploaded_blob
 
 # --- download --------------------------------------------------------------------------------
-req GET "/v1/pouches/$ada_pouch/blobs/$a" "" -H "Authorization: Bearer $ada"
+# download TOKEN POUCH ID [curl args]: the body is binary, so bash's warning about NUL bytes
+# in $BODY is silenced; compare $SMOKE_TMP/body instead.
+download() {
+    local token=$1 pouch=$2 id=$3
+    shift 3
+    req GET "/v1/pouches/$pouch/blobs/$id" "" -H "Authorization: Bearer $token" "$@" 2>/dev/null
+}
+download "$ada" "$ada_pouch" "$a"
 expect_status 200
 expect_header Content-Type application/octet-stream
 expect_true "same bytes" cmp -s "$SMOKE_TMP/a" "$SMOKE_TMP/body"
@@ -262,10 +278,50 @@ big=$(make_blob big $((5 * 1024 * 1024 + 7)))
 check_blobs "$ada" "$ada_pouch" "$big $((5 * 1024 * 1024 + 7))"
 upload "$ada" "$ada_pouch" "$big" "$SMOKE_TMP/big"
 expect_status 201
-req GET "/v1/pouches/$ada_pouch/blobs/$big" "" -H "Authorization: Bearer $ada"
+download "$ada" "$ada_pouch" "$big"
 expect_status 200
 expect_true "same bytes" cmp -s "$SMOKE_TMP/big" "$SMOKE_TMP/body"
 check large_blob_round_trips
+
+# --- a CLI device of the account (device and access token inserted with psql) -------------------
+"$POUCHCTL" keygen --out "$SMOKE_TMP/device.key" >"$SMOKE_TMP/device.jwk"
+jkt=$("$POUCHCTL" jwk --key "$SMOKE_TMP/device.key" | jq -r .jkt)
+device=$(new_uuid)
+member=$(new_uuid)
+at="svc_at_$(head -c 32 /dev/urandom | basenc --base64url | tr -d '=')"
+at_hash=$(printf %s "$at" | openssl dgst -sha256 -binary | basenc --base64url | tr -d '=')
+sql "BEGIN;
+     INSERT INTO members (id, account_id, kind, device_id) VALUES ('$member', '$ada_account', 'device', '$device');
+     INSERT INTO devices (id, account_id, member_id, name, os, arch, cli_version, key_storage,
+                          sign_x, sign_y, sign_jkt, enc_x, enc_y, welcome)
+     VALUES ('$device', '$ada_account', '$member', 'blob test', 'linux', 'x86_64', '1.0', 'file',
+             '$(jq -r .x "$SMOKE_TMP/device.jwk")', '$(jq -r .y "$SMOKE_TMP/device.jwk")', '$jkt',
+             '$(jq -r .x "$SMOKE_TMP/device.jwk")', '$(jq -r .y "$SMOKE_TMP/device.jwk")', 'w');
+     INSERT INTO access_tokens (token_hash, device_id, jkt, expires_at)
+     VALUES ('$at_hash', '$device', '$jkt', now() + interval '1 hour');
+     COMMIT;"
+# cli METHOD PATH [BODY] [curl args]: a request of the device with a fresh DPoP proof.
+cli() {
+    local method=$1 path=$2 body=${3-} proof
+    shift 2
+    if (($# > 0)); then shift; fi
+    proof=$("$POUCHCTL" dpop --key "$SMOKE_TMP/device.key" --method "$method" \
+        --url "$POUCH_URL$path" --token "$at")
+    req "$method" "$path" "$body" -H "Authorization: DPoP $at" -H "DPoP: $proof" "$@" 2>/dev/null
+}
+d=$(make_blob d 4096)
+cli POST "/v1/pouches/$ada_pouch/blobs/check" "{\"blobs\":[{\"id\":\"$d\",\"stored_size\":4096}]}"
+expect_status 200
+expect_json '.data.missing | join(",")' "$d"
+cli PUT "/v1/pouches/$ada_pouch/blobs/$d" "@$SMOKE_TMP/d" -H 'Content-Type: application/octet-stream'
+expect_status 201
+cli GET "/v1/pouches/$ada_pouch/blobs/$d"
+expect_status 200
+expect_true "same bytes" cmp -s "$SMOKE_TMP/d" "$SMOKE_TMP/body"
+cli GET "/v1/pouches/$ada_pouch/blobs/$a"
+expect_status 200
+expect_true "the web user's blob, same bytes" cmp -s "$SMOKE_TMP/a" "$SMOKE_TMP/body"
+check cli_device_checks_uploads_and_downloads_blobs_of_its_account
 
 # --- other accounts ----------------------------------------------------------------------------
 req GET "/v1/pouches/$ada_pouch/blobs/$a" "" -H "Authorization: Bearer $bob"
