@@ -51,7 +51,9 @@ const js::Node kCheck = js::object({
                 .max_items(1000)),
 });
 
-std::string str(const rapidjson::Value& v) { return std::string(v.GetString(), v.GetStringLength()); }
+std::string str(const rapidjson::Value& v) {
+    return std::string(v.GetString(), v.GetStringLength());
+}
 
 // A PostgreSQL array literal. Elements are b64url ids or decimal numbers: no quoting needed.
 std::string pg_array(const std::vector<std::string>& items) {
@@ -93,7 +95,7 @@ void fsync_dir(const std::string& path) {
 // A blob being received: a temporary file in <blob_dir>/tmp that is removed unless it was
 // moved into place.
 class StagedBlob {
-public:
+  public:
     explicit StagedBlob(const std::string& blob_dir) : blob_dir_(blob_dir) {
         if (ensure_dir(blob_dir_ + "/tmp")) fsync_dir(blob_dir_);
         path_ = blob_dir_ + "/tmp/" + crypto::to_hex(crypto::random_bytes(16));
@@ -139,7 +141,7 @@ public:
         fsync_dir(dir);
     }
 
-private:
+  private:
     std::string blob_dir_;
     std::string path_;
     int fd_ = -1;
@@ -180,8 +182,9 @@ void receive(Request& req, StagedBlob& staged, const std::string& blob_id, long 
 }
 
 ApiError no_reservation() {
-    return validation_failed("", "this blob has no active reservation: check it first with "
-                                 "POST /v1/pouches/{pouchId}/blobs/check");
+    return validation_failed("",
+                             "this blob has no active reservation: check it first with "
+                             "POST /v1/pouches/{pouchId}/blobs/check");
 }
 
 }  // namespace

@@ -8,8 +8,8 @@
 
 namespace pouch::sync::blob_sql {
 
-inline const db::Statement kLockAccount{
-    "blobs_lock_account", "SELECT id FROM storage_accounts WHERE id = $1 FOR UPDATE"};
+inline const db::Statement kLockAccount{"blobs_lock_account",
+                                        "SELECT id FROM storage_accounts WHERE id = $1 FOR UPDATE"};
 
 // What counts against the plan: stored bytes (blobs + revisions of every pouch) and
 // reservations that have not expired. The plan is read here, so a lowered limit applies at once.
@@ -24,8 +24,7 @@ inline const db::Statement kAccountUsage{
     " WHERE a.id = $1"};
 
 inline const db::Statement kPresentBlobs{
-    "blobs_present",
-    "SELECT id FROM blobs WHERE account_id = $1 AND id = ANY($2::text[])"};
+    "blobs_present", "SELECT id FROM blobs WHERE account_id = $1 AND id = ANY($2::text[])"};
 
 inline const db::Statement kActiveReservations{
     "blobs_active_reservations",
@@ -44,8 +43,8 @@ inline const db::Statement kReserve{
     "       created_at = CASE WHEN blob_reservations.expires_at > now()"
     "                         THEN blob_reservations.created_at ELSE now() END"};
 
-inline const db::Statement kBlob{
-    "blobs_blob", "SELECT stored_size FROM blobs WHERE account_id = $1 AND id = $2"};
+inline const db::Statement kBlob{"blobs_blob",
+                                 "SELECT stored_size FROM blobs WHERE account_id = $1 AND id = $2"};
 
 inline const db::Statement kActiveReservation{
     "blobs_active_reservation",
@@ -53,8 +52,7 @@ inline const db::Statement kActiveReservation{
     " WHERE account_id = $1 AND blob_id = $2 AND expires_at > now()"};
 
 inline const db::Statement kInsertBlob{
-    "blobs_insert_blob",
-    "INSERT INTO blobs (account_id, id, stored_size) VALUES ($1, $2, $3)"};
+    "blobs_insert_blob", "INSERT INTO blobs (account_id, id, stored_size) VALUES ($1, $2, $3)"};
 
 inline const db::Statement kDeleteReservation{
     "blobs_delete_reservation",

@@ -19,6 +19,8 @@
 #include "common/crypto/random.h"
 #include "common/db/pool.h"
 #include "common/http/router.h"
+#include "common/model/key_envelopes.h"
+#include "common/redis/client.h"
 #include "tools/pouchctl/commands.h"
 
 namespace fs = std::filesystem;
@@ -35,24 +37,22 @@ const Statement kReleaseReservations{
     "WITH d AS (DELETE FROM blob_reservations WHERE expires_at <= now() RETURNING stored_size)"
     " SELECT count(*) AS n, coalesce(sum(stored_size), 0) AS bytes FROM d"};
 
-#define GC_UNREFERENCED                                                                     \
-    "b.created_at < now() - interval '24 hours' AND NOT EXISTS ("                          \
-    "  SELECT 1 FROM revisions r JOIN pouches p ON p.id = r.pouch_id"                       \
+#define GC_UNREFERENCED                                               \
+    "b.created_at < now() - interval '24 hours' AND NOT EXISTS ("     \
+    "  SELECT 1 FROM revisions r JOIN pouches p ON p.id = r.pouch_id" \
     "   WHERE p.account_id = b.account_id AND r.blob_ids @> ARRAY[b.id])"
 
 const Statement kAccountsWithGarbage{
-    "gc_accounts_with_garbage",
-    "SELECT DISTINCT b.account_id FROM blobs b WHERE " GC_UNREFERENCED};
+    "gc_accounts_with_garbage", "SELECT DISTINCT b.account_id FROM blobs b WHERE " GC_UNREFERENCED};
 
-const Statement kLockAccount{
-    "gc_lock_account", "SELECT id FROM storage_accounts WHERE id = $1 FOR UPDATE"};
+const Statement kLockAccount{"gc_lock_account",
+                             "SELECT id FROM storage_accounts WHERE id = $1 FOR UPDATE"};
 
 // Locks the candidates first: a commit that has just checked one of them (and holds it FOR
 // SHARE) finishes before the re-check below, which then sees its revision.
 const Statement kLockUnreferenced{
-    "gc_lock_unreferenced",
-    "SELECT b.id FROM blobs b WHERE b.account_id = $1 AND " GC_UNREFERENCED
-    " ORDER BY b.id FOR UPDATE OF b"};
+    "gc_lock_unreferenced", "SELECT b.id FROM blobs b WHERE b.account_id = $1 AND " GC_UNREFERENCED
+                            " ORDER BY b.id FOR UPDATE OF b"};
 
 const Statement kDeleteUnreferenced{
     "gc_delete_unreferenced",
@@ -63,8 +63,7 @@ const Statement kSubtractBlobBytes{
     "gc_subtract_blob_bytes",
     "UPDATE storage_accounts SET blob_bytes = blob_bytes - $2 WHERE id = $1"};
 
-const Statement kRecordedBlobs{
-    "gc_recorded_blobs", "SELECT id FROM blobs WHERE account_id = $1"};
+const Statement kRecordedBlobs{"gc_recorded_blobs", "SELECT id FROM blobs WHERE account_id = $1"};
 
 const Statement kDeleteReplay{
     "gc_delete_replay",
@@ -86,17 +85,16 @@ const Statement kDeleteConnectTokens{
 // --- reset-epoch statements ------------------------------------------------------------------
 
 // Locks the pouch as a commit does, so no commit straddles the reset.
-const Statement kLockPouch{
-    "pouch_lock", "SELECT epoch, high_water FROM pouches WHERE id = $1 FOR UPDATE"};
-const Statement kSetEpoch{
-    "pouch_set_epoch", "UPDATE pouches SET epoch = $2, high_water = 0 WHERE id = $1"};
+const Statement kLockPouch{"pouch_lock",
+                           "SELECT epoch, high_water FROM pouches WHERE id = $1 FOR UPDATE"};
+const Statement kSetEpoch{"pouch_set_epoch",
+                          "UPDATE pouches SET epoch = $2, high_water = 0 WHERE id = $1"};
 const Statement kDeleteOldEvents{
     "pouch_delete_old_events",
     "WITH d AS (DELETE FROM events WHERE pouch_id = $1 AND epoch <> $2 RETURNING 1)"
     " SELECT count(*) AS n FROM d"};
-const Statement kDeleteOldCursors{
-    "pouch_delete_old_cursors",
-    "DELETE FROM device_cursors WHERE pouch_id = $1 AND epoch <> $2"};
+const Statement kDeleteOldCursors{"pouch_delete_old_cursors",
+                                  "DELETE FROM device_cursors WHERE pouch_id = $1 AND epoch <> $2"};
 
 // ---------------------------------------------------------------------------------------------
 
@@ -243,7 +241,8 @@ int reset_usage(FILE* to) {
                  "and high_water 0. Events and device cursors of the old epoch are deleted\n"
                  "(no request can read them any more). Artifacts and revisions stay. Clients\n"
                  "get 409 epoch_mismatch on their next events, cursor or commit call and\n"
-                 "resync from scratch. Database from POUCH_DATABASE_URL.\n");
+                 "resync from scratch. Waiting event long-polls are woken through Redis\n"
+                 "(POUCH_REDIS_URL) when it is reachable. Database from POUCH_DATABASE_URL.\n");
     return to == stdout ? 0 : 2;
 }
 
@@ -277,9 +276,10 @@ int cmd_gc(const Args& args) {
                 st.blob_bytes, st.blob_accounts);
     std::printf("removed %lld stale temporary files and %lld unrecorded blob files\n",
                 st.temp_files, st.orphan_files);
-    std::printf("deleted %lld expired DPoP replay entries, %lld login requests, %lld connect "
-                "tokens\n",
-                st.replay, st.login_requests, st.connect_tokens);
+    std::printf(
+        "deleted %lld expired DPoP replay entries, %lld login requests, %lld connect "
+        "tokens\n",
+        st.replay, st.login_requests, st.connect_tokens);
     return st.failed ? 1 : 0;
 }
 
@@ -308,9 +308,15 @@ int cmd_pouch(const Args& args) {
         long long events = conn.exec(kDeleteOldEvents, {pouch_id, epoch}).int64(0, "n");
         conn.exec(kDeleteOldCursors, {pouch_id, epoch});
         tx.commit();
-        std::printf("pouch %s: epoch %s -> %s, high_water %lld -> 0, %lld events of the old "
-                    "epoch deleted\n",
-                    pouch_id.c_str(), old_epoch.c_str(), epoch.c_str(), old_high_water, events);
+        std::printf(
+            "pouch %s: epoch %s -> %s, high_water %lld -> 0, %lld events of the old "
+            "epoch deleted\n",
+            pouch_id.c_str(), old_epoch.c_str(), epoch.c_str(), old_high_water, events);
+        // Long-polls on the old epoch wake and answer now instead of at their timeout; without
+        // Redis they notice at their next database re-check, so this is only a nicety.
+        pouch::redis::Client redis(env_or("POUCH_REDIS_URL", "redis://127.0.0.1:6379/0"));
+        if (!redis.publish(pouch::model::events_channel(pouch_id), "1"))
+            std::printf("note: Redis unreachable, waiting long-polls were not woken\n");
     } catch (const pouch::db::Error& e) {
         std::fprintf(stderr, "pouchctl pouch: %s\n", e.what());
         return 1;
