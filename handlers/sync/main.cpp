@@ -9,6 +9,8 @@ int main(int argc, char** argv) {
     commit_body.body_limit = 8 * kMiB;
     RouteOptions envelopes_body;
     envelopes_body.body_limit = 16 * kMiB;
+    RouteOptions check_body;  // 1000 items of up to ~76 bytes each exceed the 64 KiB default
+    check_body.body_limit = 128 * kKiB;
     RouteOptions blob_body;
     blob_body.body = BodyKind::stream;
     blob_body.body_limit = 64 * kMiB;
@@ -27,7 +29,7 @@ int main(int argc, char** argv) {
             r.add_query("GET", pouch + "/artifacts", sync::list_artifacts);
             r.add_query("GET", pouch + "/artifacts/{artifactId:uuid}/revisions",
                         sync::list_revisions);
-            r.add("POST", pouch + "/blobs/check", sync::check_blobs);
+            r.add("POST", pouch + "/blobs/check", sync::check_blobs, check_body);
             r.add("PUT", pouch + "/blobs/{blobId:blobid}", sync::upload_blob, blob_body);
             r.add("GET", pouch + "/blobs/{blobId:blobid}", sync::download_blob);
         },

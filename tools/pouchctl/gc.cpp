@@ -1,6 +1,327 @@
-// gc.cpp -- placeholder until the blobs work lands (sync branch only).
+// gc.cpp -- the operator's clean-up commands (decisions §5.2, §5.5): `pouchctl gc` (run
+// hourly by pouch-gc.timer) and `pouchctl pouch reset-epoch`. Relies on the blob layout of
+// handlers/sync/blobs.cpp (<blob_dir>/<account_id>/<blob_id>, temporary files in
+// <blob_dir>/tmp/) and on its lock order: blob files are placed and removed only while the
+// account's storage_accounts row is locked.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/crypto/random.h"
+#include "common/db/pool.h"
+#include "common/http/router.h"
+#include "common/model/key_envelopes.h"
+#include "common/redis/client.h"
 #include "tools/pouchctl/commands.h"
+
+namespace fs = std::filesystem;
+using pouch::db::Statement;
+
+namespace {
+
+constexpr time_t kGrace = 24 * 3600;  // unreferenced blobs and stray files live this long
+
+// --- gc statements ---------------------------------------------------------------------------
+
+const Statement kReleaseReservations{
+    "gc_release_reservations",
+    "WITH d AS (DELETE FROM blob_reservations WHERE expires_at <= now() RETURNING stored_size)"
+    " SELECT count(*) AS n, coalesce(sum(stored_size), 0) AS bytes FROM d"};
+
+#define GC_UNREFERENCED                                               \
+    "b.created_at < now() - interval '24 hours' AND NOT EXISTS ("     \
+    "  SELECT 1 FROM revisions r JOIN pouches p ON p.id = r.pouch_id" \
+    "   WHERE p.account_id = b.account_id AND r.blob_ids @> ARRAY[b.id])"
+
+const Statement kAccountsWithGarbage{
+    "gc_accounts_with_garbage", "SELECT DISTINCT b.account_id FROM blobs b WHERE " GC_UNREFERENCED};
+
+const Statement kLockAccount{"gc_lock_account",
+                             "SELECT id FROM storage_accounts WHERE id = $1 FOR UPDATE"};
+
+// Locks the candidates first: a commit that has just checked one of them (and holds it FOR
+// SHARE) finishes before the re-check below, which then sees its revision.
+const Statement kLockUnreferenced{
+    "gc_lock_unreferenced", "SELECT b.id FROM blobs b WHERE b.account_id = $1 AND " GC_UNREFERENCED
+                            " ORDER BY b.id FOR UPDATE OF b"};
+
+const Statement kDeleteUnreferenced{
+    "gc_delete_unreferenced",
+    "DELETE FROM blobs b WHERE b.account_id = $1 AND b.id = ANY($2::text[]) AND " GC_UNREFERENCED
+    " RETURNING b.id, b.stored_size"};
+
+const Statement kSubtractBlobBytes{
+    "gc_subtract_blob_bytes",
+    "UPDATE storage_accounts SET blob_bytes = blob_bytes - $2 WHERE id = $1"};
+
+const Statement kRecordedBlobs{"gc_recorded_blobs", "SELECT id FROM blobs WHERE account_id = $1"};
+
+const Statement kDeleteReplay{
+    "gc_delete_replay",
+    "WITH d AS (DELETE FROM dpop_replay WHERE expires_at <= now() RETURNING 1)"
+    " SELECT count(*) AS n FROM d"};
+
+const Statement kDeleteLoginRequests{
+    "gc_delete_login_requests",
+    "WITH d AS (DELETE FROM cli_login_requests WHERE expires_at < now() - interval '1 day'"
+    "           RETURNING 1)"
+    " SELECT count(*) AS n FROM d"};
+
+const Statement kDeleteConnectTokens{
+    "gc_delete_connect_tokens",
+    "WITH d AS (DELETE FROM connect_tokens WHERE expires_at < now() - interval '1 day'"
+    "           RETURNING 1)"
+    " SELECT count(*) AS n FROM d"};
+
+// --- reset-epoch statements ------------------------------------------------------------------
+
+// Locks the pouch as a commit does, so no commit straddles the reset.
+const Statement kLockPouch{"pouch_lock",
+                           "SELECT epoch, high_water FROM pouches WHERE id = $1 FOR UPDATE"};
+const Statement kSetEpoch{"pouch_set_epoch",
+                          "UPDATE pouches SET epoch = $2, high_water = 0 WHERE id = $1"};
+const Statement kDeleteOldEvents{
+    "pouch_delete_old_events",
+    "WITH d AS (DELETE FROM events WHERE pouch_id = $1 AND epoch <> $2 RETURNING 1)"
+    " SELECT count(*) AS n FROM d"};
+const Statement kDeleteOldCursors{"pouch_delete_old_cursors",
+                                  "DELETE FROM device_cursors WHERE pouch_id = $1 AND epoch <> $2"};
+
+// ---------------------------------------------------------------------------------------------
+
+std::string env_or(const char* name, const char* fallback) {
+    const char* v = std::getenv(name);
+    return v && *v ? v : fallback;
+}
+
+bool connect(pouch::db::Conn& conn, const char* cmd) {
+    if (conn.ensure_connected()) return true;
+    std::fprintf(stderr, "pouchctl %s: cannot connect to the database: %s\n", cmd,
+                 conn.last_error().c_str());
+    return false;
+}
+
+std::string pg_array(const std::vector<std::string>& items) {
+    std::string out = "{";
+    for (size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + items[i];
+    return out + "}";
+}
+
+bool older_than_grace(const std::string& path) {
+    struct stat st {};
+    return ::lstat(path.c_str(), &st) == 0 && st.st_mtime < std::time(nullptr) - kGrace;
+}
+
+// Unlinks a file; a file already gone counts as removed. False (with a message) on failure.
+bool remove_file(const std::string& path) {
+    if (::unlink(path.c_str()) == 0 || errno == ENOENT) return true;
+    std::fprintf(stderr, "pouchctl gc: cannot remove %s: %s\n", path.c_str(), std::strerror(errno));
+    return false;
+}
+
+struct GcStats {
+    long long reservations = 0, reservation_bytes = 0;
+    long long blobs = 0, blob_bytes = 0, blob_accounts = 0;
+    long long temp_files = 0, orphan_files = 0;
+    long long replay = 0, login_requests = 0, connect_tokens = 0;
+    bool failed = false;
+};
+
+// Under the account lock (so no upload places a file meanwhile), removes files of
+// <blob_dir>/<account_id> that no blobs row records. `only` limits it to those names (just
+// deleted rows); otherwise every unrecorded file older than the grace period goes (left by an
+// upload whose transaction failed after the rename, or by a restore).
+long long remove_unrecorded(pouch::db::Conn& conn, const std::string& blob_dir,
+                            const std::string& account_id, const std::vector<std::string>* only,
+                            GcStats& st) {
+    std::string dir = blob_dir + "/" + account_id;
+    pouch::db::Transaction tx(conn);
+    conn.exec(kLockAccount, {account_id});  // no row (account deleted): nothing is recorded
+    std::set<std::string> recorded;
+    pouch::db::Result r = conn.exec(kRecordedBlobs, {account_id});
+    for (int i = 0; i < r.rows(); ++i) recorded.insert(r.text(i, "id"));
+    std::vector<std::string> names;
+    if (only) {
+        names = *only;
+    } else {
+        std::error_code ec;
+        for (const auto& e : fs::directory_iterator(dir, ec))
+            if (e.is_regular_file(ec)) names.push_back(e.path().filename().string());
+    }
+    long long removed = 0;
+    for (const auto& name : names) {
+        if (recorded.count(name)) continue;
+        std::string path = dir + "/" + name;
+        if (!only && !older_than_grace(path)) continue;
+        if (remove_file(path))
+            ++removed;
+        else
+            st.failed = true;
+    }
+    tx.commit();
+    return removed;
+}
+
+void gc_blobs(pouch::db::Conn& conn, const std::string& blob_dir, GcStats& st) {
+    pouch::db::Result accounts = conn.exec(kAccountsWithGarbage);
+    for (int a = 0; a < accounts.rows(); ++a) {
+        std::string account_id = accounts.text(a, "account_id");
+        std::vector<std::string> deleted;
+        long long bytes = 0;
+        {
+            pouch::db::Transaction tx(conn);
+            conn.exec(kLockAccount, {account_id});
+            pouch::db::Result locked = conn.exec(kLockUnreferenced, {account_id});
+            std::vector<std::string> ids;
+            for (int i = 0; i < locked.rows(); ++i) ids.push_back(locked.text(i, "id"));
+            if (ids.empty()) continue;  // referenced meanwhile
+            pouch::db::Result d = conn.exec(kDeleteUnreferenced, {account_id, pg_array(ids)});
+            for (int i = 0; i < d.rows(); ++i) {
+                deleted.push_back(d.text(i, "id"));
+                bytes += d.int64(i, "stored_size");
+            }
+            conn.exec(kSubtractBlobBytes, {account_id, std::to_string(bytes)});
+            tx.commit();
+        }
+        if (deleted.empty()) continue;
+        // Row first, then file: a crash in between leaves a stray file, never a row without one.
+        remove_unrecorded(conn, blob_dir, account_id, &deleted, st);
+        st.blobs += static_cast<long long>(deleted.size());
+        st.blob_bytes += bytes;
+        ++st.blob_accounts;
+    }
+}
+
+void gc_files(pouch::db::Conn& conn, const std::string& blob_dir, GcStats& st) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(blob_dir + "/tmp", ec)) {
+        std::string path = e.path().string();
+        if (!e.is_regular_file(ec) || !older_than_grace(path)) continue;
+        if (remove_file(path))
+            ++st.temp_files;
+        else
+            st.failed = true;
+    }
+    for (const auto& e : fs::directory_iterator(blob_dir, ec)) {
+        std::string name = e.path().filename().string();
+        if (!e.is_directory(ec) || !pouch::is_uuid(name)) continue;
+        st.orphan_files += remove_unrecorded(conn, blob_dir, name, nullptr, st);
+    }
+}
+
+int gc_usage(FILE* to) {
+    std::fprintf(to,
+                 "usage: pouchctl gc\n\n"
+                 "Deletes what has expired (decisions 5.5). Database from POUCH_DATABASE_URL,\n"
+                 "blob directory from POUCH_BLOB_DIR (default /var/lib/pouch/blobs).\n\n"
+                 "  - blob reservations past their expiry (their bytes leave usage)\n"
+                 "  - blobs older than 24 h that no revision of their account references:\n"
+                 "    the row first, then the file; their bytes leave the account's usage\n"
+                 "  - files in the blob directory that no blob row records and temporary\n"
+                 "    upload files, each older than 24 h\n"
+                 "  - expired DPoP replay entries; login requests and connect tokens that\n"
+                 "    expired more than a day ago\n\n"
+                 "Safe to run at any time and concurrently with the service.\n");
+    return to == stdout ? 0 : 2;
+}
+
+int reset_usage(FILE* to) {
+    std::fprintf(to,
+                 "usage: pouchctl pouch reset-epoch POUCH_ID\n\n"
+                 "Starts a new event log for the pouch (decisions 5.2): a fresh random epoch\n"
+                 "and high_water 0. Events and device cursors of the old epoch are deleted\n"
+                 "(no request can read them any more). Artifacts and revisions stay. Clients\n"
+                 "get 409 epoch_mismatch on their next events, cursor or commit call and\n"
+                 "resync from scratch. Waiting event long-polls are woken through Redis\n"
+                 "(POUCH_REDIS_URL) when it is reachable. Database from POUCH_DATABASE_URL.\n");
+    return to == stdout ? 0 : 2;
+}
+
+}  // namespace
+
 namespace pouchctl {
-int cmd_gc(const Args&) { return 1; }
-int cmd_pouch(const Args&) { return 1; }
+
+int cmd_gc(const Args& args) {
+    if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) return gc_usage(stdout);
+    if (!args.empty()) return gc_usage(stderr);
+    std::string blob_dir = env_or("POUCH_BLOB_DIR", "/var/lib/pouch/blobs");
+    pouch::db::Conn conn(env_or("POUCH_DATABASE_URL", "postgresql:///pouch"));
+    if (!connect(conn, "gc")) return 1;
+    GcStats st;
+    try {
+        pouch::db::Result r = conn.exec(kReleaseReservations);
+        st.reservations = r.int64(0, "n");
+        st.reservation_bytes = r.int64(0, "bytes");
+        gc_blobs(conn, blob_dir, st);
+        gc_files(conn, blob_dir, st);
+        st.replay = conn.exec(kDeleteReplay).int64(0, "n");
+        st.login_requests = conn.exec(kDeleteLoginRequests).int64(0, "n");
+        st.connect_tokens = conn.exec(kDeleteConnectTokens).int64(0, "n");
+    } catch (const pouch::db::Error& e) {
+        std::fprintf(stderr, "pouchctl gc: %s\n", e.what());
+        return 1;
+    }
+    std::printf("released %lld expired reservations (%lld bytes)\n", st.reservations,
+                st.reservation_bytes);
+    std::printf("deleted %lld unreferenced blobs (%lld bytes) in %lld accounts\n", st.blobs,
+                st.blob_bytes, st.blob_accounts);
+    std::printf("removed %lld stale temporary files and %lld unrecorded blob files\n",
+                st.temp_files, st.orphan_files);
+    std::printf(
+        "deleted %lld expired DPoP replay entries, %lld login requests, %lld connect "
+        "tokens\n",
+        st.replay, st.login_requests, st.connect_tokens);
+    return st.failed ? 1 : 0;
+}
+
+int cmd_pouch(const Args& args) {
+    if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) return reset_usage(stdout);
+    if (args.size() != 2 || args[0] != "reset-epoch") return reset_usage(stderr);
+    if (args[1] == "--help") return reset_usage(stdout);
+    const std::string& pouch_id = args[1];
+    if (!pouch::is_uuid(pouch_id)) {
+        std::fprintf(stderr, "pouchctl pouch: '%s' is not a pouch id (uuid)\n", pouch_id.c_str());
+        return 2;
+    }
+    pouch::db::Conn conn(env_or("POUCH_DATABASE_URL", "postgresql:///pouch"));
+    if (!connect(conn, "pouch")) return 1;
+    try {
+        pouch::db::Transaction tx(conn);
+        pouch::db::Result p = conn.exec(kLockPouch, {pouch_id});
+        if (p.rows() == 0) {
+            std::fprintf(stderr, "pouchctl pouch: no pouch %s\n", pouch_id.c_str());
+            return 1;
+        }
+        std::string old_epoch = p.text(0, "epoch");
+        long long old_high_water = p.int64(0, "high_water");
+        std::string epoch = pouch::crypto::uuid_v4();
+        conn.exec(kSetEpoch, {pouch_id, epoch});
+        long long events = conn.exec(kDeleteOldEvents, {pouch_id, epoch}).int64(0, "n");
+        conn.exec(kDeleteOldCursors, {pouch_id, epoch});
+        tx.commit();
+        std::printf(
+            "pouch %s: epoch %s -> %s, high_water %lld -> 0, %lld events of the old "
+            "epoch deleted\n",
+            pouch_id.c_str(), old_epoch.c_str(), epoch.c_str(), old_high_water, events);
+        // Long-polls on the old epoch wake and answer now instead of at their timeout; without
+        // Redis they notice at their next database re-check, so this is only a nicety.
+        pouch::redis::Client redis(env_or("POUCH_REDIS_URL", "redis://127.0.0.1:6379/0"));
+        if (!redis.publish(pouch::model::events_channel(pouch_id), "1"))
+            std::printf("note: Redis unreachable, waiting long-polls were not woken\n");
+    } catch (const pouch::db::Error& e) {
+        std::fprintf(stderr, "pouchctl pouch: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}
+
 }  // namespace pouchctl
