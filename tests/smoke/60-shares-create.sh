@@ -109,7 +109,11 @@ expect_status 201
 expect_json .data.size 8388608
 expect_true "stored bundle of 11184811 chars, size 8 MiB" test \
     "$(sql "SELECT length(bundle), size, length(label_enc) FROM shares WHERE id = '$id'")" = "11184811|8388608|683"
-check bundle_of_11184811_and_label_of_683_characters_are_accepted
+req GET "/v1/shares/$id"
+expect_status 200
+expect_json '.data.bundle | length' 11184811
+expect_json .data.size 8388608
+check bundle_of_11184811_and_label_of_683_characters_are_accepted_and_fetched
 
 id=$(flow_uuid)
 big_body "$big" "$id" 11184812 683
