@@ -35,13 +35,16 @@ const char* kDecodes = "b64url with exactly one decoding (length not 4k+1, unuse
 // empty label_enc (or bundle) is refused.
 const js::Node kCreate = js::object({
     js::req("id", js::uuid()),
-    js::req("bundle", js::b64url().min_chars(1).max_chars(11184811).check(decodes_exactly, kDecodes)),
+    js::req("bundle",
+            js::b64url().min_chars(1).max_chars(11184811).check(decodes_exactly, kDecodes)),
     js::req("label_enc", js::b64url().min_chars(1).max_chars(683).check(decodes_exactly, kDecodes)),
     js::opt("expires", js::one_of({"1d", "7d", "30d", "never"})),
     js::opt("one_time", js::boolean()),
 });
 
-std::string str(const rapidjson::Value& v) { return std::string(v.GetString(), v.GetStringLength()); }
+std::string str(const rapidjson::Value& v) {
+    return std::string(v.GetString(), v.GetStringLength());
+}
 
 // The lifetime as a PostgreSQL interval; nullopt (SQL NULL) for `never`.
 db::Param lifetime(const rapidjson::Document& doc) {
@@ -67,10 +70,10 @@ Response create(Request& req, Services& s) {
 
     auto conn = s.db.acquire();
     if (conn->exec(sql::kPouchOfAccount, {pouch_id, c.account_id}).rows() == 0) throw not_found();
-    db::Result r = conn->exec(sql::kCreateShare,
-                              {id, c.account_id, pouch_id, c.user_id, str(doc["label_enc"]),
-                               lifetime(doc), str(bundle), std::to_string(size),
-                               one_time ? "true" : "false"});
+    db::Result r =
+        conn->exec(sql::kCreateShare,
+                   {id, c.account_id, pouch_id, c.user_id, str(doc["label_enc"]), lifetime(doc),
+                    str(bundle), std::to_string(size), one_time ? "true" : "false"});
     if (r.rows() == 0) throw ApiError(409, "share_exists", "a share with this id exists");
     Response resp;
     resp.status = 201;

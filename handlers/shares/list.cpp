@@ -39,7 +39,8 @@ Position parse_cursor(const std::string& cursor) {
 
 Response list(Request& req, Services& s) {
     auth::Caller c = auth::authenticate(req, s);
-    QueryValues q = validate_query(req, {query_text("cursor", 64), query_int("limit", 1, 500, 100)});
+    QueryValues q =
+        validate_query(req, {query_text("cursor", 64), query_int("limit", 1, 500, 100)});
     long long limit = q.integer("limit");
     db::Param after_us, after_id;
     if (auto cursor = q.text("cursor")) {
@@ -50,8 +51,8 @@ Response list(Request& req, Services& s) {
     std::string pouch_id = req.param("pouchId");
     auto conn = s.db.acquire();
     if (conn->exec(sql::kPouchOfAccount, {pouch_id, c.account_id}).rows() == 0) throw not_found();
-    db::Result r = conn->exec(sql::kListShares,
-                              {pouch_id, after_us, after_id, std::to_string(limit + 1)});
+    db::Result r =
+        conn->exec(sql::kListShares, {pouch_id, after_us, after_id, std::to_string(limit + 1)});
     int shown = std::min<int>(r.rows(), static_cast<int>(limit));
     json::Out o;
     o.key("items").arr();

@@ -9,16 +9,17 @@
 namespace pouch::shares::sql {
 
 // decisions §8, in this order: revoked, consumed (one_time and fetched), expired, active.
-#define SHARE_STATE                                                          \
-    "CASE WHEN revoked_at IS NOT NULL THEN 'revoked'"                        \
-    "     WHEN one_time AND consumed_at IS NOT NULL THEN 'consumed'"         \
+#define SHARE_STATE                                                           \
+    "CASE WHEN revoked_at IS NOT NULL THEN 'revoked'"                         \
+    "     WHEN one_time AND consumed_at IS NOT NULL THEN 'consumed'"          \
     "     WHEN expires_at IS NOT NULL AND expires_at <= now() THEN 'expired'" \
     "     ELSE 'active' END"
 
 // The Share object of interface.md (write_share in share_json.h reads these names).
-#define SHARE_COLUMNS                                                                   \
-    "id, pouch_id, label_enc, " SHARE_STATE " AS state, one_time, size, views, imports," \
-    " iso(expires_at) AS expires_at, iso(revoked_at) AS revoked_at,"                    \
+#define SHARE_COLUMNS                                                \
+    "id, pouch_id, label_enc, " SHARE_STATE                          \
+    " AS state, one_time, size, views, imports,"                     \
+    " iso(expires_at) AS expires_at, iso(revoked_at) AS revoked_at," \
     " iso(last_imported_at) AS last_imported_at, iso(created_at) AS created_at"
 
 inline const db::Statement kPouchOfAccount{
@@ -64,7 +65,8 @@ inline const db::Statement kShareExists{"shares_exists", "SELECT 1 FROM shares W
 // $4 is limit + 1, so one extra row tells whether another page follows.
 inline const db::Statement kListShares{
     "shares_list",
-    "SELECT " SHARE_COLUMNS ","
+    "SELECT " SHARE_COLUMNS
+    ","
     "       (extract(epoch FROM created_at) * 1000000)::bigint AS created_us"
     "  FROM shares"
     " WHERE pouch_id = $1"
@@ -74,10 +76,9 @@ inline const db::Statement kListShares{
     " ORDER BY created_at DESC, id DESC LIMIT $4"};
 
 // Idempotent: a second revoke keeps the first revoked_at and answers the same object.
-inline const db::Statement kRevokeShare{
-    "shares_revoke",
-    "UPDATE shares SET revoked_at = COALESCE(revoked_at, now())"
-    " WHERE id = $1 AND account_id = $2"
-    " RETURNING " SHARE_COLUMNS};
+inline const db::Statement kRevokeShare{"shares_revoke",
+                                        "UPDATE shares SET revoked_at = COALESCE(revoked_at, now())"
+                                        " WHERE id = $1 AND account_id = $2"
+                                        " RETURNING " SHARE_COLUMNS};
 
 }  // namespace pouch::shares::sql
