@@ -140,7 +140,8 @@ bad '{"slug":""}' /slug
 check slug_bounds
 
 ok '{"name":"'"$(repeat n 64)"'"}'
-ok '{"name":"'"$(repeat é 64)"'"}'
+ok '{"name":"'"$(printf 'é%.0s' $(seq 64))"'"}'
+bad '{"name":"'"$(printf 'é%.0s' $(seq 65))"'"}' /name
 bad '{"name":"'"$(repeat n 65)"'"}' /name
 bad '{"name":""}' /name
 ok '{"name":"x"}'
