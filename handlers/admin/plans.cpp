@@ -36,7 +36,8 @@ bool is_currency(const std::string& s) {
 
 // pouch_limit and sort are int columns; the others bigint, bounded by decisions §3.
 const js::Node kPlanEdit = js::object({
-    js::opt("slug", js::string().check(is_slug, "1..64 of a-z, 0-9 and '-', not starting with '-'")),
+    js::opt("slug",
+            js::string().check(is_slug, "1..64 of a-z, 0-9 and '-', not starting with '-'")),
     js::opt("name", js::string().min_chars(1).max_chars(64)),
     js::opt("description", js::string().max_chars(500)),
     js::opt("price_cents", js::integer().min(0).max(js::kMaxSafeInt)),
@@ -57,10 +58,12 @@ struct Field {
 };
 // The editable fields, in the parameter order of sql::kUpdatePlan ($2..$12).
 const Field kPlanFields[] = {
-    {"slug", Kind::text},          {"name", Kind::text},          {"description", Kind::text},
-    {"price_cents", Kind::integer}, {"currency", Kind::text},      {"interval", Kind::text},
+    {"slug", Kind::text},           {"name", Kind::text},
+    {"description", Kind::text},    {"price_cents", Kind::integer},
+    {"currency", Kind::text},       {"interval", Kind::text},
     {"pouch_limit", Kind::integer}, {"storage_bytes", Kind::integer},
-    {"is_public", Kind::boolean},  {"is_active", Kind::boolean},  {"sort", Kind::integer},
+    {"is_public", Kind::boolean},   {"is_active", Kind::boolean},
+    {"sort", Kind::integer},
 };
 
 // The Plan object as the whole of `data`. json::Out's root is always an object and
@@ -168,8 +171,8 @@ Response update_plan(Request& req, Services& s) {
         }
     }();
     db::Param reason;
-    if (doc.HasMember("reason")) reason = std::string(doc["reason"].GetString(),
-                                                      doc["reason"].GetStringLength());
+    if (doc.HasMember("reason"))
+        reason = std::string(doc["reason"].GetString(), doc["reason"].GetStringLength());
     db::Param request_id;
     if (!req.request_id.empty()) request_id = req.request_id;
     conn->exec(sql::kInsertAudit, {c.user_id, std::string("plan.update"), id, before.done(),

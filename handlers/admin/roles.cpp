@@ -64,8 +64,8 @@ Response set_role(Request& req, Services& s) {
             reason = std::string(doc["reason"].GetString(), doc["reason"].GetStringLength());
         db::Param request_id;
         if (!req.request_id.empty()) request_id = req.request_id;
-        conn->exec(sql::kInsertAudit, {c.user_id, std::string("user.role"), id,
-                                       role_json(previous), role_json(role), reason, request_id});
+        conn->exec(sql::kInsertAudit, {c.user_id, std::string("user.role"), id, role_json(previous),
+                                       role_json(role), reason, request_id});
     }
     tx.commit();
 

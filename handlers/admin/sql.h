@@ -10,8 +10,8 @@ namespace pouch::admin::sql {
 inline const db::Statement kListPlans{
     "admin_list_plans", "SELECT " POUCH_PLAN_COLUMNS " FROM plans p ORDER BY p.sort, p.slug"};
 
-inline const db::Statement kGetPlan{
-    "admin_get_plan", "SELECT " POUCH_PLAN_COLUMNS " FROM plans p WHERE p.id = $1"};
+inline const db::Statement kGetPlan{"admin_get_plan",
+                                    "SELECT " POUCH_PLAN_COLUMNS " FROM plans p WHERE p.id = $1"};
 
 // The edit reads the current values under the row lock, so before/after in the audit record
 // describe exactly the change this transaction made.
