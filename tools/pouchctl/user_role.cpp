@@ -1,6 +1,7 @@
 // user_role.cpp -- `pouchctl user role EMAIL ROLE [--reason R]`: the operator's way to set a
-// role (and make the first admin, decisions §1). Same rules and audit record as op 12: the
-// last admin cannot be demoted; actor_user_id NULL marks the operator.
+// role (and make the first admin, decisions §1). Same rules, locking and audit record as op 12
+// (handlers/admin/roles.cpp, which locks by id where this locks by email): the last admin
+// cannot be demoted; an unchanged role writes nothing; actor_user_id NULL marks the operator.
 #include <algorithm>
 #include <cctype>
 #include <cstdio>

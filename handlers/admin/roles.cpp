@@ -1,0 +1,79 @@
+// roles.cpp -- POST /v1/admin/users/{id}/role (op 12, decisions §1 and §7): sets a user's
+// role. The target and every admin are locked in id order first, so "is this the last
+// admin?" is answered under locks and two concurrent demotions cannot both pass. Writes the
+// same audit record as `pouchctl user role` (action user.role, before/after {"role": ...}),
+// with the acting admin and the request id; setting the role a user already has changes
+// and audits nothing.
+#include <string>
+
+#include "common/http/error.h"
+#include "common/json/out.h"
+#include "common/json/parse.h"
+#include "common/json/schema.h"
+#include "handlers/admin/routes.h"
+#include "handlers/admin/sql.h"
+
+namespace pouch::admin {
+
+namespace {
+
+namespace js = json::schema;
+
+const js::Node kSetRole = js::object({
+    js::req("role", js::one_of({"user", "support", "admin"})),
+    js::opt("reason", js::string().max_chars(500)),
+});
+
+std::string role_json(const std::string& role) {
+    json::Out o;
+    o.kv("role", role);
+    return o.done();
+}
+
+}  // namespace
+
+Response set_role(Request& req, Services& s) {
+    auth::Caller c = require_admin(req, s);
+    std::string id = path_uuid(req);
+    rapidjson::Document doc = json::parse_strict(req.body);
+    js::validate(doc, kSetRole);
+    std::string role = doc["role"].GetString();
+
+    auto conn = s.db.acquire();
+    db::Transaction tx(*conn);
+    db::Result r = conn->exec(sql::kLockRoleRows, {id});
+    int target = -1, admins = 0;
+    bool caller_admin = false;
+    for (int i = 0; i < r.rows(); ++i) {
+        std::string row_id = r.text(i, "id");
+        bool is_admin = r.text(i, "role") == "admin";
+        if (row_id == id) target = i;
+        if (is_admin) ++admins;
+        if (is_admin && row_id == c.user_id) caller_admin = true;
+    }
+    // The caller's role was read before the locks; one demoted meanwhile acts no more.
+    if (!caller_admin) throw forbidden("admin role required");
+    if (target < 0) throw not_found();
+    std::string previous = r.text(target, "role");
+    if (previous != role) {
+        if (previous == "admin" && admins <= 1)
+            throw ApiError(409, "last_admin", "the last admin cannot be demoted");
+        conn->exec(sql::kSetRole, {id, role});
+        db::Param reason;
+        if (doc.HasMember("reason"))
+            reason = std::string(doc["reason"].GetString(), doc["reason"].GetStringLength());
+        db::Param request_id;
+        if (!req.request_id.empty()) request_id = req.request_id;
+        conn->exec(sql::kInsertAudit, {c.user_id, std::string("user.role"), id, role_json(previous),
+                                       role_json(role), reason, request_id});
+    }
+    tx.commit();
+
+    json::Out o;
+    o.kv("id", id).kv("role", role).kv("previous_role", previous);
+    Response resp;
+    resp.data = o.done();
+    return resp;
+}
+
+}  // namespace pouch::admin

@@ -1,0 +1,58 @@
+// sql.h -- every statement of the admin group. Plans are selected with POUCH_PLAN_COLUMNS
+// (common/model/plan.h) so admin and GET /v1/account render the same object.
+#pragma once
+
+#include "common/db/pool.h"
+#include "common/model/plan.h"
+
+namespace pouch::admin::sql {
+
+inline const db::Statement kListPlans{
+    "admin_list_plans", "SELECT " POUCH_PLAN_COLUMNS " FROM plans p ORDER BY p.sort, p.slug"};
+
+inline const db::Statement kGetPlan{"admin_get_plan",
+                                    "SELECT " POUCH_PLAN_COLUMNS " FROM plans p WHERE p.id = $1"};
+
+// The edit reads the current values under the row lock, so before/after in the audit record
+// describe exactly the change this transaction made.
+inline const db::Statement kLockPlan{
+    "admin_lock_plan", "SELECT " POUCH_PLAN_COLUMNS " FROM plans p WHERE p.id = $1 FOR UPDATE"};
+
+// Partial update: a NULL parameter keeps the column (every edited column is NOT NULL, so
+// NULL never means "set to NULL"). Parameters in the order of kPlanFields in plans.cpp.
+inline const db::Statement kUpdatePlan{
+    "admin_update_plan",
+    "UPDATE plans p SET slug = coalesce($2, p.slug), name = coalesce($3, p.name),"
+    "       description = coalesce($4, p.description),"
+    "       price_cents = coalesce($5::bigint, p.price_cents),"
+    "       currency = coalesce($6, p.currency), interval = coalesce($7, p.interval),"
+    "       pouch_limit = coalesce($8::int, p.pouch_limit),"
+    "       storage_bytes = coalesce($9::bigint, p.storage_bytes),"
+    "       is_public = coalesce($10::boolean, p.is_public),"
+    "       is_active = coalesce($11::boolean, p.is_active), sort = coalesce($12::int, p.sort),"
+    "       updated_at = now()"
+    " WHERE p.id = $1 RETURNING " POUCH_PLAN_COLUMNS};
+
+// The target and every admin, locked in id order in one statement (as `pouchctl user role`
+// does): two concurrent demotions serialize instead of each seeing the other admin still
+// present, and cannot deadlock. A row demoted meanwhile is re-checked and drops out.
+inline const db::Statement kLockRoleRows{
+    "admin_lock_role_rows",
+    "SELECT id, role FROM users WHERE id = $1 OR role = 'admin' ORDER BY id FOR UPDATE"};
+
+inline const db::Statement kSetRole{"admin_set_role", "UPDATE users SET role = $2 WHERE id = $1"};
+
+// before/after are JSON objects built by the caller; request_id is nginx's $request_id.
+inline const db::Statement kInsertAudit{
+    "admin_insert_audit",
+    "INSERT INTO audit_log (actor_user_id, action, target, before, after, reason, request_id)"
+    " VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7)"};
+
+// Newest first by id (bigserial, so insertion order); $1 is the last id seen, exclusive.
+// One row more than the page is fetched to know whether another page follows.
+inline const db::Statement kAuditPage{
+    "admin_audit_page",
+    "SELECT id, actor_user_id, action, target, before, after, reason, request_id, iso(at) AS at"
+    "  FROM audit_log WHERE id < $1 ORDER BY id DESC LIMIT $2"};
+
+}  // namespace pouch::admin::sql

@@ -1,0 +1,84 @@
+// create.cpp -- POST /v1/pouches/{pouchId}/shares (op 13, decisions §8), web only: stores a
+// share sealed in the browser. The pouch must be the caller's account's (404); the id must be
+// new across all accounts (409 share_exists: ids are client-chosen random UUIDs, so a clash
+// reveals nothing). size = decoded byte length of the bundle.
+#include "common/auth/caller.h"
+#include "common/json/parse.h"
+#include "common/json/schema.h"
+#include "handlers/shares/routes.h"
+#include "handlers/shares/share_json.h"
+#include "handlers/shares/sql.h"
+
+namespace pouch::shares {
+
+namespace {
+
+namespace js = json::schema;
+
+// Whether a string of the b64url alphabet has exactly one decoding (the rule of
+// common/crypto/b64url.h), checked without decoding 11 MB: a length of 4k+1 leaves a lone
+// character of 6 bits, and the unused low bits of the last character must be zero.
+bool decodes_exactly(const std::string& s) {
+    static const std::string kAlphabet =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    size_t rest = s.size() % 4;
+    if (rest == 1) return false;
+    if (rest == 0) return true;
+    size_t v = kAlphabet.find(s.back());
+    if (v == std::string::npos) return false;
+    return rest == 2 ? (v & 0x0f) == 0 : (v & 0x03) == 0;
+}
+
+const char* kDecodes = "b64url with exactly one decoding (length not 4k+1, unused bits zero)";
+
+// Bounds of interface.md; a sealed label always carries at least a nonce and a tag, so an
+// empty label_enc (or bundle) is refused.
+const js::Node kCreate = js::object({
+    js::req("id", js::uuid()),
+    js::req("bundle",
+            js::b64url().min_chars(1).max_chars(11184811).check(decodes_exactly, kDecodes)),
+    js::req("label_enc", js::b64url().min_chars(1).max_chars(683).check(decodes_exactly, kDecodes)),
+    js::opt("expires", js::one_of({"1d", "7d", "30d", "never"})),
+    js::opt("one_time", js::boolean()),
+});
+
+std::string str(const rapidjson::Value& v) {
+    return std::string(v.GetString(), v.GetStringLength());
+}
+
+// The lifetime as a PostgreSQL interval; nullopt (SQL NULL) for `never`.
+db::Param lifetime(const rapidjson::Document& doc) {
+    std::string e = doc.HasMember("expires") ? str(doc["expires"]) : "7d";
+    if (e == "1d") return "1 day";
+    if (e == "7d") return "7 days";
+    if (e == "30d") return "30 days";
+    return std::nullopt;
+}
+
+}  // namespace
+
+Response create(Request& req, Services& s) {
+    auth::Caller c = auth::require_web(req, s);
+    rapidjson::Document doc = json::parse_strict(req.body);
+    js::validate(doc, kCreate);
+    std::string id = str(doc["id"]);
+    std::string pouch_id = req.param("pouchId");
+    const auto& bundle = doc["bundle"];
+    // Unpadded b64url: every 4 characters carry 3 bytes, a tail of 2 or 3 carries 1 or 2.
+    long long size = static_cast<long long>(bundle.GetStringLength()) * 3 / 4;
+    bool one_time = doc.HasMember("one_time") && doc["one_time"].GetBool();
+
+    auto conn = s.db.acquire();
+    if (conn->exec(sql::kPouchOfAccount, {pouch_id, c.account_id}).rows() == 0) throw not_found();
+    db::Result r =
+        conn->exec(sql::kCreateShare,
+                   {id, c.account_id, pouch_id, c.user_id, str(doc["label_enc"]), lifetime(doc),
+                    str(bundle), std::to_string(size), one_time ? "true" : "false"});
+    if (r.rows() == 0) throw ApiError(409, "share_exists", "a share with this id exists");
+    Response resp;
+    resp.status = 201;
+    resp.data = share_data(r, 0);
+    return resp;
+}
+
+}  // namespace pouch::shares

@@ -1,0 +1,30 @@
+// fetch.cpp -- GET /v1/shares/{id} (decisions §8), public: answers the sealed bundle of an
+// active share and counts the view; a one_time share is consumed by this fetch. Both happen
+// in one conditional UPDATE (sql::kFetchShare), so two racing fetches of a one_time share get
+// exactly one 200 and one 410. Not active: 410 share_unavailable; unknown: 404.
+#include "common/json/out.h"
+#include "handlers/shares/routes.h"
+#include "handlers/shares/sql.h"
+
+namespace pouch::shares {
+
+Response fetch(Request& req, Services& s) {
+    std::string id = req.param("id");
+    auto conn = s.db.acquire();
+    db::Result r = conn->exec(sql::kFetchShare, {id});
+    if (r.rows() == 0) {
+        if (conn->exec(sql::kShareExists, {id}).rows() == 0) throw not_found();
+        throw ApiError(410, "share_unavailable", "the share is expired, revoked or consumed");
+    }
+    json::Out o;
+    o.kv("id", r.text(0, "id")).kv("label_enc", r.text(0, "label_enc"));
+    o.kv("bundle", r.text(0, "bundle")).kv("size", r.int64(0, "size"));
+    o.kv("expires_at", r.opt(0, "expires_at")).kv("one_time", r.boolean(0, "one_time"));
+    Response resp;
+    resp.data = o.done();
+    // A one_time bundle is answered once; no shared cache may keep a copy to answer again.
+    resp.headers.emplace_back("Cache-Control", "no-store");
+    return resp;
+}
+
+}  // namespace pouch::shares

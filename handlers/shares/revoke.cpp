@@ -1,0 +1,22 @@
+// revoke.cpp -- POST /v1/shares/{id}/revoke (decisions §8), web only, the owner account's
+// shares only (another account's share is 404). Idempotent: revoking again keeps the first
+// revoked_at and answers the same Share object.
+#include "common/auth/caller.h"
+#include "handlers/shares/routes.h"
+#include "handlers/shares/share_json.h"
+#include "handlers/shares/sql.h"
+
+namespace pouch::shares {
+
+Response revoke(Request& req, Services& s) {
+    auth::Caller c = auth::require_web(req, s);
+    require_empty_body(req);
+    auto conn = s.db.acquire();
+    db::Result r = conn->exec(sql::kRevokeShare, {req.param("id"), c.account_id});
+    if (r.rows() == 0) throw not_found();
+    Response resp;
+    resp.data = share_data(r, 0);
+    return resp;
+}
+
+}  // namespace pouch::shares

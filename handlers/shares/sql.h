@@ -1,0 +1,84 @@
+// sql.h -- every statement of the shares group (decisions §8). A share's state is never
+// stored: SHARE_STATE computes it from revoked_at, consumed_at and expires_at when read, and
+// the fetch and import UPDATEs repeat the same conditions in their WHERE, so a state change
+// and the counter it guards happen in one statement (no read-then-write race).
+#pragma once
+
+#include "common/db/pool.h"
+
+namespace pouch::shares::sql {
+
+// decisions §8, in this order: revoked, consumed (one_time and fetched), expired, active.
+#define SHARE_STATE                                                           \
+    "CASE WHEN revoked_at IS NOT NULL THEN 'revoked'"                         \
+    "     WHEN one_time AND consumed_at IS NOT NULL THEN 'consumed'"          \
+    "     WHEN expires_at IS NOT NULL AND expires_at <= now() THEN 'expired'" \
+    "     ELSE 'active' END"
+
+// The Share object of interface.md (write_share in share_json.h reads these names).
+#define SHARE_COLUMNS                                                \
+    "id, pouch_id, label_enc, " SHARE_STATE                          \
+    " AS state, one_time, size, views, imports,"                     \
+    " iso(expires_at) AS expires_at, iso(revoked_at) AS revoked_at," \
+    " iso(last_imported_at) AS last_imported_at, iso(created_at) AS created_at"
+
+inline const db::Statement kPouchOfAccount{
+    "shares_pouch_of_account", "SELECT 1 FROM pouches WHERE id = $1 AND account_id = $2"};
+
+// $6 is an interval ('7 days') or NULL for `never`; created_at and expires_at come from the
+// same now(), so expires_at - created_at is exactly the chosen lifetime. No row back means
+// the id is taken (by any account).
+inline const db::Statement kCreateShare{
+    "shares_create",
+    "INSERT INTO shares (id, account_id, pouch_id, created_by_user, label_enc, bundle, size,"
+    "                    one_time, expires_at)"
+    " VALUES ($1, $2, $3, $4, $5, $7, $8, $9, now() + $6::interval)"
+    " ON CONFLICT (id) DO NOTHING"
+    " RETURNING " SHARE_COLUMNS};
+
+// Public fetch: counts the view and, for a one_time share, consumes it, only while the share
+// is active. Concurrent fetches of one row serialise on its row lock and the loser re-checks
+// the WHERE against the winner's row, so a one_time share is answered exactly once.
+inline const db::Statement kFetchShare{
+    "shares_fetch",
+    "UPDATE shares SET views = views + 1,"
+    "                  consumed_at = CASE WHEN one_time THEN now() ELSE consumed_at END"
+    " WHERE id = $1 AND revoked_at IS NULL AND consumed_at IS NULL"
+    "   AND (expires_at IS NULL OR expires_at > now())"
+    " RETURNING id, label_enc, bundle, size, iso(expires_at) AS expires_at, one_time"};
+
+// Import: allowed while active, and once for a one_time share (its single import follows the
+// fetch that consumed it). Revoked and expired shares refuse.
+inline const db::Statement kImportShare{
+    "shares_import",
+    "UPDATE shares SET imports = imports + 1, last_imported_at = now()"
+    " WHERE id = $1 AND revoked_at IS NULL"
+    "   AND NOT (one_time AND imports > 0)"
+    "   AND (consumed_at IS NOT NULL OR expires_at IS NULL OR expires_at > now())"
+    " RETURNING id, imports, iso(last_imported_at) AS last_imported_at"};
+
+// Tells 404 (no such share) from 410 (exists but not active) after an UPDATE matched nothing.
+inline const db::Statement kShareExists{"shares_exists", "SELECT 1 FROM shares WHERE id = $1"};
+
+// Newest first, keyset on (created_at, id). The cursor carries created_at in microseconds
+// since the epoch (exact, unlike the millisecond iso() text) and the id; $2/$3 NULL = start.
+// $4 is limit + 1, so one extra row tells whether another page follows.
+inline const db::Statement kListShares{
+    "shares_list",
+    "SELECT " SHARE_COLUMNS
+    ","
+    "       (extract(epoch FROM created_at) * 1000000)::bigint AS created_us"
+    "  FROM shares"
+    " WHERE pouch_id = $1"
+    "   AND ($2::bigint IS NULL"
+    "        OR (created_at, id) < (timestamptz 'epoch' + $2::bigint * interval '1 microsecond',"
+    "                               $3::uuid))"
+    " ORDER BY created_at DESC, id DESC LIMIT $4"};
+
+// Idempotent: a second revoke keeps the first revoked_at and answers the same object.
+inline const db::Statement kRevokeShare{"shares_revoke",
+                                        "UPDATE shares SET revoked_at = COALESCE(revoked_at, now())"
+                                        " WHERE id = $1 AND account_id = $2"
+                                        " RETURNING " SHARE_COLUMNS};
+
+}  // namespace pouch::shares::sql
