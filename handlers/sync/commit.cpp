@@ -140,7 +140,7 @@ public:
                             "key_gen must be the pouch's current " + std::to_string(pouch_.key_gen));
         if (!op.blob_ids.empty()) {
             db::Result n = conn_.exec(sql::kUploadedBlobs, {caller_.account_id, pg_text_array(op.blob_ids)});
-            if (n.int64(0, "n") != static_cast<long long>(op.blob_ids.size()))
+            if (n.rows() != static_cast<int>(op.blob_ids.size()))
                 return rejected("missing_blob", "a referenced blob has not been uploaded");
         }
         if (existing.rows() == 1)

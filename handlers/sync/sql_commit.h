@@ -31,9 +31,11 @@ inline const db::Statement kActiveMember{
     "commit_active_member",
     "SELECT 1 FROM members WHERE id = $1 AND account_id = $2 AND removed_at IS NULL"};
 
+// FOR KEY SHARE: `pouchctl gc` locks a blob FOR UPDATE and re-checks references before it
+// deletes, so a commit referencing an old blob cannot race its deletion.
 inline const db::Statement kUploadedBlobs{
     "commit_uploaded_blobs",
-    "SELECT count(*) AS n FROM blobs WHERE account_id = $1 AND id = ANY($2::text[])"};
+    "SELECT id FROM blobs WHERE account_id = $1 AND id = ANY($2::text[]) FOR KEY SHARE"};
 
 inline const db::Statement kArtifact{
     "commit_artifact",

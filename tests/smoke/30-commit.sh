@@ -330,39 +330,51 @@ else
 fi
 
 # --- concurrency ------------------------------------------------------------------------------
+# Bodies are written without a process per body and sent by one `curl --parallel`, so the
+# load is the server's, not the test's.
 conc_dir=$SMOKE_TMP/conc
 mkdir -p "$conc_dir"
-post_file() { # post_file FILE -> prints the response body
-    curl -sS -X POST -H 'Content-Type: application/json' -H "Authorization: Bearer $WEB_TOKEN" \
-        --data-binary "@$1" "$POUCH_URL/v1/pouches/$POUCH/operations"
-    echo
+put_body() { # put_body FILE ARTIFACT BASE: a one-op web commit body with fresh ids
+    local opid rev
+    read -r opid </proc/sys/kernel/random/uuid
+    read -r rev </proc/sys/kernel/random/uuid
+    printf '{"operation_id":"%s","epoch":"%s","ops":[{"type":"put","artifact_id":"%s","revision_id":"%s","base_revision_id":%s,"key_gen":1,"envelope":"e","signature":"s","signer_member_id":"%s","blob_ids":[]}]}' \
+        "$opid" "$EPOCH" "$2" "$rev" "$3" "$WEB_MEMBER" >"$1"
 }
-export -f post_file
-export WEB_TOKEN POUCH POUCH_URL
+parallel_post() { # parallel_post PREFIX N CONCURRENCY: posts PREFIX1..N.json, answers in PREFIXi.out
+    local cfg=$1.curl i
+    : >"$cfg"
+    for ((i = 1; i <= $2; i++)); do
+        ((i == 1)) || echo next >>"$cfg"  # a trailing `next` would add an empty transfer
+        printf 'url = "%s/v1/pouches/%s/operations"\nrequest = "POST"\nheader = "Content-Type: application/json"\nheader = "Authorization: Bearer %s"\ndata-binary = "@%s%d.json"\noutput = "%s%d.out"\n' \
+            "$POUCH_URL" "$POUCH" "$WEB_TOKEN" "$1" "$i" "$1" "$i" >>"$cfg"
+    done
+    curl -sS --parallel --parallel-immediate --parallel-max "$3" --config "$cfg"
+    for ((i = 1; i <= $2; i++)); do cat "$1$i.out"; echo; done
+}
 
 base_rev=$(sql "SELECT head_revision_id FROM artifacts WHERE pouch_id = '$POUCH' AND id = '$A'")
-for i in $(seq 1 16); do
-    commit_body "$(flow_uuid)" "[$(op put "$A" "$(flow_uuid)" "$base_rev")]" >"$conc_dir/w$i.json"
-done
-ls "$conc_dir"/w*.json | xargs -P 16 -I{} bash -c 'post_file {}' >"$conc_dir/w.out"
-expect_true "one applied: $(jq -r '.data.results[0].status' "$conc_dir/w.out" | sort | uniq -c | tr '\n' ' ')" \
-    test "$(jq -r '.data.results[0].status' "$conc_dir/w.out" | sort | uniq -c | tr -s ' ' | tr '\n' ';')" = " 1 applied; 15 conflict;"
-expect_true "the rest stale_base" test "$(jq -r '.data.results[0].code // empty' "$conc_dir/w.out" | sort -u)" = stale_base
+for i in $(seq 1 16); do put_body "$conc_dir/w$i.json" "$A" "\"$base_rev\""; done
+parallel_post "$conc_dir/w" 16 16 >"$conc_dir/w.all"
+statuses=$(jq -r '.data.results[0].status' "$conc_dir/w.all" | sort | uniq -c | tr -s ' ' | tr '\n' ';')
+expect_true "one applied, fifteen conflicts: $statuses" test "$statuses" = " 1 applied; 15 conflict;"
+expect_true "the rest stale_base" test "$(jq -r '.data.results[0].code // empty' "$conc_dir/w.all" | sort -u)" = stale_base
 check sixteen_writers_on_one_base_exactly_one_applied
 
 req POST /v1/pouches "$(jq -nc --arg p "$(flow_uuid)" --arg m "$WEB_MEMBER" --arg s "$(flow_b64 32)" \
     '{id:$p,key_envelopes:[{pouch_id:$p,member_id:$m,key_gen:1,hpke_enc:$s,ciphertext:$s,created_by_member:$m,signature:$s}]}')" "${web[@]}"
 expect_status 201
 POUCH=$(json .data.id) EPOCH=$(json .data.epoch)
-for i in $(seq 1 1000); do
-    commit_body "$(flow_uuid)" "[$(op put "$(flow_uuid)" "$(flow_uuid)" "")]" >"$conc_dir/c$i.json"
+for ((i = 1; i <= 1000; i++)); do
+    read -r artifact </proc/sys/kernel/random/uuid
+    put_body "$conc_dir/c$i.json" "$artifact" null
 done
-ls "$conc_dir"/c*.json | xargs -P 32 -I{} bash -c 'post_file {}' >"$conc_dir/c.out"
-expect_true "all applied: $(jq -r '.data.results[0].status' "$conc_dir/c.out" | sort | uniq -c | tr '\n' ' ')" \
-    test "$(jq -r '.data.results[0].status' "$conc_dir/c.out" | grep -c '^applied$')" = 1000
+parallel_post "$conc_dir/c" 1000 32 >"$conc_dir/c.all"
+expect_true "all applied: $(jq -r '.data.results[0].status' "$conc_dir/c.all" | sort | uniq -c | tr '\n' ' ')" \
+    test "$(jq -r '.data.results[0].status' "$conc_dir/c.all" | grep -c '^applied$')" = 1000
 stats=$(sql "SELECT count(*), min(seq), max(seq), count(DISTINCT seq) FROM events WHERE pouch_id = '$POUCH'")
 expect_true "events seqs $stats" test "$stats" = "1000|1|1000|1000"
-expect_true "response seqs distinct" test "$(jq -r '.data.results[0].seq' "$conc_dir/c.out" | sort -n | uniq | wc -l)" = 1000
+expect_true "response seqs distinct" test "$(jq -r '.data.results[0].seq' "$conc_dir/c.all" | sort -n | uniq | wc -l)" = 1000
 expect_true "high_water" test "$(sql "SELECT high_water FROM pouches WHERE id = '$POUCH'")" = 1000
 check thousand_concurrent_commits_have_seqs_1_to_n_without_gaps
 

@@ -1,7 +1,7 @@
 # 51-blobs-gc.sh -- `pouchctl gc` and `pouchctl pouch reset-epoch` against the running stack
 # (decisions §5.5, §5.2): expired reservations released, unreferenced blobs older than 24 h
 # deleted (row, file and usage) while blobs a commit references and young ones stay, stray
-# files and expired rows cleaned; a reset gives the pouch a new epoch and high_water 0, and
+# files and expired rows cleaned; a reset gives the pouch a new epoch holding its renumbered history, and
 # commits with the old epoch get 409. Ages are backdated with psql. Relies on
 # tests/smoke/lib.sh and flows.sh (genesis and real commits).
 set -euo pipefail
@@ -156,26 +156,28 @@ old_epoch=$epoch
 old_high_water=$(sql "SELECT high_water FROM pouches WHERE id = '$pouch'")
 expect_true "the old epoch has events" test "$(sql "SELECT count(*) FROM events WHERE pouch_id = '$pouch'")" -ge 1
 "$POUCHCTL" pouch reset-epoch "$pouch" >"$SMOKE_TMP/reset.out" || true
-expect_true "reset exits 0 and reports it" grep -q "high_water $old_high_water -> 0" "$SMOKE_TMP/reset.out"
+revisions=$(sql "SELECT count(*) FROM revisions WHERE pouch_id = '$pouch'")
+expect_true "reset exits 0 and reports it" grep -q "high_water $old_high_water -> $revisions" "$SMOKE_TMP/reset.out"
 req GET "/v1/pouches/$pouch" "" -H "Authorization: Bearer $token"
 expect_status 200
 new_epoch=$(json .data.epoch)
 expect_json_match .data.epoch '^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$'
 expect_true "epoch changed" test "$new_epoch" != "$old_epoch"
-expect_json .data.high_water 0
-expect_true "old epoch's events deleted" \
-    test "$(sql "SELECT count(*) FROM events WHERE pouch_id = '$pouch'")" = 0
-expect_true "revisions stay" test "$(sql "SELECT count(*) FROM revisions WHERE pouch_id = '$pouch'")" = 1
-check reset_epoch_sets_a_new_epoch_and_high_water_zero
+expect_json .data.high_water "$revisions"
+expect_true "old epoch's events replaced by the renumbered history" \
+    test "$(sql "SELECT count(*), min(seq), max(seq), bool_and(epoch = '$new_epoch') FROM events WHERE pouch_id = '$pouch'")" = "$revisions|1|$revisions|t"
+expect_true "revisions stay, renumbered" \
+    test "$(sql "SELECT count(*), max(seq) FROM revisions WHERE pouch_id = '$pouch'")" = "$revisions|$revisions"
+check reset_epoch_starts_a_new_epoch_holding_the_renumbered_history
 
 commit_put "$token" "$pouch" "$old_epoch" "$member"
 expect_error 409 epoch_mismatch
 expect_json .error.details.current_epoch "$new_epoch"
 commit_put "$token" "$pouch" "$new_epoch" "$member"
 expect_status 200
-expect_json '.data.results[0].seq' 1
-expect_json .data.high_water 1
-check after_a_reset_the_old_epoch_is_refused_and_seq_restarts_at_1
+expect_json '.data.results[0].seq' $((revisions + 1))
+expect_json .data.high_water $((revisions + 1))
+check after_a_reset_the_old_epoch_is_refused_and_seqs_continue_after_the_history
 
 expect_true "unknown pouch exits 1" sh -c '"$POUCHCTL" pouch reset-epoch "$0" 2>/dev/null; test $? = 1' "$(flow_uuid)"
 expect_true "malformed id exits 2" sh -c '"$POUCHCTL" pouch reset-epoch not-a-uuid 2>/dev/null; test $? = 2'

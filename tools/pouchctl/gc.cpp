@@ -87,12 +87,33 @@ const Statement kDeleteConnectTokens{
 // Locks the pouch as a commit does, so no commit straddles the reset.
 const Statement kLockPouch{"pouch_lock",
                            "SELECT epoch, high_water FROM pouches WHERE id = $1 FOR UPDATE"};
-const Statement kSetEpoch{"pouch_set_epoch",
-                          "UPDATE pouches SET epoch = $2, high_water = 0 WHERE id = $1"};
+// The new epoch's log is the pouch's history renumbered 1..N in its old order: revisions get
+// consecutive seqs, heads follow, and one `revision` event per revision replays it. So seqs
+// stay gap-free within the epoch, keep ordering artifacts and histories, and the next commit
+// continues at N + 1 (a reset never lets old and new seqs interleave).
+const Statement kRenumberRevisions{
+    "pouch_renumber_revisions",
+    "UPDATE revisions r SET seq = n.new_seq"
+    "  FROM (SELECT id, row_number() OVER (ORDER BY seq, id) AS new_seq"
+    "          FROM revisions WHERE pouch_id = $1) n"
+    " WHERE r.pouch_id = $1 AND r.id = n.id"};
+const Statement kRenumberHeads{
+    "pouch_renumber_heads",
+    "UPDATE artifacts a SET head_seq = r.seq FROM revisions r"
+    " WHERE a.pouch_id = $1 AND r.pouch_id = $1 AND r.id = a.head_revision_id"};
 const Statement kDeleteOldEvents{
     "pouch_delete_old_events",
-    "WITH d AS (DELETE FROM events WHERE pouch_id = $1 AND epoch <> $2 RETURNING 1)"
-    " SELECT count(*) AS n FROM d"};
+    "WITH d AS (DELETE FROM events WHERE pouch_id = $1 RETURNING 1) SELECT count(*) AS n FROM d"};
+const Statement kReplayHistory{
+    "pouch_replay_history",
+    "INSERT INTO events (pouch_id, epoch, seq, kind, artifact_id, revision_id, device_id, created_at)"
+    " SELECT pouch_id, $2, seq, 'revision', artifact_id, id, device_id, created_at"
+    "   FROM revisions WHERE pouch_id = $1"};
+const Statement kSetEpoch{
+    "pouch_set_epoch",
+    "UPDATE pouches SET epoch = $2,"
+    "       high_water = (SELECT count(*) FROM revisions WHERE pouch_id = $1)"
+    " WHERE id = $1 RETURNING high_water"};
 const Statement kDeleteOldCursors{"pouch_delete_old_cursors",
                                   "DELETE FROM device_cursors WHERE pouch_id = $1 AND epoch <> $2"};
 
@@ -238,10 +259,10 @@ int reset_usage(FILE* to) {
     std::fprintf(to,
                  "usage: pouchctl pouch reset-epoch POUCH_ID\n\n"
                  "Starts a new event log for the pouch (decisions 5.2): a fresh random epoch\n"
-                 "and high_water 0. Events and device cursors of the old epoch are deleted\n"
-                 "(no request can read them any more). Artifacts and revisions stay. Clients\n"
-                 "get 409 epoch_mismatch on their next events, cursor or commit call and\n"
-                 "resync from scratch. Waiting event long-polls are woken through Redis\n"
+                 "whose log is the pouch's history renumbered 1..N in its old order (one\n"
+                 "revision event per revision; high_water N). Old events and device cursors\n"
+                 "are deleted; artifacts and revisions stay. Clients get 409 epoch_mismatch\n"
+                 "on their next events, cursor or commit call and resync from scratch. Waiting event long-polls are woken through Redis\n"
                  "(POUCH_REDIS_URL) when it is reachable. Database from POUCH_DATABASE_URL.\n");
     return to == stdout ? 0 : 2;
 }
@@ -304,14 +325,18 @@ int cmd_pouch(const Args& args) {
         std::string old_epoch = p.text(0, "epoch");
         long long old_high_water = p.int64(0, "high_water");
         std::string epoch = pouch::crypto::uuid_v4();
-        conn.exec(kSetEpoch, {pouch_id, epoch});
-        long long events = conn.exec(kDeleteOldEvents, {pouch_id, epoch}).int64(0, "n");
+        long long events = conn.exec(kDeleteOldEvents, {pouch_id}).int64(0, "n");
+        conn.exec(kRenumberRevisions, {pouch_id});
+        conn.exec(kRenumberHeads, {pouch_id});
+        conn.exec(kReplayHistory, {pouch_id, epoch});
+        long long high_water = conn.exec(kSetEpoch, {pouch_id, epoch}).int64(0, "high_water");
         conn.exec(kDeleteOldCursors, {pouch_id, epoch});
         tx.commit();
         std::printf(
-            "pouch %s: epoch %s -> %s, high_water %lld -> 0, %lld events of the old "
-            "epoch deleted\n",
-            pouch_id.c_str(), old_epoch.c_str(), epoch.c_str(), old_high_water, events);
+            "pouch %s: epoch %s -> %s, high_water %lld -> %lld (%lld old events replaced by "
+            "the renumbered history)\n",
+            pouch_id.c_str(), old_epoch.c_str(), epoch.c_str(), old_high_water, high_water,
+            events);
         // Long-polls on the old epoch wake and answer now instead of at their timeout; without
         // Redis they notice at their next database re-check, so this is only a nicety.
         pouch::redis::Client redis(env_or("POUCH_REDIS_URL", "redis://127.0.0.1:6379/0"));

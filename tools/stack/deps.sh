@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-    g++ make curl jq b3sum
+    g++ make curl jq b3sum python3
     libfcgi-dev rapidjson-dev libpq-dev libssl-dev libhiredis-dev libsodium-dev
     librust-blake3-dev libgtest-dev libbenchmark-dev
     postgresql redis-server nginx
