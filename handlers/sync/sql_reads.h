@@ -40,7 +40,9 @@ inline const db::Statement kEventsPage{
 // only while the stored bytes (envelope + signature) of the rows before them stay within $5,
 // so a page of 1 MiB envelopes never reads 500 MiB from the database; `fetched` counts the
 // rows before that cut. The JSON of a row is never smaller than its stored bytes, so the
-// handler's exact JSON budget stops no later than this cut.
+// handler's exact JSON budget stops no later than this cut. The head is a LATERAL lookup
+// (LIMIT 1 keeps the planner from flattening it) so that even a generic plan, which cannot
+// see the page size, fetches heads by primary key instead of hashing the pouch's revisions.
 #define POUCH_ARTIFACTS_PAGE(LIVE)                                                         \
     "SELECT * FROM ("                                                                      \
     "  SELECT a.id, a.name_index, iso(a.updated_at) AS updated_at, a.head_seq, "           \
@@ -53,7 +55,9 @@ inline const db::Statement kEventsPage{
     "           WHERE pouch_id = $1" LIVE                                                  \
     "             AND (head_seq, id) > ($2::bigint, $3::uuid)"                             \
     "           ORDER BY head_seq, id LIMIT $4::int) a"                                    \
-    "    LEFT JOIN revisions r ON r.pouch_id = $1 AND r.id = a.head_revision_id"           \
+    "    LEFT JOIN LATERAL (SELECT * FROM revisions"                                       \
+    "                        WHERE pouch_id = $1 AND id = a.head_revision_id LIMIT 1) r"   \
+    "      ON true"                                                                        \
     "  WINDOW w AS (ORDER BY a.head_seq, a.id ROWS UNBOUNDED PRECEDING)) page"             \
     " WHERE bytes_before <= $5::bigint"                                                    \
     " ORDER BY head_seq, id"

@@ -6,6 +6,8 @@
 set -euo pipefail
 # shellcheck source=tests/smoke/lib.sh
 source "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/smoke/flows.sh
+source "$(dirname "$0")/flows.sh"
 # shellcheck source=tests/smoke/reads_lib.sh
 source "$(dirname "$0")/reads_lib.sh"
 

@@ -6,6 +6,8 @@
 set -euo pipefail
 # shellcheck source=tests/smoke/lib.sh
 source "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/smoke/flows.sh
+source "$(dirname "$0")/flows.sh"
 # shellcheck source=tests/smoke/reads_lib.sh
 source "$(dirname "$0")/reads_lib.sh"
 
@@ -147,10 +149,8 @@ for bad in '!!!' 'AAAA' "$(b64 garbage)" "$(b64 "artifacts/$A_POUCH/$A_EPOCH|1")
 done
 check artifacts_malformed_cursor_is_invalid_cursor
 
-# A second pouch of the same account (inserted directly: pouch creation is another group's).
-P2=$(new_uuid)
-sql "INSERT INTO pouches (id, account_id, epoch, key_gen) VALUES ('$P2', '$A_ACCOUNT', gen_random_uuid(), 1)" >/dev/null
-P2_EPOCH=$(sql "SELECT epoch FROM pouches WHERE id = '$P2'")
+# A second pouch of the same account.
+read -r P2 P2_EPOCH < <(new_pouch "$A_TOKEN" "$A_MEMBER")
 for i in 1 2; do put_new "$A_TOKEN" "$P2" "$P2_EPOCH" "$A_MEMBER" "p2-$i" >/dev/null; done
 req GET "/v1/pouches/$P2/artifacts?limit=1" "" "${auth[@]}"
 p2_cursor=$(json .meta.next_cursor)
