@@ -31,7 +31,8 @@ ids() { json '[.data.items[].id] | join(",")'; }
 req GET "$history" "" "${auth[@]}"
 expect_status 200
 expect_true "newest first: $(ids)" test "$(ids)" = "$r4,$r3,$r2,$r1"
-expect_json '[.data.items[].seq] | join(",")' 4,3,2,1
+# (seq 1 is the roster event of the device's approval)
+expect_json '[.data.items[].seq] | join(",")' 5,4,3,2
 expect_json '[.data.items[].kind] | join(",")' put,delete,put,put
 expect_json '[.data.items[].envelope] | join(",")' x-4,x-3,x-2,x-1
 expect_json '[.data.items[].base_revision_id] | map(. // "null") | join(",")' "$r3,$r2,$r1,null"
@@ -144,9 +145,14 @@ cli_req GET "/v1/pouches/$A_POUCH/events?epoch=$A_EPOCH&after=$((cli_seq - 1))"
 expect_status 200
 expect_json '.data.items[0].revision_id' "$cli_rev"
 expect_json '.data.items[0].device_id' "$DEVICE_ID"
-cli_req GET "/v1/pouches/$A_POUCH/events?epoch=$A_EPOCH&after=0&limit=1"
+cli_req GET "/v1/pouches/$A_POUCH/events?epoch=$A_EPOCH&after=1&limit=1"
+expect_json '.data.items[0].revision_id' "$r1"
 expect_json '.data.items[0].device_id' null
 check events_carry_the_committing_cli_device_and_null_for_web
+
+cli_req GET "/v1/pouches/$A_POUCH/events?epoch=$A_EPOCH&limit=1"
+expect_json '.data.items[0] | "\(.seq) \(.kind) \(.artifact_id) \(.revision_id)"' "1 roster null null"
+check events_list_the_roster_event_of_a_device_approval
 
 cli_req GET "/v1/pouches/$A_POUCH/artifacts?limit=500"
 expect_status 200

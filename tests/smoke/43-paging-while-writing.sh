@@ -92,14 +92,17 @@ create_many 40
 before=("${CREATED[@]}")
 stop=$SMOKE_TMP/writer.stop
 (
-    # 60 updates of random existing artifacts plus a new one every 5th, as fast as it can.
+    # 60 updates of random existing artifacts plus a new one every 5th, as fast as it can;
+    # its own scratch directory, since req keeps the last answer in SMOKE_TMP.
+    SMOKE_TMP=$SMOKE_TMP/writer
+    mkdir -p "$SMOKE_TMP"
     for ((i = 0; i < 60; i++)); do
         [[ -e $stop ]] && break
         a=${before[RANDOM % ${#before[@]}]}
         update "$a" || echo "writer: update failed" >&2
         ((i % 5)) || create_many 1
     done
-    echo "$i" >"$SMOKE_TMP/writer.count"
+    echo "$i" >"$SMOKE_TMP/count"
 ) &
 writer=$!
 seen=()
@@ -118,8 +121,8 @@ wait "$writer"
 missed=()
 for a in "${before[@]}"; do [[ -n ${seen[$a]-} ]] || missed+=("$a"); done
 expect_true "missed ${#missed[@]}: ${missed[*]}" test "${#missed[@]}" = 0
-expect_true "the writer committed during the pass ($(cat "$SMOKE_TMP/writer.count") updates)" \
-    test "$(cat "$SMOKE_TMP/writer.count")" -gt 0
+expect_true "the writer committed during the pass ($(cat "$SMOKE_TMP/writer/count") updates)" \
+    test "$(cat "$SMOKE_TMP/writer/count")" -gt 0
 check artifacts_pass_with_a_concurrent_writer_misses_nothing
 
 smoke_done
