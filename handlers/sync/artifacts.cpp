@@ -87,7 +87,8 @@ Response write_page(const db::Result& r, long long limit, const std::string& sco
     Response resp;
     resp.data = o.done();
     resp.list = true;
-    if (r.rows() > 0 && written < r.int64(0, "fetched")) resp.next_cursor = encode_cursor(scope, last);
+    if (r.rows() > 0 && written < r.int64(0, "fetched"))
+        resp.next_cursor = encode_cursor(scope, last);
     return resp;
 }
 
@@ -95,19 +96,19 @@ Response write_page(const db::Result& r, long long limit, const std::string& sco
 
 Response list_artifacts(Request& req, Services& s) {
     auth::Caller c = auth::authenticate(req, s);
-    QueryValues q = validate_query(req, {query_text("cursor", kMaxCursorChars),
-                                         query_int("limit", 1, 500, 100),
-                                         query_bool("include_deleted", false)});
+    QueryValues q =
+        validate_query(req, {query_text("cursor", kMaxCursorChars), query_int("limit", 1, 500, 100),
+                             query_bool("include_deleted", false)});
     long long limit = q.integer("limit");
     auto conn = s.db.acquire();
     PouchRow p = load_pouch(*conn, req.param("pouchId"), c);
     const std::string scope = "artifacts/" + p.id + "/" + p.epoch;
     // head_seq is >= 0, so (-1, any id) is before every artifact.
     Key from = decode_cursor(q, scope, Key{-1, "00000000-0000-0000-0000-000000000000"});
-    db::Result r = conn->exec(
-        q.boolean("include_deleted") ? sql::kAllArtifactsPage : sql::kLiveArtifactsPage,
-        {p.id, std::to_string(from.seq), from.id, std::to_string(limit + 1),
-         std::to_string(kPageBudget)});
+    db::Result r =
+        conn->exec(q.boolean("include_deleted") ? sql::kAllArtifactsPage : sql::kLiveArtifactsPage,
+                   {p.id, std::to_string(from.seq), from.id, std::to_string(limit + 1),
+                    std::to_string(kPageBudget)});
     return write_page(r, limit, scope, [&](json::Out& o, int i) {
         Key k{r.int64(i, "head_seq"), r.text(i, "id")};
         o.obj();
@@ -135,9 +136,9 @@ Response list_revisions(Request& req, Services& s) {
     const std::string scope = "revisions/" + p.id + "/" + p.epoch + "/" + artifact;
     // Newest first: the page holds seqs below the cursor's; no cursor starts above them all.
     Key from = decode_cursor(q, scope, Key{kMaxSeq + 1, "00000000-0000-0000-0000-000000000000"});
-    db::Result r = conn->exec(sql::kRevisionsPage,
-                              {p.id, artifact_id, std::to_string(from.seq),
-                               std::to_string(limit + 1), std::to_string(kPageBudget)});
+    db::Result r =
+        conn->exec(sql::kRevisionsPage, {p.id, artifact_id, std::to_string(from.seq),
+                                         std::to_string(limit + 1), std::to_string(kPageBudget)});
     return write_page(r, limit, scope, [&](json::Out& o, int i) {
         write_revision(o, r, i);
         return Key{r.int64(i, "rev_seq"), r.text(i, "rev_id")};

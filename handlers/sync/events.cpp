@@ -33,22 +33,25 @@ ApiError epoch_mismatch(const std::string& current_epoch, long long high_water) 
 // not_found when it is gone.
 db::Result read_page(db::Conn& conn, const std::string& pouch_id, const std::string& epoch,
                      long long after, long long limit) {
-    db::Result r = conn.exec(sql::kEventsPage, {pouch_id, std::to_string(after),
-                                                std::to_string(limit), epoch});
+    db::Result r = conn.exec(sql::kEventsPage,
+                             {pouch_id, std::to_string(after), std::to_string(limit), epoch});
     if (r.rows() == 0) throw not_found();
-    if (r.text(0, "epoch") != epoch) throw epoch_mismatch(r.text(0, "epoch"), r.int64(0, "high_water"));
+    if (r.text(0, "epoch") != epoch)
+        throw epoch_mismatch(r.text(0, "epoch"), r.int64(0, "high_water"));
     return r;
 }
 
-bool has_items(const db::Result& r) { return !r.is_null(0, r.column("seq")); }
+bool has_items(const db::Result& r) {
+    return !r.is_null(0, r.column("seq"));
+}
 
 }  // namespace
 
 Response events(Request& req, Services& s) {
     auth::Caller c = auth::authenticate(req, s);
-    QueryValues q = validate_query(req, {query_uuid("epoch"), query_int("after", 0, kMaxSeq, 0),
-                                         query_int("limit", 1, 1000, 100),
-                                         query_int("wait", 0, 30, 0)});
+    QueryValues q =
+        validate_query(req, {query_uuid("epoch"), query_int("after", 0, kMaxSeq, 0),
+                             query_int("limit", 1, 1000, 100), query_int("wait", 0, 30, 0)});
     if (!q.text("epoch")) throw validation_failed("?epoch", "required");
     std::string epoch = *q.text("epoch");
     std::transform(epoch.begin(), epoch.end(), epoch.begin(),

@@ -33,7 +33,7 @@ std::string random_uuid(Conn& c) {
 // revision, plus one artifact with kArtifacts revisions; built once for the suite and removed
 // after it.
 class ReadPlans : public ::testing::Test {
-protected:
+  protected:
     static void SetUpTestSuite() {
         url_ = test_url();
         if (url_.empty()) return;
@@ -46,29 +46,46 @@ protected:
         const std::string u = "'" + user_ + "'", p = "'" + pouch_ + "'";
         c.exec_sql("BEGIN");
         c.exec_sql("INSERT INTO users (id, email, password_hash) VALUES (" + u + ", 'plan-" +
-                    user_ + "@example.com', 'x')");
-        c.exec_sql("INSERT INTO storage_accounts (id, owner_user_id, plan_id)"
-                    " SELECT " + u + ", " + u + ", id FROM plans WHERE is_default");
-        c.exec_sql("INSERT INTO members (id, account_id, kind) VALUES (" + u + ", " + u + ", 'web')");
+                   user_ + "@example.com', 'x')");
+        c.exec_sql(
+            "INSERT INTO storage_accounts (id, owner_user_id, plan_id)"
+            " SELECT " +
+            u + ", " + u + ", id FROM plans WHERE is_default");
+        c.exec_sql("INSERT INTO members (id, account_id, kind) VALUES (" + u + ", " + u +
+                   ", 'web')");
         c.exec_sql("INSERT INTO pouches (id, account_id, epoch, key_gen) VALUES (" + p + ", " + u +
-                    ", gen_random_uuid(), 1)");
+                   ", gen_random_uuid(), 1)");
         // Artifact g has revision g at seq g; the history artifact's revisions follow.
-        c.exec_sql("INSERT INTO revisions (pouch_id, id, artifact_id, seq, kind, key_gen, envelope,"
-                    " envelope_hash, signature, signer_member_id, stored_size, origin)"
-                    " SELECT " + p + ", md5(" + p + " || 'r' || g)::uuid, md5(" + p + " || 'a' || g)::uuid,"
-                    " g, 'put', 1, 'envelope', 'h', 's', " + u + ", 9, 'web'"
-                    " FROM generate_series(1, " + std::to_string(kArtifacts) + ") g");
-        c.exec_sql("INSERT INTO artifacts (pouch_id, id, head_revision_id, head_seq, deleted)"
-                    " SELECT " + p + ", md5(" + p + " || 'a' || g)::uuid, md5(" + p + " || 'r' || g)::uuid,"
-                    " g, g % 10 = 0 FROM generate_series(1, " + std::to_string(kArtifacts) + ") g");
-        c.exec_sql("INSERT INTO revisions (pouch_id, id, artifact_id, seq, kind, key_gen, envelope,"
-                    " envelope_hash, signature, signer_member_id, stored_size, origin)"
-                    " SELECT " + p + ", gen_random_uuid(), '" + history_artifact_ + "', " +
-                    std::to_string(kArtifacts) + " + g, 'put', 1, 'envelope', 'h', 's', " + u +
-                    ", 9, 'web' FROM generate_series(1, " + std::to_string(kArtifacts) + ") g");
-        c.exec_sql("INSERT INTO artifacts (pouch_id, id, head_revision_id, head_seq)"
-                    " SELECT " + p + ", artifact_id, id, seq FROM revisions WHERE pouch_id = " + p +
-                    " AND artifact_id = '" + history_artifact_ + "' ORDER BY seq DESC LIMIT 1");
+        c.exec_sql(
+            "INSERT INTO revisions (pouch_id, id, artifact_id, seq, kind, key_gen, envelope,"
+            " envelope_hash, signature, signer_member_id, stored_size, origin)"
+            " SELECT " +
+            p + ", md5(" + p + " || 'r' || g)::uuid, md5(" + p +
+            " || 'a' || g)::uuid,"
+            " g, 'put', 1, 'envelope', 'h', 's', " +
+            u +
+            ", 9, 'web'"
+            " FROM generate_series(1, " +
+            std::to_string(kArtifacts) + ") g");
+        c.exec_sql(
+            "INSERT INTO artifacts (pouch_id, id, head_revision_id, head_seq, deleted)"
+            " SELECT " +
+            p + ", md5(" + p + " || 'a' || g)::uuid, md5(" + p +
+            " || 'r' || g)::uuid,"
+            " g, g % 10 = 0 FROM generate_series(1, " +
+            std::to_string(kArtifacts) + ") g");
+        c.exec_sql(
+            "INSERT INTO revisions (pouch_id, id, artifact_id, seq, kind, key_gen, envelope,"
+            " envelope_hash, signature, signer_member_id, stored_size, origin)"
+            " SELECT " +
+            p + ", gen_random_uuid(), '" + history_artifact_ + "', " + std::to_string(kArtifacts) +
+            " + g, 'put', 1, 'envelope', 'h', 's', " + u + ", 9, 'web' FROM generate_series(1, " +
+            std::to_string(kArtifacts) + ") g");
+        c.exec_sql(
+            "INSERT INTO artifacts (pouch_id, id, head_revision_id, head_seq)"
+            " SELECT " +
+            p + ", artifact_id, id, seq FROM revisions WHERE pouch_id = " + p +
+            " AND artifact_id = '" + history_artifact_ + "' ORDER BY seq DESC LIMIT 1");
         c.exec_sql("COMMIT");
         c.exec_sql("ANALYZE artifacts");
         c.exec_sql("ANALYZE revisions");
@@ -132,10 +149,13 @@ TEST_F(ReadPlans, LiveArtifactPagesAreKeysetRangeScansOfThePartialIndex) {
     for (const char* mode : {"force_custom_plan", "force_generic_plan"}) {
         for (long long from : {-1LL, kArtifacts * 9LL / 10}) {
             std::string p = plan(mode, artifacts_page("plan_live", from, kNil));
-            EXPECT_NE(p.find("Index Scan using artifacts_keyset_live on artifacts"), std::string::npos)
-                << mode << " from " << from << ":\n" << p;
+            EXPECT_NE(p.find("Index Scan using artifacts_keyset_live on artifacts"),
+                      std::string::npos)
+                << mode << " from " << from << ":\n"
+                << p;
             EXPECT_NE(p.find("ROW(head_seq, id) > ROW("), std::string::npos)
-                << "keyset condition not in the index scan (" << mode << "):\n" << p;
+                << "keyset condition not in the index scan (" << mode << "):\n"
+                << p;
             EXPECT_EQ(p.find("Seq Scan"), std::string::npos) << p;
             EXPECT_EQ(p.find("Sort"), std::string::npos) << p;
         }
@@ -146,7 +166,8 @@ TEST_F(ReadPlans, AllArtifactPagesAreKeysetRangeScansOfTheFullIndex) {
     for (const char* mode : {"force_custom_plan", "force_generic_plan"}) {
         std::string p = plan(mode, artifacts_page("plan_all", kArtifacts * 9 / 10, kNil));
         EXPECT_NE(p.find("Index Scan using artifacts_keyset on artifacts"), std::string::npos)
-            << mode << ":\n" << p;
+            << mode << ":\n"
+            << p;
         EXPECT_NE(p.find("ROW(head_seq, id) > ROW("), std::string::npos) << p;
         EXPECT_EQ(p.find("Seq Scan"), std::string::npos) << p;
         EXPECT_EQ(p.find("Sort"), std::string::npos) << p;
@@ -157,7 +178,8 @@ TEST_F(ReadPlans, RevisionPagesAreRangeScansOfTheHistoryIndex) {
     for (const char* mode : {"force_custom_plan", "force_generic_plan"}) {
         std::string p = plan(mode, revisions_page(kArtifacts + 500));
         EXPECT_NE(p.find("Index Scan using revisions_history on revisions"), std::string::npos)
-            << mode << ":\n" << p;
+            << mode << ":\n"
+            << p;
         EXPECT_NE(p.find("(seq < "), std::string::npos) << p;
         EXPECT_EQ(p.find("Seq Scan"), std::string::npos) << p;
         EXPECT_EQ(p.find("Sort"), std::string::npos) << p;
