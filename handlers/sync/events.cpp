@@ -1,6 +1,98 @@
-// events.cpp -- placeholder until its owner lands the real endpoints (sync branch only).
+// events.cpp -- GET /v1/pouches/{pouchId}/events?epoch=&after=&limit=&wait= (decisions §5.2):
+// a page of the pouch's event log after `after`, with high_water. With `wait` and nothing new
+// it long-polls on model::events_channel (commits publish there after COMMIT) through
+// redis::Notifier, which falls back to re-reading every second without Redis. A waiting
+// request holds no database connection: each re-read leases one and gives it back.
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+
+#include "common/auth/caller.h"
 #include "common/http/error.h"
+#include "common/http/query.h"
+#include "common/json/out.h"
+#include "common/model/key_envelopes.h"
+#include "handlers/sync/pouch_access.h"
 #include "handlers/sync/routes.h"
+#include "handlers/sync/sql_reads.h"
+
 namespace pouch::sync {
-Response events(Request&, Services&) { throw ApiError(404, "not_found", "pending"); }
+
+namespace {
+
+constexpr long long kMaxSeq = 9007199254740991;  // decisions §3: integers within 2^53-1
+
+ApiError epoch_mismatch(const std::string& current_epoch, long long high_water) {
+    json::Out d;
+    d.kv("current_epoch", current_epoch).kv("high_water", high_water);
+    return ApiError(409, "epoch_mismatch", "the pouch's event log has another epoch; resync")
+        .with_details(d.done());
+}
+
+// Reads one page; throws epoch_mismatch when the pouch has moved to another epoch and
+// not_found when it is gone.
+db::Result read_page(db::Conn& conn, const std::string& pouch_id, const std::string& epoch,
+                     long long after, long long limit) {
+    db::Result r = conn.exec(sql::kEventsPage,
+                             {pouch_id, std::to_string(after), std::to_string(limit), epoch});
+    if (r.rows() == 0) throw not_found();
+    if (r.text(0, "epoch") != epoch)
+        throw epoch_mismatch(r.text(0, "epoch"), r.int64(0, "high_water"));
+    return r;
+}
+
+bool has_items(const db::Result& r) {
+    return !r.is_null(0, r.column("seq"));
+}
+
+}  // namespace
+
+Response events(Request& req, Services& s) {
+    auth::Caller c = auth::authenticate(req, s);
+    QueryValues q =
+        validate_query(req, {query_uuid("epoch"), query_int("after", 0, kMaxSeq, 0),
+                             query_int("limit", 1, 1000, 100), query_int("wait", 0, 30, 0)});
+    if (!q.text("epoch")) throw validation_failed("?epoch", "required");
+    std::string epoch = *q.text("epoch");
+    std::transform(epoch.begin(), epoch.end(), epoch.begin(),
+                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    long long after = q.integer("after");
+    long long limit = q.integer("limit");
+    long long wait = q.integer("wait");
+
+    std::string pouch_id;
+    db::Result page = [&] {
+        auto conn = s.db.acquire();
+        pouch_id = load_pouch(*conn, req.param("pouchId"), c).id;
+        return read_page(*conn, pouch_id, epoch, after, limit);
+    }();
+    if (!has_items(page) && wait > 0 && s.notifier) {
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(wait);
+        s.notifier->long_poll(model::events_channel(pouch_id), deadline, [&] {
+            auto conn = s.db.acquire();
+            page = read_page(*conn, pouch_id, epoch, after, limit);
+            return has_items(page);
+        });
+    }
+
+    json::Out o;
+    o.key("items").arr();
+    if (has_items(page)) {
+        for (int i = 0; i < page.rows(); ++i) {
+            o.obj();
+            o.kv("seq", page.int64(i, "seq")).kv("kind", page.text(i, "kind"));
+            o.kv("artifact_id", page.opt(i, "artifact_id"));
+            o.kv("revision_id", page.opt(i, "revision_id"));
+            o.kv("device_id", page.opt(i, "device_id"));
+            o.kv("created_at", page.text(i, "created_at"));
+            o.end_obj();
+        }
+    }
+    o.end_arr();
+    o.kv("high_water", page.int64(0, "high_water"));
+    Response resp;
+    resp.data = o.done();
+    return resp;
+}
+
 }  // namespace pouch::sync

@@ -1,0 +1,87 @@
+// sql_reads.h -- the statements of the sync group's read paths (decisions §5.2, §5.4):
+// the event log page, the artifact list and an artifact's revision history. Pages are keyset
+// pages (no OFFSET) that PostgreSQL answers from artifacts_keyset(_live), revisions_history
+// and the events primary key, so page N costs what page 1 costs.
+#pragma once
+
+#include "common/db/pool.h"
+
+namespace pouch::sync::sql {
+
+// The Revision object's columns (handlers/sync/revision_json.h reads them by these names)
+// from a `revisions` row aliased `r`.
+#define POUCH_REVISION_COLUMNS                                                               \
+    "r.id AS rev_id, r.artifact_id AS rev_artifact_id, r.envelope AS rev_envelope,"          \
+    " r.envelope_hash AS rev_envelope_hash, r.signature AS rev_signature,"                   \
+    " r.signer_member_id AS rev_signer_member_id, r.key_gen AS rev_key_gen,"                 \
+    " r.stored_size AS rev_stored_size, r.origin AS rev_origin,"                             \
+    " array_to_json(r.blob_ids)::text AS rev_blob_ids, iso(r.created_at) AS rev_created_at," \
+    " r.seq AS rev_seq, r.kind AS rev_kind, r.base_revision_id AS rev_base_revision_id,"     \
+    " r.merge_parent_id AS rev_merge_parent_id, r.conflict_id AS rev_conflict_id"
+
+// One page of the event log after $2, with the pouch's epoch and high_water read in the same
+// snapshot (one statement), so high_water is never below the last seq returned. Events are
+// only returned when the pouch is still in epoch $4. At least one row while the pouch exists;
+// seq is NULL in it when there is no event.
+inline const db::Statement kEventsPage{
+    "sync_reads_events_page",
+    "SELECT p.epoch, p.high_water, e.seq, e.kind, e.artifact_id, e.revision_id, e.device_id,"
+    "       iso(e.created_at) AS created_at"
+    "  FROM pouches p"
+    "  LEFT JOIN LATERAL ("
+    "       SELECT seq, kind, artifact_id, revision_id, device_id, created_at FROM events"
+    "        WHERE pouch_id = p.id AND epoch = p.epoch AND epoch = $4::uuid AND seq > $2::bigint"
+    "        ORDER BY seq LIMIT $3::int) e ON true"
+    " WHERE p.id = $1"
+    " ORDER BY e.seq"};
+
+// A list page of at most $4 rows (the handler asks for limit + 1 to learn whether more
+// follow) from key ($2 head_seq, $3 id) on, with each artifact's head revision. Rows come
+// only while the stored bytes (envelope + signature) of the rows before them stay within $5,
+// so a page of 1 MiB envelopes never reads 500 MiB from the database; `fetched` counts the
+// rows before that cut. The JSON of a row is never smaller than its stored bytes, so the
+// handler's exact JSON budget stops no later than this cut. The head is a LATERAL lookup
+// (LIMIT 1 keeps the planner from flattening it) so that even a generic plan, which cannot
+// see the page size, fetches heads by primary key instead of hashing the pouch's revisions.
+#define POUCH_ARTIFACTS_PAGE(LIVE)                                                         \
+    "SELECT * FROM ("                                                                      \
+    "  SELECT a.id, a.name_index, iso(a.updated_at) AS updated_at, a.head_seq, "           \
+    POUCH_REVISION_COLUMNS ","                                                             \
+    "         coalesce(sum(r.stored_size) OVER w, 0) - coalesce(r.stored_size, 0)"         \
+    "           AS bytes_before,"                                                          \
+    "         count(*) OVER () AS fetched"                                                 \
+    "    FROM (SELECT id, name_index, updated_at, head_seq, head_revision_id"              \
+    "            FROM artifacts"                                                           \
+    "           WHERE pouch_id = $1" LIVE                                                  \
+    "             AND (head_seq, id) > ($2::bigint, $3::uuid)"                             \
+    "           ORDER BY head_seq, id LIMIT $4::int) a"                                    \
+    "    LEFT JOIN LATERAL (SELECT * FROM revisions"                                       \
+    "                        WHERE pouch_id = $1 AND id = a.head_revision_id LIMIT 1) r"   \
+    "      ON true"                                                                        \
+    "  WINDOW w AS (ORDER BY a.head_seq, a.id ROWS UNBOUNDED PRECEDING)) page"             \
+    " WHERE bytes_before <= $5::bigint"                                                    \
+    " ORDER BY head_seq, id"
+
+inline const db::Statement kLiveArtifactsPage{"sync_reads_live_artifacts_page",
+                                              POUCH_ARTIFACTS_PAGE(" AND NOT deleted")};
+inline const db::Statement kAllArtifactsPage{"sync_reads_all_artifacts_page",
+                                             POUCH_ARTIFACTS_PAGE("")};
+
+inline const db::Statement kArtifactExists{
+    "sync_reads_artifact_exists", "SELECT 1 FROM artifacts WHERE pouch_id = $1 AND id = $2"};
+
+// Revisions of one artifact, newest first, with seq below $3; same row budget as above.
+inline const db::Statement kRevisionsPage{
+    "sync_reads_revisions_page",
+    "SELECT * FROM ("
+    "  SELECT " POUCH_REVISION_COLUMNS ","
+    "         sum(r.stored_size) OVER w - r.stored_size AS bytes_before,"
+    "         count(*) OVER () AS fetched"
+    "    FROM (SELECT * FROM revisions"
+    "           WHERE pouch_id = $1 AND artifact_id = $2 AND seq < $3::bigint"
+    "           ORDER BY seq DESC LIMIT $4::int) r"
+    "  WINDOW w AS (ORDER BY r.seq DESC ROWS UNBOUNDED PRECEDING)) page"
+    " WHERE bytes_before <= $5::bigint"
+    " ORDER BY rev_seq DESC"};
+
+}  // namespace pouch::sync::sql
