@@ -144,3 +144,25 @@ web_req() { req "$1" "$2" "${3-}" -H "Authorization: Bearer $WEB"; }
 
 # now_ms: wall clock in milliseconds.
 now_ms() { date +%s%3N; }
+
+# redeem_bg ID WAIT OUT: starts POST /v1/cli-auth/token in the background (own files, so
+# foreground req calls do not interfere); when it answers, OUT.status, OUT.body and OUT.end
+# (wall clock ms) appear. Sets BG_PID.
+redeem_bg() {
+    local id=$1 wait=$2 out=$3 proof body
+    proof=$(dpop "$KEY" POST /v1/cli-auth/token)
+    body=$(jq -nc --arg i "$id" --arg v "$VERIFIER" --argjson w "$wait" '{request_id:$i,code_verifier:$v,wait:$w}')
+    rm -f "$out".status "$out".body "$out".end
+    (
+        code=$(curl -sS -X POST -o "$out.body" -w '%{http_code}' --max-time 60 \
+            -H 'Content-Type: application/json' -H "DPoP: $proof" --data-binary "$body" \
+            "$POUCH_URL/v1/cli-auth/token" 2>/dev/null) || code=000
+        now_ms >"$out.end"
+        echo "$code" >"$out.status"
+    ) &
+    BG_PID=$!
+}
+
+# polling_started REQUEST_ID: true once the token endpoint has seen a valid poll of the request
+# (it stamps last_poll_at before it starts waiting).
+polling_started() { [[ $(sql "SELECT last_poll_at IS NOT NULL FROM cli_login_requests WHERE id = '$1'") == t ]]; }
