@@ -8,10 +8,22 @@
 
 sql() { psql "$POUCH_DATABASE_URL" -XtAq -c "$1"; }
 uuid() { cat /proc/sys/kernel/random/uuid; }
-repeat() { printf "%${2}s" "" | tr ' ' "$1"; }
+# repeat STRING N: STRING N times (multi-byte safe, unlike tr).
+repeat() {
+    local s
+    printf -v s "%${2}s" ""
+    printf '%s' "${s// /$1}"
+}
 # b64 N: N random bytes as b64url without padding.
 b64() { head -c "$1" /dev/urandom | base64 -w0 | tr '+/' '-_' | tr -d '='; }
 RUN_ID=$(date +%s%N)
+# b64url_decode TEXT: the bytes of unpadded b64url TEXT (e.g. a JWS segment).
+b64url_decode() {
+    local s=${1//-/+}
+    s=${s//_//}
+    while ((${#s} % 4)); do s+="="; done
+    base64 -d <<<"$s"
+}
 
 # dpop KEY METHOD PATH [ACCESS_TOKEN] [extra pouchctl args]: a fresh proof for POUCH_URL+PATH.
 dpop() {
