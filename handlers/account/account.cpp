@@ -16,7 +16,9 @@ Response get_account(Request& req, Services& s) {
     json::Out o;
     o.kv("user_id", r.text(0, "user_id")).kv("email", r.text(0, "email"));
     o.kv("role", r.text(0, "role")).kv("storage_account_id", r.text(0, "account_id"));
-    o.kv("member_id", r.opt(0, "web_member_id"));
+    // The caller's own member: the web member for a browser, the device's for a CLI.
+    if (c.is_cli()) o.kv("member_id", c.member_id);
+    else o.kv("member_id", r.opt(0, "web_member_id"));
     o.key("plan");
     model::write_plan(o, r, 0);
     o.key("usage").obj();

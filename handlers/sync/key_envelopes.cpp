@@ -1,7 +1,91 @@
-// key_envelopes.cpp -- placeholder until its owner lands the real endpoints (sync branch only).
-#include "common/http/error.h"
+// key_envelopes.cpp -- GET and POST /v1/pouches/{pouchId}/key-envelopes (decisions §5.6).
+// A CLI caller sees only its own member's envelopes. Storing envelopes with a key_gen above
+// the pouch's raises it and appends a key_rotation event (common/model/key_envelopes.h).
+#include "common/auth/caller.h"
+#include "common/http/query.h"
+#include "common/json/out.h"
+#include "common/json/parse.h"
+#include "common/json/schema.h"
+#include "common/model/key_envelopes.h"
+#include "common/model/schemas.h"
+#include "handlers/sync/pouch_access.h"
 #include "handlers/sync/routes.h"
+#include "handlers/sync/sql_pouches.h"
+
 namespace pouch::sync {
-Response list_key_envelopes(Request&, Services&) { throw ApiError(404, "not_found", "pending"); }
-Response add_key_envelopes(Request&, Services&) { throw ApiError(404, "not_found", "pending"); }
+
+namespace {
+
+namespace js = json::schema;
+
+const js::Node kAdd = js::object({
+    js::req("key_envelopes", js::array(model::key_envelope()).min_items(1).max_items(2000)),
+});
+
+constexpr long long kMaxSafe = 9007199254740991LL;
+
+}  // namespace
+
+Response list_key_envelopes(Request& req, Services& s) {
+    auth::Caller c = auth::authenticate(req, s);
+    QueryValues q = validate_query(req, {query_uuid("member_id"), query_int("key_gen", 1, kMaxSafe)});
+    db::Param member = q.text("member_id") ? db::Param(*q.text("member_id")) : db::Param();
+    if (c.is_cli()) {
+        if (member && *member != c.member_id) throw forbidden("a CLI device sees only its own envelopes");
+        member = c.member_id;
+    }
+    db::Param gen = q.has("key_gen") ? db::Param(std::to_string(q.integer("key_gen"))) : db::Param();
+    auto conn = s.db.acquire();
+    PouchRow p = load_pouch(*conn, req.param("pouchId"), c);
+    db::Result r = conn->exec(sql::kListEnvelopes, {p.id, member, gen});
+    json::Out o;
+    o.key("items").arr();
+    for (int i = 0; i < r.rows(); ++i) {
+        o.obj();
+        o.kv("pouch_id", r.text(i, "pouch_id")).kv("member_id", r.text(i, "member_id"));
+        o.kv("key_gen", r.int64(i, "key_gen")).kv("hpke_enc", r.text(i, "hpke_enc"));
+        o.kv("ciphertext", r.text(i, "ciphertext"));
+        o.kv("created_by_member", r.text(i, "created_by_member"));
+        o.kv("signature", r.text(i, "signature")).kv("created_at", r.text(i, "created_at"));
+        o.end_obj();
+    }
+    o.end_arr();
+    Response resp;
+    resp.data = o.done();
+    resp.list = true;
+    return resp;
+}
+
+Response add_key_envelopes(Request& req, Services& s) {
+    auth::Caller c = auth::authenticate(req, s);
+    rapidjson::Document doc = json::parse_strict(req.body);
+    js::validate(doc, kAdd);
+    std::string pouch_id = req.param("pouchId");
+    const auto& envelopes = doc["key_envelopes"];
+    for (rapidjson::SizeType i = 0; i < envelopes.Size(); ++i)
+        if (std::string(envelopes[i]["pouch_id"].GetString()) != pouch_id)
+            throw validation_failed("/key_envelopes/" + std::to_string(i) + "/pouch_id",
+                                    "must be the pouch of the path");
+    if (c.member_id.empty())
+        throw ApiError(409, "genesis_required", "the account has no roster yet");
+
+    model::StoredEnvelopes stored;
+    db::Result state{nullptr};
+    {
+        auto conn = s.db.acquire();
+        db::Transaction tx(*conn);
+        load_pouch(*conn, pouch_id, c);
+        stored = model::store_key_envelopes(*conn, c.account_id, envelopes, "/key_envelopes",
+                                            c.member_id, c.device_id, true);
+        state = conn->exec(sql::kPouchRotationPending, {pouch_id});
+        tx.commit();
+    }
+    for (const auto& p : stored.rotated_pouches) s.redis.publish(model::events_channel(p), "1");
+    json::Out o;
+    o.kv("key_gen", state.int64(0, "key_gen")).kv("rotation_pending", state.boolean(0, "pending"));
+    Response resp;
+    resp.data = o.done();
+    return resp;
+}
+
 }  // namespace pouch::sync

@@ -1,8 +1,97 @@
-// pouches.cpp -- placeholder until its owner lands the real endpoints (sync branch only).
-#include "common/http/error.h"
+// pouches.cpp -- list, get and create pouches (decisions §5.1). Creating one needs the
+// caller's member (genesis first) and respects the plan's pouch_limit, checked under the
+// account row lock so two creates cannot both take the last slot.
+#include "common/auth/caller.h"
+#include "common/crypto/random.h"
+#include "common/json/out.h"
+#include "common/json/parse.h"
+#include "common/json/schema.h"
+#include "common/model/key_envelopes.h"
+#include "common/model/schemas.h"
+#include "handlers/sync/pouch_access.h"
+#include "handlers/sync/pouch_json.h"
 #include "handlers/sync/routes.h"
+#include "handlers/sync/sql_pouches.h"
+
 namespace pouch::sync {
-Response list_pouches(Request&, Services&) { throw ApiError(404, "not_found", "pending"); }
-Response get_pouch(Request&, Services&) { throw ApiError(404, "not_found", "pending"); }
-Response create_pouch(Request&, Services&) { throw ApiError(404, "not_found", "pending"); }
+
+namespace {
+
+namespace js = json::schema;
+
+const js::Node kCreate = js::object({
+    js::req("id", js::uuid()),
+    js::req("key_envelopes", js::array(model::key_envelope()).min_items(1).max_items(2000)),
+});
+
+std::string str(const rapidjson::Value& v) { return std::string(v.GetString(), v.GetStringLength()); }
+
+}  // namespace
+
+Response list_pouches(Request& req, Services& s) {
+    auth::Caller c = auth::authenticate(req, s);
+    auto conn = s.db.acquire();
+    db::Result r = conn->exec(sql::kListPouches, {c.account_id});
+    json::Out o;
+    o.key("items").arr();
+    for (int i = 0; i < r.rows(); ++i) write_pouch(o, r, i);
+    o.end_arr();
+    Response resp;
+    resp.data = o.done();
+    resp.list = true;
+    return resp;
+}
+
+Response get_pouch(Request& req, Services& s) {
+    auth::Caller c = auth::authenticate(req, s);
+    auto conn = s.db.acquire();
+    PouchRow p = load_pouch(*conn, req.param("pouchId"), c);
+    json::Out o;
+    o.kv("id", p.id).kv("epoch", p.epoch).kv("key_gen", p.key_gen);
+    o.kv("high_water", p.high_water).kv("created_at", p.created_at);
+    Response resp;
+    resp.data = o.done();
+    return resp;
+}
+
+Response create_pouch(Request& req, Services& s) {
+    auth::Caller c = auth::authenticate(req, s);
+    rapidjson::Document doc = json::parse_strict(req.body);
+    js::validate(doc, kCreate);
+    std::string id = str(doc["id"]);
+    const auto& envelopes = doc["key_envelopes"];
+    long long key_gen = envelopes[0]["key_gen"].GetInt64();
+    for (rapidjson::SizeType i = 0; i < envelopes.Size(); ++i) {
+        std::string at = "/key_envelopes/" + std::to_string(i);
+        if (str(envelopes[i]["pouch_id"]) != id)
+            throw validation_failed(at + "/pouch_id", "must be the new pouch's id");
+        if (envelopes[i]["key_gen"].GetInt64() != key_gen)
+            throw validation_failed(at + "/key_gen", "every envelope must have the same key_gen");
+    }
+    if (c.member_id.empty())
+        throw ApiError(409, "genesis_required", "the account has no roster yet");
+
+    auto conn = s.db.acquire();
+    db::Transaction tx(*conn);
+    db::Result plan = conn->exec(sql::kLockAccountPlan, {c.account_id});
+    if (plan.int64(0, "pouches") >= plan.int64(0, "pouch_limit"))
+        throw ApiError(403, "pouch_limit_reached",
+                       "the plan allows " + plan.text(0, "pouch_limit") + " pouches");
+    if (conn->exec(sql::kPouchIdTaken, {id}).rows() > 0)
+        throw validation_failed("/id", "this pouch id is already in use");
+    db::Result row =
+        conn->exec(sql::kInsertPouch, {id, c.account_id, crypto::uuid_v4(), std::to_string(key_gen)});
+    model::store_key_envelopes(*conn, c.account_id, envelopes, "/key_envelopes", c.member_id,
+                               c.device_id, true);
+    tx.commit();
+    json::Out o;
+    o.kv("id", row.text(0, "id")).kv("epoch", row.text(0, "epoch"));
+    o.kv("key_gen", row.int64(0, "key_gen")).kv("high_water", row.int64(0, "high_water"));
+    o.kv("created_at", row.text(0, "created_at"));
+    Response resp;
+    resp.status = 201;
+    resp.data = o.done();
+    return resp;
+}
+
 }  // namespace pouch::sync

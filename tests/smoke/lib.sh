@@ -122,8 +122,12 @@ check() {
     SMOKE_ERRORS=()
 }
 
-# smoke_done: ends the script, exit status 1 if a check failed.
-smoke_done() { exit $((SMOKE_FAILED > 0)); }
+# smoke_done: ends the script (its "SMOKE END" line tells test.sh the script ran to the
+# end), exit status 1 if a check failed.
+smoke_done() {
+    echo "SMOKE END"
+    exit $((SMOKE_FAILED > 0))
+}
 
 # retry SECONDS COMMAND...: runs COMMAND every 0.2 s until it succeeds or time runs out.
 retry() {

@@ -142,7 +142,14 @@ suite_smoke() {
     for script in tests/smoke/[0-9]*.sh; do
         [[ -f $script ]] || continue
         found=1
-        run_lines "smoke/$(basename "$script" .sh)" "${POUCH_SMOKE_TIMEOUT:-300}" bash "$script"
+        local name
+        name="smoke/$(basename "$script" .sh)"
+        run_lines "$name" "${POUCH_SMOKE_TIMEOUT:-300}" bash "$script"
+        # A script that dies half-way (set -e) may already have printed FAIL lines; the
+        # checks it never reached must not pass silently.
+        if ! grep -qx 'SMOKE END' "$TEST_VAR/${name//\//-}.out"; then
+            crashed "$name" "stopped before its end (see its output above)"
+        fi
     done
     ((found)) || echo "=== smoke: no tests/smoke/[0-9]*.sh yet"
 }

@@ -1,0 +1,46 @@
+// sql_pouches.h -- statements of the pouch and key-envelope endpoints of the sync group.
+#pragma once
+
+#include "common/db/pool.h"
+
+namespace pouch::sync::sql {
+
+#define POUCH_JSON_COLUMNS "id, epoch, key_gen, high_water, iso(created_at) AS created_at"
+
+inline const db::Statement kListPouches{
+    "sync_list_pouches",
+    "SELECT " POUCH_JSON_COLUMNS " FROM pouches WHERE account_id = $1 ORDER BY created_at, id"};
+
+inline const db::Statement kLockAccountPlan{
+    "sync_lock_account_plan",
+    "SELECT p.pouch_limit, (SELECT count(*) FROM pouches WHERE account_id = a.id) AS pouches"
+    "  FROM storage_accounts a JOIN plans p ON p.id = a.plan_id"
+    " WHERE a.id = $1 FOR UPDATE OF a"};
+
+inline const db::Statement kPouchIdTaken{
+    "sync_pouch_id_taken", "SELECT 1 FROM pouches WHERE id = $1"};
+
+inline const db::Statement kInsertPouch{
+    "sync_insert_pouch",
+    "INSERT INTO pouches (id, account_id, epoch, key_gen) VALUES ($1, $2, $3, $4)"
+    " RETURNING " POUCH_JSON_COLUMNS};
+
+inline const db::Statement kListEnvelopes{
+    "sync_list_envelopes",
+    "SELECT pouch_id, member_id, key_gen, hpke_enc, ciphertext, created_by_member, signature,"
+    "       iso(created_at) AS created_at"
+    "  FROM key_envelopes"
+    " WHERE pouch_id = $1 AND ($2::uuid IS NULL OR member_id = $2)"
+    "   AND ($3::bigint IS NULL OR key_gen = $3)"
+    " ORDER BY key_gen, member_id"};
+
+// decisions §5.6: pending while some active member lacks an envelope at the current key_gen.
+inline const db::Statement kPouchRotationPending{
+    "sync_pouch_rotation_pending",
+    "SELECT p.key_gen, EXISTS ("
+    "  SELECT 1 FROM members m WHERE m.account_id = p.account_id AND m.removed_at IS NULL"
+    "     AND NOT EXISTS (SELECT 1 FROM key_envelopes k WHERE k.pouch_id = p.id"
+    "                        AND k.member_id = m.id AND k.key_gen = p.key_gen)) AS pending"
+    "  FROM pouches p WHERE p.id = $1"};
+
+}  // namespace pouch::sync::sql

@@ -1,0 +1,115 @@
+// config_log_test.cpp -- configuration from the environment (decisions §10: a malformed
+// value fails at start, naming the variable) and the JSON-lines log format.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
+#include "common/config/config.h"
+#include "common/json/parse.h"
+#include "common/log/log.h"
+
+namespace pouch {
+namespace {
+
+class Env : public ::testing::Test {
+protected:
+    void TearDown() override {
+        for (const char* v : {"POUCH_THREADS", "POUCH_DB_POOL", "POUCH_PUBLIC_URL", "POUCH_LOG_LEVEL",
+                              "POUCH_LOGIN_TTL"})
+            ::unsetenv(v);
+    }
+};
+
+TEST_F(Env, DefaultsWithoutVariables) {
+    Config c = Config::from_env();
+    EXPECT_EQ(c.threads, 16);
+    EXPECT_EQ(c.db_pool, 8);
+    EXPECT_EQ(c.login_ttl_seconds, 600);
+    EXPECT_EQ(c.log_level, "info");
+}
+
+TEST_F(Env, ReadsNumbersAndStripsTrailingSlashFromUrls) {
+    ::setenv("POUCH_THREADS", "64", 1);
+    ::setenv("POUCH_LOGIN_TTL", "2", 1);
+    ::setenv("POUCH_PUBLIC_URL", "https://sync.example.com/", 1);
+    Config c = Config::from_env();
+    EXPECT_EQ(c.threads, 64);
+    EXPECT_EQ(c.login_ttl_seconds, 2);
+    EXPECT_EQ(c.public_url, "https://sync.example.com");
+}
+
+TEST_F(Env, MalformedNumberNamesTheVariable) {
+    for (const char* bad : {"abc", "12x", "0", "5000", ""}) {
+        ::setenv("POUCH_DB_POOL", bad, 1);
+        if (*bad == '\0') {
+            EXPECT_NO_THROW(Config::from_env());  // empty means unset
+            continue;
+        }
+        try {
+            Config::from_env();
+            ADD_FAILURE() << "accepted POUCH_DB_POOL=" << bad;
+        } catch (const std::runtime_error& e) {
+            EXPECT_NE(std::string(e.what()).find("POUCH_DB_POOL"), std::string::npos);
+        }
+    }
+}
+
+TEST_F(Env, UnknownLogLevelIsRefused) {
+    ::setenv("POUCH_LOG_LEVEL", "verbose", 1);
+    EXPECT_THROW(Config::from_env(), std::runtime_error);
+}
+
+// Captures what log::write puts on stderr.
+std::string capture(void (*fn)()) {
+    std::fflush(stderr);
+    int saved = ::dup(2);
+    char path[] = "/tmp/pouch-log-XXXXXX";
+    int fd = ::mkstemp(path);
+    ::dup2(fd, 2);
+    fn();
+    ::dup2(saved, 2);
+    ::close(saved);
+    std::string out;
+    char buf[4096];
+    ::lseek(fd, 0, SEEK_SET);
+    ssize_t n;
+    while ((n = ::read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
+    ::close(fd);
+    ::unlink(path);
+    return out;
+}
+
+TEST(Log, OneJsonObjectPerLineWithFieldsInOrder) {
+    std::string out = capture([] {
+        log::init("sync", "info");
+        log::info("request", {{"request_id", "abc"}, {"status", 201}, {"path", "/v1/\"x\""}});
+    });
+    ASSERT_FALSE(out.empty());
+    EXPECT_EQ(out.back(), '\n');
+    EXPECT_EQ(out.find('\n'), out.size() - 1);
+    auto doc = json::parse_strict(out.substr(0, out.size() - 1));
+    EXPECT_STREQ(doc["level"].GetString(), "info");
+    EXPECT_STREQ(doc["group"].GetString(), "sync");
+    EXPECT_STREQ(doc["msg"].GetString(), "request");
+    EXPECT_STREQ(doc["request_id"].GetString(), "abc");
+    EXPECT_EQ(doc["status"].GetInt(), 201);
+    EXPECT_STREQ(doc["path"].GetString(), "/v1/\"x\"");
+    EXPECT_TRUE(doc["ts"].IsString());
+}
+
+TEST(Log, LinesBelowTheLevelAreDropped) {
+    std::string out = capture([] {
+        log::init("sync", "warn");
+        log::info("hidden");
+        log::warn("shown");
+    });
+    EXPECT_EQ(out.find("hidden"), std::string::npos);
+    EXPECT_NE(out.find("shown"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pouch

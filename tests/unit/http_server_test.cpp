@@ -1,0 +1,266 @@
+// http_server_test.cpp -- the FastCGI loop of a real handler binary (pouch-account), spoken
+// to directly over its unix socket with a minimal FastCGI client: routing, the handler-side
+// body limit (nginx is not in front here), query rejection, the envelope, and a graceful
+// SIGTERM that finishes the request in flight and removes the socket.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path bin_dir() { return fs::read_symlink("/proc/self/exe").parent_path(); }
+
+void put_length(std::string& out, size_t n) {
+    if (n < 128) {
+        out.push_back(static_cast<char>(n));
+    } else {
+        out.push_back(static_cast<char>(0x80 | ((n >> 24) & 0x7f)));
+        out.push_back(static_cast<char>((n >> 16) & 0xff));
+        out.push_back(static_cast<char>((n >> 8) & 0xff));
+        out.push_back(static_cast<char>(n & 0xff));
+    }
+}
+
+std::string record(unsigned char type, const std::string& content) {
+    std::string r;
+    r += '\x01';
+    r += static_cast<char>(type);
+    r += '\x00';
+    r += '\x01';  // request id 1
+    r += static_cast<char>((content.size() >> 8) & 0xff);
+    r += static_cast<char>(content.size() & 0xff);
+    r += '\x00';
+    r += '\x00';
+    return r + content;
+}
+
+struct Reply {
+    std::string head;  // CGI header block
+    std::string body;
+    int status = 0;
+};
+
+// One FastCGI request on a fresh connection; the body is sent as given (no chunking beyond
+// the 65535-byte record limit).
+Reply fcgi(const std::string& socket_path, std::vector<std::pair<std::string, std::string>> params,
+           const std::string& body = "") {
+    int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, socket_path.c_str(), sizeof addr.sun_path - 1);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+        ::close(fd);
+        return {};
+    }
+    std::string out = record(1, std::string("\x00\x01\x00\x00\x00\x00\x00\x00", 8));
+    std::string p;
+    for (auto& [k, v] : params) {
+        put_length(p, k.size());
+        put_length(p, v.size());
+        p += k + v;
+    }
+    out += record(4, p) + record(4, "");
+    for (size_t i = 0; i < body.size(); i += 65535) out += record(5, body.substr(i, 65535));
+    out += record(5, "");
+    (void)!::write(fd, out.data(), out.size());
+
+    std::string in;
+    char buf[65536];
+    ssize_t n;
+    while ((n = ::read(fd, buf, sizeof buf)) > 0) in.append(buf, static_cast<size_t>(n));
+    ::close(fd);
+
+    std::string stdout_bytes;
+    for (size_t i = 0; i + 8 <= in.size();) {
+        unsigned char type = static_cast<unsigned char>(in[i + 1]);
+        size_t len = (static_cast<unsigned char>(in[i + 4]) << 8) | static_cast<unsigned char>(in[i + 5]);
+        size_t pad = static_cast<unsigned char>(in[i + 6]);
+        if (type == 6) stdout_bytes += in.substr(i + 8, len);
+        i += 8 + len + pad;
+    }
+    Reply r;
+    size_t split = stdout_bytes.find("\r\n\r\n");
+    r.head = stdout_bytes.substr(0, split);
+    r.body = split == std::string::npos ? "" : stdout_bytes.substr(split + 4);
+    if (r.head.rfind("Status: ", 0) == 0) r.status = std::stoi(r.head.substr(8, 3));
+    return r;
+}
+
+std::vector<std::pair<std::string, std::string>> get(const std::string& uri) {
+    size_t q = uri.find('?');
+    return {{"REQUEST_METHOD", "GET"},
+            {"REQUEST_URI", uri},
+            {"QUERY_STRING", q == std::string::npos ? "" : uri.substr(q + 1)},
+            {"REQUEST_ID", "0123456789abcdef0123456789abcdef"}};
+}
+
+class HandlerProcess : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() / ("pouch-fcgi-" + std::to_string(::getpid()));
+        fs::create_directories(dir_);
+        socket_ = (dir_ / "account.sock").string();
+        pid_ = ::fork();
+        if (pid_ == 0) {
+            ::setenv("POUCH_SOCKET", socket_.c_str(), 1);
+            // Unreachable database and Redis: these tests never need them.
+            ::setenv("POUCH_DATABASE_URL", "postgresql://127.0.0.1:1/none?connect_timeout=1", 1);
+            ::setenv("POUCH_REDIS_URL", "redis://127.0.0.1:1/0", 1);
+            ::setenv("POUCH_THREADS", "2", 1);
+            ::setenv("POUCH_LOG_LEVEL", "error", 1);
+            std::string exe = (bin_dir() / "pouch-account").string();
+            ::execl(exe.c_str(), exe.c_str(), static_cast<char*>(nullptr));
+            ::_exit(127);
+        }
+        for (int i = 0; i < 200 && !fs::exists(socket_); ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(25));
+        ASSERT_TRUE(fs::exists(socket_)) << "handler did not create its socket";
+    }
+    void TearDown() override {
+        if (pid_ > 0) {
+            ::kill(pid_, SIGKILL);
+            ::waitpid(pid_, nullptr, 0);
+        }
+        fs::remove_all(dir_);
+    }
+    int stop_and_wait() {
+        ::kill(pid_, SIGTERM);
+        int status = 0;
+        ::waitpid(pid_, &status, 0);
+        pid_ = -1;
+        return status;
+    }
+
+    fs::path dir_;
+    std::string socket_;
+    pid_t pid_ = -1;
+};
+
+TEST_F(HandlerProcess, UnknownPathIsJson404WithRequestId) {
+    Reply r = fcgi(socket_, get("/v1/nothing"));
+    EXPECT_EQ(r.status, 404);
+    EXPECT_NE(r.head.find("Content-Type: application/json"), std::string::npos);
+    EXPECT_NE(r.head.find("X-Request-Id: 0123456789abcdef0123456789abcdef"), std::string::npos);
+    EXPECT_EQ(r.body,
+              R"({"ok":false,"error":{"code":"not_found","message":"no such endpoint"},)"
+              R"("meta":{"request_id":"0123456789abcdef0123456789abcdef"}})");
+}
+
+TEST_F(HandlerProcess, WrongMethodIs405WithAllow) {
+    auto p = get("/v1/account/signup");
+    Reply r = fcgi(socket_, p);
+    EXPECT_EQ(r.status, 405);
+    EXPECT_NE(r.head.find("Allow: POST"), std::string::npos);
+}
+
+TEST_F(HandlerProcess, HandlerEnforcesTheBodyLimitItself) {
+    std::string body(64 * 1024 + 1, 'x');
+    Reply r = fcgi(socket_,
+                   {{"REQUEST_METHOD", "POST"},
+                    {"REQUEST_URI", "/v1/account/login"},
+                    {"CONTENT_TYPE", "application/json"},
+                    {"CONTENT_LENGTH", std::to_string(body.size())}},
+                   body);
+    EXPECT_EQ(r.status, 413);
+    EXPECT_NE(r.body.find(R"("code":"payload_too_large")"), std::string::npos);
+}
+
+TEST_F(HandlerProcess, BodyLongerThanItsContentLengthClaimIsStillCapped) {
+    // A peer that lies about CONTENT_LENGTH cannot push more than the limit into memory.
+    std::string body(64 * 1024 + 10, 'x');
+    Reply r = fcgi(socket_,
+                   {{"REQUEST_METHOD", "POST"},
+                    {"REQUEST_URI", "/v1/account/login"},
+                    {"CONTENT_TYPE", "application/json"},
+                    {"CONTENT_LENGTH", "10"}},
+                   body);
+    EXPECT_EQ(r.status, 413);
+}
+
+TEST_F(HandlerProcess, NonJsonContentTypeIs415) {
+    Reply r = fcgi(socket_,
+                   {{"REQUEST_METHOD", "POST"},
+                    {"REQUEST_URI", "/v1/account/login"},
+                    {"CONTENT_TYPE", "text/plain"},
+                    {"CONTENT_LENGTH", "2"}},
+                   "{}");
+    EXPECT_EQ(r.status, 415);
+    EXPECT_NE(r.body.find(R"("code":"unsupported_media_type")"), std::string::npos);
+}
+
+TEST_F(HandlerProcess, RepeatedQueryParameterIs400WithField) {
+    Reply r = fcgi(socket_, get("/v1/account/roster?limit=1&limit=2"));
+    EXPECT_EQ(r.status, 400);
+    EXPECT_NE(r.body.find(R"("field":"?limit")"), std::string::npos);
+}
+
+TEST_F(HandlerProcess, DatabaseDownIs503Unavailable) {
+    auto p = get("/v1/account");
+    p.emplace_back("HTTP_AUTHORIZATION", "Bearer svc_ws_" + std::string(43, 'A'));
+    Reply r = fcgi(socket_, p);
+    EXPECT_EQ(r.status, 503);
+    EXPECT_NE(r.body.find(R"("code":"unavailable")"), std::string::npos);
+    EXPECT_NE(r.head.find("Retry-After: 1"), std::string::npos);
+}
+
+TEST_F(HandlerProcess, SigtermExitsCleanlyAndRemovesTheSocket) {
+    EXPECT_EQ(fcgi(socket_, get("/v1/nothing")).status, 404);
+    int status = stop_and_wait();
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+    EXPECT_FALSE(fs::exists(socket_));
+}
+
+TEST_F(HandlerProcess, SigtermLetsTheRequestInFlightFinish) {
+    // A login whose body arrives late is in flight when SIGTERM lands; it must still get its
+    // answer (here 400: the body is not JSON) rather than a dropped connection.
+    int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, socket_.c_str(), sizeof addr.sun_path - 1);
+    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    std::string p;
+    for (auto [k, v] : std::vector<std::pair<std::string, std::string>>{
+             {"REQUEST_METHOD", "POST"},
+             {"REQUEST_URI", "/v1/account/login"},
+             {"CONTENT_TYPE", "application/json"},
+             {"CONTENT_LENGTH", "3"}}) {
+        put_length(p, k.size());
+        put_length(p, v.size());
+        p += k + v;
+    }
+    std::string first = record(1, std::string("\x00\x01\x00\x00\x00\x00\x00\x00", 8)) +
+                        record(4, p) + record(4, "");
+    ASSERT_EQ(::write(fd, first.data(), first.size()), static_cast<ssize_t>(first.size()));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the worker is now reading
+    ::kill(pid_, SIGTERM);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    std::string rest = record(5, "{x}") + record(5, "");
+    ASSERT_EQ(::write(fd, rest.data(), rest.size()), static_cast<ssize_t>(rest.size()));
+    std::string in;
+    char buf[4096];
+    ssize_t n;
+    while ((n = ::read(fd, buf, sizeof buf)) > 0) in.append(buf, static_cast<size_t>(n));
+    ::close(fd);
+    EXPECT_NE(in.find("Status: 400"), std::string::npos);
+    EXPECT_NE(in.find("invalid_json"), std::string::npos);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+}  // namespace
