@@ -143,6 +143,13 @@ expect_true "request still pending, nothing stored" \
     test "$(req_status "$REQ"):$(sql "SELECT count(*) FROM members WHERE account_id = '$ADA_ACCOUNT'")" = pending:1
 check approve_envelopes_must_name_one_member
 
+approve "$REQ" "$(approve_body | jq -c --arg s "$first_statement" '.statement.statement = $s')"
+expect_error 400 validation_failed
+expect_json .error.field /statement/statement
+expect_true "request still pending, roster unchanged" \
+    test "$(req_status "$REQ"):$(sql "SELECT count(*) FROM roster_entries WHERE account_id = '$ADA_ACCOUNT'")" = pending:1
+check approve_with_a_statement_already_in_the_roster_is_rejected
+
 # The CLI waits (wait=30) while the browser approves: the answer comes at approval.
 sql "UPDATE cli_login_requests SET last_poll_at = NULL WHERE id = '$REQ'" >/dev/null
 redeem_bg "$REQ" 30 "$SMOKE_TMP/lp"
@@ -393,6 +400,19 @@ redeem "$REQ" 0
 expect_error 410 expired_token
 expect_true "no token issued" test "$(sql "SELECT count(*) FROM access_tokens t JOIN cli_login_requests r ON r.device_id = t.device_id WHERE r.id = '$REQ'")" = 0
 check approved_but_unredeemed_request_expires
+
+cli_keys revoked_early
+start_login
+approve "$REQ"
+expect_status 200
+early_device=$(json .data.device_id)
+web_req POST "/v1/devices/$early_device/revoke" ""
+expect_status 200
+redeem "$REQ" 0
+expect_error 403 access_denied
+expect_true "no token issued, request left approved" \
+    test "$(sql "SELECT count(*) FROM access_tokens WHERE device_id = '$early_device'"):$(req_status "$REQ")" = 0:approved
+check device_revoked_before_redemption_gets_no_tokens
 
 # --- deny --------------------------------------------------------------------------------------
 cli_keys denied
