@@ -279,6 +279,14 @@ cli_req GET /v1/devices "" "$KEY" "svc_at_$(repeat C 43)"
 expect_error 401 unauthenticated
 check unknown_access_token_is_401
 
+sql "UPDATE access_tokens SET expires_at = now() - interval '1 second' WHERE device_id = '$DEVICE'" >/dev/null
+cli_req GET /v1/devices
+expect_error 401 token_expired
+sql "UPDATE access_tokens SET expires_at = now() + interval '1 hour' WHERE device_id = '$DEVICE'" >/dev/null
+cli_req GET /v1/devices
+expect_status 200
+check expired_access_token_is_token_expired
+
 # web-only operations refuse a CLI caller
 cli_req GET "/v1/cli-auth/requests/$REQ"
 expect_error 403 wrong_caller
