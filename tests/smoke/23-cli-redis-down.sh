@@ -18,6 +18,9 @@ genesis
 enrol before  # a device enrolled while Redis runs, for the replay checks
 KEY_BEFORE=$KEY AT_BEFORE=$AT
 
+subscriber_connects() { grep -c 'redis subscriber connected' "$(stack_log cliauth)" || true; }
+reconnected() { (($(subscriber_connects) > connects_before)); }
+connects_before=$(subscriber_connects)
 stack_redis_stop
 
 # --- a whole login without Redis ---------------------------------------------------------------
@@ -74,7 +77,8 @@ req GET /v1/devices "" -H "Authorization: DPoP $AT_BEFORE" -H "DPoP: $proof"
 expect_error 401 invalid_dpop_proof
 check proof_first_seen_during_the_outage_stays_refused_after_it
 
-sleep 2  # the subscriber reconnects within about a second
+# cliauth's subscriber reconnects within about a second and says so in its log.
+expect_true "cliauth's Redis subscriber reconnected" retry 10 reconnected
 cli_keys after
 start_login
 redeem_bg "$REQ" 30 "$SMOKE_TMP/lp2"
