@@ -222,6 +222,15 @@ int open_listen_socket(const Config& config) {
 }  // namespace
 
 int serve(const std::string& group, Router& router, Services& services) {
+    // Blocked before FCGX_Init installs libfcgi's own SIGTERM handler: a stop signal that
+    // arrives during start-up then stays pending for the sigwait below, instead of being
+    // swallowed by that handler (workers would quit, main would wait forever).
+    sigset_t stop_set;
+    sigemptyset(&stop_set);
+    sigaddset(&stop_set, SIGTERM);
+    sigaddset(&stop_set, SIGINT);
+    sigaddset(&stop_set, SIGUSR1);  // libfcgi's own graceful-stop signal
+    pthread_sigmask(SIG_BLOCK, &stop_set, nullptr);  // inherited by every worker
     if (FCGX_Init() != 0) {
         log::error("FCGX_Init failed", {{"group", group}});
         return 1;
@@ -234,13 +243,6 @@ int serve(const std::string& group, Router& router, Services& services) {
     sigemptyset(&sa.sa_mask);
     sigaction(SIGUSR2, &sa, nullptr);
     signal(SIGPIPE, SIG_IGN);
-
-    sigset_t stop_set;
-    sigemptyset(&stop_set);
-    sigaddset(&stop_set, SIGTERM);
-    sigaddset(&stop_set, SIGINT);
-    sigaddset(&stop_set, SIGUSR1);  // libfcgi's own graceful-stop signal
-    pthread_sigmask(SIG_BLOCK, &stop_set, nullptr);  // inherited by every worker
 
     std::vector<std::unique_ptr<Worker>> workers;
     for (int i = 0; i < services.config.threads; ++i) {

@@ -141,15 +141,24 @@ StoredEnvelopes store_key_envelopes(db::Conn& conn, const std::string& account_i
 }
 
 long long append_roster(db::Conn& conn, const std::string& account_id,
-                        const rapidjson::Value& statements) {
+                        const rapidjson::Value& statements, long long* appended) {
     lock_roster(conn, account_id);
     long long first = conn.exec(kNextRosterIndex, {account_id}).int64(0, "next");
+    long long n = 0;
     for (const auto& s : statements.GetArray()) {
-        conn.exec(kAppendRoster,
-                  {account_id, std::string(s["statement"].GetString(), s["statement"].GetStringLength()),
-                   std::string(s["signature"].GetString(), s["signature"].GetStringLength())});
+        n += conn.exec(kAppendRoster,
+                       {account_id,
+                        std::string(s["statement"].GetString(), s["statement"].GetStringLength()),
+                        std::string(s["signature"].GetString(), s["signature"].GetStringLength())})
+                 .rows();
     }
+    if (appended) *appended = n;
     return first;
+}
+
+void wake_pouches(redis::Client& redis, const std::vector<std::string>& pouch_ids) {
+    for (const auto& id : pouch_ids)
+        if (!redis.publish(events_channel(id), "1")) return;
 }
 
 std::vector<std::string> account_pouches(db::Conn& conn, const std::string& account_id) {

@@ -11,6 +11,7 @@
 #include <rapidjson/document.h>
 
 #include "common/db/pool.h"
+#include "common/redis/client.h"
 
 namespace pouch::model {
 
@@ -35,14 +36,20 @@ void append_pouch_events(db::Conn& conn, const std::vector<std::string>& pouch_i
 void lock_roster(db::Conn& conn, const std::string& account_id);
 
 // Appends statements to the account's roster; returns the index of the first one.
-// An identical statement already present is skipped (a retried request appends nothing).
+// An identical statement already present is skipped (a retried request appends nothing);
+// `appended`, when given, receives how many were really appended.
 long long append_roster(db::Conn& conn, const std::string& account_id,
-                        const rapidjson::Value& statements);
+                        const rapidjson::Value& statements, long long* appended = nullptr);
 
 // The account's pouch ids, for roster events.
 std::vector<std::string> account_pouches(db::Conn& conn, const std::string& account_id);
 
-// Wakes event long-polls of the pouches (after COMMIT).
+// The Redis channel that wakes event long-polls of a pouch.
 std::string events_channel(const std::string& pouch_id);
+
+// Publishes a wake-up for each pouch (after COMMIT). Stops at the first failure: Redis is
+// then down or stalled, waiters re-read the database every second by themselves, and 2,000
+// publishes each waiting out a timeout would hold the request for minutes.
+void wake_pouches(redis::Client& redis, const std::vector<std::string>& pouch_ids);
 
 }  // namespace pouch::model

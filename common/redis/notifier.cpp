@@ -6,6 +6,8 @@
 #include <hiredis/hiredis.h>
 #include <poll.h>
 
+#include <cerrno>
+
 #include "common/log/log.h"
 #include "common/redis/client.h"
 
@@ -99,23 +101,32 @@ void Notifier::wake_all() {
 void Notifier::run() {
     auto addr = Client::parse_url(url_);
     bool logged_down = false;
+    // Between attempts: a second, in steps short enough for stop() to be noticed.
+    auto pause = [this] {
+        for (int i = 0; i < 10 && !stopping_.load(); ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    };
     while (!stopping_.load()) {
         ContextOwner ctx;
         if (addr) {
             struct timeval tv {1, 0};
             ctx.c = redisConnectWithTimeout(addr->host.c_str(), addr->port, tv);
+            // The connect timeout does not bound reads (decisions §11): without this a
+            // server that accepts but never answers PSUBSCRIBE would hang this thread, and
+            // with it the process's shutdown.
+            if (ctx.c && !ctx.c->err) redisSetTimeout(ctx.c, tv);
         }
-        if (!ctx.c || ctx.c->err) {
-            if (!logged_down) log::warn("redis subscriber unavailable, waits poll the database");
-            logged_down = true;
-            for (int i = 0; i < 10 && !stopping_.load(); ++i)
-                std::this_thread::sleep_for(std::chrono::milliseconds(100));
-            continue;
-        }
-        {
+        bool subscribed = false;
+        if (ctx.c && !ctx.c->err) {
             ReplyOwner ack;
             ack.r = static_cast<redisReply*>(redisCommand(ctx.c, "PSUBSCRIBE pouch:*"));
-            if (!ack.r || ack.r->type == REDIS_REPLY_ERROR) continue;
+            subscribed = ack.r && ack.r->type == REDIS_REPLY_ARRAY && ctx.c->err == 0;
+        }
+        if (!subscribed) {
+            if (!logged_down) log::warn("redis subscriber unavailable, waits poll the database");
+            logged_down = true;
+            pause();
+            continue;
         }
         connected_ = true;
         if (logged_down) log::info("redis subscriber connected");

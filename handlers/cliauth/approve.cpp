@@ -82,7 +82,11 @@ Response approve(Request& req, Services& s) {
 
         rapidjson::Value one(rapidjson::kArrayType);
         one.PushBack(rapidjson::Value(doc["statement"], doc.GetAllocator()), doc.GetAllocator());
-        long long index = model::append_roster(*conn, c.account_id, one);
+        long long appended = 0;
+        long long index = model::append_roster(*conn, c.account_id, one, &appended);
+        // The new member's roster_index must name its own statement, not an older one.
+        if (appended != 1)
+            throw validation_failed("/statement/statement", "is already in the roster");
         conn->exec(sql::kInsertMember, {member_id, c.account_id, device_id, std::to_string(index)});
         conn->exec(sql::kInsertDevice, {device_id, c.account_id, member_id, str(doc["welcome"]), id});
         stored = model::store_key_envelopes(*conn, c.account_id, envelopes, "/key_envelopes",
@@ -93,7 +97,7 @@ Response approve(Request& req, Services& s) {
         tx.commit();
     }
     wake(s, login_channel(id));
-    for (const auto& p : pouches) wake(s, model::events_channel(p));
+    model::wake_pouches(s.redis, pouches);
 
     json::Out o;
     o.kv("device_id", device_id);

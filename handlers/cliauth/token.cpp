@@ -54,6 +54,10 @@ Response redeem(Services& s, const std::string& id, const std::string& jkt) {
         refuse(st.text(0, "status"));
     }
     db::Result device = conn->exec(sql::kDeviceForTokens, {red.text(0, "device_id")});
+    // Revoked between approval and redemption: tokens would be refused on first use, so
+    // none are issued (the rollback leaves the request approved; every retry answers this).
+    if (device.boolean(0, "revoked"))
+        throw ApiError(403, "access_denied", "the device was revoked before the login was redeemed");
     TokenPair t = issue_tokens(*conn, device.text(0, "id"), jkt);
     tx.commit();
     json::Out o;

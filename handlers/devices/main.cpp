@@ -1,4 +1,5 @@
-// main.cpp -- the devices handler: the account's CLI devices, renaming and revocation.
+// main.cpp -- the devices handler: the account's CLI devices, renaming, revocation and
+// the per-pouch acknowledged-seq cursor.
 #include "common/http/server.h"
 #include "handlers/devices/routes.h"
 
@@ -10,5 +11,7 @@ int main(int argc, char** argv) {
         r.add("GET", "/v1/devices", devices::list);
         r.add("PATCH", "/v1/devices/{id:uuid}", devices::rename);
         r.add("POST", "/v1/devices/{id:uuid}/revoke", devices::revoke, big);
+        // Three segments after /v1 cannot match {id:uuid} (two), so "me" is no device id.
+        r.add("PUT", "/v1/devices/me/cursor", devices::cursor);
     });
 }

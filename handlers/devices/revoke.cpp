@@ -65,7 +65,7 @@ Response revoke(Request& req, Services& s) {
                       .boolean(0, "pending");
         tx.commit();
     }
-    for (const auto& p : woken) s.redis.publish(model::events_channel(p), "1");
+    model::wake_pouches(s.redis, woken);
 
     json::Out o;
     o.kv("revoked", true).kv("rotation_pending", pending);

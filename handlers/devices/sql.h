@@ -49,4 +49,17 @@ inline const db::Statement kRotationPending{
     "                                       AND k.member_id = m.id AND k.key_gen > held.gen))"
     ") AS pending"};
 
+inline const db::Statement kPouchForCursor{
+    "devices_pouch_for_cursor",
+    "SELECT epoch, high_water FROM pouches WHERE id = $1 AND account_id = $2"};
+
+// Only ever moves forward: a stale or repeated report keeps the stored value.
+inline const db::Statement kStoreCursor{
+    "devices_store_cursor",
+    "INSERT INTO device_cursors (device_id, pouch_id, epoch, acked_seq) VALUES ($1, $2, $3, $4)"
+    " ON CONFLICT (device_id, pouch_id, epoch) DO UPDATE"
+    "   SET acked_seq = greatest(device_cursors.acked_seq, EXCLUDED.acked_seq),"
+    "       updated_at = now()"
+    " RETURNING acked_seq"};
+
 }  // namespace pouch::devices::sql

@@ -1,0 +1,292 @@
+// auth_caller_test.cpp -- common/auth/caller and dpop_check (decisions §1): which credential
+// problems are refused before any lookup (no database needed), and, against a migrated
+// PostgreSQL (POUCH_TEST_DATABASE_URL; skipped when unset), the CLI caller's checks in order:
+// revoked device, revoked or expired token, a proof of another key (which must not burn its
+// jti), and a good call that resolves the device and refuses the same proof twice.
+#include <gtest/gtest.h>
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <ctime>
+#include <string>
+
+#include "common/auth/caller.h"
+#include "common/auth/dpop_check.h"
+#include "common/auth/replay_cache.h"
+#include "common/crypto/b64url.h"
+#include "common/crypto/hash.h"
+#include "common/crypto/random.h"
+#include "tests/unit/crypto_test_util.h"
+
+using pouch::ApiError;
+using pouch::Request;
+using pouch::auth::Caller;
+using pouch::testutil::DpopClaims;
+using pouch::testutil::TestP256Key;
+
+namespace {
+
+std::string env(const char* name) {
+    const char* v = std::getenv(name);
+    return v && *v ? v : "";
+}
+
+#define REQUIRE_DB()                                           \
+    const std::string db_url = env("POUCH_TEST_DATABASE_URL"); \
+    if (db_url.empty()) GTEST_SKIP() << "POUCH_TEST_DATABASE_URL is not set"
+
+const char* kBase = "https://sync.example.com";
+
+// Services whose database and Redis are whatever the test names; the pool connects lazily,
+// so tests that must be refused before any lookup give it an address nobody serves.
+struct Fixture {
+    explicit Fixture(std::string db_url = "postgresql://127.0.0.1:1/none",
+                     std::string redis_url = "redis://127.0.0.1:1")
+        : pool(db_url, 2, std::chrono::milliseconds(2000)), redis(redis_url),
+          replay(redis, pool), services{config, pool, redis, replay} {
+        config.public_url = kBase;
+    }
+    pouch::Config config;
+    pouch::db::Pool pool;
+    pouch::redis::Client redis;
+    pouch::auth::ReplayCache replay;
+    pouch::Services services;
+};
+
+Request request(const std::string& method, const std::string& path) {
+    Request r;
+    r.method = method;
+    r.path = path;
+    return r;
+}
+
+// Runs authenticate() and returns the ApiError it throws (status 0 if none).
+ApiError refusal(const Request& r, pouch::Services& s) {
+    try {
+        pouch::auth::authenticate(r, s);
+    } catch (const ApiError& e) {
+        return e;
+    }
+    return ApiError(0, "", "");
+}
+
+// ath = b64url(SHA-256(access token)), RFC 9449 §4.2.
+std::string ath_of(const std::string& token) {
+    return pouch::crypto::b64url_encode(pouch::crypto::sha256(token));
+}
+
+std::string proof_for(const TestP256Key& key, const std::string& method, const std::string& path,
+                      const std::string& token, const std::string& jti = {}) {
+    DpopClaims c;
+    c.jti = jti.empty() ? pouch::crypto::uuid_v4() : jti;
+    c.htm = method;
+    c.htu = std::string(kBase) + path;
+    c.iat = static_cast<long long>(std::time(nullptr));
+    c.ath = ath_of(token);
+    return pouch::testutil::make_dpop(key, c);
+}
+
+}  // namespace
+
+TEST(AuthCaller, NoAuthorizationHeaderIsUnauthenticated) {
+    Fixture f;
+    ApiError e = refusal(request("GET", "/v1/devices"), f.services);
+    EXPECT_EQ(e.status, 401);
+    EXPECT_EQ(e.code, "unauthenticated");
+}
+
+TEST(AuthCaller, AccessTokenSentAsBearerIsRefusedWithoutALookup) {
+    Fixture f;
+    Request r = request("GET", "/v1/devices");
+    r.headers["authorization"] = "Bearer " + pouch::crypto::new_token("svc_at_");
+    ApiError e = refusal(r, f.services);
+    EXPECT_EQ(e.status, 401);
+    EXPECT_EQ(e.code, "unauthenticated");
+    EXPECT_NE(e.message.find("DPoP"), std::string::npos) << e.message;
+}
+
+TEST(AuthCaller, UnsupportedSchemeAndMalformedHeaderAreUnauthenticated) {
+    Fixture f;
+    for (std::string h : {"Basic dXNlcjpwYXNz", "DPoP", "Token abc"}) {
+        Request r = request("GET", "/v1/devices");
+        r.headers["authorization"] = h;
+        ApiError e = refusal(r, f.services);
+        EXPECT_EQ(e.status, 401) << h;
+        EXPECT_EQ(e.code, "unauthenticated") << h;
+    }
+}
+
+TEST(AuthCaller, DpopTokenOfTheWrongShapeIsUnauthenticatedBeforeTheProofIsRead) {
+    Fixture f;
+    for (std::string t : {"svc_ws_" + std::string(43, 'A'), "svc_at_" + std::string(42, 'A'),
+                          "svc_at_" + std::string(42, 'A') + "=", std::string("svc_at_")}) {
+        Request r = request("GET", "/v1/devices");
+        r.headers["authorization"] = "DPoP " + t;
+        ApiError e = refusal(r, f.services);
+        EXPECT_EQ(e.status, 401) << t;
+        EXPECT_EQ(e.code, "unauthenticated") << t;
+    }
+}
+
+TEST(AuthCaller, DpopSchemeWithoutAProofIsInvalidDpopProofWithTheChallengeHeader) {
+    Fixture f;
+    Request r = request("GET", "/v1/devices");
+    r.headers["authorization"] = "DPoP " + pouch::crypto::new_token("svc_at_");
+    ApiError e = refusal(r, f.services);
+    EXPECT_EQ(e.status, 401);
+    EXPECT_EQ(e.code, "invalid_dpop_proof");
+    ASSERT_EQ(e.headers.size(), 1u);
+    EXPECT_EQ(e.headers[0].first, "WWW-Authenticate");
+    EXPECT_EQ(e.headers[0].second, "DPoP error=\"invalid_dpop_proof\"");
+}
+
+TEST(AuthCaller, TwoDpopHeadersJoinedByACommaAreRefused) {
+    Fixture f;
+    TestP256Key key;
+    std::string token = pouch::crypto::new_token("svc_at_");
+    Request r = request("GET", "/v1/devices");
+    r.headers["authorization"] = "DPoP " + token;
+    r.headers["dpop"] = proof_for(key, "GET", "/v1/devices", token) + ", " +
+                        proof_for(key, "GET", "/v1/devices", token);
+    ApiError e = refusal(r, f.services);
+    EXPECT_EQ(e.code, "invalid_dpop_proof");
+}
+
+TEST(AuthCaller, HasTokenShapeWantsThePrefixAnd43B64urlCharacters) {
+    using pouch::auth::has_token_shape;
+    EXPECT_TRUE(has_token_shape("svc_rt_" + std::string(43, '-'), "svc_rt_"));
+    EXPECT_TRUE(has_token_shape(pouch::crypto::new_token("svc_ws_"), "svc_ws_"));
+    EXPECT_FALSE(has_token_shape("svc_rt_" + std::string(44, 'a'), "svc_rt_"));
+    EXPECT_FALSE(has_token_shape("svc_rt_" + std::string(42, 'a') + "+", "svc_rt_"));
+    EXPECT_FALSE(has_token_shape("svc_at_" + std::string(43, 'a'), "svc_rt_"));
+}
+
+// --- with PostgreSQL ------------------------------------------------------------------------
+
+namespace {
+
+// One user, account, device member and device with an access token bound to `key`.
+struct Enrolled {
+    std::string device_id = pouch::crypto::uuid_v4();
+    std::string member_id = pouch::crypto::uuid_v4();
+    std::string account_id = pouch::crypto::uuid_v4();
+    std::string user_id = pouch::crypto::uuid_v4();
+    std::string token = pouch::crypto::new_token("svc_at_");
+
+    Enrolled(pouch::db::Pool& pool, const TestP256Key& key) {
+        auto c = pool.acquire();
+        // Test data only: every value here is made by the test itself.
+        c->exec_sql("BEGIN");
+        c->exec_sql("INSERT INTO users (id, email, password_hash) VALUES ('" + user_id + "', 'u" +
+                    user_id + "@example.com', 'x')");
+        c->exec_sql("INSERT INTO storage_accounts (id, owner_user_id, plan_id) SELECT '" +
+                    account_id + "', '" + user_id + "', id FROM plans WHERE is_default");
+        c->exec_sql("INSERT INTO members (id, account_id, kind, device_id) VALUES ('" + member_id +
+                    "', '" + account_id + "', 'device', '" + device_id + "')");
+        c->exec_sql("INSERT INTO devices (id, account_id, member_id, name, os, arch, cli_version,"
+                    " key_storage, sign_x, sign_y, sign_jkt, enc_x, enc_y, welcome) VALUES ('" +
+                    device_id + "', '" + account_id + "', '" + member_id +
+                    "', 'unit', 'linux', 'x86_64', '1', 'file', '" + key.x() + "', '" + key.y() +
+                    "', '" + key.jkt() + "', '" + key.x() + "', '" + key.y() + "', 'w')");
+        c->exec_sql("INSERT INTO access_tokens (token_hash, device_id, jkt, expires_at) VALUES ('" +
+                    pouch::crypto::token_hash(token) + "', '" + device_id + "', '" + key.jkt() +
+                    "', now() + interval '1 hour')");
+        c->exec_sql("COMMIT");
+    }
+    void sql(pouch::db::Pool& pool, const std::string& statement) {
+        auto c = pool.acquire();
+        c->exec_sql(statement);
+    }
+};
+
+Request cli_request(const TestP256Key& key, const std::string& token,
+                    const std::string& jti = {}) {
+    Request r = request("GET", "/v1/devices");
+    r.headers["authorization"] = "DPoP " + token;
+    r.headers["dpop"] = proof_for(key, "GET", "/v1/devices", token, jti);
+    return r;
+}
+
+}  // namespace
+
+TEST(AuthCallerDb, GoodProofResolvesTheDeviceAndTheSameProofIsThenRefused) {
+    REQUIRE_DB();
+    Fixture f(db_url);
+    TestP256Key key;
+    Enrolled e(f.pool, key);
+    Request r = cli_request(key, e.token);
+    Caller c = pouch::auth::authenticate(r, f.services);
+    EXPECT_TRUE(c.is_cli());
+    EXPECT_EQ(c.device_id, e.device_id);
+    EXPECT_EQ(c.member_id, e.member_id);
+    EXPECT_EQ(c.account_id, e.account_id);
+    EXPECT_EQ(c.user_id, e.user_id);
+    EXPECT_EQ(c.sign_x, key.x());
+    EXPECT_EQ(refusal(r, f.services).code, "invalid_dpop_proof");
+}
+
+TEST(AuthCallerDb, ProofOfAnotherKeyIsRefusedAndDoesNotBurnItsJti) {
+    REQUIRE_DB();
+    Fixture f(db_url);
+    TestP256Key key, other;
+    Enrolled e(f.pool, key);
+    std::string jti = pouch::crypto::uuid_v4();
+    EXPECT_EQ(refusal(cli_request(other, e.token, jti), f.services).code, "invalid_dpop_proof");
+    // The same jti with the right key is still fresh: the refused proof was never recorded.
+    EXPECT_EQ(refusal(cli_request(key, e.token, jti), f.services).status, 0);
+}
+
+TEST(AuthCallerDb, RevokedDeviceIsDeviceRevokedWhateverTheTokenState) {
+    REQUIRE_DB();
+    Fixture f(db_url);
+    TestP256Key key;
+    Enrolled e(f.pool, key);
+    e.sql(f.pool, "UPDATE devices SET revoked_at = now() WHERE id = '" + e.device_id + "'");
+    e.sql(f.pool, "UPDATE access_tokens SET revoked_at = now(), expires_at = now() WHERE device_id = '" +
+                      e.device_id + "'");
+    ApiError err = refusal(cli_request(key, e.token), f.services);
+    EXPECT_EQ(err.status, 401);
+    EXPECT_EQ(err.code, "device_revoked");
+}
+
+TEST(AuthCallerDb, RevokedTokenIsUnauthenticatedAndExpiredTokenIsTokenExpired) {
+    REQUIRE_DB();
+    Fixture f(db_url);
+    TestP256Key key;
+    Enrolled e(f.pool, key);
+    e.sql(f.pool, "UPDATE access_tokens SET expires_at = now() - interval '1 second' WHERE device_id = '" +
+                      e.device_id + "'");
+    ApiError expired = refusal(cli_request(key, e.token), f.services);
+    EXPECT_EQ(expired.status, 401);
+    EXPECT_EQ(expired.code, "token_expired");
+    e.sql(f.pool, "UPDATE access_tokens SET revoked_at = now() WHERE device_id = '" + e.device_id + "'");
+    ApiError revoked = refusal(cli_request(key, e.token), f.services);
+    EXPECT_EQ(revoked.status, 401);
+    EXPECT_EQ(revoked.code, "unauthenticated");
+}
+
+TEST(AuthCallerDb, UnknownAccessTokenIsUnauthenticated) {
+    REQUIRE_DB();
+    Fixture f(db_url);
+    TestP256Key key;
+    ApiError e = refusal(cli_request(key, pouch::crypto::new_token("svc_at_")), f.services);
+    EXPECT_EQ(e.status, 401);
+    EXPECT_EQ(e.code, "unauthenticated");
+}
+
+TEST(AuthCallerDb, RequireWebRefusesACliCallerWithWrongCaller) {
+    REQUIRE_DB();
+    Fixture f(db_url);
+    TestP256Key key;
+    Enrolled e(f.pool, key);
+    try {
+        pouch::auth::require_web(cli_request(key, e.token), f.services);
+        FAIL() << "a CLI caller passed require_web";
+    } catch (const ApiError& err) {
+        EXPECT_EQ(err.status, 403);
+        EXPECT_EQ(err.code, "wrong_caller");
+    }
+}
