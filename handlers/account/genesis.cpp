@@ -48,6 +48,12 @@ Response genesis(Request& req, Services& s) {
     auth::Caller c = auth::require_web(req, s);
     rapidjson::Document doc = json::parse_strict(req.body);
     js::validate(doc, kGenesis);
+    const auto& statements = doc["statements"];
+    for (rapidjson::SizeType i = 1; i < statements.Size(); ++i)
+        for (rapidjson::SizeType j = 0; j < i; ++j)
+            if (statements[i]["statement"] == statements[j]["statement"])
+                throw validation_failed("/statements/" + std::to_string(i) + "/statement",
+                                        "repeats an earlier statement");
     const auto& envelopes = doc["key_envelopes"];
     require_same(envelopes, "pouch_id");
     require_same(envelopes, "created_by_member");

@@ -125,9 +125,18 @@ protected:
             ::execl(exe.c_str(), exe.c_str(), static_cast<char*>(nullptr));
             ::_exit(127);
         }
-        for (int i = 0; i < 200 && !fs::exists(socket_); ++i)
-            std::this_thread::sleep_for(std::chrono::milliseconds(25));
-        ASSERT_TRUE(fs::exists(socket_)) << "handler did not create its socket";
+        // The socket file appears at bind(), before listen(): ready means a connect works.
+        bool ready = false;
+        for (int i = 0; i < 200 && !ready; ++i) {
+            int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+            sockaddr_un addr{};
+            addr.sun_family = AF_UNIX;
+            std::strncpy(addr.sun_path, socket_.c_str(), sizeof addr.sun_path - 1);
+            ready = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+            ::close(fd);
+            if (!ready) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+        }
+        ASSERT_TRUE(ready) << "handler did not start listening on its socket";
     }
     void TearDown() override {
         if (pid_ > 0) {
