@@ -26,6 +26,13 @@ expect_true "no device created" test "$(sql "SELECT count(*) FROM devices WHERE 
 check approve_before_genesis_is_409_genesis_required
 
 # --- genesis -----------------------------------------------------------------------------------
+twice=$(jq -c '.statements = [.statements[0], .statements[0]]' <<<"$(genesis_body "$(uuid)" "$(uuid)")")
+req POST /v1/account/roster/genesis "$twice" -H "Authorization: Bearer $ADA"
+expect_error 400 validation_failed
+expect_json .error.field /statements/1/statement
+expect_true "nothing stored" test "$(sql "SELECT count(*) FROM roster_entries WHERE account_id = '$ADA_ACCOUNT'")" = 0
+check genesis_with_a_repeated_statement_is_rejected
+
 genesis
 expect_status 201
 expect_json .data.pouch_id "$POUCH"
