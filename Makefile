@@ -101,4 +101,7 @@ format:
 clean:
 	rm -rf build
 
+# Extra targets (bench, fuzz, fault tests) live in mk/*.mk.
+-include mk/*.mk
+
 -include $(shell find build -name '*.d' 2>/dev/null)
