@@ -44,6 +44,10 @@ req PUT "/v1/pouches/p1/blobs/$blob_id" "$(body_file 9000000)" -H 'Content-Type:
 expect_true "blob upload of 9 MB refused by nginx (status $STATUS)" test "$STATUS" != 413
 check blob_upload_accepts_more_than_8m
 
+req POST /v1/pouches "$(body_file 9000000)"
+expect_true "pouch create of 9 MB refused by nginx (status $STATUS)" test "$STATUS" != 413
+check pouch_create_accepts_more_than_8m
+
 req POST /v1/pouches/p1/key-envelopes "$(body_file 9000000)"
 expect_true "key envelopes of 9 MB refused by nginx (status $STATUS)" test "$STATUS" != 413
 check key_envelopes_accept_more_than_8m
