@@ -84,12 +84,14 @@ $(UNIT_TESTS): $$(patsubst %.cpp,$(BUILD)/obj/%.o,$$(wildcard tests/unit/*.cpp))
 deps:
 	@tools/stack/deps.sh
 
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+
 run: deps
-	@$(MAKE) --no-print-directory build
+	@$(MAKE) --no-print-directory -j$(NPROC) build
 	@BUILD=$(BUILD) tools/stack/run.sh
 
 test: deps
-	@$(MAKE) --no-print-directory build
+	@$(MAKE) --no-print-directory -j$(NPROC) build
 	@BUILD=$(BUILD) tools/stack/test.sh
 
 test-unit: build
