@@ -10,6 +10,7 @@
 
 #include "common/crypto/b64url.h"
 #include "common/http/router.h"
+#include "common/json/parse.h"
 
 #include "common/http/error.h"
 #include "common/json/schema_spec.h"
@@ -324,6 +325,13 @@ Node object(std::initializer_list<Member> members) {
 void validate(const rapidjson::Value& v, const Node& schema) {
     std::string ptr;
     check(v, schema.spec(), ptr);
+}
+
+void validate_empty_body(std::string_view body) {
+    if (body.empty()) return;
+    static const Node kEmpty = object({});
+    rapidjson::Document doc = parse_strict(body);
+    validate(doc, kEmpty);
 }
 
 }  // namespace pouch::json::schema

@@ -16,6 +16,7 @@
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <rapidjson/document.h>
@@ -69,5 +70,9 @@ inline Member opt(std::string name, Node n) { return {std::move(name), std::move
 
 // Throws ApiError(400, "validation_failed", message, pointer).
 void validate(const rapidjson::Value& v, const Node& schema);
+
+// For operations that carry no data: no body, or `{}`. Anything else is refused like an
+// unknown field (invalid_json / validation_failed).
+void validate_empty_body(std::string_view body);
 
 }  // namespace pouch::json::schema

@@ -108,6 +108,7 @@ Response approve(Request& req, Services& s) {
 
 Response deny(Request& req, Services& s) {
     auth::Caller c = auth::require_web(req, s);
+    js::validate_empty_body(req.body);
     std::string id = req.param("id");
     {
         auto conn = s.db.acquire();

@@ -1,6 +1,7 @@
 // connect_token.cpp -- POST /v1/cli-auth/connect-tokens (web): a single-use token that binds
 // the next CLI login to this account (interface: svc_lt_ + 32 b64url characters).
 #include "common/auth/caller.h"
+#include "common/json/schema.h"
 #include "common/crypto/b64url.h"
 #include "common/crypto/random.h"
 #include "handlers/cliauth/routes.h"
@@ -10,6 +11,7 @@ namespace pouch::cliauth {
 
 Response connect_token(Request& req, Services& s) {
     auth::Caller c = auth::require_web(req, s);
+    json::schema::validate_empty_body(req.body);
     std::string token = "svc_lt_" + crypto::b64url_encode(crypto::random_bytes(24));
     auto conn = s.db.acquire();
     conn->exec(sql::kInsertConnectToken, {crypto::token_hash(token), c.account_id, c.user_id,

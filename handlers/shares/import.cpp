@@ -5,6 +5,7 @@
 // already-imported one_time: 410 share_unavailable; unknown: 404.
 #include "common/auth/caller.h"
 #include "common/json/out.h"
+#include "common/json/schema.h"
 #include "handlers/shares/routes.h"
 #include "handlers/shares/sql.h"
 
@@ -12,7 +13,7 @@ namespace pouch::shares {
 
 Response import_share(Request& req, Services& s) {
     auth::require_web(req, s);
-    require_empty_body(req);
+    json::schema::validate_empty_body(req.body);
     std::string id = req.param("id");
     auto conn = s.db.acquire();
     db::Result r = conn->exec(sql::kImportShare, {id});

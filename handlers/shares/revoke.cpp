@@ -2,6 +2,7 @@
 // shares only (another account's share is 404). Idempotent: revoking again keeps the first
 // revoked_at and answers the same Share object.
 #include "common/auth/caller.h"
+#include "common/json/schema.h"
 #include "handlers/shares/routes.h"
 #include "handlers/shares/share_json.h"
 #include "handlers/shares/sql.h"
@@ -10,7 +11,7 @@ namespace pouch::shares {
 
 Response revoke(Request& req, Services& s) {
     auth::Caller c = auth::require_web(req, s);
-    require_empty_body(req);
+    json::schema::validate_empty_body(req.body);
     auto conn = s.db.acquire();
     db::Result r = conn->exec(sql::kRevokeShare, {req.param("id"), c.account_id});
     if (r.rows() == 0) throw not_found();

@@ -12,7 +12,5 @@ Response fetch(Request& req, Services& s);         // GET  /v1/shares/{id} (publ
 Response import_share(Request& req, Services& s);  // POST /v1/shares/{id}/import
 Response revoke(Request& req, Services& s);        // POST /v1/shares/{id}/revoke
 
-// Import and revoke take no body; an empty object is accepted, any member is not.
-void require_empty_body(const Request& req);
 
 }  // namespace pouch::shares
