@@ -13,7 +13,6 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/flows.sh"
 
 TABLE=${POUCH_MATRIX_TABLE:-$(dirname "$0")/matrix.tsv}
-PASSWORD="correct horse battery"
 CALLERS=(none web_a web_b cli_a revoked_a support admin)
 
 die_setup() {

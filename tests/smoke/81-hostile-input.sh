@@ -18,6 +18,7 @@ sql() { psql "$POUCH_DATABASE_URL" -XtAq -c "$1"; }
 hex() { printf '%s' "$1" | od -An -tx1 -v | tr -d ' \n'; }
 
 # Hostile strings, each at most 64 characters (the bound of names).
+# shellcheck disable=SC2016  # [percent] is meant literally
 declare -A HOSTILE=(
     [sql_quote]="Robert'); DROP TABLE devices; --"
     [sql_comment]="x' OR '1'='1' /* */ -- \\"
@@ -172,10 +173,10 @@ body_file() {
 # edge NAME METHOD PATH LIMIT WANT_AT_EDGE [CODE] [content type]: LIMIT bytes answer the
 # handler's WANT_AT_EDGE (no credentials, so 401, or 400 for a public route); LIMIT+1: 413.
 edge() {
-    local name=$1 method=$2 path=$3 limit=$4 want=$5 code=$6 ctype=${7:-application/json}
-    req "$method" "$path" "@$(body_file "$limit")" -H "Content-Type: $ctype"
+    local name=$1 method=$2 path=$3 limit=$4 want=$5 code=$6 type=${7:-application/json}
+    req "$method" "$path" "@$(body_file "$limit")" -H "Content-Type: $type"
     expect_error "$want" "$code"
-    req "$method" "$path" "@$(body_file $((limit + 1)))" -H "Content-Type: $ctype"
+    req "$method" "$path" "@$(body_file $((limit + 1)))" -H "Content-Type: $type"
     expect_error 413 payload_too_large
     check "body_limit_at_edge_and_one_past_$name"
     rm -f "$SMOKE_TMP/body.$limit" "$SMOKE_TMP/body.$((limit + 1))"
