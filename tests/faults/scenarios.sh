@@ -109,7 +109,7 @@ fault_handler_kill() {
 
 # --- 2. restart PostgreSQL under load --------------------------------------------------------
 fault_postgres_restart() {
-    local outage=${POUCH_FAULT_OUTAGE:-6} before t_stop t_up first health_status=() end
+    local outage=${POUCH_FAULT_OUTAGE:-6} before t_stop t_back t_up first health_status=() end
     before=$(handler_pids)
     load_start postgres
     sleep 2
@@ -125,6 +125,8 @@ fault_postgres_restart() {
         health_status+=("$STATUS:$(json .error.code):$(json .error.details.database)")
         sleep 1
     done
+    # The outage ends when the postmaster starts (it accepts connections moments later).
+    t_back=$(now_s)
     stack_start_postgres 2>/dev/null
     t_up=$(now_s)
     sleep 4
@@ -133,7 +135,7 @@ fault_postgres_restart() {
     local reqs=$LOAD_DIR/requests.jsonl
     # Requests sent after the stop and answered before PostgreSQL was back.
     local during
-    during=$(jq -sc --argjson a "$t_stop" --argjson b "$t_up" \
+    during=$(jq -sc --argjson a "$t_stop" --argjson b "$t_back" \
         '[.[] | select(.w0 >= $a + 0.5 and .w1 <= $b)] | group_by(.what) | map({key: .[0].what, value: length}) | from_entries' "$reqs")
     expect_true "answers during the outage: $during (want only 503:unavailable)" \
         test "$(jq -r 'keys | join(",")' <<<"$during")" = "503:unavailable"
@@ -178,27 +180,32 @@ events_poll_bg() {
     POLL_PID=$!
 }
 
-# web_commit: one new artifact in WEB's POUCH; sets HW to the answer's high_water.
-web_commit() {
+# commit_body_new: a commit of one new artifact in WEB's POUCH (JSON).
+commit_body_new() {
     local r
     r=$(uuid)
-    web_req POST "/v1/pouches/$POUCH/operations" "$(jq -nc --arg o "$(uuid)" --arg e "$EPOCH" \
-        --arg a "$(uuid)" --arg r "$r" --arg m "$MEMBER" \
+    jq -nc --arg o "$(uuid)" --arg e "$EPOCH" --arg a "$(uuid)" --arg r "$r" --arg m "$MEMBER" \
         '{operation_id:$o,epoch:$e,ops:[{type:"put",artifact_id:$a,revision_id:$r,base_revision_id:null,
-          key_gen:1,envelope:("env-" + $r),signature:"sig",signer_member_id:$m,blob_ids:[]}]}')"
+          key_gen:1,envelope:("env-" + $r),signature:"sig",signer_member_id:$m,blob_ids:[]}]}'
+}
+
+# web_commit: one new artifact in WEB's POUCH; sets HW to the answer's high_water.
+web_commit() {
+    web_req POST "/v1/pouches/$POUCH/operations" "$(commit_body_new)"
     HW=$(json .data.high_water)
 }
 
-# events_wake_ms: sets WAKE_MS to the ms from a commit's answer to the answer of an events
-# long-poll waiting for it (9999x: the poll failed).
+# events_wake_ms: sets WAKE_MS to the ms from sending a commit to the answer of an events
+# long-poll waiting for it (99999: the poll failed).
 events_wake_ms() {
     WAKE_MS=99999
     web_commit
     events_poll_bg "$HW" 15 "$SMOKE_TMP/ev"
     sleep 1.2   # the poll is waiting (past its first database read)
-    local sent
-    web_commit
+    local sent body
+    body=$(commit_body_new)
     sent=$(now_ms)
+    web_req POST "/v1/pouches/$POUCH/operations" "$body"
     wait "$POLL_PID" || true
     [[ $(cat "$SMOKE_TMP/ev.status") == 200 ]] || return 0
     [[ $(jq -r '.data.items | length' "$SMOKE_TMP/ev.body") -ge 1 ]] || return 0
@@ -226,6 +233,8 @@ token_wake_ms() {
 }
 
 subscriber_connects() { cat "$(stack_log sync)" "$(stack_log cliauth)" | grep -c 'redis subscriber connected' || true; }
+# subscribers_reconnected N: sync and cliauth have both logged a reconnect since N were logged.
+subscribers_reconnected() { (($(subscriber_connects) >= $1 + 2)); }
 
 fault_redis_stop() {
     local email password="correct horse battery" ev_down tok_down ev_up tok_up proof connects
@@ -262,7 +271,7 @@ fault_redis_stop() {
 
     events_wake_ms
     ev_down=$WAKE_MS
-    expect_true "events long-poll answered ${ev_down} ms after the commit (want < 2500)" test "$ev_down" -lt 2500
+    expect_true "events long-poll answered ${ev_down} ms after the commit was sent (want < 2500)" test "$ev_down" -lt 2500
     check events_long_poll_is_woken_by_the_database_fallback
 
     proof=$(dpop "$key_before" GET /v1/devices "$at_before")
@@ -274,12 +283,17 @@ fault_redis_stop() {
 
     stack_redis_start
     # sync and cliauth each log their subscriber's reconnect.
-    expect_true "both Redis subscribers reconnected" retry 10 test "$(subscriber_connects)" -ge $((connects + 2))
+    expect_true "both Redis subscribers reconnected" retry 10 subscribers_reconnected "$connects"
     req GET /v1/health
     expect_json .data.status ok
     events_wake_ms
     ev_up=$WAKE_MS
-    expect_true "events long-poll answered ${ev_up} ms after the commit with Redis back (want < 500)" test "$ev_up" -lt 500
+    # Three tries: a single one could beat the one-second database fallback by luck.
+    for _ in 1 2; do
+        events_wake_ms
+        ((WAKE_MS > ev_up)) && ev_up=$WAKE_MS
+    done
+    expect_true "slowest of 3 events long-polls answered ${ev_up} ms after the commit was sent, Redis back (want < 500)" test "$ev_up" -lt 500
     token_wake_ms
     tok_up=$WAKE_MS
     expect_true "token long-poll answered ${tok_up} ms after the approval with Redis back (want < 1000)" test "$tok_up" -lt 1000
