@@ -172,6 +172,14 @@ def cmd_settle(a):
             answered[r["op"]].append(r["seq"])
     unanswered = [o for o in ops if o not in answered]
 
+    # Ops without an `applied` answer that were stored all the same (the fault came after the
+    # commit, before the answer): their retries must answer the stored result.
+    revs = {ops[o]["body"]["ops"][0]["revision_id"] for o in unanswered}
+    stored_unanswered = 0
+    if revs:
+        stored_unanswered = int(psql(a.db, "SELECT count(*) FROM revisions WHERE id IN (%s)"
+                                     % ",".join("'%s'" % r for r in revs))[0][0])
+
     # Retry each op without an `applied` answer, same body, until it is applied.
     retried = 0
     retry_statuses = collections.Counter()
@@ -229,7 +237,8 @@ def cmd_settle(a):
     secs = sorted(r["secs"] for r in reqs)
     report = {
         "requests": len(reqs), "ops": len(ops), "applied_first_try": len(ops) - len(unanswered),
-        "unanswered": len(unanswered), "retries": retried, "lost": lost,
+        "unanswered": len(unanswered), "unanswered_but_stored": stored_unanswered,
+        "retries": retried, "lost": lost,
         "statuses": dict(statuses), "retry_statuses": dict(retry_statuses),
         "max_secs": secs[-1] if secs else 0,
         "p99_secs": secs[int(len(secs) * 0.99)] if secs else 0,
