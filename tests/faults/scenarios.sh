@@ -1,0 +1,352 @@
+# scenarios.sh -- the fault scenarios of `make test-faults`, one function fault_NAME each,
+# sourced by tests/faults/run.sh after tools/stack/lib.sh and the smoke helpers
+# (tests/smoke/lib.sh, lib_cli.sh). Each starts the commit load (load.py run), injects its
+# fault, stops the load, settles it (retries every op without an `applied` answer with its
+# operation_id and checks the database) and reports with check lines.
+# shellcheck shell=bash
+
+LOAD_DIR=""
+LOAD_REPORT="{}"
+
+# load_start NAME: the commit load in the background, once it runs.
+load_start() {
+    LOAD_DIR=$FAULT_VAR/load-$1
+    mkdir -p "$LOAD_DIR"
+    python3 tests/faults/load.py run "$POUCH_URL" "$LOAD_DIR" >"$LOAD_DIR/run.log" 2>&1 &
+    LOAD_PID=$!
+    retry 60 test -e "$LOAD_DIR/ready"
+}
+
+# load_stop: ends the load, waits for its requests in flight, settles and verifies it; sets
+# LOAD_REPORT (load.py's JSON report). Returns load.py's status.
+load_stop() {
+    local status=0
+    touch "$LOAD_DIR/stop"
+    wait "$LOAD_PID" || status=$?
+    LOAD_PID=0
+    if ((status != 0)); then
+        smoke_fail "load.py run exited with $status: $(tail -n 3 "$LOAD_DIR/run.log")"
+        LOAD_REPORT="{}"
+        return 1
+    fi
+    LOAD_REPORT=$(python3 tests/faults/load.py settle "$POUCH_URL" "$LOAD_DIR" "$POUCH_DATABASE_URL" \
+        2>"$LOAD_DIR/settle.err") || status=$?
+    [[ -n $LOAD_REPORT ]] || LOAD_REPORT="{}"
+    return "$status"
+}
+
+# load_abort: stops a load a failed scenario left running (no checks).
+load_abort() {
+    if ((LOAD_PID)); then
+        touch "$LOAD_DIR/stop"
+        wait "$LOAD_PID" 2>/dev/null || true
+        LOAD_PID=0
+    fi
+}
+
+# report FILTER: jq -r FILTER of the last load report.
+report() { jq -r "$1" <<<"$LOAD_REPORT"; }
+
+# expect_settled: the load lost nothing and its database checks held.
+expect_settled() {
+    expect_true "ops lost: $(report .lost)" test "$(report .lost)" = 0
+    expect_true "problems: $(report '.problems | join("; ")')" test "$(report .problem_count)" = 0
+}
+
+# statuses_except_applied: "what" of every request that was not applied, counted, one line.
+statuses_except_applied() { report '.statuses | to_entries | map(select(.key != "applied")) | map("\(.key)=\(.value)") | join(" ")'; }
+
+figures() { echo "FIGURES $1 $2"; }
+
+handler_pids() {
+    local g
+    for g in "${STACK_HANDLERS[@]}"; do printf '%s=%s ' "$g" "$(stack_handler_pid "$g")"; done
+}
+
+now_s() { date +%s.%N; }
+
+# pid_changed GROUP OLD_PID: the supervisor has started a new handler process.
+pid_changed() {
+    local p
+    p=$(stack_handler_pid "$1" 2>/dev/null) || return 1
+    [[ -n $p && $p != "$2" ]]
+}
+
+# --- 1. kill -9 the sync handler under load -------------------------------------------------
+fault_handler_kill() {
+    local kills=${POUCH_FAULT_KILLS:-10} i pid pids=() restarts
+    load_start kill
+    sleep 2
+    for ((i = 0; i < kills; i++)); do
+        pid=$(stack_handler_pid sync)
+        pids+=("$pid")
+        kill -KILL "$pid"
+        # The supervisor writes the new pid when it starts the handler (0.2..2 s later).
+        retry 10 pid_changed sync "$pid" ||
+            smoke_fail "kill $((i + 1)): sync was not restarted within 10 s"
+        retry 10 test -S "$STACK_RUN/sync.sock"
+        sleep 1.2
+    done
+    sleep 1
+    load_stop
+    restarts=$(grep -c 'supervisor: handler killed by signal 9' "$(stack_log sync)" || true)
+    expect_true "restarts logged by the supervisor: $restarts, want $kills" test "$restarts" -ge "$kills"
+    expect_true "distinct pids killed: $(printf '%s\n' "${pids[@]}" | sort -u | wc -l)" \
+        test "$(printf '%s\n' "${pids[@]}" | sort -u | wc -l)" = "$kills"
+    check sync_handler_restarted_after_every_kill_9
+
+    expect_settled
+    expect_true "requests without an applied answer: $(report .unanswered) (want some: the kills hit requests in flight)" \
+        test "$(report .unanswered)" -gt 0
+    check every_op_of_the_killed_handler_is_stored_exactly_once_after_retries
+
+    expect_true "no 500: $(statuses_except_applied)" \
+        test "$(report '[.statuses | keys[] | select(startswith("500"))] | length')" = 0
+    check kill_9_never_answers_500
+    figures handler_kill "$(jq -c --argjson k "$kills" --argjson r "$restarts" \
+        '{kills:$k, restarts_logged:$r} + del(.problems)' <<<"$LOAD_REPORT")"
+}
+
+# --- 2. restart PostgreSQL under load --------------------------------------------------------
+fault_postgres_restart() {
+    local outage=${POUCH_FAULT_OUTAGE:-6} before t_stop t_back t_up first health_status=() end
+    before=$(handler_pids)
+    load_start postgres
+    sleep 2
+    t_stop=$(now_s)
+    if ! (cd "$STACK_DIR" && stack_as "$PG_BIN/pg_ctl" stop -D "$STACK_DIR/pg" -m fast -w) >/dev/null 2>&1; then
+        smoke_fail "pg_ctl stop failed"
+    fi
+    wait "$STACK_PG_PID" 2>/dev/null || true
+    STACK_PG_PID=0
+    end=$((SECONDS + outage))
+    while ((SECONDS < end)); do
+        SMOKE_TIMEOUT=8 req GET /v1/health
+        health_status+=("$STATUS:$(json .error.code):$(json .error.details.database)")
+        sleep 1
+    done
+    # The outage ends when the postmaster starts (it accepts connections moments later).
+    t_back=$(now_s)
+    stack_start_postgres 2>/dev/null
+    t_up=$(now_s)
+    sleep 4
+    load_stop
+
+    local reqs=$LOAD_DIR/requests.jsonl
+    # Requests sent after the stop and answered before PostgreSQL was back.
+    local during
+    during=$(jq -sc --argjson a "$t_stop" --argjson b "$t_back" \
+        '[.[] | select(.w0 >= $a + 0.5 and .w1 <= $b)] | group_by(.what) | map({key: .[0].what, value: length}) | from_entries' "$reqs")
+    expect_true "answers during the outage: $during (want only 503:unavailable)" \
+        test "$(jq -r 'keys | join(",")' <<<"$during")" = "503:unavailable"
+    expect_true "health during the outage: ${health_status[*]}" \
+        test "$(printf '%s\n' "${health_status[@]}" | sort -u)" = "503:unavailable:down"
+    check requests_answer_503_unavailable_while_postgres_is_down
+
+    local slowest
+    slowest=$(jq -s --argjson a "$t_stop" --argjson b "$t_up" '[.[] | select(.w1 >= $a and .w0 <= $b) | .secs] | max // 0' "$reqs")
+    expect_true "slowest answer around the outage ${slowest} s (want < 6)" \
+        awk -v s="$slowest" 'BEGIN { exit !(s < 6) }'
+    expect_true "no 500, no missing answer: $(statuses_except_applied)" \
+        test "$(report '[.statuses | keys[] | select(startswith("500") or startswith("0:") or startswith("502"))] | length')" = 0
+    check no_500_and_no_hang_during_the_postgres_outage
+
+    first=$(jq -s --argjson b "$t_up" '[.[] | select(.w0 >= $b and .what == "applied") | .w1 - $b] | min // 99' "$reqs")
+    expect_true "first applied commit ${first} s after PostgreSQL was back (want < 3)" \
+        awk -v s="$first" 'BEGIN { exit !(s < 3) }'
+    expect_true "handler pids changed: before $before, after $(handler_pids)" test "$before" = "$(handler_pids)"
+    req GET /v1/health
+    expect_status 200
+    check commits_succeed_after_postgres_returns_without_a_handler_restart
+
+    expect_settled
+    check every_op_of_the_postgres_outage_is_stored_exactly_once_after_retries
+    figures postgres_restart "$(jq -c --argjson d "$during" --arg o "$outage" --argjson f "$first" \
+        --argjson s "$slowest" '{outage_s:($o|tonumber), answers_during_outage:$d, first_applied_after_s:$f,
+        slowest_s:$s} + del(.problems)' <<<"$LOAD_REPORT")"
+}
+
+# --- 3. stop Redis: database fallbacks, then back to Redis -----------------------------------
+# events_poll_bg AFTER WAIT OUT: GET events?after=AFTER&wait=WAIT in the background for WEB's
+# POUCH; OUT.status and OUT.end (ms) appear when it answers. Sets POLL_PID.
+events_poll_bg() {
+    rm -f "$3".status "$3".end
+    (
+        code=$(curl -sS -o "$3.body" -w '%{http_code}' --max-time 30 -H "Authorization: Bearer $WEB" \
+            "$POUCH_URL/v1/pouches/$POUCH/events?epoch=$EPOCH&after=$1&wait=$2" 2>/dev/null) || code=000
+        now_ms >"$3.end"
+        echo "$code" >"$3.status"
+    ) &
+    POLL_PID=$!
+}
+
+# commit_body_new: a commit of one new artifact in WEB's POUCH (JSON).
+commit_body_new() {
+    local r
+    r=$(uuid)
+    jq -nc --arg o "$(uuid)" --arg e "$EPOCH" --arg a "$(uuid)" --arg r "$r" --arg m "$MEMBER" \
+        '{operation_id:$o,epoch:$e,ops:[{type:"put",artifact_id:$a,revision_id:$r,base_revision_id:null,
+          key_gen:1,envelope:("env-" + $r),signature:"sig",signer_member_id:$m,blob_ids:[]}]}'
+}
+
+# web_commit: one new artifact in WEB's POUCH; sets HW to the answer's high_water.
+web_commit() {
+    web_req POST "/v1/pouches/$POUCH/operations" "$(commit_body_new)"
+    HW=$(json .data.high_water)
+}
+
+# events_wake_ms: sets WAKE_MS to the ms from sending a commit to the answer of an events
+# long-poll waiting for it (99999: the poll failed).
+events_wake_ms() {
+    WAKE_MS=99999
+    web_commit
+    events_poll_bg "$HW" 15 "$SMOKE_TMP/ev"
+    sleep 1.2   # the poll is waiting (past its first database read)
+    local sent body
+    body=$(commit_body_new)
+    sent=$(now_ms)
+    web_req POST "/v1/pouches/$POUCH/operations" "$body"
+    wait "$POLL_PID" || true
+    [[ $(cat "$SMOKE_TMP/ev.status") == 200 ]] || return 0
+    [[ $(jq -r '.data.items | length' "$SMOKE_TMP/ev.body") -ge 1 ]] || return 0
+    WAKE_MS=$(($(cat "$SMOKE_TMP/ev.end") - sent))
+}
+
+# token_wake_ms: a CLI login whose token long-poll waits for the approval; sets WAKE_MS to
+# the ms from sending the approval to the poll's answer, WAKE_AFTER_MS to the ms from the
+# approval's answer to it (99999: it failed), and LAST_AT.
+token_wake_ms() {
+    WAKE_MS=99999 WAKE_AFTER_MS=99999 LAST_AT=""
+    cli_keys "tok$RANDOM"
+    start_login
+    [[ $STATUS == 200 ]] || return 0
+    redeem_bg "$REQ" 30 "$SMOKE_TMP/lp"
+    retry 10 polling_started "$REQ"
+    sleep 0.3
+    local sent
+    sent=$(now_ms)
+    approve "$REQ"
+    local answered
+    answered=$(now_ms)
+    wait "$BG_PID" || true
+    [[ $(cat "$SMOKE_TMP/lp.status") == 200 && $(jq -r .data.status "$SMOKE_TMP/lp.body") == approved ]] ||
+        return 0
+    LAST_AT=$(jq -r .data.access_token "$SMOKE_TMP/lp.body")
+    WAKE_MS=$(($(cat "$SMOKE_TMP/lp.end") - sent))
+    WAKE_AFTER_MS=$(($(cat "$SMOKE_TMP/lp.end") - answered))
+}
+
+subscriber_connects() { cat "$(stack_log sync)" "$(stack_log cliauth)" | grep -c 'redis subscriber connected' || true; }
+# subscribers_reconnected N: sync and cliauth have both logged a reconnect since N were logged.
+subscribers_reconnected() { (($(subscriber_connects) >= $1 + 2)); }
+
+fault_redis_stop() {
+    local email password="correct horse battery" ev_down tok_down ev_up tok_up proof connects
+    web_user faults
+    genesis
+    web_req GET "/v1/pouches/$POUCH"
+    EPOCH=$(json .data.epoch)
+    email="login.$RUN_ID@example.com"
+    req POST /v1/account/signup "$(jq -nc --arg e "$email" --arg p "$password" '{email:$e,password:$p}')"
+    enrol before
+    local key_before=$KEY at_before=$AT
+    load_start redis
+    sleep 1
+    connects=$(subscriber_connects)
+    stack_redis_stop
+
+    req GET /v1/health
+    expect_status 200
+    expect_json .data.status degraded
+    expect_json .data.redis down
+    check health_reports_degraded_without_redis
+
+    req POST /v1/account/login "$(jq -nc --arg e "$email" --arg p "$password" '{email:$e,password:$p}')"
+    expect_status 200
+    expect_json_match .data.session_token '^svc_ws_'
+    check web_login_works_without_redis
+
+    token_wake_ms
+    tok_down=$WAKE_MS
+    expect_true "token long-poll answered ${tok_down} ms after the approval (want < 2500)" test "$tok_down" -lt 2500
+    cli_req GET /v1/devices "" "$KEY" "$LAST_AT"
+    expect_status 200
+    check cli_login_long_poll_completes_on_the_database_fallback
+
+    events_wake_ms
+    ev_down=$WAKE_MS
+    expect_true "events long-poll answered ${ev_down} ms after the commit was sent (want < 2500)" test "$ev_down" -lt 2500
+    check events_long_poll_is_woken_by_the_database_fallback
+
+    proof=$(dpop "$key_before" GET /v1/devices "$at_before")
+    req GET /v1/devices "" -H "Authorization: DPoP $at_before" -H "DPoP: $proof"
+    expect_status 200
+    req GET /v1/devices "" -H "Authorization: DPoP $at_before" -H "DPoP: $proof"
+    expect_error 401 invalid_dpop_proof
+    check dpop_replay_is_refused_without_redis
+
+    stack_redis_start
+    # sync and cliauth each log their subscriber's reconnect.
+    expect_true "both Redis subscribers reconnected" retry 10 subscribers_reconnected "$connects"
+    req GET /v1/health
+    expect_json .data.status ok
+    events_wake_ms
+    ev_up=$WAKE_MS
+    # Three tries: a single one could beat the one-second database fallback by luck.
+    for _ in 1 2; do
+        events_wake_ms
+        ((WAKE_MS > ev_up)) && ev_up=$WAKE_MS
+    done
+    expect_true "slowest of 3 events long-polls answered ${ev_up} ms after the commit was sent, Redis back (want < 500)" test "$ev_up" -lt 500
+    token_wake_ms
+    tok_up=$WAKE_MS
+    expect_true "token long-poll answered ${tok_up} ms after the approval was sent, Redis back (want < 1000)" test "$tok_up" -lt 1000
+    expect_true "token long-poll answered ${WAKE_AFTER_MS} ms after the approval's answer, Redis back (want < 500)" \
+        test "$WAKE_AFTER_MS" -lt 500
+    req GET /v1/devices "" -H "Authorization: DPoP $at_before" -H "DPoP: $proof"
+    expect_error 401 invalid_dpop_proof
+    check long_polls_are_woken_through_redis_again_after_it_returns
+
+    load_stop
+    expect_settled
+    expect_true "answers other than applied under load: $(statuses_except_applied)" test -z "$(statuses_except_applied)"
+    check commit_load_unaffected_by_the_redis_outage
+    figures redis_stop "$(jq -c --argjson a "$tok_down" --argjson b "$ev_down" --argjson c "$tok_up" \
+        --argjson d "$ev_up" --argjson w "$WAKE_AFTER_MS" '{token_wake_ms_down:$a, events_wake_ms_down:$b, token_wake_ms_up:$c,
+        events_wake_ms_up:$d, token_wake_ms_after_approval_answer_up:$w} + del(.problems)' <<<"$LOAD_REPORT")"
+}
+
+# --- 4. reload nginx under load --------------------------------------------------------------
+fault_nginx_reload() {
+    local reloads=${POUCH_FAULT_RELOADS:-5} i master ok=0 poll_status
+    local dir=$STACK_DIR/nginx
+    master=$(cat "$STACK_DIR/pids/nginx.pid")
+    web_user reload
+    genesis
+    web_req GET "/v1/pouches/$POUCH"
+    EPOCH=$(json .data.epoch)
+    load_start nginx
+    sleep 1
+    web_commit
+    # A long-poll that spans the reloads: the old worker keeps serving it until it answers.
+    events_poll_bg "$HW" 4 "$SMOKE_TMP/reload-poll"
+    local poll=$POLL_PID
+    for ((i = 0; i < reloads; i++)); do
+        if stack_as nginx -p "$dir/" -c "$dir/nginx.conf" -e "$STACK_DIR/log/nginx-error.log" -s reload 2>>"$FAULT_VAR/reload.err"; then
+            ok=$((ok + 1))
+        fi
+        sleep 1
+    done
+    wait "$poll" || true
+    poll_status=$(cat "$SMOKE_TMP/reload-poll.status")
+    sleep 1
+    load_stop
+    expect_true "reloads accepted: $ok of $reloads ($(cat "$FAULT_VAR/reload.err"))" test "$ok" = "$reloads"
+    expect_true "nginx master changed" test "$(cat "$STACK_DIR/pids/nginx.pid")" = "$master"
+    expect_true "long-poll across the reloads answered $poll_status" test "$poll_status" = 200
+    expect_true "answers other than applied: $(statuses_except_applied)" test -z "$(statuses_except_applied)"
+    expect_true "requests without an applied answer: $(report .unanswered)" test "$(report .unanswered)" = 0
+    expect_settled
+    check no_request_fails_while_nginx_reloads
+    figures nginx_reload "$(jq -c --argjson n "$reloads" '{reloads:$n} + del(.problems)' <<<"$LOAD_REPORT")"
+}
