@@ -14,24 +14,24 @@ SELECT id, account_id, epoch, key_gen, high_water, stored_bytes, iso(created_at)
 SELECT gen_random_uuid() AS opid \gset
 BEGIN;
 SELECT id, account_id, epoch, key_gen, high_water, stored_bytes, iso(created_at) AS created_at FROM pouches WHERE id = '$pouch' AND account_id = '$account' FOR UPDATE \gset
-SELECT body_hash, response FROM commit_log WHERE pouch_id = '$pouch' AND operation_id = :'opid';
+SELECT body_hash, response FROM commit_log WHERE pouch_id = '$pouch' AND operation_id = :opid;
 SELECT p.storage_bytes, a.blob_bytes + (SELECT coalesce(sum(stored_bytes), 0) FROM pouches WHERE account_id = a.id) + (SELECT coalesce(sum(stored_size), 0) FROM blob_reservations WHERE account_id = a.id AND expires_at > now()) AS committed FROM storage_accounts a JOIN plans p ON p.id = a.plan_id WHERE a.id = '$account';
 SQL
 for ((i = 1; i <= batch; i++)); do
     cat <<SQL
 SELECT gen_random_uuid() AS rev, gen_random_uuid() AS art \gset
-SELECT artifact_id, envelope_hash, seq FROM revisions WHERE pouch_id = '$pouch' AND id = :'rev';
+SELECT artifact_id, envelope_hash, seq FROM revisions WHERE pouch_id = '$pouch' AND id = :rev;
 SELECT 1 FROM members WHERE id = '$member' AND account_id = '$account' AND removed_at IS NULL;
-SELECT head_revision_id FROM artifacts WHERE pouch_id = '$pouch' AND id = :'art';
+SELECT head_revision_id FROM artifacts WHERE pouch_id = '$pouch' AND id = :art;
 SAVEPOINT op;
-INSERT INTO revisions (pouch_id, id, artifact_id, seq, kind, base_revision_id, merge_parent_id, conflict_id, key_gen, envelope, envelope_hash, signature, signer_member_id, stored_size, origin, blob_ids, device_id) VALUES ('$pouch', :'rev', :'art', :high_water + $i, 'put', NULL, NULL, NULL, 1, '$env', 'aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g', 'c2lnbmF0dXJl', '$member', 128, 'cli', '{}'::text[], '$device');
-INSERT INTO artifacts (pouch_id, id, head_revision_id, head_seq, name_index, deleted) VALUES ('$pouch', :'art', :'rev', :high_water + $i, coalesce(NULL, ''), false) ON CONFLICT (pouch_id, id) DO UPDATE SET head_revision_id = EXCLUDED.head_revision_id, head_seq = EXCLUDED.head_seq, name_index = coalesce(NULL, artifacts.name_index), deleted = EXCLUDED.deleted, updated_at = now();
-INSERT INTO events (pouch_id, epoch, seq, kind, artifact_id, revision_id, device_id) VALUES ('$pouch', :'epoch', :high_water + $i, 'revision', :'art', :'rev', '$device');
+INSERT INTO revisions (pouch_id, id, artifact_id, seq, kind, base_revision_id, merge_parent_id, conflict_id, key_gen, envelope, envelope_hash, signature, signer_member_id, stored_size, origin, blob_ids, device_id) VALUES ('$pouch', :rev, :art, :high_water + $i, 'put', NULL, NULL, NULL, 1, '$env', 'aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g', 'c2lnbmF0dXJl', '$member', 128, 'cli', '{}'::text[], '$device');
+INSERT INTO artifacts (pouch_id, id, head_revision_id, head_seq, name_index, deleted) VALUES ('$pouch', :art, :rev, :high_water + $i, coalesce(NULL, ''), false) ON CONFLICT (pouch_id, id) DO UPDATE SET head_revision_id = EXCLUDED.head_revision_id, head_seq = EXCLUDED.head_seq, name_index = coalesce(NULL, artifacts.name_index), deleted = EXCLUDED.deleted, updated_at = now();
+INSERT INTO events (pouch_id, epoch, seq, kind, artifact_id, revision_id, device_id) VALUES ('$pouch', :epoch, :high_water + $i, 'revision', :art, :rev, '$device');
 RELEASE SAVEPOINT op;
 SQL
 done
 cat <<SQL
 UPDATE pouches SET high_water = :high_water + $batch, stored_bytes = stored_bytes + $((batch * 128)) WHERE id = '$pouch';
-INSERT INTO commit_log (pouch_id, operation_id, body_hash, response) VALUES ('$pouch', :'opid', 'aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g', repeat('r', $((batch * 110 + 20))));
+INSERT INTO commit_log (pouch_id, operation_id, body_hash, response) VALUES ('$pouch', :opid, 'aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g', repeat('r', $((batch * 110 + 20))));
 COMMIT;
 SQL

@@ -177,7 +177,7 @@ EOF
     # The handler pool holds POUCH_DB_POOL (4) connections per process; pgbench gets as many
     # clients as wrk has connections, prepared statements like the handlers.
     theirs=$("$PGBENCH" -n -M prepared -c 32 -j 2 -T "$secs" -f "$script" "$POUCH_DATABASE_URL" 2>&1 |
-        tee -a "$OUT_DIR/pgbench.txt" | awk '/^tps/ { print $3; exit }')
+        tee -a "$OUT_DIR/pgbench.txt" | awk '/^tps/ && !n++ { print $3 }')
     r=$(ratio "$ours" "$theirs")
     row "GET /v1/pouches/{id} req/s (web bearer, wrk -c32 vs pgbench -c32 of its 2 queries) | $ours | $theirs | $r | >= 0.6 | $(verdict "$r" 0.6) | $l"
 }
@@ -207,7 +207,7 @@ bench_commit() {
             tools/bench/pgbench-commit.sh "$batch" "$token_hash" "$bl_pouch" "$WEB_ACCOUNT" \
                 "$DEVICE_MEMBER" "$DEVICE_ID" >"$script"
             theirs=$("$PGBENCH" -n -M prepared -c "$conc" -j 2 -t $((reqs / conc)) -f "$script" \
-                -r "$POUCH_DATABASE_URL" 2>&1 | tee -a "$OUT_DIR/pgbench.txt" | awk '/^tps/ { print $3; exit }')
+                -r "$POUCH_DATABASE_URL" 2>&1 | tee -a "$OUT_DIR/pgbench.txt" | awk '/^tps/ && !n++ { print $3 }')
             theirs=$(awk -v t="$theirs" -v b="$batch" 'BEGIN { printf "%.1f", t * b }')
             r=$(ratio "$ours" "$theirs")
             if ((batch == 50)); then
