@@ -4,7 +4,8 @@
 # benchmark beside its baseline in the same run, prints a table of ratios against the
 # targets of docs/PERFORMANCE.md, writes it to BUILD/bench/results.md (raw outputs beside it)
 # and always tears down. Each row carries the 1-minute load average when it was measured: the
-# machine is shared. BENCH_ONLY="crypto rss health get commit pages" picks sections;
+# machine is shared. BENCH_ONLY="crypto rss health get commit pages events" picks sections
+# (events needs POUCH_THREADS=1100; without BENCH_ONLY a second stack runs it);
 # BENCH_SECONDS (default 10) is the length of each wrk/pgbench run. Relies on
 # tools/stack/lib.sh, tests/smoke/{lib,flows}.sh, wrk, pgbench, openssl.
 set -euo pipefail
@@ -66,10 +67,11 @@ verdict() { awk -v r="$1" -v t="$2" -v d="${3:-ge}" 'BEGIN {
     echo
     echo "| benchmark | measured | baseline | ratio | target | verdict | load avg |"
     echo "|---|---|---|---|---|---|---|"
-} >"$RESULTS"
+} >"$RESULTS.new"
+if [[ ${BENCH_APPEND:-0} == 1 ]]; then rm -f "$RESULTS.new"; else mv "$RESULTS.new" "$RESULTS"; fi
 row() { echo "| $* |" | tee -a "$RESULTS"; }
 note() { echo "$*" | tee -a "$OUT_DIR/notes.txt"; }
-: >"$OUT_DIR/notes.txt"
+[[ ${BENCH_APPEND:-0} == 1 ]] || : >"$OUT_DIR/notes.txt"
 
 # --- 6. crypto ---------------------------------------------------------------------------------
 bench_crypto() {
@@ -249,13 +251,45 @@ EOF
     row "artifacts page of 100 at 200,000: cost last/first (req/s first vs last, wrk -c32) | $last | $first | $r | <= 1.3 | $(verdict "$r" 1.3 le) | $l"
 }
 
-: >"$OUT_DIR/wrk.txt"
-: >"$OUT_DIR/pgbench.txt"
-: >"$OUT_DIR/loadgen.jsonl"
-for section in crypto rss health get commit pages; do
+# --- 3. events long-poll: 1,000 waiters, one commit wakes them all ---------------------------------
+# Needs POUCH_THREADS >= 1,000 (one handler thread per waiting request): the default run starts
+# a second stack for it (see the end of this file).
+bench_events() {
+    local n=${BENCH_WAITERS:-1000} trig=$OUT_DIR/events-trigger.http body out l conns r
+    flow_web_user
+    flow_genesis
+    body=$(jq -nc --arg o "$(flow_uuid)" --arg e "$EPOCH" --arg a "$(flow_uuid)" --arg r "$(flow_uuid)" \
+        --arg m "$WEB_MEMBER" '{operation_id:$o,epoch:$e,ops:[{type:"put",artifact_id:$a,revision_id:$r,
+        base_revision_id:null,key_gen:1,envelope:"ZW52ZWxvcGU",signature:"c2ln",signer_member_id:$m,blob_ids:[]}]}')
+    printf 'POST /v1/pouches/%s/operations HTTP/1.1\r\nHost: 127.0.0.1:%s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %s\r\n\r\n%s' \
+        "$POUCH" "$STACK_HTTP_PORT" "$WEB_TOKEN" "${#body}" "$body" >"$trig"
+    ulimit -n 8192 2>/dev/null || true
+    l=$(load)
+    "$STACK_BUILD/bin/pouch-loadgen" wait --url "$STACK_URL" --n "$n" --trigger-file "$trig" \
+        --path "/v1/pouches/$POUCH/events?epoch=$EPOCH&after=0&wait=25" \
+        --header "Authorization: Bearer $WEB_TOKEN" >"$OUT_DIR/events.json" || note "events: loadgen reported failures"
+    out=$(cat "$OUT_DIR/events.json")
+    echo "$out"
+    r=$(jq -r '"\(.answered_200)/\(.waiters) answered 200 (\(.answered_before_trigger) before the commit), commit took \(.trigger_ms) ms"' <<<"$out")
+    row "events long-poll: $r; wake p50 $(jq .p50_ms <<<"$out") ms (from commit sent) | p99 $(jq .p99_ms <<<"$out") ms, max $(jq .max_ms <<<"$out") ms | 200 ms | $(ratio "$(jq .p99_ms <<<"$out")" 200) | <= 1.0 | $(verdict "$(ratio "$(jq .p99_ms <<<"$out")" 200)" 1.0 le) | $l"
+    conns=$(psql "$POUCH_DATABASE_URL" -XAtc "SELECT count(*) FROM pg_stat_activity WHERE datname = 'pouch'")
+    note "events: database connections after the run: $conns"
+}
+
+if [[ ${BENCH_APPEND:-0} != 1 ]]; then
+    : >"$OUT_DIR/wrk.txt"
+    : >"$OUT_DIR/pgbench.txt"
+    : >"$OUT_DIR/loadgen.jsonl"
+fi
+for section in crypto rss health get commit pages events; do
     [[ " $only " == *" $section "* ]] || continue
     echo "=== $section" >&2
     "bench_$section"
 done
+# The long-poll section needs its own stack with one handler thread per waiter.
+if [[ -z ${BENCH_ONLY:-} ]]; then
+    stack_stop
+    POUCH_THREADS=1100 BENCH_ONLY=events BENCH_APPEND=1 "$0"
+fi
 echo
 echo "results: $RESULTS"

@@ -5,6 +5,8 @@
 // connections (a raw socket client, loopback only) and the tool prints one JSON line:
 // commits, applied ops/s, p50/p99 latency in ms, errors.
 //
+// `pouch-loadgen wait ...` measures long-poll wake-ups instead (see wait_mode).
+//
 // usage: pouch-loadgen --url http://127.0.0.1:PORT --key sign.pem --access TOKEN
 //          --pouch ID --epoch E --member M [--batch 1] [--concurrency 8] [--requests 1000]
 #include <arpa/inet.h>
@@ -134,10 +136,117 @@ int roundtrip(int fd, const std::string& req, std::string& body) {
     return std::atoi(buf.c_str() + 9);
 }
 
+double now_ms() {
+    return std::chrono::duration<double, std::milli>(Clock::now().time_since_epoch()).count();
+}
+
+// wait mode: --n connections each send `GET path` with --header, and stay open; once all are
+// sent (and a second has passed for them to reach the handler) one trigger request
+// (--trigger-file: a raw HTTP request) is sent on its own connection. Prints one JSON line:
+// answered, statuses other than 200, and p50/p99/max of answer time minus the trigger's
+// send time and minus the trigger's answer time.
+int wait_mode(int port, const std::string& host, const std::string& path,
+              const std::vector<std::string>& headers, int n, const std::string& trigger_file) {
+    std::string req = "GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\n";
+    for (const auto& h : headers) req += h + "\r\n";
+    req += "\r\n";
+    std::string trigger;
+    if (FILE* f = std::fopen(trigger_file.c_str(), "rb")) {
+        char b[65536];
+        size_t k;
+        while ((k = std::fread(b, 1, sizeof b, f)) > 0) trigger.append(b, k);
+        std::fclose(f);
+    }
+    if (trigger.empty()) {
+        std::fprintf(stderr, "pouch-loadgen: cannot read %s\n", trigger_file.c_str());
+        return 1;
+    }
+    std::vector<double> answered_at(static_cast<size_t>(n), -1);
+    std::vector<int> status(static_cast<size_t>(n), 0);
+    std::atomic<int> sent{0};
+    std::vector<std::thread> threads;
+    for (int i = 0; i < n; ++i) {
+        threads.emplace_back([&, i] {
+            int fd = connect_to(port);
+            if (fd < 0) {
+                ++sent;
+                status[static_cast<size_t>(i)] = -2;
+                return;
+            }
+            std::string body;
+            // roundtrip sends, then blocks reading; `sent` counts the connections opened.
+            ++sent;
+            status[static_cast<size_t>(i)] = roundtrip(fd, req, body);
+            answered_at[static_cast<size_t>(i)] = now_ms();
+            close(fd);
+        });
+    }
+    while (sent.load() < n) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    int early = 0;
+    for (int i = 0; i < n; ++i) early += answered_at[static_cast<size_t>(i)] >= 0;
+    int tfd = connect_to(port);
+    std::string tbody;
+    double t_send = now_ms();
+    int tstatus = tfd < 0 ? -1 : roundtrip(tfd, trigger, tbody);
+    double t_done = now_ms();
+    if (tfd >= 0) close(tfd);
+    for (auto& th : threads) th.join();
+    std::vector<double> from_send, from_done;
+    int ok = 0, bad = 0;
+    for (int i = 0; i < n; ++i) {
+        if (status[static_cast<size_t>(i)] != 200) {
+            ++bad;
+            continue;
+        }
+        ++ok;
+        from_send.push_back(answered_at[static_cast<size_t>(i)] - t_send);
+        from_done.push_back(answered_at[static_cast<size_t>(i)] - t_done);
+    }
+    std::sort(from_send.begin(), from_send.end());
+    std::sort(from_done.begin(), from_done.end());
+    auto pct = [](const std::vector<double>& v, double p) {
+        return v.empty() ? -1.0 : v[std::min(v.size() - 1, static_cast<size_t>(p * v.size()))];
+    };
+    std::printf("{\"waiters\":%d,\"answered_200\":%d,\"not_200\":%d,\"answered_before_trigger\":%d,"
+                "\"trigger_status\":%d,\"trigger_ms\":%.2f,\"p50_ms\":%.2f,\"p99_ms\":%.2f,"
+                "\"max_ms\":%.2f,\"p50_after_trigger_answer_ms\":%.2f,"
+                "\"p99_after_trigger_answer_ms\":%.2f}\n",
+                n, ok, bad, early, tstatus, t_done - t_send, pct(from_send, 0.5),
+                pct(from_send, 0.99), from_send.empty() ? -1.0 : from_send.back(),
+                pct(from_done, 0.5), pct(from_done, 0.99));
+    if (tstatus != 200)
+        std::fprintf(stderr, "pouch-loadgen: trigger answered %d: %.300s\n", tstatus,
+                     tbody.c_str());
+    return (bad == 0 && tstatus == 200) ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     Opts o;
+    if (argc > 1 && std::string(argv[1]) == "wait") {
+        std::string url, path, trigger;
+        std::vector<std::string> headers;
+        int n = 1000;
+        for (int i = 2; i + 1 < argc; i += 2) {
+            std::string k = argv[i], v = argv[i + 1];
+            if (k == "--url") url = v;
+            else if (k == "--path") path = v;
+            else if (k == "--header") headers.push_back(v);
+            else if (k == "--n") n = std::atoi(v.c_str());
+            else if (k == "--trigger-file") trigger = v;
+        }
+        if (url.rfind("http://127.0.0.1:", 0) != 0 || path.empty() || trigger.empty() || n < 1 ||
+            n > 5000) {
+            std::fprintf(stderr, "usage: pouch-loadgen wait --url http://127.0.0.1:PORT --path P "
+                                 "[--header H]... [--n 1000] --trigger-file RAW_REQUEST\n");
+            return 2;
+        }
+        std::string host = url.substr(7);
+        return wait_mode(std::atoi(host.c_str() + host.find(':') + 1), host, path, headers, n,
+                         trigger);
+    }
     for (int i = 1; i + 1 < argc; i += 2) {
         std::string k = argv[i], v = argv[i + 1];
         if (k == "--url") o.url = v;
