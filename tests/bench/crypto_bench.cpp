@@ -43,8 +43,8 @@ const pouch::crypto::P256PublicKey& pub() {
 
 std::string uuid() {
     std::string r = pouch::crypto::to_hex(pouch::crypto::random_bytes(16));
-    return r.substr(0, 8) + "-" + r.substr(8, 4) + "-4" + r.substr(13, 3) + "-8" +
-           r.substr(17, 3) + "-" + r.substr(20, 12);
+    return r.substr(0, 8) + "-" + r.substr(8, 4) + "-4" + r.substr(13, 3) + "-8" + r.substr(17, 3) +
+           "-" + r.substr(20, 12);
 }
 
 // A commit body of `ops` puts whose envelopes add up to about `bytes`.
@@ -65,11 +65,12 @@ const char* kUrl = "http://127.0.0.1:8080";
 
 std::string dpop_proof(const std::string& method, const std::string& path,
                        const std::string& token) {
-    std::string header = R"({"typ":"dpop+jwt","alg":"ES256","jwk":{"kty":"EC","crv":"P-256","x":")" +
-                         key().x() + R"(","y":")" + key().y() + R"("}})";
+    std::string header =
+        R"({"typ":"dpop+jwt","alg":"ES256","jwk":{"kty":"EC","crv":"P-256","x":")" + key().x() +
+        R"(","y":")" + key().y() + R"("}})";
     std::string claims = R"({"jti":")" + b64url_encode(pouch::crypto::random_bytes(16)) +
-                         R"(","htm":")" + method + R"(","htu":")" + kUrl + path +
-                         R"(","iat":)" + std::to_string(std::time(nullptr)) + R"(,"ath":")" +
+                         R"(","htm":")" + method + R"(","htu":")" + kUrl + path + R"(","iat":)" +
+                         std::to_string(std::time(nullptr)) + R"(,"ath":")" +
                          b64url_encode(pouch::crypto::sha256(token)) + R"("})";
     return pouchctl::jws_compact(key(), header, claims);
 }
@@ -78,8 +79,8 @@ void BM_ES256Verify(benchmark::State& state) {
     std::string msg = "header.payload-of-a-typical-dpop-proof";
     std::string sig = key().sign_es256(msg);
     for (auto _ : state) benchmark::DoNotOptimize(pub().verify(msg, sig));
-    state.counters["verify/s"] = benchmark::Counter(static_cast<double>(state.iterations()),
-                                                    benchmark::Counter::kIsRate);
+    state.counters["verify/s"] =
+        benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_ES256Verify);
 
@@ -144,15 +145,17 @@ void dpop_bench(benchmark::State& state, pouch::auth::ReplayCache* cache) {
             next = 0;
             state.ResumeTiming();
         }
-        pouch::crypto::DpopInput in{proofs[next++], "GET", kUrl, path, token,
-                                    static_cast<long long>(std::time(nullptr))};
+        pouch::crypto::DpopInput in{
+            proofs[next++], "GET", kUrl, path, token, static_cast<long long>(std::time(nullptr))};
         auto p = pouch::crypto::verify_dpop(in);
         if (cache && !cache->first_use(p.jkt, p.jti)) state.SkipWithError("replayed");
         benchmark::DoNotOptimize(p);
     }
 }
 
-void BM_DpopVerify(benchmark::State& state) { dpop_bench(state, nullptr); }
+void BM_DpopVerify(benchmark::State& state) {
+    dpop_bench(state, nullptr);
+}
 BENCHMARK(BM_DpopVerify);
 
 void BM_DpopVerifyWithReplayCheck(benchmark::State& state) {

@@ -49,8 +49,8 @@ struct Opts {
 
 std::string uuid() {
     std::string r = pouch::crypto::to_hex(pouch::crypto::random_bytes(16));
-    return r.substr(0, 8) + "-" + r.substr(8, 4) + "-4" + r.substr(13, 3) + "-8" +
-           r.substr(17, 3) + "-" + r.substr(20, 12);
+    return r.substr(0, 8) + "-" + r.substr(8, 4) + "-4" + r.substr(13, 3) + "-8" + r.substr(17, 3) +
+           "-" + r.substr(20, 12);
 }
 
 std::string dpop(const pouchctl::SignKey& k, const std::string& method, const std::string& url,
@@ -67,8 +67,8 @@ std::string dpop(const pouchctl::SignKey& k, const std::string& method, const st
 
 std::string make_request(const Opts& o, const pouchctl::SignKey& k, const std::string& host) {
     std::string path = "/v1/pouches/" + o.pouch + "/operations";
-    std::string body = R"({"operation_id":")" + uuid() + R"(","epoch":")" + o.epoch +
-                       R"(","ops":[)";
+    std::string body =
+        R"({"operation_id":")" + uuid() + R"(","epoch":")" + o.epoch + R"(","ops":[)";
     for (int i = 0; i < o.batch; ++i) {
         if (i) body += ',';
         std::string rev = uuid();
@@ -81,14 +81,14 @@ std::string make_request(const Opts& o, const pouchctl::SignKey& k, const std::s
     body += "]}";
     rapidjson::Document doc = pouch::json::parse_strict(body);
     std::string hash = b64url_encode(pouch::crypto::blake3_256(*pouch::json::jcs(doc)));
-    std::string sig_header = R"({"alg":"ES256","kid":")" +
-                             pouch::crypto::jwk_thumbprint(k.x(), k.y()) + R"("})";
+    std::string sig_header =
+        R"({"alg":"ES256","kid":")" + pouch::crypto::jwk_thumbprint(k.x(), k.y()) + R"("})";
     std::string sig = pouchctl::jws_detached(k, sig_header, hash);
     return "POST " + path + " HTTP/1.1\r\nHost: " + host +
            "\r\nContent-Type: application/json\r\nAuthorization: DPoP " + o.access +
            "\r\nDPoP: " + dpop(k, "POST", o.url + path, o.access) +
-           "\r\nService-Signature: " + sig + "\r\nContent-Length: " +
-           std::to_string(body.size()) + "\r\n\r\n" + body;
+           "\r\nService-Signature: " + sig + "\r\nContent-Length: " + std::to_string(body.size()) +
+           "\r\n\r\n" + body;
 }
 
 int connect_to(int port) {
@@ -208,13 +208,13 @@ int wait_mode(int port, const std::string& host, const std::string& path,
     auto pct = [](const std::vector<double>& v, double p) {
         return v.empty() ? -1.0 : v[std::min(v.size() - 1, static_cast<size_t>(p * v.size()))];
     };
-    std::printf("{\"waiters\":%d,\"answered_200\":%d,\"not_200\":%d,\"answered_before_trigger\":%d,"
-                "\"trigger_status\":%d,\"trigger_ms\":%.2f,\"p50_ms\":%.2f,\"p99_ms\":%.2f,"
-                "\"max_ms\":%.2f,\"p50_after_trigger_answer_ms\":%.2f,"
-                "\"p99_after_trigger_answer_ms\":%.2f}\n",
-                n, ok, bad, early, tstatus, t_done - t_send, pct(from_send, 0.5),
-                pct(from_send, 0.99), from_send.empty() ? -1.0 : from_send.back(),
-                pct(from_done, 0.5), pct(from_done, 0.99));
+    std::printf(
+        "{\"waiters\":%d,\"answered_200\":%d,\"not_200\":%d,\"answered_before_trigger\":%d,"
+        "\"trigger_status\":%d,\"trigger_ms\":%.2f,\"p50_ms\":%.2f,\"p99_ms\":%.2f,"
+        "\"max_ms\":%.2f,\"p50_after_trigger_answer_ms\":%.2f,"
+        "\"p99_after_trigger_answer_ms\":%.2f}\n",
+        n, ok, bad, early, tstatus, t_done - t_send, pct(from_send, 0.5), pct(from_send, 0.99),
+        from_send.empty() ? -1.0 : from_send.back(), pct(from_done, 0.5), pct(from_done, 0.99));
     if (tstatus != 200)
         std::fprintf(stderr, "pouch-loadgen: trigger answered %d: %.300s\n", tstatus,
                      tbody.c_str());
@@ -231,16 +231,22 @@ int main(int argc, char** argv) {
         int n = 1000;
         for (int i = 2; i + 1 < argc; i += 2) {
             std::string k = argv[i], v = argv[i + 1];
-            if (k == "--url") url = v;
-            else if (k == "--path") path = v;
-            else if (k == "--header") headers.push_back(v);
-            else if (k == "--n") n = std::atoi(v.c_str());
-            else if (k == "--trigger-file") trigger = v;
+            if (k == "--url")
+                url = v;
+            else if (k == "--path")
+                path = v;
+            else if (k == "--header")
+                headers.push_back(v);
+            else if (k == "--n")
+                n = std::atoi(v.c_str());
+            else if (k == "--trigger-file")
+                trigger = v;
         }
         if (url.rfind("http://127.0.0.1:", 0) != 0 || path.empty() || trigger.empty() || n < 1 ||
             n > 5000) {
-            std::fprintf(stderr, "usage: pouch-loadgen wait --url http://127.0.0.1:PORT --path P "
-                                 "[--header H]... [--n 1000] --trigger-file RAW_REQUEST\n");
+            std::fprintf(stderr,
+                         "usage: pouch-loadgen wait --url http://127.0.0.1:PORT --path P "
+                         "[--header H]... [--n 1000] --trigger-file RAW_REQUEST\n");
             return 2;
         }
         std::string host = url.substr(7);
@@ -249,15 +255,24 @@ int main(int argc, char** argv) {
     }
     for (int i = 1; i + 1 < argc; i += 2) {
         std::string k = argv[i], v = argv[i + 1];
-        if (k == "--url") o.url = v;
-        else if (k == "--key") o.key = v;
-        else if (k == "--access") o.access = v;
-        else if (k == "--pouch") o.pouch = v;
-        else if (k == "--epoch") o.epoch = v;
-        else if (k == "--member") o.member = v;
-        else if (k == "--batch") o.batch = std::atoi(v.c_str());
-        else if (k == "--concurrency") o.concurrency = std::atoi(v.c_str());
-        else if (k == "--requests") o.requests = std::atoi(v.c_str());
+        if (k == "--url")
+            o.url = v;
+        else if (k == "--key")
+            o.key = v;
+        else if (k == "--access")
+            o.access = v;
+        else if (k == "--pouch")
+            o.pouch = v;
+        else if (k == "--epoch")
+            o.epoch = v;
+        else if (k == "--member")
+            o.member = v;
+        else if (k == "--batch")
+            o.batch = std::atoi(v.c_str());
+        else if (k == "--concurrency")
+            o.concurrency = std::atoi(v.c_str());
+        else if (k == "--requests")
+            o.requests = std::atoi(v.c_str());
         else {
             std::fprintf(stderr, "pouch-loadgen: unknown option %s\n", k.c_str());
             return 2;
@@ -324,11 +339,14 @@ int main(int argc, char** argv) {
     std::vector<double> all;
     for (auto& v : lat) all.insert(all.end(), v.begin(), v.end());
     std::sort(all.begin(), all.end());
-    auto pct = [&](double p) { return all[std::min(all.size() - 1, static_cast<size_t>(p * all.size()))]; };
-    std::printf("{\"batch\":%d,\"concurrency\":%d,\"commits\":%zu,\"seconds\":%.3f,"
-                "\"commits_per_s\":%.1f,\"ops_per_s\":%.1f,\"p50_ms\":%.2f,\"p99_ms\":%.2f,"
-                "\"errors\":%ld}\n",
-                o.batch, o.concurrency, all.size(), secs, all.size() / secs, applied / secs,
-                pct(0.5), pct(0.99), errors.load());
+    auto pct = [&](double p) {
+        return all[std::min(all.size() - 1, static_cast<size_t>(p * all.size()))];
+    };
+    std::printf(
+        "{\"batch\":%d,\"concurrency\":%d,\"commits\":%zu,\"seconds\":%.3f,"
+        "\"commits_per_s\":%.1f,\"ops_per_s\":%.1f,\"p50_ms\":%.2f,\"p99_ms\":%.2f,"
+        "\"errors\":%ld}\n",
+        o.batch, o.concurrency, all.size(), secs, all.size() / secs, applied / secs, pct(0.5),
+        pct(0.99), errors.load());
     return errors > 0 ? 1 : 0;
 }
