@@ -46,6 +46,7 @@ stack_init "$BENCH_VAR" "$http_port" test
 stack_start
 
 export POUCH_URL=$STACK_URL POUCHCTL=$STACK_BUILD/bin/pouchctl
+# shellcheck disable=SC2031  # lib.sh sets these only in the handlers' subshells
 export POUCH_DATABASE_URL=$STACK_DATABASE_URL POUCH_REDIS_URL=$STACK_REDIS_URL
 export POUCH_VAR=$STACK_DIR POUCH_ROOT=$STACK_ROOT
 # shellcheck source=tests/smoke/lib.sh
@@ -99,6 +100,7 @@ bench_crypto() {
 }
 
 # --- 7. idle RSS -----------------------------------------------------------------------------------
+# shellcheck disable=SC2031  # POUCH_THREADS is read, not set, here
 bench_rss() {
     local group pid kb l
     l=$(load)
