@@ -1,0 +1,23 @@
+# bench.mk -- `make bench` (issue 6): Google Benchmark sources in tests/bench/ -> one
+# BUILD/bin/bench_crypto, the load generator tools/loadgen -> BUILD/bin/pouch-loadgen (built by
+# the Makefile's tools rule; it also links the CLI's signing code), and tools/bench/run.sh,
+# which starts the real stack, runs every benchmark beside its baseline and writes
+# BUILD/bench/results.md. Not part of `make test`.
+
+BENCH_BIN      := $(BUILD)/bin/bench_crypto
+BENCH_SIGN_OBJ := $(BUILD)/obj/tools/pouchctl/client_key.o $(BUILD)/obj/tools/pouchctl/client_jws.o
+
+$(BENCH_BIN): $$(patsubst %.cpp,$(BUILD)/obj/%.o,$$(wildcard tests/bench/*.cpp)) $(BENCH_SIGN_OBJ) $(LIB)
+	@mkdir -p $(@D)
+	$(CXX) $(LDFLAGS) -o $@ $^ -lbenchmark $(LDLIBS)
+
+# The signing objects depend on the common library, which the pattern rule lists before them.
+$(BUILD)/bin/pouch-loadgen: $(BENCH_SIGN_OBJ)
+$(BUILD)/bin/pouch-loadgen: LDLIBS := $(LIB) $(LDLIBS)
+
+.PHONY: bench bench-build
+bench-build: $(HANDLERS) $(POUCHCTL) $(BENCH_BIN) $(BUILD)/bin/pouch-loadgen
+
+bench: deps
+	@$(MAKE) --no-print-directory bench-build
+	@BUILD=$(BUILD) tools/bench/run.sh
