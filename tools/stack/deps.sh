@@ -8,7 +8,7 @@ packages=(
     g++ make curl jq b3sum python3
     libfcgi-dev rapidjson-dev libpq-dev libssl-dev libhiredis-dev libsodium-dev
     librust-blake3-dev libgtest-dev libbenchmark-dev
-    postgresql redis-server nginx
+    postgresql postgresql-contrib redis-server nginx wrk
 )
 
 # One dpkg-query for all of them keeps `make run` fast when nothing is missing. A package that
