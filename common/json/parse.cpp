@@ -2,6 +2,7 @@
 // events into a Document while tracking keys per open object (duplicates at any depth),
 // nesting depth, and re-validating every string as strict UTF-8, because RapidJSON 1.1
 // turns a lone low-surrogate escape ("\udc00") into invalid UTF-8 without complaint.
+// Numbers arrive as raw text and are converted by a second reader (see number_text).
 #include "common/json/parse.h"
 
 #include <string>
@@ -27,6 +28,31 @@ std::string short_key(std::string_view k) {
     if (p.size() < k.size()) out += "...";
     return out;
 }
+
+// RapidJSON 1.1's full-precision strtod calls __builtin_clzll(0) (undefined behaviour, found
+// by tests/fuzz/fuzz_jcs) when the significand is zero but the exponent or fraction is long,
+// e.g. "0e40" or "0.000...0" with more than 22 zeros. Such a literal is exactly ±0.0, so it is
+// rewritten to "0.0"/"-0.0" (still a double, as RapidJSON types it); other text is unchanged.
+std::string number_text(std::string_view raw) {
+    size_t end = raw.find_first_of("eE");
+    std::string_view mantissa = raw.substr(0, end);
+    bool zero = mantissa.find_first_of("123456789") == std::string_view::npos;
+    if (!zero || (end == std::string_view::npos && mantissa.find('.') == std::string_view::npos))
+        return std::string(raw);
+    return !raw.empty() && raw[0] == '-' ? "-0.0" : "0.0";
+}
+
+// Receives the one number of number_text() and adds it to the document.
+struct NumberForward : rapidjson::BaseReaderHandler<rapidjson::UTF8<>, NumberForward> {
+    explicit NumberForward(rapidjson::Document& d) : doc(d) {}
+    bool Default() { return false; }
+    bool Int(int i) { return doc.Int(i); }
+    bool Uint(unsigned u) { return doc.Uint(u); }
+    bool Int64(int64_t i) { return doc.Int64(i); }
+    bool Uint64(uint64_t u) { return doc.Uint64(u); }
+    bool Double(double d) { return doc.Double(d); }
+    rapidjson::Document& doc;
+};
 
 void append_pointer_segment(std::string& out, std::string_view token) {
     out += '/';
@@ -54,7 +80,16 @@ class StrictHandler {
     bool Int64(int64_t i) { return value(false) && doc_.Int64(i); }
     bool Uint64(uint64_t u) { return value(false) && doc_.Uint64(u); }
     bool Double(double d) { return value(false) && doc_.Double(d); }
-    bool RawNumber(const char*, SizeType, bool) { return fail("unexpected raw number"); }
+    bool RawNumber(const char* s, SizeType n, bool) {
+        if (!value(false)) return false;
+        std::string text = number_text(std::string_view(s, n));
+        rapidjson::StringStream stream(text.c_str());
+        NumberForward forward(doc_);
+        rapidjson::Reader reader;
+        if (reader.Parse<rapidjson::kParseFullPrecisionFlag>(stream, forward).IsError())
+            return fail("number out of range");
+        return true;
+    }
     bool String(const char* s, SizeType n, bool copy) {
         return value(false) && utf8(s, n) && doc_.String(s, n, copy);
     }
@@ -153,7 +188,7 @@ rapidjson::Document parse(std::string_view text, bool require_object) {
         // Iterative: the reader keeps its own heap stack instead of recursing per level.
         constexpr unsigned kFlags = rapidjson::kParseValidateEncodingFlag |
                                     rapidjson::kParseIterativeFlag |
-                                    rapidjson::kParseFullPrecisionFlag;
+                                    rapidjson::kParseNumbersAsStringsFlag;
         result = reader.Parse<kFlags>(stream, handler);
         return !result.IsError();
     };

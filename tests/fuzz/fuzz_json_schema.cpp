@@ -1,0 +1,98 @@
+// fuzz_json_schema.cpp -- libFuzzer target: the strict JSON parser (decisions §3) and
+// schema::validate over representative request schemas (copies of the commit and signup
+// schemas, the jwk() node, and one node of every other kind). Only ApiError 400
+// invalid_json / validation_failed may come out; anything else is a finding.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "common/json/parse.h"
+#include "common/json/schema.h"
+#include "common/http/router.h"
+#include "tests/fuzz/fuzz_util.h"
+
+namespace js = pouch::json::schema;
+
+namespace {
+
+bool is_blob_id_string(const std::string& s) { return pouch::is_blob_id(s); }
+
+// Copy of handlers/sync/commit.cpp kCommit (file-static there).
+const js::Node& commit_schema() {
+    static const js::Node op = js::object({
+        js::req("type", js::string().min_chars(1).max_chars(32)),
+        js::req("artifact_id", js::uuid()),
+        js::req("revision_id", js::uuid()),
+        js::opt("base_revision_id", js::uuid().nullable()),
+        js::opt("merge_parent_id", js::uuid().nullable()),
+        js::opt("name_index", js::b64url().min_chars(1).max_chars(512).nullable()),
+        js::opt("conflict_id", js::uuid().nullable()),
+        js::req("key_gen", js::integer().min(1).max(js::kMaxSafeInt)),
+        js::req("envelope", js::string().min_chars(1).max_chars(1048576)),
+        js::req("signature", js::string().min_chars(1).max_chars(342)),
+        js::req("signer_member_id", js::uuid()),
+        js::req("blob_ids", js::array(js::string().check(is_blob_id_string, "a blob id"))
+                                .max_items(1000)
+                                .distinct()),
+    });
+    static const js::Node commit = js::object({
+        js::req("operation_id", js::uuid()),
+        js::req("epoch", js::uuid()),
+        js::req("ops", js::array(op).min_items(1).max_items(50)),
+    });
+    return commit;
+}
+
+// Copy of handlers/account/signup.cpp kCredentials.
+const js::Node& credentials_schema() {
+    static const js::Node n = js::object({
+        js::req("email", js::string().min_chars(1).max_chars(254)),
+        js::req("password", js::string().min_chars(10).max_chars(1024)),
+    });
+    return n;
+}
+
+// A device registration shape: the jwk node plus the remaining node kinds.
+const js::Node& device_schema() {
+    static const js::Node n = js::object({
+        js::req("jwk", js::jwk()),
+        js::opt("name", js::string().max_chars(64).nullable()),
+        js::opt("kind", js::one_of({"cli", "web", "desktop"})),
+        js::opt("expires_at", js::datetime()),
+        js::opt("primary", js::boolean()),
+        js::opt("tags", js::array(js::string().max_chars(16)).max_items(8).distinct()),
+        js::opt("n", js::integer().min(-5).max(5)),
+        js::opt("blob", js::b64url().max_chars(86)),
+    });
+    return n;
+}
+
+void validate_expecting_400(const rapidjson::Value& v, const js::Node& schema) {
+    try {
+        js::validate(v, schema);
+    } catch (const pouch::ApiError& e) {
+        pouch::fuzz::require_client_error(e, 400, "validation_failed");
+        pouch::fuzz::require(e.field.empty() || e.field[0] == '/',
+                             "validation field is a JSON Pointer");
+    }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    std::string_view text(reinterpret_cast<const char*>(data), size);
+    rapidjson::Document doc;
+    try {
+        doc = pouch::json::parse_strict(text);
+    } catch (const pouch::ApiError& e) {
+        pouch::fuzz::require_client_error(e, 400, "invalid_json");
+        return 0;
+    }
+    pouch::fuzz::require(doc.IsObject(), "parse_strict returns an object");
+    validate_expecting_400(doc, commit_schema());
+    validate_expecting_400(doc, credentials_schema());
+    validate_expecting_400(doc, device_schema());
+    auto jwk = doc.FindMember("jwk");
+    validate_expecting_400(jwk == doc.MemberEnd() ? doc : jwk->value, js::jwk());
+    return 0;
+}
