@@ -3,7 +3,8 @@
 # ports (rate limits off; a second nginx with them on for the tests of the limits), runs the
 # suites, always tears down, and ends with one line "N passed, N failed".
 # Suites: unit (BUILD/bin/unit_tests on database pouch_unit), interop (tests/interop/run.sh),
-# smoke (tests/smoke/[0-9]*.sh). POUCH_SUITES="unit smoke" picks some; POUCH_KEEP_VAR=1 keeps
+# smoke (tests/smoke/[0-9]*.sh). POUCH_SUITES="unit smoke" picks some (POUCH_SMOKE_FILES="30 40"
+# some smoke scripts); POUCH_KEEP_VAR=1 keeps
 # the directory for a look afterwards. Relies on tools/stack/lib.sh.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -141,6 +142,14 @@ suite_smoke() {
     local script found=0
     for script in tests/smoke/[0-9]*.sh; do
         [[ -f $script ]] || continue
+        # POUCH_SMOKE_FILES="24 30" runs only the scripts whose names start with those.
+        if [[ -n ${POUCH_SMOKE_FILES:-} ]]; then
+            local want match=0
+            for want in $POUCH_SMOKE_FILES; do
+                [[ $(basename "$script") == "$want"* ]] && match=1
+            done
+            ((match)) || continue
+        fi
         found=1
         local name
         name="smoke/$(basename "$script" .sh)"
