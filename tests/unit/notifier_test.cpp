@@ -4,6 +4,8 @@
 // subscriber connection that the server drops or answers late.
 #include <gtest/gtest.h>
 
+#include "tests/unit/local_socket.h"
+
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -53,25 +55,7 @@ long long ms_since(Clock::time_point t) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count();
 }
 
-// A TCP socket bound to a free loopback port; connects are refused until listen().
-struct LocalSocket {
-    int fd = -1;
-    int port = 0;
-    LocalSocket() {
-        fd = ::socket(AF_INET, SOCK_STREAM, 0);
-        sockaddr_in a{};
-        a.sin_family = AF_INET;
-        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        socklen_t len = sizeof a;
-        if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-            ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-            port = ntohs(a.sin_port);
-    }
-    ~LocalSocket() {
-        if (fd >= 0) ::close(fd);
-    }
-    std::string url() const { return "redis://127.0.0.1:" + std::to_string(port); }
-};
+using pouch::testing::LocalSocket;
 
 // A stand-in Redis for one subscriber: answers PSUBSCRIBE once `ack` is set, then can send
 // a pmessage or drop the connection. Each new connection waits for `ack` again.

@@ -3,6 +3,8 @@
 // connection-dropping server, which need no Redis at all.
 #include <gtest/gtest.h>
 
+#include "tests/unit/local_socket.h"
+
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -35,25 +37,7 @@ std::string unique_key(const std::string& prefix) {
     return prefix + std::to_string(rd()) + "-" + std::to_string(rd());
 }
 
-// A TCP socket bound to a free loopback port. Until listen() is called connects are refused.
-struct LocalSocket {
-    int fd = -1;
-    int port = 0;
-    LocalSocket() {
-        fd = ::socket(AF_INET, SOCK_STREAM, 0);
-        sockaddr_in a{};
-        a.sin_family = AF_INET;
-        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        socklen_t len = sizeof a;
-        if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-            ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-            port = ntohs(a.sin_port);
-    }
-    ~LocalSocket() {
-        if (fd >= 0) ::close(fd);
-    }
-    std::string url() const { return "redis://127.0.0.1:" + std::to_string(port); }
-};
+using pouch::testing::LocalSocket;
 
 // Answers each read with `reply` and closes every connection after `per_connection`
 // commands, like a server restart between calls.

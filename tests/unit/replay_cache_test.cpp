@@ -3,6 +3,8 @@
 // Redis replaced by a refused port or a local stand-in to exercise the Postgres fallback.
 #include <gtest/gtest.h>
 
+#include "tests/unit/local_socket.h"
+
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -42,25 +44,7 @@ std::string unique(const std::string& prefix) {
     return prefix + std::to_string(rd()) + std::to_string(rd());
 }
 
-// A loopback port that refuses connections until listen() is called on fd.
-struct LocalSocket {
-    int fd = -1;
-    int port = 0;
-    LocalSocket() {
-        fd = ::socket(AF_INET, SOCK_STREAM, 0);
-        sockaddr_in a{};
-        a.sin_family = AF_INET;
-        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        socklen_t len = sizeof a;
-        if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-            ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-            port = ntohs(a.sin_port);
-    }
-    ~LocalSocket() {
-        if (fd >= 0) ::close(fd);
-    }
-    std::string url() const { return "redis://127.0.0.1:" + std::to_string(port); }
-};
+using pouch::testing::LocalSocket;
 
 const pouch::db::Statement kRow{
     "t_replay_row",
