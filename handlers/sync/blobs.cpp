@@ -280,15 +280,14 @@ Response upload(Request& req, Services& s) {
     {
         auto conn = s.db.acquire();
         load_pouch(*conn, req.param("pouchId"), c);
-        db::Result b = conn->exec(blob_sql::kBlob, {c.account_id, blob_id});
-        if (b.rows() > 0) {
+        db::Result b = conn->exec(blob_sql::kBlobOrReservation, {c.account_id, blob_id});
+        if (!b.is_null(0, b.column("blob_size"))) {
             Response r;
-            r.data = blob_data(blob_id, b.int64(0, "stored_size"));
+            r.data = blob_data(blob_id, b.int64(0, "blob_size"));
             return r;
         }
-        db::Result held = conn->exec(blob_sql::kActiveReservation, {c.account_id, blob_id});
-        if (held.rows() == 0) throw no_reservation();
-        size = held.int64(0, "stored_size");
+        if (b.is_null(0, b.column("reserved_size"))) throw no_reservation();
+        size = b.int64(0, "reserved_size");
     }
     if (req.content_length != size)
         throw validation_failed("", "Content-Length must equal the reserved size of " +
@@ -300,17 +299,17 @@ Response upload(Request& req, Services& s) {
     auto conn = s.db.acquire();
     db::Transaction tx(*conn);
     conn->exec(blob_sql::kLockAccount, {c.account_id});
-    db::Result b = conn->exec(blob_sql::kBlob, {c.account_id, blob_id});
-    if (b.rows() > 0) {  // a concurrent upload of the same blob won
+    db::Result b = conn->exec(blob_sql::kBlobOrReservation, {c.account_id, blob_id});
+    if (!b.is_null(0, b.column("blob_size"))) {  // a concurrent upload of the same blob won
         Response r;
-        r.data = blob_data(blob_id, b.int64(0, "stored_size"));
+        r.data = blob_data(blob_id, b.int64(0, "blob_size"));
         return r;
     }
-    db::Result held = conn->exec(blob_sql::kActiveReservation, {c.account_id, blob_id});
-    if (held.rows() == 0) throw no_reservation();  // expired or released while streaming
-    if (held.int64(0, "stored_size") != size)
+    // expired or released while streaming
+    if (b.is_null(0, b.column("reserved_size"))) throw no_reservation();
+    if (b.int64(0, "reserved_size") != size)
         throw validation_failed("", "the reservation was changed to " +
-                                        std::to_string(held.int64(0, "stored_size")) +
+                                        std::to_string(b.int64(0, "reserved_size")) +
                                         " bytes during the upload");
     // File first, then the row: a row never names a missing file.
     staged.place(c.account_id, blob_id);

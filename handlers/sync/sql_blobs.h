@@ -46,10 +46,14 @@ inline const db::Statement kReserve{
 inline const db::Statement kBlob{"blobs_blob",
                                  "SELECT stored_size FROM blobs WHERE account_id = $1 AND id = $2"};
 
-inline const db::Statement kActiveReservation{
-    "blobs_active_reservation",
-    "SELECT stored_size FROM blob_reservations"
-    " WHERE account_id = $1 AND blob_id = $2 AND expires_at > now()"};
+// Whether the blob is stored and, if not, its active reservation -- in one statement, so both
+// come from one snapshot: read separately, an upload committing in between (which inserts the
+// blob and deletes the reservation) would make the blob look neither stored nor reserved.
+inline const db::Statement kBlobOrReservation{
+    "blobs_blob_or_reservation",
+    "SELECT (SELECT stored_size FROM blobs WHERE account_id = $1 AND id = $2) AS blob_size,"
+    "       (SELECT stored_size FROM blob_reservations"
+    "         WHERE account_id = $1 AND blob_id = $2 AND expires_at > now()) AS reserved_size"};
 
 inline const db::Statement kInsertBlob{
     "blobs_insert_blob", "INSERT INTO blobs (account_id, id, stored_size) VALUES ($1, $2, $3)"};
