@@ -3,6 +3,7 @@
 // Cache-Control: no-store (bodies may hold tokens).
 #include "common/http/response.h"
 
+#include "common/db/pool.h"
 #include "common/json/out.h"
 
 namespace pouch {
@@ -71,6 +72,23 @@ Rendered render_error(const ApiError& e, const std::string& request_id) {
     o.key("meta").obj().kv("request_id", request_id).end_obj();
     r.body = o.done();
     return r;
+}
+
+Rendered render_guarded(const std::string& request_id, std::string& error_detail,
+                        const std::function<Response()>& fn) {
+    try {
+        return render_success(fn(), request_id);
+    } catch (const ApiError& e) {
+        if (e.status >= 500) error_detail = e.message;
+        return render_error(e, request_id);
+    } catch (const db::Error& e) {
+        error_detail = std::string("database: ") + e.what();
+        if (e.connection_lost) return render_error(unavailable(), request_id);
+        return render_error(internal_error(), request_id);
+    } catch (const std::exception& e) {
+        error_detail = e.what();
+        return render_error(internal_error(), request_id);
+    }
 }
 
 std::string to_cgi(const Rendered& r) {

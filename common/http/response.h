@@ -2,6 +2,10 @@
 // envelope {"ok","data","meta"} for successes and {"ok":false,"error",...} for ApiError.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -10,6 +14,23 @@
 #include "common/http/error.h"
 
 namespace pouch {
+
+struct Response;
+
+// A long-poll handed to http::Parking: the route found nothing yet and the request waits,
+// holding no thread and no database connection, until a message on `channel` (or the
+// deadline) makes `poll` worth calling again.
+struct LongPoll {
+    std::string channel;
+    std::uint64_t seen = 0;  // Parking::stamp(channel), taken before the read that found nothing
+    std::chrono::steady_clock::time_point deadline;
+    // Non-empty: requests with equal keys that wake together may share one poll's answer
+    // (the answer must then not depend on the caller).
+    std::string share_key;
+    // Re-reads the state: the answer once there is one, else nullopt. With `final` (the
+    // deadline, or shutdown) it must answer. May throw ApiError like a route.
+    std::function<std::optional<Response>(bool final)> poll;
+};
 
 struct Response {
     int status = 200;
@@ -20,6 +41,8 @@ struct Response {
     // Raw (non-envelope) reply, e.g. X-Accel-Redirect for blob downloads: body sent as is.
     bool raw = false;
     std::string raw_body;
+    // Set by a route that waits: the server parks the request instead of answering now.
+    std::shared_ptr<LongPoll> long_poll;
 };
 
 // A rendered HTTP reply: status line value, headers and body bytes.
@@ -32,6 +55,11 @@ struct Rendered {
 const char* status_reason(int status);
 Rendered render_success(const Response& r, const std::string& request_id);
 Rendered render_error(const ApiError& e, const std::string& request_id);
+// Runs a route-like function and renders what it returns or throws: ApiError as itself, a
+// lost database connection as 503 unavailable, anything else as 500 with `error_detail` set
+// for the log. `request_id` is read only when rendering, so `fn` may fill it in.
+Rendered render_guarded(const std::string& request_id, std::string& error_detail,
+                        const std::function<Response()>& fn);
 // FastCGI stdout form: "Status: ...\r\nHeader: v\r\n\r\nbody".
 std::string to_cgi(const Rendered& r);
 

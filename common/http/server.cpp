@@ -1,4 +1,5 @@
-// server.cpp -- the FastCGI loop every handler runs (libfcgi 2.4, one request per thread).
+// server.cpp -- the FastCGI loop every handler runs (libfcgi 2.4, one request per thread;
+// a long-poll is handed to Parking and answered later from its poll threads).
 // Signals: SIGTERM/SIGINT are blocked in every thread and taken by sigwait() in main; idle
 // workers are then woken out of accept() with SIGUSR2 (FCGI_FAIL_ACCEPT_ON_INTR), busy ones
 // finish their request first. The listen socket is systemd's (LISTEN_FDS -> fd 3, or fd 0
@@ -137,9 +138,11 @@ void prepare_body(FCGX_Request& fr, Request& r, const Route& route) {
     };
 }
 
+// Routes and runs the request. A route that waits leaves its LongPoll in `parked` (when the
+// group parks; otherwise the wait is answered at once with a final poll).
 Rendered dispatch(FCGX_Request& fr, Request& r, Router& router, Services& services,
-                  std::string& error_detail) {
-    try {
+                  std::string& error_detail, std::shared_ptr<LongPoll>& parked) {
+    return render_guarded(r.request_id, error_detail, [&] {
         fill_request(fr, r);
         Router::Match m = router.match(r.method, r.path);
         r.params = std::move(m.params);
@@ -148,18 +151,35 @@ Rendered dispatch(FCGX_Request& fr, Request& r, Router& router, Services& servic
             throw validation_failed("?" + r.query.begin()->first, "unknown query parameter");
         prepare_body(fr, r, *m.route);
         Response resp = m.route->fn(r, services);
-        return render_success(resp, r.request_id);
-    } catch (const ApiError& e) {
-        if (e.status >= 500) error_detail = e.message;
-        return render_error(e, r.request_id);
-    } catch (const db::Error& e) {
-        error_detail = std::string("database: ") + e.what();
-        if (e.connection_lost) return render_error(unavailable(), r.request_id);
-        return render_error(internal_error(), r.request_id);
-    } catch (const std::exception& e) {
-        error_detail = e.what();
-        return render_error(internal_error(), r.request_id);
+        if (!resp.long_poll) return resp;
+        if (services.parking) {
+            parked = std::move(resp.long_poll);
+            return Response{};
+        }
+        return *resp.long_poll->poll(true);
+    });
+}
+
+void log_request(const Request& r, int status, std::chrono::steady_clock::time_point start,
+                 const std::string& error_detail) {
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                          start).count();
+    log::Level level = status >= 500 ? log::Level::error : log::Level::info;
+    if (error_detail.empty()) {
+        log::write(level, "request", {{"request_id", r.request_id}, {"method", r.method},
+                                      {"path", r.path}, {"status", status},
+                                      {"duration_ms", ms}});
+    } else {
+        log::write(level, "request", {{"request_id", r.request_id}, {"method", r.method},
+                                      {"path", r.path}, {"status", status},
+                                      {"duration_ms", ms}, {"error", error_detail}});
     }
+}
+
+void reply(FCGX_Request& fr, const Rendered& out) {
+    std::string bytes = to_cgi(out);
+    FCGX_PutStr(bytes.data(), static_cast<int>(bytes.size()), fr.out);
+    FCGX_Finish_r(&fr);
 }
 
 struct Worker {
@@ -168,32 +188,32 @@ struct Worker {
 };
 
 void worker(Worker& self, int listen_fd, Router& router, Services& services) {
-    FcgxRequest holder(listen_fd);
-    FCGX_Request& fr = holder.req;
+    // Shared: a parked request's FcgxRequest lives on in its Finish until it is answered,
+    // and the worker accepts the next request into a fresh one.
+    auto holder = std::make_shared<FcgxRequest>(listen_fd);
     while (!g_stopping.load()) {
         self.in_accept = true;
-        int rc = FCGX_Accept_r(&fr);
+        int rc = FCGX_Accept_r(&holder->req);
         self.in_accept = false;
         if (rc < 0) break;
         auto start = std::chrono::steady_clock::now();
-        Request r;
+        auto r = std::make_shared<Request>();
         std::string error_detail;
-        Rendered out = dispatch(fr, r, router, services, error_detail);
-        std::string bytes = to_cgi(out);
-        FCGX_PutStr(bytes.data(), static_cast<int>(bytes.size()), fr.out);
-        FCGX_Finish_r(&fr);
-        double ms = std::chrono::duration<double, std::milli>(
-                        std::chrono::steady_clock::now() - start).count();
-        log::Level level = out.status >= 500 ? log::Level::error : log::Level::info;
-        if (error_detail.empty()) {
-            log::write(level, "request", {{"request_id", r.request_id}, {"method", r.method},
-                                          {"path", r.path}, {"status", out.status},
-                                          {"duration_ms", ms}});
-        } else {
-            log::write(level, "request", {{"request_id", r.request_id}, {"method", r.method},
-                                          {"path", r.path}, {"status", out.status},
-                                          {"duration_ms", ms}, {"error", error_detail}});
+        std::shared_ptr<LongPoll> parked;
+        Rendered out = dispatch(holder->req, *r, router, services, error_detail, parked);
+        if (parked) {
+            std::string request_id = r->request_id;
+            services.parking->park(
+                std::move(*parked), request_id,
+                [holder, r, start](const Rendered& answer, const std::string& detail) {
+                    reply(holder->req, answer);
+                    log_request(*r, answer.status, start, detail);
+                });
+            holder = std::make_shared<FcgxRequest>(listen_fd);
+            continue;
         }
+        reply(holder->req, out);
+        log_request(*r, out.status, start, error_detail);
     }
     --g_alive;
 }
@@ -261,7 +281,6 @@ int serve(const std::string& group, Router& router, Services& services) {
     sigwait(&stop_set, &sig);
     log::info("stopping", {{"signal", sig}});
     g_stopping = true;
-    if (services.notifier) services.notifier->stop();  // long-polls answer at once
     FCGX_ShutdownPending();
     // Nudge idle workers out of accept() until all have left; a busy worker finishes its
     // request (its reads must not see EINTR) and then sees g_stopping.
@@ -272,6 +291,8 @@ int serve(const std::string& group, Router& router, Services& services) {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     for (auto& w : workers) w->thread.join();
+    // No more requests come in; parked long-polls answer at once (as at their deadline).
+    if (services.parking) services.parking->stop();
     if (!services.config.socket_path.empty() && listen_fd > 2)
         ::unlink(services.config.socket_path.c_str());
     log::info("stopped");
@@ -295,9 +316,9 @@ int handler_main(const std::string& group, int argc, char** argv,
         db::Pool pool(config.database_url, config.db_pool);
         redis::Client redis(config.redis_url);
         auth::ReplayCache replay(redis, pool);
-        std::unique_ptr<redis::Notifier> notifier;
-        if (options.long_poll) notifier = std::make_unique<redis::Notifier>(config.redis_url);
-        Services services{config, pool, redis, replay, notifier.get()};
+        std::unique_ptr<Parking> parking;
+        if (options.long_poll) parking = std::make_unique<Parking>(config.redis_url, config.db_pool);
+        Services services{config, pool, redis, replay, parking.get()};
         Router router;
         add_health_route(router);
         install(router);

@@ -8,9 +8,9 @@
 
 #include "common/config/config.h"
 #include "common/db/pool.h"
+#include "common/http/parking.h"
 #include "common/http/router.h"
 #include "common/redis/client.h"
-#include "common/redis/notifier.h"
 
 namespace pouch {
 
@@ -24,11 +24,11 @@ struct Services {
     db::Pool& db;
     redis::Client& redis;
     auth::ReplayCache& replay;
-    redis::Notifier* notifier = nullptr;  // set for groups that long-poll
+    Parking* parking = nullptr;  // set for groups that long-poll (HandlerOptions::long_poll)
 };
 
 struct HandlerOptions {
-    bool long_poll = false;  // start a Redis subscriber (redis::Notifier)
+    bool long_poll = false;  // park long-polls (a Redis subscriber and poll threads)
 };
 
 // Adds GET /v1/health ({status, database, redis}).

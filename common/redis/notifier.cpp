@@ -1,6 +1,6 @@
 // notifier.cpp -- the subscriber thread: connect, PSUBSCRIBE pouch:*, then poll(2) the socket
 // with a one-second timeout (so stop() is noticed) and feed hiredis's reader; any error
-// drops the context, marks the notifier disconnected, wakes every waiter and reconnects.
+// drops the context, marks the notifier disconnected, has every waiter re-read and reconnects.
 #include "common/redis/notifier.h"
 
 #include <hiredis/hiredis.h>
@@ -31,71 +31,16 @@ struct ReplyOwner {
 
 }  // namespace
 
-Notifier::Notifier(std::string url) : url_(std::move(url)) {
+Notifier::Notifier(std::string url, Listener& listener)
+    : url_(std::move(url)), listener_(listener) {
     thread_ = std::thread([this] { run(); });
 }
 
-Notifier::~Notifier() {
-    stop();
-    if (thread_.joinable()) thread_.join();
-}
+Notifier::~Notifier() { stop(); }
 
 void Notifier::stop() {
     stopping_ = true;
-    wake_all();
-}
-
-size_t Notifier::waiters() const {
-    std::lock_guard<std::mutex> lock(mu_);
-    return subs_.size();
-}
-
-std::unique_ptr<Notifier::Subscription> Notifier::subscribe(const std::string& channel) {
-    std::unique_ptr<Subscription> s(new Subscription(*this, channel));
-    std::lock_guard<std::mutex> lock(mu_);
-    subs_.emplace(channel, s.get());
-    return s;
-}
-
-Notifier::Subscription::~Subscription() {
-    std::lock_guard<std::mutex> lock(n_.mu_);
-    auto [b, e] = n_.subs_.equal_range(channel_);
-    for (auto it = b; it != e; ++it) {
-        if (it->second == this) {
-            n_.subs_.erase(it);
-            break;
-        }
-    }
-}
-
-bool Notifier::Subscription::wait_until(Clock::time_point deadline) {
-    std::unique_lock<std::mutex> lock(n_.mu_);
-    if (!n_.connected_.load()) {
-        // Fallback: the caller re-reads the database at least once a second.
-        deadline = std::min(deadline, Clock::now() + std::chrono::seconds(1));
-    }
-    n_.cv_.wait_until(lock, deadline, [&] { return pending_ > 0 || n_.stopping_.load(); });
-    bool woken = pending_ > 0;
-    pending_ = 0;
-    return woken;
-}
-
-void Notifier::deliver(const std::string& channel) {
-    {
-        std::lock_guard<std::mutex> lock(mu_);
-        auto [b, e] = subs_.equal_range(channel);
-        if (b == e) return;
-        for (auto it = b; it != e; ++it) ++it->second->pending_;
-    }
-    cv_.notify_all();
-}
-
-void Notifier::wake_all() {
-    {
-        std::lock_guard<std::mutex> lock(mu_);
-        for (auto& [ch, s] : subs_) ++s->pending_;
-    }
-    cv_.notify_all();
+    if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
 }
 
 void Notifier::run() {
@@ -131,7 +76,7 @@ void Notifier::run() {
         connected_ = true;
         if (logged_down) log::info("redis subscriber connected");
         logged_down = false;
-        wake_all();  // anything published while we were away was lost: everyone re-reads
+        listener_.on_resync();  // anything published while we were away was lost
 
         while (!stopping_.load()) {
             struct pollfd p {ctx.c->fd, POLLIN, 0};
@@ -155,7 +100,8 @@ void Notifier::run() {
                 // ["pmessage", pattern, channel, payload]
                 if (msg.r->type == REDIS_REPLY_ARRAY && msg.r->elements == 4 &&
                     msg.r->element[2]->type == REDIS_REPLY_STRING)
-                    deliver(std::string(msg.r->element[2]->str, msg.r->element[2]->len));
+                    listener_.on_message(
+                        std::string(msg.r->element[2]->str, msg.r->element[2]->len));
             }
             if (broken) break;
         }
@@ -163,7 +109,7 @@ void Notifier::run() {
         if (!stopping_.load()) {
             log::warn("redis subscriber lost its connection, reconnecting");
             logged_down = true;
-            wake_all();
+            listener_.on_resync();
         }
     }
 }

@@ -1,7 +1,7 @@
 // token.cpp -- POST /v1/cli-auth/token (op 6): the CLI redeems its approved login with the
 // PKCE verifier and a DPoP proof of the key it started with. While the request is pending
-// it long-polls up to `wait` seconds holding no database connection (register, re-read,
-// wait: redis::Notifier::long_poll). A wrong verifier or proof changes nothing.
+// it long-polls up to `wait` seconds holding no thread and no database connection (the
+// request is parked: common/http/parking.h). A wrong verifier or proof changes nothing.
 #include <chrono>
 
 #include "common/auth/dpop_check.h"
@@ -83,6 +83,8 @@ Response token(Request& req, Services& s) {
     std::string verifier = doc["code_verifier"].GetString();
     int wait = doc.HasMember("wait") ? static_cast<int>(doc["wait"].GetInt64()) : 0;
 
+    const std::string channel = login_channel(id);
+    std::uint64_t seen = s.parking ? s.parking->stamp(channel) : 0;  // before the read
     db::Result r = [&] {
         auto conn = s.db.acquire();
         return conn->exec(sql::kRequestForToken, {id});
@@ -102,9 +104,19 @@ Response token(Request& req, Services& s) {
         conn->exec(sql::kTouchPoll, {id});
     }
     if (status == "pending" && wait > 0) {
-        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(wait);
-        auto decided = [&] { return (status = current_status(s, id)) != "pending"; };
-        if (s.notifier) s.notifier->long_poll(login_channel(id), deadline, decided);
+        auto lp = std::make_shared<LongPoll>();
+        lp->channel = channel;
+        lp->seen = seen;
+        lp->deadline = std::chrono::steady_clock::now() + std::chrono::seconds(wait);
+        lp->poll = [&s, id, jkt = proof.jkt](bool final) -> std::optional<Response> {
+            std::string now = current_status(s, id);
+            if (now == "pending") return final ? std::optional<Response>(pending()) : std::nullopt;
+            if (now == "approved") return redeem(s, id, jkt);
+            refuse(now);
+        };
+        Response parked;
+        parked.long_poll = std::move(lp);
+        return parked;
     }
     if (status == "pending") return pending();
     if (status == "approved") return redeem(s, id, proof.jkt);

@@ -1,8 +1,8 @@
 // events.cpp -- GET /v1/pouches/{pouchId}/events?epoch=&after=&limit=&wait= (decisions §5.2):
 // a page of the pouch's event log after `after`, with high_water. With `wait` and nothing new
-// it long-polls on model::events_channel (commits publish there after COMMIT) through
-// redis::Notifier, which falls back to re-reading every second without Redis. A waiting
-// request holds no database connection: each re-read leases one and gives it back.
+// it long-polls on model::events_channel (commits publish there after COMMIT): the request is
+// parked (common/http/parking.h), which falls back to re-reading every second without Redis.
+// A waiting request holds no thread and no database connection.
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -45,36 +45,7 @@ bool has_items(const db::Result& r) {
     return !r.is_null(0, r.column("seq"));
 }
 
-}  // namespace
-
-Response events(Request& req, Services& s) {
-    auth::Caller c = auth::authenticate(req, s);
-    QueryValues q =
-        validate_query(req, {query_uuid("epoch"), query_int("after", 0, kMaxSeq, 0),
-                             query_int("limit", 1, 1000, 100), query_int("wait", 0, 30, 0)});
-    if (!q.text("epoch")) throw validation_failed("?epoch", "required");
-    std::string epoch = *q.text("epoch");
-    std::transform(epoch.begin(), epoch.end(), epoch.begin(),
-                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-    long long after = q.integer("after");
-    long long limit = q.integer("limit");
-    long long wait = q.integer("wait");
-
-    std::string pouch_id;
-    db::Result page = [&] {
-        auto conn = s.db.acquire();
-        pouch_id = load_pouch(*conn, req.param("pouchId"), c).id;
-        return read_page(*conn, pouch_id, epoch, after, limit);
-    }();
-    if (!has_items(page) && wait > 0 && s.notifier) {
-        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(wait);
-        s.notifier->long_poll(model::events_channel(pouch_id), deadline, [&] {
-            auto conn = s.db.acquire();
-            page = read_page(*conn, pouch_id, epoch, after, limit);
-            return has_items(page);
-        });
-    }
-
+Response page_response(const db::Result& page) {
     json::Out o;
     o.key("items").arr();
     if (has_items(page)) {
@@ -93,6 +64,51 @@ Response events(Request& req, Services& s) {
     Response resp;
     resp.data = o.done();
     return resp;
+}
+
+}  // namespace
+
+Response events(Request& req, Services& s) {
+    auth::Caller c = auth::authenticate(req, s);
+    QueryValues q =
+        validate_query(req, {query_uuid("epoch"), query_int("after", 0, kMaxSeq, 0),
+                             query_int("limit", 1, 1000, 100), query_int("wait", 0, 30, 0)});
+    if (!q.text("epoch")) throw validation_failed("?epoch", "required");
+    std::string epoch = *q.text("epoch");
+    std::transform(epoch.begin(), epoch.end(), epoch.begin(),
+                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    long long after = q.integer("after");
+    long long limit = q.integer("limit");
+    long long wait = q.integer("wait");
+
+    std::string pouch_id;
+    std::uint64_t seen = 0;
+    db::Result page = [&] {
+        auto conn = s.db.acquire();
+        pouch_id = load_pouch(*conn, req.param("pouchId"), c).id;
+        if (s.parking) seen = s.parking->stamp(model::events_channel(pouch_id));  // before the read
+        return read_page(*conn, pouch_id, epoch, after, limit);
+    }();
+    if (has_items(page) || wait == 0) return page_response(page);
+
+    // Nothing yet: park. Every waiter on this page gets the same answer, so waiters woken by
+    // one commit share one re-read (LongPoll::share_key).
+    auto lp = std::make_shared<LongPoll>();
+    lp->channel = model::events_channel(pouch_id);
+    lp->seen = seen;
+    lp->deadline = std::chrono::steady_clock::now() + std::chrono::seconds(wait);
+    lp->share_key = epoch + "|" + std::to_string(after) + "|" + std::to_string(limit);
+    lp->poll = [&s, pouch_id, epoch, after, limit](bool final) -> std::optional<Response> {
+        db::Result now = [&] {
+            auto conn = s.db.acquire();
+            return read_page(*conn, pouch_id, epoch, after, limit);
+        }();
+        if (!has_items(now) && !final) return std::nullopt;
+        return page_response(now);
+    };
+    Response parked;
+    parked.long_poll = std::move(lp);
+    return parked;
 }
 
 }  // namespace pouch::sync

@@ -182,6 +182,30 @@ expect_true "woken ${latency} ms after the commit without Redis (want < 2000)" \
     test "$latency" -lt 2000
 check events_long_poll_without_redis_falls_back_to_database_polls
 
+# Waiting polls are parked, not served by a thread each: three times as many waiters as the
+# sync handler has threads (POUCH_THREADS 16 in tools/stack/lib.sh) leave room for the commit
+# that wakes them, and every one of them gets it.
+pids=()
+for i in $(seq 1 48); do
+    curl -sS --max-time 20 "${auth[@]}" -o "$SMOKE_TMP/parked-$i.json" \
+        "$POUCH_URL$events?epoch=$A_EPOCH&after=5&wait=15" &
+    pids+=($!)
+done
+sleep 1
+start=$(now_ms)
+read -r art6 rev6 < <(put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" "env-six")
+elapsed=$(($(now_ms) - start))
+expect_true "commit answered in ${elapsed} ms while 48 polls wait (want < 1000)" \
+    test "$elapsed" -lt 1000
+wait "${pids[@]}"
+woken=0
+for i in $(seq 1 48); do
+    [[ $(jq -r '[.data.items[].revision_id] | join(",")' "$SMOKE_TMP/parked-$i.json") == "$rev6" ]] &&
+        woken=$((woken + 1))
+done
+expect_true "all 48 waiters got the commit (got $woken)" test "$woken" = 48
+check events_long_polls_hold_no_handler_thread
+
 # --- access ---------------------------------------------------------------------------------
 req GET "$events?epoch=$A_EPOCH" "" -H "Authorization: Bearer $B_TOKEN"
 expect_error 404 not_found
