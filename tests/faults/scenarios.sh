@@ -119,6 +119,7 @@ fault_postgres_restart() {
     fi
     wait "$STACK_PG_PID" 2>/dev/null || true
     STACK_PG_PID=0
+    sleep 1.2  # /v1/health shares one probe per second (common/http/health.cpp)
     end=$((SECONDS + outage))
     while ((SECONDS < end)); do
         SMOKE_TIMEOUT=8 req GET /v1/health
@@ -254,6 +255,7 @@ fault_redis_stop() {
     sleep 1
     connects=$(subscriber_connects)
     stack_redis_stop
+    sleep 1.2  # /v1/health shares one probe per second (common/http/health.cpp)
 
     req GET /v1/health
     expect_status 200
@@ -288,6 +290,7 @@ fault_redis_stop() {
     stack_redis_start
     # sync and cliauth each log their subscriber's reconnect.
     expect_true "both Redis subscribers reconnected" retry 10 subscribers_reconnected "$connects"
+    sleep 1.2
     req GET /v1/health
     expect_json .data.status ok
     events_wake_ms

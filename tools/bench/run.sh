@@ -4,8 +4,7 @@
 # benchmark beside its baseline in the same run, prints a table of ratios against the
 # targets of docs/PERFORMANCE.md, writes it to BUILD/bench/results.md (raw outputs beside it)
 # and always tears down. Each row carries the 1-minute load average when it was measured: the
-# machine is shared. BENCH_ONLY="crypto rss health get commit pages events" picks sections
-# (events needs POUCH_THREADS=1100; without BENCH_ONLY a second stack runs it);
+# machine is shared. BENCH_ONLY="crypto rss health get commit pages events" picks sections;
 # BENCH_SECONDS (default 10) is the length of each wrk/pgbench run. Relies on
 # tools/stack/lib.sh, tests/smoke/{lib,flows}.sh, wrk, pgbench, openssl.
 set -euo pipefail
@@ -13,7 +12,7 @@ cd "$(dirname "$0")/../.."
 # shellcheck source=tools/stack/lib.sh
 source tools/stack/lib.sh
 
-only=${BENCH_ONLY:-crypto rss health get commit pages}
+only=${BENCH_ONLY:-crypto rss health get commit pages events}
 secs=${BENCH_SECONDS:-10}
 for cmd in wrk pgbench openssl jq; do
     command -v "$cmd" >/dev/null || stack_die "$cmd not found (apt-get install wrk postgresql-contrib)"
@@ -123,8 +122,9 @@ wrk_rps() {
 
 # --- 4a. health through nginx + FastCGI vs nginx answering itself --------------------------------
 bench_health() {
-    local sport dir body ours theirs l r
+    local sport pport dir body ours theirs proxied l r
     stack_free_port sport
+    stack_free_port pport
     dir=$STACK_DIR/nginx-static
     mkdir -p "$dir/tmp"
     body=$(curl -fsS "$STACK_URL/v1/health")
@@ -150,6 +150,21 @@ http {
             return 200 '$body';
         }
     }
+    # The physical limit of a proxied request here: the same nginx passing the request over
+    # a unix socket, a new connection per request (as fastcgi_keep_conn off), to an nginx
+    # server that answers the body itself.
+    server {
+        listen unix:$dir/backend.sock;
+        access_log off;
+        location = /v1/health {
+            default_type application/json;
+            return 200 '$body';
+        }
+    }
+    server {
+        listen 127.0.0.1:$pport;
+        location = /v1/health { proxy_pass http://unix:$dir/backend.sock; }
+    }
 }
 EOF
     stack_own "$dir"
@@ -160,8 +175,11 @@ EOF
     l=$(load)
     ours=$(wrk_rps "$STACK_URL/v1/health")
     theirs=$(wrk_rps "http://127.0.0.1:$sport/v1/health")
+    proxied=$(wrk_rps "http://127.0.0.1:$pport/v1/health")
     r=$(ratio "$ours" "$theirs")
     row "GET /v1/health req/s (nginx+FastCGI vs nginx return, wrk -c32) | $ours | $theirs | $r | >= 0.5 | $(verdict "$r" 0.5) | $l"
+    row "reference: nginx proxying to an nginx that returns the body (unix socket, connection per request) vs nginx return | $proxied | $theirs | $(ratio "$proxied" "$theirs") | report | - | $l"
+    row "GET /v1/health req/s: nginx+FastCGI vs that proxied nginx | $ours | $proxied | $(ratio "$ours" "$proxied") | report | - | $l"
 }
 
 # --- 4b. authenticated GET /v1/pouches/{id} vs pgbench of its SQL ----------------------------------
@@ -254,8 +272,7 @@ EOF
 }
 
 # --- 3. events long-poll: 1,000 waiters, one commit wakes them all ---------------------------------
-# Needs POUCH_THREADS >= 1,000 (one handler thread per waiting request): the default run starts
-# a second stack for it (see the end of this file).
+# The stack's default handler threads: waiting requests are parked (common/http/parking.h).
 bench_events() {
     local n=${BENCH_WAITERS:-1000} trig=$OUT_DIR/events-trigger.http body out l conns r
     flow_web_user
@@ -288,10 +305,5 @@ for section in crypto rss health get commit pages events; do
     echo "=== $section" >&2
     "bench_$section"
 done
-# The long-poll section needs its own stack with one handler thread per waiter.
-if [[ -z ${BENCH_ONLY:-} ]]; then
-    stack_stop
-    POUCH_THREADS=1100 BENCH_ONLY=events BENCH_APPEND=1 "$0"
-fi
 echo
 echo "results: $RESULTS"
