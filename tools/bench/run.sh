@@ -5,7 +5,8 @@
 # targets of docs/PERFORMANCE.md, writes it to BUILD/bench/results.md (raw outputs beside it)
 # and always tears down. Each row carries the 1-minute load average when it was measured: the
 # machine is shared. BENCH_ONLY="crypto rss health get commit pages events" picks sections;
-# BENCH_SECONDS (default 10) is the length of each wrk/pgbench run. Relies on
+# BENCH_SECONDS (default 10) is the length of each wrk/pgbench run; BENCH_PERF=1 records
+# each wrk run with perf. Relies on
 # tools/stack/lib.sh, tests/smoke/{lib,flows}.sh, wrk, pgbench, openssl.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -111,10 +112,24 @@ bench_rss() {
 }
 
 # wrk_rps URL [extra wrk args]: requests/s over BENCH_SECONDS with 2 threads, 32 connections.
+# BENCH_PERF=1: each wrk run is also recorded system-wide with perf (OUT_DIR/perf-N.data) and
+# its CPU split by process is appended to OUT_DIR/perf.txt.
+perf_runs=0
 wrk_rps() {
-    local url=$1 out
+    local url=$1 out perf_pid=""
     shift
+    if [[ ${BENCH_PERF:-0} == 1 ]]; then
+        perf_runs=$((perf_runs + 1))
+        perf record -a -g -q -o "$OUT_DIR/perf-$perf_runs.data" -- sleep $((secs > 2 ? secs - 2 : 1)) 2>/dev/null &
+        perf_pid=$!
+    fi
     out=$(wrk -t2 -c32 -d"${secs}s" --latency "$@" "$url")
+    if [[ -n $perf_pid ]]; then
+        wait "$perf_pid" || true
+        { echo "== perf-$perf_runs: wrk $url"
+          perf report -i "$OUT_DIR/perf-$perf_runs.data" --no-children --sort comm --stdio -g none 2>/dev/null |
+              grep -v '^#' | grep -v '^$' | head -8; } >>"$OUT_DIR/perf.txt"
+    fi
     echo "$out" >>"$OUT_DIR/wrk.txt"
     if grep -q 'Non-2xx' <<<"$out"; then note "wrk $url: $(grep 'Non-2xx' <<<"$out")"; fi
     awk '/^Requests\/sec/ { print $2 }' <<<"$out"
