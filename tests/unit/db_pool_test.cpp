@@ -3,6 +3,8 @@
 // recovery after the server kills our backends, and 503 when the database is unreachable.
 #include <gtest/gtest.h>
 
+#include "tests/unit/test_env.h"
+
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -20,15 +22,6 @@ using pouch::db::Pool;
 using pouch::db::Statement;
 
 namespace {
-
-std::string test_url() {
-    const char* u = std::getenv("POUCH_TEST_DATABASE_URL");
-    return u && *u ? u : "";
-}
-
-#define REQUIRE_DB()                    \
-    const std::string url = test_url(); \
-    if (url.empty()) GTEST_SKIP() << "POUCH_TEST_DATABASE_URL is not set"
 
 std::string unique_suffix() {
     std::random_device rd;

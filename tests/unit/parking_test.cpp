@@ -5,6 +5,8 @@
 // answers late.
 #include <gtest/gtest.h>
 
+#include "tests/unit/test_env.h"
+
 #include "tests/unit/local_socket.h"
 
 #include <netinet/in.h>
@@ -36,15 +38,6 @@ using pouch::Response;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-std::string test_url() {
-    const char* u = std::getenv("POUCH_TEST_REDIS_URL");
-    return u && *u ? u : "";
-}
-
-#define REQUIRE_REDIS()                 \
-    const std::string url = test_url(); \
-    if (url.empty()) GTEST_SKIP() << "POUCH_TEST_REDIS_URL is not set"
 
 // The notifier subscribes to pouch:*; a random suffix keeps parallel runs apart.
 std::string unique_channel(const std::string& what) {

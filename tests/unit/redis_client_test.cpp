@@ -3,6 +3,8 @@
 // connection-dropping server, which need no Redis at all.
 #include <gtest/gtest.h>
 
+#include "tests/unit/test_env.h"
+
 #include "tests/unit/local_socket.h"
 
 #include <netinet/in.h>
@@ -22,15 +24,6 @@ using namespace std::chrono_literals;
 using pouch::redis::Client;
 
 namespace {
-
-std::string test_url() {
-    const char* u = std::getenv("POUCH_TEST_REDIS_URL");
-    return u && *u ? u : "";
-}
-
-#define REQUIRE_REDIS()                 \
-    const std::string url = test_url(); \
-    if (url.empty()) GTEST_SKIP() << "POUCH_TEST_REDIS_URL is not set"
 
 std::string unique_key(const std::string& prefix) {
     std::random_device rd;

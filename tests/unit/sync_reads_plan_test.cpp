@@ -5,6 +5,8 @@
 // the first one — page N costs what page 1 costs, shown by the plan rather than by timing.
 #include <gtest/gtest.h>
 
+#include "tests/unit/test_env.h"
+
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -18,11 +20,6 @@ namespace {
 
 using pouch::db::Conn;
 
-std::string test_url() {
-    const char* u = std::getenv("POUCH_TEST_DATABASE_URL");
-    return u && *u ? u : "";
-}
-
 constexpr int kArtifacts = 5000;
 
 std::string random_uuid(Conn& c) {
@@ -35,7 +32,7 @@ std::string random_uuid(Conn& c) {
 class ReadPlans : public ::testing::Test {
   protected:
     static void SetUpTestSuite() {
-        url_ = test_url();
+        url_ = pouch::testing::env_url("POUCH_TEST_DATABASE_URL");
         if (url_.empty()) return;
         c_ = std::make_unique<Conn>(url_);
         ASSERT_TRUE(c_->ensure_connected()) << c_->last_error();
