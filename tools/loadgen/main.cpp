@@ -5,14 +5,11 @@
 // connections (a raw socket client, loopback only) and the tool prints one JSON line:
 // commits, applied ops/s, p50/p99 latency in ms, errors.
 //
-// `pouch-loadgen wait ...` measures long-poll wake-ups instead (see wait_mode).
+// `pouch-loadgen wait ...` measures long-poll wake-ups instead (see wait_mode), and
+// `pouch-loadgen login ...` the CLI login long-poll at scale (login.cpp).
 //
 // usage: pouch-loadgen --url http://127.0.0.1:PORT --key sign.pem --access TOKEN
 //          --pouch ID --epoch E --member M [--batch 1] [--concurrency 8] [--requests 1000]
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -34,11 +31,16 @@
 #include "common/crypto/random.h"
 #include "common/json/jcs.h"
 #include "common/json/parse.h"
+#include "tools/loadgen/client.h"
+#include "tools/loadgen/login.h"
 #include "tools/pouchctl/client_jws.h"
 #include "tools/pouchctl/client_key.h"
 
 namespace {
 
+using loadgen::connect_to;
+using loadgen::now_ms;
+using loadgen::roundtrip;
 using pouch::crypto::b64url_encode;
 using Clock = std::chrono::steady_clock;
 
@@ -51,18 +53,6 @@ std::string uuid() {
     std::string r = pouch::crypto::to_hex(pouch::crypto::random_bytes(16));
     return r.substr(0, 8) + "-" + r.substr(8, 4) + "-4" + r.substr(13, 3) + "-8" + r.substr(17, 3) +
            "-" + r.substr(20, 12);
-}
-
-std::string dpop(const pouchctl::SignKey& k, const std::string& method, const std::string& url,
-                 const std::string& token) {
-    std::string header =
-        R"({"typ":"dpop+jwt","alg":"ES256","jwk":{"kty":"EC","crv":"P-256","x":")" + k.x() +
-        R"(","y":")" + k.y() + R"("}})";
-    std::string claims = R"({"jti":")" + b64url_encode(pouch::crypto::random_bytes(16)) +
-                         R"(","htm":")" + method + R"(","htu":")" + url + R"(","iat":)" +
-                         std::to_string(std::time(nullptr)) + R"(,"ath":")" +
-                         b64url_encode(pouch::crypto::sha256(token)) + R"("})";
-    return pouchctl::jws_compact(k, header, claims);
 }
 
 std::string make_request(const Opts& o, const pouchctl::SignKey& k, const std::string& host) {
@@ -86,58 +76,9 @@ std::string make_request(const Opts& o, const pouchctl::SignKey& k, const std::s
     std::string sig = pouchctl::jws_detached(k, sig_header, hash);
     return "POST " + path + " HTTP/1.1\r\nHost: " + host +
            "\r\nContent-Type: application/json\r\nAuthorization: DPoP " + o.access +
-           "\r\nDPoP: " + dpop(k, "POST", o.url + path, o.access) +
+           "\r\nDPoP: " + loadgen::dpop(k, "POST", o.url + path, o.access) +
            "\r\nService-Signature: " + sig + "\r\nContent-Length: " + std::to_string(body.size()) +
            "\r\n\r\n" + body;
-}
-
-int connect_to(int port) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(static_cast<uint16_t>(port));
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-        close(fd);
-        return -1;
-    }
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    return fd;
-}
-
-// Sends req and reads one response (Content-Length framed). Returns the status, -1 on error.
-int roundtrip(int fd, const std::string& req, std::string& body) {
-    size_t off = 0;
-    while (off < req.size()) {
-        ssize_t n = send(fd, req.data() + off, req.size() - off, MSG_NOSIGNAL);
-        if (n <= 0) return -1;
-        off += static_cast<size_t>(n);
-    }
-    std::string buf;
-    char tmp[16384];
-    size_t head_end = std::string::npos, need = 0;
-    for (;;) {
-        ssize_t n = recv(fd, tmp, sizeof tmp, 0);
-        if (n <= 0) return -1;
-        buf.append(tmp, static_cast<size_t>(n));
-        if (head_end == std::string::npos) {
-            head_end = buf.find("\r\n\r\n");
-            if (head_end == std::string::npos) continue;
-            std::string head = buf.substr(0, head_end);
-            std::transform(head.begin(), head.end(), head.begin(), ::tolower);
-            auto cl = head.find("content-length:");
-            if (cl == std::string::npos) return -1;  // nginx answers with a length here
-            need = head_end + 4 + std::strtoul(head.c_str() + cl + 15, nullptr, 10);
-        }
-        if (buf.size() >= need) break;
-    }
-    body = buf.substr(head_end + 4);
-    return std::atoi(buf.c_str() + 9);
-}
-
-double now_ms() {
-    return std::chrono::duration<double, std::milli>(Clock::now().time_since_epoch()).count();
 }
 
 // wait mode: --n connections each send `GET path` with --header, and stay open; once all are
@@ -205,9 +146,7 @@ int wait_mode(int port, const std::string& host, const std::string& path,
     }
     std::sort(from_send.begin(), from_send.end());
     std::sort(from_done.begin(), from_done.end());
-    auto pct = [](const std::vector<double>& v, double p) {
-        return v.empty() ? -1.0 : v[std::min(v.size() - 1, static_cast<size_t>(p * v.size()))];
-    };
+    auto pct = loadgen::percentile;
     std::printf(
         "{\"waiters\":%d,\"answered_200\":%d,\"not_200\":%d,\"answered_before_trigger\":%d,"
         "\"trigger_status\":%d,\"trigger_ms\":%.2f,\"p50_ms\":%.2f,\"p99_ms\":%.2f,"
@@ -225,6 +164,7 @@ int wait_mode(int port, const std::string& host, const std::string& path,
 
 int main(int argc, char** argv) {
     Opts o;
+    if (argc > 1 && std::string(argv[1]) == "login") return loadgen::login_main(argc - 2, argv + 2);
     if (argc > 1 && std::string(argv[1]) == "wait") {
         std::string url, path, trigger;
         std::vector<std::string> headers;
@@ -339,9 +279,7 @@ int main(int argc, char** argv) {
     std::vector<double> all;
     for (auto& v : lat) all.insert(all.end(), v.begin(), v.end());
     std::sort(all.begin(), all.end());
-    auto pct = [&](double p) {
-        return all[std::min(all.size() - 1, static_cast<size_t>(p * all.size()))];
-    };
+    auto pct = [&](double p) { return loadgen::percentile(all, p); };
     std::printf(
         "{\"batch\":%d,\"concurrency\":%d,\"commits\":%zu,\"seconds\":%.3f,"
         "\"commits_per_s\":%.1f,\"ops_per_s\":%.1f,\"p50_ms\":%.2f,\"p99_ms\":%.2f,"
