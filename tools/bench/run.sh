@@ -4,7 +4,7 @@
 # benchmark beside its baseline in the same run, prints a table of ratios against the
 # targets of docs/PERFORMANCE.md, writes it to BUILD/bench/results.md (raw outputs beside it)
 # and always tears down. Each row carries the 1-minute load average when it was measured: the
-# machine is shared. BENCH_ONLY="crypto rss health get commit pages events" picks sections;
+# machine is shared. BENCH_ONLY="crypto rss health get commit pages login events" picks sections;
 # BENCH_SECONDS (default 10) is the length of each wrk/pgbench run; BENCH_PERF=1 records
 # each wrk run with perf. Relies on
 # tools/stack/lib.sh, tests/smoke/{lib,flows}.sh, wrk, pgbench, openssl.
@@ -13,7 +13,7 @@ cd "$(dirname "$0")/../.."
 # shellcheck source=tools/stack/lib.sh
 source tools/stack/lib.sh
 
-only=${BENCH_ONLY:-crypto rss health get commit pages events}
+only=${BENCH_ONLY:-crypto rss health get commit pages login events}
 secs=${BENCH_SECONDS:-10}
 for cmd in wrk pgbench openssl jq; do
     command -v "$cmd" >/dev/null || stack_die "$cmd not found (apt-get install wrk postgresql-contrib)"
@@ -294,6 +294,111 @@ EOF
     row "artifacts page of 100 at 200,000: cost last/first (req/s first vs last, wrk -c32) | $last | $first | $r | <= 1.3 | $(verdict "$r" 1.3 le) | $l"
 }
 
+# --- 2. login long-poll: 1,000 CLIs wait for their token, the browser approves each -------------
+# bench_restart_handler GROUP [THREADS]: restarts one handler, with its supervisor (which holds
+# the environment), with POUCH_THREADS=THREADS, or with the stack's own threads without it.
+# shellcheck disable=SC2031  # POUCH_THREADS is read, not set, here
+bench_restart_handler() {
+    local group=$1 entry pid kept=() all=("${STACK_HANDLERS[@]}")
+    for entry in "${STACK_SUPERVISORS[@]}"; do
+        if [[ ${entry%%:*} != "$group" ]]; then
+            kept+=("$entry")
+            continue
+        fi
+        pid=${entry#*:}
+        kill -TERM "$pid" 2>/dev/null || true
+        stack_wait_gone "$pid" 150 || stack_die "the supervisor of $group did not stop"
+        wait "$pid" 2>/dev/null || true
+    done
+    STACK_SUPERVISORS=("${kept[@]}")
+    rm -f "$STACK_RUN/$group.sock"
+    STACK_HANDLERS=("$group")
+    POUCH_THREADS=${2:-${POUCH_THREADS:-16}} stack_start_handlers
+    STACK_HANDLERS=("${all[@]}")
+}
+
+# The waiters are counted as waiting once the token endpoint stamped last_poll_at, which it
+# does just before it parks the request (handlers/cliauth/token.cpp).
+login_polling() {
+    psql "$POUCH_DATABASE_URL" -XAtc "SELECT count(*) FROM cli_login_requests WHERE status = 'pending' AND last_poll_at IS NOT NULL"
+}
+
+# shellcheck disable=SC2031  # POUCH_THREADS and POUCH_DB_POOL are read, not set, here
+bench_login() {
+    # cliauth's handler threads for this section. Empty: the stack's own (POUCH_THREADS,
+    # default 16); a waiting token request is parked (common/http/parking.h) and holds no
+    # thread. A number restarts cliauth alone with that many threads for the section (1100 is
+    # one per waiter, what 1,000 waiters needed before parking) and with the stack's afterwards.
+    local login_threads=${BENCH_LOGIN_THREADS:-}
+    local n=${BENCH_WAITERS:-1000} pool=${POUCH_DB_POOL:-4} ready=$OUT_DIR/login.ready
+    local threads=${login_threads:-${POUCH_THREADS:-16}} lg pid polled=0 kb nthreads ports conns out l r v label
+    local c_all c_idle a_all a_idle
+    flow_web_user
+    flow_genesis
+    if [[ -n $login_threads ]]; then bench_restart_handler cliauth "$login_threads"; fi
+    pid=$(cat "$STACK_DIR/pids/cliauth.pid")
+    rm -f "$ready"
+    "$STACK_BUILD/bin/pouch-loadgen" login --url "$STACK_URL" --web-token "$WEB_TOKEN" \
+        --pouch "$POUCH" --member "$WEB_MEMBER" --n "$n" --wait 30 --connections 4 \
+        --ready-file "$ready" >"$OUT_DIR/login.json" 2>"$OUT_DIR/login.err" &
+    lg=$!
+    # The loadgen starts n logins (not timed), sends the n token requests and writes $ready.
+    for _ in {1..1800}; do
+        [[ -e $ready ]] || ! kill -0 "$lg" 2>/dev/null && break
+        sleep 0.1
+    done
+    if [[ -e $ready ]]; then
+        for _ in {1..100}; do
+            polled=$(login_polling)
+            ((polled >= n)) && break
+            sleep 0.1
+        done
+        ((polled >= n)) || note "login: only $polled of $n token requests were waiting when measured"
+        sleep 0.5
+        # While they wait: cliauth's memory and threads, and the database backends, cliauth's
+        # own told apart by their client ports (its TCP connections to PostgreSQL).
+        l=$(load)
+        kb=$(awk '/^VmRSS/ { print $2 }' "/proc/$pid/status")
+        nthreads=$(awk '/^Threads/ { print $2 }' "/proc/$pid/status")
+        ports=$(ss -Htnp state established "( dport = :$STACK_PG_PORT )" | { grep "pid=$pid," || true; } |
+            awk '{ n = split($3, a, ":"); printf "%s%s", sep, a[n]; sep = "," }')
+        conns=$(psql "$POUCH_DATABASE_URL" -XAtF' ' -c "SELECT
+            count(*) FILTER (WHERE client_port IN (${ports:-0})),
+            count(*) FILTER (WHERE client_port IN (${ports:-0}) AND state = 'idle'),
+            count(*), count(*) FILTER (WHERE state = 'idle')
+            FROM pg_stat_activity WHERE datname = 'pouch' AND backend_type = 'client backend'
+            AND pid <> pg_backend_pid()")
+        psql "$POUCH_DATABASE_URL" -XAc "SELECT pid, client_port, client_port IN (${ports:-0}) AS cliauth, state, wait_event, left(query, 60) AS query
+            FROM pg_stat_activity WHERE datname = 'pouch' AND backend_type = 'client backend'
+            AND pid <> pg_backend_pid() ORDER BY client_port" >"$OUT_DIR/login-pg_stat_activity.txt"
+        rm -f "$ready"
+    else
+        note "login: the loadgen ended before its token requests were waiting"
+    fi
+    wait "$lg" || note "login: loadgen reported failures"
+    cat "$OUT_DIR/login.err" >&2
+    out=$(cat "$OUT_DIR/login.json")
+    echo "$out" | tee -a "$OUT_DIR/loadgen.jsonl"
+    if [[ -n $login_threads ]]; then bench_restart_handler cliauth; fi
+    [[ -n $out && -n ${kb:-} ]] || { row "login long-poll: no result (see $OUT_DIR/login.err) | - | - | - | - | MISSED | $(load)"; return 0; }
+    r=n/a
+    [[ $(jq .tokens <<<"$out") == 0 ]] || r=$(ratio "$(jq .p99_ms <<<"$out")" 100)
+    v=$(verdict "$r" 1.0 le)
+    [[ $(jq .tokens <<<"$out") == "$n" ]] || v=MISSED
+    label=$(jq -r '"\(.tokens)/\(.waiters) CLIs got their tokens (\(.answered_before_approve) answered before approval, \(.not_200) not 200), \(.approved) approvals in \(.approve_s) s over \(.connections) connections"' <<<"$out")
+    row "login long-poll: $label; approve answer -> token answer p50 $(jq .p50_ms <<<"$out") ms (POUCH_THREADS=$threads) | p99 $(jq .p99_ms <<<"$out") ms, max $(jq .max_ms <<<"$out") ms | 100 ms | $r | all answered, <= 1.0 | $v | $l"
+    # Both figures are for n waiting requests: with fewer they do not answer the target.
+    r=$(ratio "$kb" $((256 * 1024)))
+    v=$(verdict "$r" 1.0 le)
+    ((polled >= n)) || v="? (only $polled waiting)"
+    row "login long-poll: VmRSS pouch-cliauth while $polled wait (POUCH_THREADS=$threads, $nthreads threads) | $((kb / 1024)).$((kb % 1024 * 10 / 1024)) MiB | 256 MiB limit | $r | <= 1.0 | $v | $l"
+    read -r c_all c_idle a_all a_idle <<<"$conns"
+    r=$(ratio "$c_all" "$pool")
+    v=$(verdict "$r" 1.0 le)
+    ((polled >= n)) || v="? (only $polled waiting)"
+    row "login long-poll: database backends of pouch-cliauth while $polled wait ($c_idle idle; all handlers: $a_all, $a_idle idle) | $c_all | POUCH_DB_POOL $pool | $r | <= 1.0 | $v | $l"
+}
+
 # --- 3. events long-poll: 1,000 waiters, one commit wakes them all ---------------------------------
 # The stack's default handler threads: waiting requests are parked (common/http/parking.h).
 bench_events() {
@@ -323,7 +428,7 @@ if [[ ${BENCH_APPEND:-0} != 1 ]]; then
     : >"$OUT_DIR/pgbench.txt"
     : >"$OUT_DIR/loadgen.jsonl"
 fi
-for section in crypto rss health get commit pages events; do
+for section in crypto rss health get commit pages login events; do
     [[ " $only " == *" $section "* ]] || continue
     echo "=== $section" >&2
     "bench_$section"
