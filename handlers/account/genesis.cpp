@@ -8,6 +8,7 @@
 #include "common/json/out.h"
 #include "common/json/parse.h"
 #include "common/json/schema.h"
+#include "common/model/ids_in_use.h"
 #include "common/model/key_envelopes.h"
 #include "common/model/schemas.h"
 #include "handlers/account/routes.h"
@@ -68,9 +69,9 @@ Response genesis(Request& req, Services& s) {
         conn->exec(sql::kLockAccount, {c.account_id});
         if (conn->exec(sql::kHasGenesis, {c.account_id}).rows() > 0)
             throw ApiError(409, "genesis_exists", "the account already has a roster");
-        if (conn->exec(sql::kPouchIdTaken, {pouch_id}).rows() > 0)
+        if (model::pouch_id_in_use(*conn, pouch_id))
             throw validation_failed("/key_envelopes/0/pouch_id", "this pouch id is already in use");
-        if (conn->exec(sql::kMemberIdTaken, {member_id}).rows() > 0)
+        if (model::member_id_in_use(*conn, member_id))
             throw validation_failed("/key_envelopes/0/created_by_member",
                                     "this member id is already in use");
         model::append_roster(*conn, c.account_id, doc["statements"]);

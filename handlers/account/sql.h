@@ -46,12 +46,6 @@ inline const db::Statement kLockAccount{
 inline const db::Statement kHasGenesis{
     "account_has_genesis", "SELECT 1 FROM roster_entries WHERE account_id = $1 AND idx = 0"};
 
-inline const db::Statement kPouchIdTaken{
-    "account_pouch_id_taken", "SELECT 1 FROM pouches WHERE id = $1"};
-
-inline const db::Statement kMemberIdTaken{
-    "account_member_id_taken", "SELECT 1 FROM members WHERE id = $1"};
-
 inline const db::Statement kInsertWebMember{
     "account_insert_web_member",
     "INSERT INTO members (id, account_id, kind, user_id, roster_index)"

@@ -6,6 +6,7 @@
 #include "common/crypto/random.h"
 #include "common/json/parse.h"
 #include "common/json/schema.h"
+#include "common/model/ids_in_use.h"
 #include "common/model/key_envelopes.h"
 #include "common/model/schemas.h"
 #include "handlers/cliauth/routes.h"
@@ -77,7 +78,7 @@ Response approve(Request& req, Services& s) {
                            "the confirm code does not match the one the CLI shows");
         if (c.member_id.empty())
             throw ApiError(409, "genesis_required", "the account has no roster yet");
-        if (conn->exec(sql::kMemberExists, {member_id}).rows() > 0)
+        if (model::member_id_in_use(*conn, member_id))
             throw validation_failed("/key_envelopes/0/member_id", "must be a new member id");
 
         rapidjson::Value one(rapidjson::kArrayType);

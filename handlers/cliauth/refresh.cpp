@@ -8,6 +8,7 @@
 #include "common/json/parse.h"
 #include "common/json/schema.h"
 #include "common/log/log.h"
+#include "common/model/device_tokens.h"
 #include "handlers/cliauth/routes.h"
 #include "handlers/cliauth/sql.h"
 
@@ -49,8 +50,7 @@ Response refresh(Request& req, Services& s) {
         throw ApiError(401, "device_revoked", "this device has been revoked");
     if (r.boolean(0, "used")) {
         if (r.boolean(0, "reused_late")) {
-            conn->exec(sql::kRevokeAccessTokens, {device_id});
-            conn->exec(sql::kRevokeRefreshTokens, {device_id});
+            model::revoke_device_tokens(*conn, device_id);
             tx.commit();
             log::warn("refresh token reuse: every token of the device revoked",
                       {{"request_id", req.request_id}, {"device_id", device_id}});

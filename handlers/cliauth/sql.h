@@ -50,9 +50,6 @@ inline const db::Statement kMarkDenied{
     "UPDATE cli_login_requests SET status = 'denied', account_id = $2, decided_at = now()"
     " WHERE id = $1"};
 
-inline const db::Statement kMemberExists{
-    "cliauth_member_exists", "SELECT 1 FROM members WHERE id = $1"};
-
 inline const db::Statement kInsertMember{
     "cliauth_insert_member",
     "INSERT INTO members (id, account_id, kind, device_id, roster_index)"
@@ -114,13 +111,5 @@ inline const db::Statement kLockRefreshToken{
 inline const db::Statement kMarkRefreshUsed{
     "cliauth_mark_refresh_used",
     "UPDATE refresh_tokens SET used_at = now(), replaced_by = $2 WHERE token_hash = $1"};
-
-inline const db::Statement kRevokeAccessTokens{
-    "cliauth_revoke_access_tokens",
-    "UPDATE access_tokens SET revoked_at = now() WHERE device_id = $1 AND revoked_at IS NULL"};
-
-inline const db::Statement kRevokeRefreshTokens{
-    "cliauth_revoke_refresh_tokens",
-    "UPDATE refresh_tokens SET revoked_at = now() WHERE device_id = $1 AND revoked_at IS NULL"};
 
 }  // namespace pouch::cliauth::sql

@@ -6,6 +6,7 @@
 #include "common/json/out.h"
 #include "common/json/parse.h"
 #include "common/json/schema.h"
+#include "common/model/device_tokens.h"
 #include "common/model/key_envelopes.h"
 #include "common/model/schemas.h"
 #include "handlers/devices/routes.h"
@@ -48,8 +49,7 @@ Response revoke(Request& req, Services& s) {
         std::string member_id = d.text(0, "member_id");
         conn->exec(sql::kRevokeDevice, {id});
         conn->exec(sql::kRemoveMember, {member_id});
-        conn->exec(sql::kRevokeAccessTokens, {id});
-        conn->exec(sql::kRevokeRefreshTokens, {id});
+        model::revoke_device_tokens(*conn, id);
         if (doc.HasMember("roster")) {
             const auto& roster = doc["roster"];
             model::append_roster(*conn, c.account_id, roster["statements"]);

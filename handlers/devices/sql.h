@@ -27,14 +27,6 @@ inline const db::Statement kRemoveMember{
     "devices_remove_member",
     "UPDATE members SET removed_at = now() WHERE id = $1 AND removed_at IS NULL"};
 
-inline const db::Statement kRevokeAccessTokens{
-    "devices_revoke_access_tokens",
-    "UPDATE access_tokens SET revoked_at = now() WHERE device_id = $1 AND revoked_at IS NULL"};
-
-inline const db::Statement kRevokeRefreshTokens{
-    "devices_revoke_refresh_tokens",
-    "UPDATE refresh_tokens SET revoked_at = now() WHERE device_id = $1 AND revoked_at IS NULL"};
-
 // decisions §6: pending while some pouch the revoked member held a key for lacks, for some
 // remaining member, an envelope at a key_gen above the revoked member's newest one.
 inline const db::Statement kRotationPending{

@@ -6,6 +6,7 @@
 #include "common/json/out.h"
 #include "common/json/parse.h"
 #include "common/json/schema.h"
+#include "common/model/ids_in_use.h"
 #include "common/model/key_envelopes.h"
 #include "common/model/schemas.h"
 #include "handlers/sync/pouch_access.h"
@@ -77,7 +78,7 @@ Response create_pouch(Request& req, Services& s) {
     if (plan.int64(0, "pouches") >= plan.int64(0, "pouch_limit"))
         throw ApiError(403, "pouch_limit_reached",
                        "the plan allows " + plan.text(0, "pouch_limit") + " pouches");
-    if (conn->exec(sql::kPouchIdTaken, {id}).rows() > 0)
+    if (model::pouch_id_in_use(*conn, id))
         throw validation_failed("/id", "this pouch id is already in use");
     db::Result row =
         conn->exec(sql::kInsertPouch, {id, c.account_id, crypto::uuid_v4(), std::to_string(key_gen)});

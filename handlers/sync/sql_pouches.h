@@ -17,9 +17,6 @@ inline const db::Statement kLockAccountPlan{
     "  FROM storage_accounts a JOIN plans p ON p.id = a.plan_id"
     " WHERE a.id = $1 FOR UPDATE OF a"};
 
-inline const db::Statement kPouchIdTaken{
-    "sync_pouch_id_taken", "SELECT 1 FROM pouches WHERE id = $1"};
-
 inline const db::Statement kInsertPouch{
     "sync_insert_pouch",
     "INSERT INTO pouches (id, account_id, epoch, key_gen) VALUES ($1, $2, $3, $4)"

@@ -57,8 +57,8 @@ export POUCH_ROOT=$STACK_ROOT
 # The smoke helpers (req, expect_*, check, retry, stack_handler_kill, the CLI login flow).
 # shellcheck source=tests/smoke/lib.sh
 source tests/smoke/lib.sh
-# shellcheck source=tests/smoke/lib_cli.sh
-source tests/smoke/lib_cli.sh
+# shellcheck source=tests/smoke/flows.sh
+source tests/smoke/flows.sh
 trap 'rm -rf "$SMOKE_TMP"; cleanup' EXIT
 # shellcheck source=tests/faults/scenarios.sh
 source tests/faults/scenarios.sh

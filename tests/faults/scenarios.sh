@@ -1,6 +1,6 @@
 # scenarios.sh -- the fault scenarios of `make test-faults`, one function fault_NAME each,
 # sourced by tests/faults/run.sh after tools/stack/lib.sh and the smoke helpers
-# (tests/smoke/lib.sh, lib_cli.sh). Each starts the commit load (load.py run), injects its
+# (tests/smoke/lib.sh, flows.sh). Each starts the commit load (load.py run), injects its
 # fault, stops the load, settles it (retries every op without an `applied` answer with its
 # operation_id and checks the database) and reports with check lines.
 # shellcheck shell=bash
@@ -168,12 +168,12 @@ fault_postgres_restart() {
 }
 
 # --- 3. stop Redis: database fallbacks, then back to Redis -----------------------------------
-# events_poll_bg AFTER WAIT OUT: GET events?after=AFTER&wait=WAIT in the background for WEB's
-# POUCH; OUT.status and OUT.end (ms) appear when it answers. Sets POLL_PID.
+# events_poll_bg AFTER WAIT OUT: GET events?after=AFTER&wait=WAIT in the background for the web
+# user's POUCH; OUT.status and OUT.end (ms) appear when it answers. Sets POLL_PID.
 events_poll_bg() {
     rm -f "$3".status "$3".end
     (
-        code=$(curl -sS -o "$3.body" -w '%{http_code}' --max-time 30 -H "Authorization: Bearer $WEB" \
+        code=$(curl -sS -o "$3.body" -w '%{http_code}' --max-time 30 -H "Authorization: Bearer $WEB_TOKEN" \
             "$POUCH_URL/v1/pouches/$POUCH/events?epoch=$EPOCH&after=$1&wait=$2" 2>/dev/null) || code=000
         now_ms >"$3.end"
         echo "$code" >"$3.status"
@@ -181,16 +181,16 @@ events_poll_bg() {
     POLL_PID=$!
 }
 
-# commit_body_new: a commit of one new artifact in WEB's POUCH (JSON).
+# commit_body_new: a commit of one new artifact in the web user's POUCH (JSON).
 commit_body_new() {
     local r
-    r=$(uuid)
-    jq -nc --arg o "$(uuid)" --arg e "$EPOCH" --arg a "$(uuid)" --arg r "$r" --arg m "$MEMBER" \
+    r=$(flow_uuid)
+    jq -nc --arg o "$(flow_uuid)" --arg e "$EPOCH" --arg a "$(flow_uuid)" --arg r "$r" --arg m "$WEB_MEMBER" \
         '{operation_id:$o,epoch:$e,ops:[{type:"put",artifact_id:$a,revision_id:$r,base_revision_id:null,
           key_gen:1,envelope:("env-" + $r),signature:"sig",signer_member_id:$m,blob_ids:[]}]}'
 }
 
-# web_commit: one new artifact in WEB's POUCH; sets HW to the answer's high_water.
+# web_commit: one new artifact in the web user's POUCH; sets HW to the answer's high_water.
 web_commit() {
     web_req POST "/v1/pouches/$POUCH/operations" "$(commit_body_new)"
     HW=$(json .data.high_water)
@@ -218,15 +218,15 @@ events_wake_ms() {
 # approval's answer to it (99999: it failed), and LAST_AT.
 token_wake_ms() {
     WAKE_MS=99999 WAKE_AFTER_MS=99999 LAST_AT=""
-    cli_keys "tok$RANDOM"
-    start_login
+    flow_cli_keys "tok$RANDOM"
+    flow_start_login
     [[ $STATUS == 200 ]] || return 0
-    redeem_bg "$REQ" 30 "$SMOKE_TMP/lp"
-    retry 10 polling_started "$REQ"
+    flow_redeem_bg "$REQ" 30 "$SMOKE_TMP/lp"
+    retry 10 flow_polling_started "$REQ"
     sleep 0.3
     local sent
     sent=$(now_ms)
-    approve "$REQ"
+    flow_approve "$REQ"
     local answered
     answered=$(now_ms)
     wait "$BG_PID" || true
@@ -243,14 +243,11 @@ subscribers_reconnected() { (($(subscriber_connects) >= $1 + 2)); }
 
 fault_redis_stop() {
     local email password="correct horse battery" ev_down tok_down ev_up tok_up proof connects
-    web_user faults
-    genesis
-    web_req GET "/v1/pouches/$POUCH"
-    EPOCH=$(json .data.epoch)
-    email="login.$RUN_ID@example.com"
+    flow_user faults
+    email="login.$(flow_uuid)@example.com"
     req POST /v1/account/signup "$(jq -nc --arg e "$email" --arg p "$password" '{email:$e,password:$p}')"
-    enrol before
-    local key_before=$KEY at_before=$AT
+    flow_device before
+    local key_before=$DEVICE_KEY at_before=$ACCESS
     load_start redis
     sleep 1
     connects=$(subscriber_connects)
@@ -271,7 +268,7 @@ fault_redis_stop() {
     token_wake_ms
     tok_down=$WAKE_MS
     expect_true "token long-poll answered ${tok_down} ms after the approval (want < 2500)" test "$tok_down" -lt 2500
-    cli_req GET /v1/devices "" "$KEY" "$LAST_AT"
+    ACCESS=$LAST_AT cli_req GET /v1/devices
     expect_status 200
     check cli_login_long_poll_completes_on_the_database_fallback
 
@@ -280,7 +277,7 @@ fault_redis_stop() {
     expect_true "events long-poll answered ${ev_down} ms after the commit was sent (want < 2500)" test "$ev_down" -lt 2500
     check events_long_poll_is_woken_by_the_database_fallback
 
-    proof=$(dpop "$key_before" GET /v1/devices "$at_before")
+    proof=$(flow_dpop "$key_before" GET /v1/devices "$at_before")
     req GET /v1/devices "" -H "Authorization: DPoP $at_before" -H "DPoP: $proof"
     expect_status 200
     req GET /v1/devices "" -H "Authorization: DPoP $at_before" -H "DPoP: $proof"
@@ -324,10 +321,7 @@ fault_nginx_reload() {
     local reloads=${POUCH_FAULT_RELOADS:-5} i master ok=0 poll_status
     local dir=$STACK_DIR/nginx
     master=$(cat "$STACK_DIR/pids/nginx.pid")
-    web_user reload
-    genesis
-    web_req GET "/v1/pouches/$POUCH"
-    EPOCH=$(json .data.epoch)
+    flow_user reload
     load_start nginx
     sleep 1
     web_commit

@@ -6,9 +6,7 @@ set -euo pipefail
 # shellcheck source=tests/smoke/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-sql() { psql "$POUCH_DATABASE_URL" -XtAq -c "$1"; }
 creds() { jq -nc --arg e "$1" --arg p "$2" '{email:$e,password:$p}'; }
-repeat() { printf "%${2}s" "" | tr ' ' "$1"; }
 run=$(date +%s%N)
 email="ada.$run@example.com"
 password="correct horse battery"

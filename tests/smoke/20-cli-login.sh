@@ -3,59 +3,59 @@
 # signup -> genesis -> start -> details (confirm code as the CLI computes it) -> approve ->
 # long-polled redeem -> DPoP-authenticated calls -> refresh -> revoke -> refused, and every
 # failure of the flow with its exact status, code and what is stored. Relies on
-# tests/smoke/lib.sh, tests/smoke/lib_cli.sh, pouchctl and psql.
+# tests/smoke/lib.sh, tests/smoke/flows.sh, pouchctl and psql.
 set -euo pipefail
 # shellcheck source=tests/smoke/lib.sh
 source "$(dirname "$0")/lib.sh"
-# shellcheck source=tests/smoke/lib_cli.sh
-source "$(dirname "$0")/lib_cli.sh"
+# shellcheck source=tests/smoke/flows.sh
+source "$(dirname "$0")/flows.sh"
 
 req_status() { sql "SELECT status FROM cli_login_requests WHERE id = '$1'"; }
 
 # --- before genesis --------------------------------------------------------------------------
-web_user ada
-ADA=$WEB ADA_ACCOUNT=$WEB_ACCOUNT
-cli_keys early
-start_login
+flow_web_user ada
+ADA=$WEB_TOKEN ADA_ACCOUNT=$WEB_ACCOUNT
+flow_cli_keys early
+flow_start_login
 expect_status 200
 early_req=$REQ
-approve "$early_req" "$(approve_body "$(uuid)" "$(uuid)" "$(uuid)")"
+flow_approve "$early_req" "$(flow_approve_body "$(flow_uuid)" "$(flow_uuid)" "$(flow_uuid)")"
 expect_error 409 genesis_required
 expect_true "request still pending" test "$(req_status "$early_req")" = pending
 expect_true "no device created" test "$(sql "SELECT count(*) FROM devices WHERE account_id = '$ADA_ACCOUNT'")" = 0
 check approve_before_genesis_is_409_genesis_required
 
 # --- genesis -----------------------------------------------------------------------------------
-twice=$(jq -c '.statements = [.statements[0], .statements[0]]' <<<"$(genesis_body "$(uuid)" "$(uuid)")")
+twice=$(jq -c '.statements = [.statements[0], .statements[0]]' <<<"$(flow_genesis_body "$(flow_uuid)" "$(flow_uuid)")")
 req POST /v1/account/roster/genesis "$twice" -H "Authorization: Bearer $ADA"
 expect_error 400 validation_failed
 expect_json .error.field /statements/1/statement
 expect_true "nothing stored" test "$(sql "SELECT count(*) FROM roster_entries WHERE account_id = '$ADA_ACCOUNT'")" = 0
 check genesis_with_a_repeated_statement_is_rejected
 
-genesis
+flow_genesis
 expect_status 201
 expect_json .data.pouch_id "$POUCH"
 first_statement=$(sql "SELECT statement FROM roster_entries WHERE account_id = '$ADA_ACCOUNT' AND idx = 0")
 expect_json .data.genesis_hash "$(printf '%s' "$first_statement" | b3sum --no-names --raw | base64 -w0 | tr '+/' '-_' | tr -d '=')"
 expect_true "one roster entry" test "$(sql "SELECT count(*) FROM roster_entries WHERE account_id = '$ADA_ACCOUNT'")" = 1
-expect_true "web member recorded" test "$(sql "SELECT web_member_id FROM storage_accounts WHERE id = '$ADA_ACCOUNT'")" = "$MEMBER"
-expect_true "web member row" test "$(sql "SELECT kind || ':' || user_id FROM members WHERE id = '$MEMBER'")" = "web:$WEB_USER"
+expect_true "web member recorded" test "$(sql "SELECT web_member_id FROM storage_accounts WHERE id = '$ADA_ACCOUNT'")" = "$WEB_MEMBER"
+expect_true "web member row" test "$(sql "SELECT kind || ':' || user_id FROM members WHERE id = '$WEB_MEMBER'")" = "web:$WEB_USER"
 expect_true "first pouch, key_gen 1, high_water 0" \
     test "$(sql "SELECT key_gen || ':' || high_water FROM pouches WHERE id = '$POUCH' AND account_id = '$ADA_ACCOUNT'")" = 1:0
-expect_true "genesis envelope stored" test "$(sql "SELECT count(*) FROM key_envelopes WHERE pouch_id = '$POUCH' AND member_id = '$MEMBER'")" = 1
+expect_true "genesis envelope stored" test "$(sql "SELECT count(*) FROM key_envelopes WHERE pouch_id = '$POUCH' AND member_id = '$WEB_MEMBER'")" = 1
 check genesis_creates_roster_member_pouch_and_envelopes
-ADA_MEMBER=$MEMBER ADA_POUCH=$POUCH
+ADA_MEMBER=$WEB_MEMBER ADA_POUCH=$POUCH
 
-req POST /v1/account/roster/genesis "$(genesis_body "$(uuid)" "$(uuid)")" -H "Authorization: Bearer $ADA"
+req POST /v1/account/roster/genesis "$(flow_genesis_body "$(flow_uuid)" "$(flow_uuid)")" -H "Authorization: Bearer $ADA"
 expect_error 409 genesis_exists
 expect_true "still one roster entry" test "$(sql "SELECT count(*) FROM roster_entries WHERE account_id = '$ADA_ACCOUNT'")" = 1
 expect_true "still one pouch" test "$(sql "SELECT count(*) FROM pouches WHERE account_id = '$ADA_ACCOUNT'")" = 1
 check genesis_twice_is_409_genesis_exists
 
 # --- start and details -------------------------------------------------------------------------
-cli_keys laptop
-start_login
+flow_cli_keys laptop
+flow_start_login
 expect_status 200
 expect_json_match .data.request_id '^[0-9a-f-]{36}$'
 expect_json .data.authorize_url "$POUCH_URL/cli/approve?request=$REQ"
@@ -84,7 +84,7 @@ expect_json .data.status pending
 expect_json_match .data.expires_at '^20[0-9]{2}-.*Z$'
 check details_show_the_confirm_code_the_cli_computes
 
-req GET "/v1/cli-auth/requests/$(uuid)" "" -H "Authorization: Bearer $ADA"
+req GET "/v1/cli-auth/requests/$(flow_uuid)" "" -H "Authorization: Bearer $ADA"
 expect_error 404 not_found
 check details_of_an_unknown_request_is_404
 
@@ -93,64 +93,64 @@ expect_error 401 unauthenticated
 check details_need_a_web_session
 
 # --- polling while pending ---------------------------------------------------------------------
-redeem "$REQ" 0
+flow_redeem "$REQ" 0
 expect_status 200
 expect_json .data.status pending
 expect_json .data.interval 5
 check token_while_pending_answers_pending
 
-redeem "$REQ" 0
+flow_redeem "$REQ" 0
 expect_error 429 slow_down
 expect_header Retry-After 5
 check token_polled_faster_than_interval_is_slow_down
 
-redeem "$REQ" 0 "$(repeat A 43)"
+flow_redeem "$REQ" 0 "$(repeat A 43)"
 expect_error 400 invalid_grant
 expect_true "state unchanged" test "$(req_status "$REQ")" = pending
 check token_with_a_wrong_verifier_is_invalid_grant
 
 other_key=$SMOKE_TMP/other.pem
 "$POUCHCTL" keygen --out "$other_key" >/dev/null
-redeem "$REQ" 0 "$VERIFIER" "$other_key"
+flow_redeem "$REQ" 0 "$VERIFIER" "$other_key"
 expect_error 401 invalid_dpop_proof
 expect_header WWW-Authenticate 'DPoP error="invalid_dpop_proof"'
 expect_true "state unchanged" test "$(req_status "$REQ")" = pending
 check token_with_another_dpop_key_is_invalid_dpop_proof
 
-redeem "$(uuid)" 0
+flow_redeem "$(flow_uuid)" 0
 expect_error 400 invalid_grant
 check token_for_an_unknown_request_is_invalid_grant
 
 # --- approve ------------------------------------------------------------------------------------
-approve "$REQ" "$(approve_body | jq -c '.confirm_code = "0000-0000"')"
+flow_approve "$REQ" "$(flow_approve_body | jq -c '.confirm_code = "0000-0000"')"
 if [[ $cli_code == 0000-0000 ]]; then expect_status 200; else expect_error 400 confirm_code_mismatch; fi
 expect_true "request still pending" test "$(req_status "$REQ")" = pending
 expect_true "nothing stored" test "$(sql "SELECT count(*) FROM roster_entries WHERE account_id = '$ADA_ACCOUNT'")" = 1
 check approve_with_a_wrong_confirm_code_is_rejected
 
-approve "$REQ" "$(approve_body "$(uuid)" "$(uuid)")"
+flow_approve "$REQ" "$(flow_approve_body "$(flow_uuid)" "$(flow_uuid)")"
 expect_error 400 validation_failed
 expect_json .error.field /key_envelopes/0/created_by_member
 check approve_envelope_must_be_created_by_the_approver
 
-approve "$REQ" "$(approve_body "$(uuid)" "$ADA_MEMBER" "$(uuid)")"
+flow_approve "$REQ" "$(flow_approve_body "$(flow_uuid)" "$ADA_MEMBER" "$(flow_uuid)")"
 expect_error 400 validation_failed
 expect_json .error.field /key_envelopes/0/pouch_id
 check approve_envelope_must_name_a_pouch_of_the_account
 
-approve "$REQ" "$(approve_body "$ADA_MEMBER")"
+flow_approve "$REQ" "$(flow_approve_body "$ADA_MEMBER")"
 expect_error 400 validation_failed
 expect_json .error.field /key_envelopes/0/member_id
 check approve_member_id_must_be_new
 
-approve "$REQ" "$(approve_body | jq -c '.key_envelopes += [.key_envelopes[0] | .member_id = "'"$(uuid)"'"]')"
+flow_approve "$REQ" "$(flow_approve_body | jq -c '.key_envelopes += [.key_envelopes[0] | .member_id = "'"$(flow_uuid)"'"]')"
 expect_error 400 validation_failed
 expect_json .error.field /key_envelopes/1/member_id
 expect_true "request still pending, nothing stored" \
     test "$(req_status "$REQ"):$(sql "SELECT count(*) FROM members WHERE account_id = '$ADA_ACCOUNT'")" = pending:1
 check approve_envelopes_must_name_one_member
 
-approve "$REQ" "$(approve_body | jq -c --arg s "$first_statement" '.statement.statement = $s')"
+flow_approve "$REQ" "$(flow_approve_body | jq -c --arg s "$first_statement" '.statement.statement = $s')"
 expect_error 400 validation_failed
 expect_json .error.field /statement/statement
 expect_true "request still pending, roster unchanged" \
@@ -159,15 +159,15 @@ check approve_with_a_statement_already_in_the_roster_is_rejected
 
 # The CLI waits (wait=30) while the browser approves: the answer comes at approval.
 sql "UPDATE cli_login_requests SET last_poll_at = NULL WHERE id = '$REQ'" >/dev/null
-redeem_bg "$REQ" 30 "$SMOKE_TMP/lp"
-retry 10 polling_started "$REQ"
+flow_redeem_bg "$REQ" 30 "$SMOKE_TMP/lp"
+retry 10 flow_polling_started "$REQ"
 sleep 0.2
-DEVICE_MEMBER=$(uuid)
-approve "$REQ" "$(approve_body "$DEVICE_MEMBER" | jq -c --arg c "${cli_code/-/}" '.confirm_code = $c')"
+DEVICE_MEMBER=$(flow_uuid)
+flow_approve "$REQ" "$(flow_approve_body "$DEVICE_MEMBER" | jq -c --arg c "${cli_code/-/}" '.confirm_code = $c')"
 approved_at=$(now_ms)
 expect_status 200
 expect_json_match .data.device_id '^[0-9a-f-]{36}$'
-DEVICE=$(json .data.device_id)
+DEVICE_ID=$(json .data.device_id)
 wait "$BG_PID" || true
 expect_true "long-poll answered 200" test "$(cat "$SMOKE_TMP/lp.status")" = 200
 lp_ms=$(($(cat "$SMOKE_TMP/lp.end") - approved_at))
@@ -181,35 +181,35 @@ expect_json .data.token_type DPoP
 expect_json_match .data.access_token '^svc_at_[A-Za-z0-9_-]{43}$'
 expect_json_match .data.refresh_token '^svc_rt_[A-Za-z0-9_-]{43}$'
 expect_json .data.expires_in 3600
-expect_json .data.device_id "$DEVICE"
+expect_json .data.device_id "$DEVICE_ID"
 expect_json .data.storage_account_id "$ADA_ACCOUNT"
 expect_json .data.member_id "$DEVICE_MEMBER"
 welcome=$(json .data.welcome)
-AT=$(json .data.access_token)
-RT=$(json .data.refresh_token)
-expect_true "welcome stored and returned" test "$(sql "SELECT welcome FROM devices WHERE id = '$DEVICE'")" = "$welcome"
+ACCESS=$(json .data.access_token)
+REFRESH=$(json .data.refresh_token)
+expect_true "welcome stored and returned" test "$(sql "SELECT welcome FROM devices WHERE id = '$DEVICE_ID'")" = "$welcome"
 check redeem_returns_the_approved_form
 
 expect_true "request redeemed, bound to the device" \
-    test "$(sql "SELECT status || ':' || account_id || ':' || device_id FROM cli_login_requests WHERE id = '$REQ'")" = "redeemed:$ADA_ACCOUNT:$DEVICE"
+    test "$(sql "SELECT status || ':' || account_id || ':' || device_id FROM cli_login_requests WHERE id = '$REQ'")" = "redeemed:$ADA_ACCOUNT:$DEVICE_ID"
 expect_true "device row" \
-    test "$(sql "SELECT account_id || ':' || member_id || ':' || name || ':' || sign_jkt || ':' || key_storage FROM devices WHERE id = '$DEVICE'")" = "$ADA_ACCOUNT:$DEVICE_MEMBER:laptop:$JKT:file"
+    test "$(sql "SELECT account_id || ':' || member_id || ':' || name || ':' || sign_jkt || ':' || key_storage FROM devices WHERE id = '$DEVICE_ID'")" = "$ADA_ACCOUNT:$DEVICE_MEMBER:laptop:$JKT:file"
 expect_true "device member at roster index 1" \
-    test "$(sql "SELECT kind || ':' || device_id || ':' || roster_index FROM members WHERE id = '$DEVICE_MEMBER'")" = "device:$DEVICE:1"
+    test "$(sql "SELECT kind || ':' || device_id || ':' || roster_index FROM members WHERE id = '$DEVICE_MEMBER'")" = "device:$DEVICE_ID:1"
 expect_true "roster entry appended" test "$(sql "SELECT count(*) FROM roster_entries WHERE account_id = '$ADA_ACCOUNT'")" = 2
 expect_true "envelope stored for the device member" \
     test "$(sql "SELECT count(*) FROM key_envelopes WHERE pouch_id = '$ADA_POUCH' AND member_id = '$DEVICE_MEMBER' AND created_by_member = '$ADA_MEMBER'")" = 1
 expect_true "roster event on the pouch" \
     test "$(sql "SELECT high_water || ':' || (SELECT string_agg(kind, ',') FROM events WHERE pouch_id = '$ADA_POUCH') FROM pouches WHERE id = '$ADA_POUCH'")" = 1:roster
 expect_true "one access and one refresh token, stored as hashes" \
-    test "$(sql "SELECT (SELECT count(*) FROM access_tokens WHERE device_id = '$DEVICE' AND jkt = '$JKT' AND token_hash <> '$AT') || ':' || (SELECT count(*) FROM refresh_tokens WHERE device_id = '$DEVICE' AND token_hash <> '$RT')")" = 1:1
+    test "$(sql "SELECT (SELECT count(*) FROM access_tokens WHERE device_id = '$DEVICE_ID' AND jkt = '$JKT' AND token_hash <> '$ACCESS') || ':' || (SELECT count(*) FROM refresh_tokens WHERE device_id = '$DEVICE_ID' AND token_hash <> '$REFRESH')")" = 1:1
 check approval_stores_device_member_roster_envelopes_and_tokens
 
-redeem "$REQ" 0
+flow_redeem "$REQ" 0
 expect_error 400 invalid_grant
 check second_redeem_is_invalid_grant
 
-approve "$REQ"
+flow_approve "$REQ"
 expect_error 409 already_decided
 check approving_a_decided_request_is_409
 
@@ -217,7 +217,7 @@ check approving_a_decided_request_is_409
 cli_req GET /v1/devices
 expect_status 200
 expect_json '.data.items | length' 1
-expect_json '.data.items[0].id' "$DEVICE"
+expect_json '.data.items[0].id' "$DEVICE_ID"
 expect_json '.data.items[0].member_id' "$DEVICE_MEMBER"
 expect_json_match '.data.items[0].last_seen_at' '^20[0-9]{2}-'
 check cli_lists_devices_with_a_dpop_bound_token
@@ -228,68 +228,68 @@ expect_json '.data.items | length' 2
 expect_json '.data.items[1].index' 1
 check cli_reads_the_roster_with_the_query_outside_htu
 
-req GET /v1/devices "" -H "Authorization: Bearer $AT"
+req GET /v1/devices "" -H "Authorization: Bearer $ACCESS"
 expect_error 401 unauthenticated
 check access_token_as_bearer_is_refused
 
-req GET /v1/devices "" -H "Authorization: DPoP $AT"
+req GET /v1/devices "" -H "Authorization: DPoP $ACCESS"
 expect_error 401 invalid_dpop_proof
 check call_without_a_proof_is_refused
 
-proof=$(dpop "$KEY" GET /v1/devices "$AT")
-req GET /v1/devices "" -H "Authorization: DPoP $AT" -H "DPoP: $proof"
+proof=$(flow_dpop "$DEVICE_KEY" GET /v1/devices "$ACCESS")
+req GET /v1/devices "" -H "Authorization: DPoP $ACCESS" -H "DPoP: $proof"
 expect_status 200
-req GET /v1/devices "" -H "Authorization: DPoP $AT" -H "DPoP: $proof"
+req GET /v1/devices "" -H "Authorization: DPoP $ACCESS" -H "DPoP: $proof"
 expect_error 401 invalid_dpop_proof
 expect_header WWW-Authenticate 'DPoP error="invalid_dpop_proof"'
 check replayed_proof_is_refused
 
-req GET /v1/devices "" -H "Authorization: DPoP $AT" -H "DPoP: $(dpop "$other_key" GET /v1/devices "$AT")"
+req GET /v1/devices "" -H "Authorization: DPoP $ACCESS" -H "DPoP: $(flow_dpop "$other_key" GET /v1/devices "$ACCESS")"
 expect_error 401 invalid_dpop_proof
 check proof_of_another_key_is_refused
 
-req GET /v1/devices "" -H "Authorization: DPoP $AT" -H "DPoP: $(dpop "$KEY" GET /v1/account/roster "$AT")"
+req GET /v1/devices "" -H "Authorization: DPoP $ACCESS" -H "DPoP: $(flow_dpop "$DEVICE_KEY" GET /v1/account/roster "$ACCESS")"
 expect_error 401 invalid_dpop_proof
 check proof_for_another_url_is_refused
 
-req GET /v1/devices "" -H "Authorization: DPoP $AT" -H "DPoP: $(dpop "$KEY" POST /v1/devices "$AT")"
+req GET /v1/devices "" -H "Authorization: DPoP $ACCESS" -H "DPoP: $(flow_dpop "$DEVICE_KEY" POST /v1/devices "$ACCESS")"
 expect_error 401 invalid_dpop_proof
 check proof_for_another_method_is_refused
 
-req GET /v1/devices "" -H "Authorization: DPoP $AT" -H "DPoP: $(dpop "$KEY" GET /v1/devices)"
+req GET /v1/devices "" -H "Authorization: DPoP $ACCESS" -H "DPoP: $(flow_dpop "$DEVICE_KEY" GET /v1/devices)"
 expect_error 401 invalid_dpop_proof
 check proof_without_ath_is_refused
 
-req GET /v1/devices "" -H "Authorization: DPoP $AT" -H "DPoP: $(dpop "$KEY" GET /v1/devices "svc_at_$(repeat B 43)")"
+req GET /v1/devices "" -H "Authorization: DPoP $ACCESS" -H "DPoP: $(flow_dpop "$DEVICE_KEY" GET /v1/devices "svc_at_$(repeat B 43)")"
 expect_error 401 invalid_dpop_proof
 check proof_with_the_ath_of_another_token_is_refused
 
 now=$(date +%s)
-req GET /v1/devices "" -H "Authorization: DPoP $AT" -H "DPoP: $(dpop "$KEY" GET /v1/devices "$AT" --iat $((now - 130)))"
+req GET /v1/devices "" -H "Authorization: DPoP $ACCESS" -H "DPoP: $(flow_dpop "$DEVICE_KEY" GET /v1/devices "$ACCESS" --iat $((now - 130)))"
 expect_error 401 invalid_dpop_proof
 check proof_with_a_stale_iat_is_refused
 
-req GET /v1/devices "" -H "Authorization: DPoP $AT" -H "DPoP: $(dpop "$KEY" GET /v1/devices "$AT" --iat $((now + 70)))"
+req GET /v1/devices "" -H "Authorization: DPoP $ACCESS" -H "DPoP: $(flow_dpop "$DEVICE_KEY" GET /v1/devices "$ACCESS" --iat $((now + 70)))"
 expect_error 401 invalid_dpop_proof
 check proof_from_the_future_is_refused
 
-req GET /v1/devices "" -H "Authorization: DPoP $AT" -H "DPoP: $(dpop "$KEY" GET /v1/devices "$AT" --iat $((now - 100)))"
+req GET /v1/devices "" -H "Authorization: DPoP $ACCESS" -H "DPoP: $(flow_dpop "$DEVICE_KEY" GET /v1/devices "$ACCESS" --iat $((now - 100)))"
 expect_status 200
 check proof_inside_the_iat_window_is_accepted
 
-req GET /v1/devices "" -H "Authorization: DPoP $AT" -H "DPoP: $(dpop "$KEY" GET /v1/devices "$AT")" \
-    -H "DPoP: $(dpop "$KEY" GET /v1/devices "$AT")"
+req GET /v1/devices "" -H "Authorization: DPoP $ACCESS" -H "DPoP: $(flow_dpop "$DEVICE_KEY" GET /v1/devices "$ACCESS")" \
+    -H "DPoP: $(flow_dpop "$DEVICE_KEY" GET /v1/devices "$ACCESS")"
 expect_error 401 invalid_dpop_proof
 check two_dpop_headers_are_refused
 
-cli_req GET /v1/devices "" "$KEY" "svc_at_$(repeat C 43)"
+ACCESS="svc_at_$(repeat C 43)" cli_req GET /v1/devices
 expect_error 401 unauthenticated
 check unknown_access_token_is_401
 
-sql "UPDATE access_tokens SET expires_at = now() - interval '1 second' WHERE device_id = '$DEVICE'" >/dev/null
+sql "UPDATE access_tokens SET expires_at = now() - interval '1 second' WHERE device_id = '$DEVICE_ID'" >/dev/null
 cli_req GET /v1/devices
 expect_error 401 token_expired
-sql "UPDATE access_tokens SET expires_at = now() + interval '1 hour' WHERE device_id = '$DEVICE'" >/dev/null
+sql "UPDATE access_tokens SET expires_at = now() + interval '1 hour' WHERE device_id = '$DEVICE_ID'" >/dev/null
 cli_req GET /v1/devices
 expect_status 200
 check expired_access_token_is_token_expired
@@ -297,51 +297,51 @@ check expired_access_token_is_token_expired
 # web-only operations refuse a CLI caller
 cli_req GET "/v1/cli-auth/requests/$REQ"
 expect_error 403 wrong_caller
-cli_req POST "/v1/cli-auth/requests/$REQ/approve" "$(approve_body)"
+cli_req POST "/v1/cli-auth/requests/$REQ/approve" "$(flow_approve_body)"
 expect_error 403 wrong_caller
 cli_req POST "/v1/cli-auth/requests/$REQ/deny" ""
 expect_error 403 wrong_caller
 cli_req POST /v1/cli-auth/connect-tokens ""
 expect_error 403 wrong_caller
-cli_req POST /v1/account/roster/genesis "$(genesis_body "$(uuid)" "$(uuid)")"
+cli_req POST /v1/account/roster/genesis "$(flow_genesis_body "$(flow_uuid)" "$(flow_uuid)")"
 expect_error 403 wrong_caller
 check web_only_operations_refuse_a_cli_with_wrong_caller
 
 # --- refresh -----------------------------------------------------------------------------------
 refresh() { # refresh TOKEN [KEYFILE]
     req POST /v1/cli-auth/refresh "$(jq -nc --arg t "$1" '{refresh_token:$t}')" \
-        -H "DPoP: $(dpop "${2:-$KEY}" POST /v1/cli-auth/refresh)"
+        -H "DPoP: $(flow_dpop "${2:-$DEVICE_KEY}" POST /v1/cli-auth/refresh)"
 }
-refresh "$RT" "$other_key"
+refresh "$REFRESH" "$other_key"
 expect_error 401 invalid_dpop_proof
-expect_true "refresh token unused" test "$(sql "SELECT used_at IS NULL FROM refresh_tokens WHERE device_id = '$DEVICE'")" = t
+expect_true "refresh token unused" test "$(sql "SELECT used_at IS NULL FROM refresh_tokens WHERE device_id = '$DEVICE_ID'")" = t
 check refresh_with_another_key_is_invalid_dpop_proof
 
-refresh "$RT"
+refresh "$REFRESH"
 expect_status 200
 expect_json .data.status approved
 expect_json .data.token_type DPoP
-expect_json .data.device_id "$DEVICE"
+expect_json .data.device_id "$DEVICE_ID"
 expect_json .data.member_id "$DEVICE_MEMBER"
 expect_json .data.storage_account_id "$ADA_ACCOUNT"
 expect_json .data.expires_in 3600
 expect_json .data.welcome null
 AT2=$(json .data.access_token)
 RT2=$(json .data.refresh_token)
-expect_true "rotated" test "$RT2" != "$RT" -a "$AT2" != "$AT"
+expect_true "rotated" test "$RT2" != "$REFRESH" -a "$AT2" != "$ACCESS"
 expect_true "old refresh token used, replaced by the new one" \
-    test "$(sql "SELECT count(*) FROM refresh_tokens WHERE device_id = '$DEVICE' AND used_at IS NOT NULL AND replaced_by IS NOT NULL")" = 1
+    test "$(sql "SELECT count(*) FROM refresh_tokens WHERE device_id = '$DEVICE_ID' AND used_at IS NOT NULL AND replaced_by IS NOT NULL")" = 1
 check refresh_rotates_the_token_pair
 
-cli_req GET /v1/devices "" "$KEY" "$AT2"
+ACCESS=$AT2 cli_req GET /v1/devices
 expect_status 200
 check refreshed_access_token_works
 
-refresh "$RT"
+refresh "$REFRESH"
 expect_error 400 invalid_grant
 expect_true "no token revoked by a retry within 60 s" \
-    test "$(sql "SELECT count(*) FROM access_tokens WHERE device_id = '$DEVICE' AND revoked_at IS NOT NULL")" = 0
-cli_req GET /v1/devices "" "$KEY" "$AT2"
+    test "$(sql "SELECT count(*) FROM access_tokens WHERE device_id = '$DEVICE_ID' AND revoked_at IS NOT NULL")" = 0
+ACCESS=$AT2 cli_req GET /v1/devices
 expect_status 200
 check reused_refresh_token_within_60s_is_only_invalid_grant
 
@@ -352,17 +352,17 @@ expect_error 400 invalid_grant
 check unknown_refresh_token_is_invalid_grant
 
 # --- revoke ------------------------------------------------------------------------------------
-web_req POST "/v1/devices/$DEVICE/revoke" '{"reason":"lost laptop"}'
+web_req POST "/v1/devices/$DEVICE_ID/revoke" '{"reason":"lost laptop"}'
 expect_status 200
 expect_json .data.revoked true
 expect_true "device revoked, member removed, tokens revoked" \
     test "$(sql "SELECT (d.revoked_at IS NOT NULL) || ':' || (m.removed_at IS NOT NULL) || ':' ||
                  (SELECT count(*) FROM access_tokens WHERE device_id = d.id AND revoked_at IS NULL) || ':' ||
                  (SELECT count(*) FROM refresh_tokens WHERE device_id = d.id AND revoked_at IS NULL)
-               FROM devices d JOIN members m ON m.id = d.member_id WHERE d.id = '$DEVICE'")" = true:true:0:0
+               FROM devices d JOIN members m ON m.id = d.member_id WHERE d.id = '$DEVICE_ID'")" = true:true:0:0
 check web_revokes_the_device
 
-cli_req GET /v1/devices "" "$KEY" "$AT2"
+ACCESS=$AT2 cli_req GET /v1/devices
 expect_error 401 device_revoked
 check revoked_device_is_refused_on_its_next_request
 
@@ -371,70 +371,70 @@ expect_error 401 device_revoked
 check revoked_device_cannot_refresh
 
 # --- refresh reuse detection after 60 s --------------------------------------------------------
-enrol desk
-refresh "$RT"
+flow_device desk
+refresh "$REFRESH"
 expect_status 200
 AT3=$(json .data.access_token)
 # Pretend the rotation happened 61 s ago: a presentation now is no retry of a lost response.
-sql "UPDATE refresh_tokens SET used_at = now() - interval '61 seconds' WHERE device_id = '$DEVICE' AND used_at IS NOT NULL" >/dev/null
-refresh "$RT"
+sql "UPDATE refresh_tokens SET used_at = now() - interval '61 seconds' WHERE device_id = '$DEVICE_ID' AND used_at IS NOT NULL" >/dev/null
+refresh "$REFRESH"
 expect_error 400 invalid_grant
 expect_true "every token of the device revoked" \
-    test "$(sql "SELECT (SELECT count(*) FROM access_tokens WHERE device_id = '$DEVICE' AND revoked_at IS NULL) || ':' || (SELECT count(*) FROM refresh_tokens WHERE device_id = '$DEVICE' AND revoked_at IS NULL)")" = 0:0
-expect_true "device itself not revoked" test "$(sql "SELECT revoked_at IS NULL FROM devices WHERE id = '$DEVICE'")" = t
-cli_req GET /v1/devices "" "$KEY" "$AT3"
+    test "$(sql "SELECT (SELECT count(*) FROM access_tokens WHERE device_id = '$DEVICE_ID' AND revoked_at IS NULL) || ':' || (SELECT count(*) FROM refresh_tokens WHERE device_id = '$DEVICE_ID' AND revoked_at IS NULL)")" = 0:0
+expect_true "device itself not revoked" test "$(sql "SELECT revoked_at IS NULL FROM devices WHERE id = '$DEVICE_ID'")" = t
+ACCESS=$AT3 cli_req GET /v1/devices
 expect_error 401 unauthenticated
 check reused_refresh_token_after_60s_revokes_every_token_of_the_device
 
 # --- expiry ------------------------------------------------------------------------------------
 # The stack runs with the default POUCH_LOGIN_TTL (600 s); moving expires_at into the past
 # takes the very code path a real expiry takes (the status is computed from expires_at).
-cli_keys late
-start_login
+flow_cli_keys late
+flow_start_login
 expired_req=$REQ
 sql "UPDATE cli_login_requests SET expires_at = now() - interval '1 second' WHERE id = '$expired_req'" >/dev/null
-redeem "$expired_req" 0
+flow_redeem "$expired_req" 0
 expect_error 410 expired_token
-redeem "$expired_req" 5
+flow_redeem "$expired_req" 5
 expect_error 410 expired_token
 web_req GET "/v1/cli-auth/requests/$expired_req"
 expect_status 200
 expect_json .data.status expired
-approve "$expired_req"
+flow_approve "$expired_req"
 expect_error 410 expired_token
 web_req POST "/v1/cli-auth/requests/$expired_req/deny" ""
 expect_error 410 expired_token
 check expired_request_is_410_everywhere
 
-cli_keys slow
-start_login
-approve "$REQ"
+flow_cli_keys slow
+flow_start_login
+flow_approve "$REQ"
 expect_status 200
 sql "UPDATE cli_login_requests SET expires_at = now() - interval '1 second' WHERE id = '$REQ'" >/dev/null
-redeem "$REQ" 0
+flow_redeem "$REQ" 0
 expect_error 410 expired_token
 expect_true "no token issued" test "$(sql "SELECT count(*) FROM access_tokens t JOIN cli_login_requests r ON r.device_id = t.device_id WHERE r.id = '$REQ'")" = 0
 check approved_but_unredeemed_request_expires
 
-cli_keys revoked_early
-start_login
-approve "$REQ"
+flow_cli_keys revoked_early
+flow_start_login
+flow_approve "$REQ"
 expect_status 200
 early_device=$(json .data.device_id)
 web_req POST "/v1/devices/$early_device/revoke" ""
 expect_status 200
-redeem "$REQ" 0
+flow_redeem "$REQ" 0
 expect_error 403 access_denied
 expect_true "no token issued, request left approved" \
     test "$(sql "SELECT count(*) FROM access_tokens WHERE device_id = '$early_device'"):$(req_status "$REQ")" = 0:approved
 check device_revoked_before_redemption_gets_no_tokens
 
 # --- deny --------------------------------------------------------------------------------------
-cli_keys denied
-start_login
+flow_cli_keys denied
+flow_start_login
 denied_req=$REQ
-redeem_bg "$denied_req" 30 "$SMOKE_TMP/deny"
-retry 10 polling_started "$denied_req"
+flow_redeem_bg "$denied_req" 30 "$SMOKE_TMP/deny"
+retry 10 flow_polling_started "$denied_req"
 web_req POST "/v1/cli-auth/requests/$denied_req/deny" ""
 expect_status 200
 expect_json .data.status denied
@@ -444,19 +444,19 @@ expect_true "access_denied" test "$(jq -r .error.code "$SMOKE_TMP/deny.body")" =
 expect_true "stored denied" test "$(req_status "$denied_req")" = denied
 check deny_wakes_the_cli_with_access_denied
 
-redeem "$denied_req" 0
+flow_redeem "$denied_req" 0
 expect_error 403 access_denied
-approve "$denied_req"
+flow_approve "$denied_req"
 expect_error 409 already_decided
 web_req POST "/v1/cli-auth/requests/$denied_req/deny" ""
 expect_error 409 already_decided
 check denied_request_stays_denied
 
 # --- connect tokens and other accounts ---------------------------------------------------------
-web_user bob
-BOB=$WEB BOB_ACCOUNT=$WEB_ACCOUNT
-genesis
-BOB_MEMBER=$MEMBER BOB_POUCH=$POUCH
+flow_web_user bob
+BOB=$WEB_TOKEN BOB_ACCOUNT=$WEB_ACCOUNT
+flow_genesis
+BOB_MEMBER=$WEB_MEMBER BOB_POUCH=$POUCH
 web_req POST /v1/cli-auth/connect-tokens ""
 expect_status 200
 expect_json_match .data.connect_token '^svc_lt_[A-Za-z0-9_-]{32}$'
@@ -465,31 +465,31 @@ connect=$(json .data.connect_token)
 expect_true "stored as a hash" test "$(sql "SELECT count(*) FROM connect_tokens WHERE account_id = '$BOB_ACCOUNT' AND token_hash <> '$connect' AND used_at IS NULL")" = 1
 check connect_token_is_issued_to_a_web_user
 
-cli_keys bound
-start_login "$(start_body ".connect_token = \"$connect\"")"
+flow_cli_keys bound
+flow_start_login "$(flow_start_body ".connect_token = \"$connect\"")"
 expect_status 200
 bound_req=$REQ
 expect_true "bound to bob's account" test "$(sql "SELECT connect_account_id FROM cli_login_requests WHERE id = '$bound_req'")" = "$BOB_ACCOUNT"
 expect_true "connect token used" test "$(sql "SELECT count(*) FROM connect_tokens WHERE account_id = '$BOB_ACCOUNT' AND used_at IS NOT NULL")" = 1
 check start_with_a_connect_token_binds_the_request
 
-start_login "$(start_body ".connect_token = \"$connect\"")"
+flow_start_login "$(flow_start_body ".connect_token = \"$connect\"")"
 expect_error 400 validation_failed
 expect_json .error.field /connect_token
 check connect_token_is_single_use
 
-WEB=$ADA MEMBER=$ADA_MEMBER POUCH=$ADA_POUCH
+WEB_TOKEN=$ADA WEB_MEMBER=$ADA_MEMBER POUCH=$ADA_POUCH
 web_req GET "/v1/cli-auth/requests/$bound_req"
 expect_error 404 not_found
-approve "$bound_req"
+flow_approve "$bound_req"
 expect_error 404 not_found
 web_req POST "/v1/cli-auth/requests/$bound_req/deny" ""
 expect_error 404 not_found
 expect_true "still pending" test "$(req_status "$bound_req")" = pending
 check request_bound_to_another_account_is_404
 
-WEB=$BOB MEMBER=$BOB_MEMBER POUCH=$BOB_POUCH
-approve "$bound_req"
+WEB_TOKEN=$BOB WEB_MEMBER=$BOB_MEMBER POUCH=$BOB_POUCH
+flow_approve "$bound_req"
 expect_status 200
 bound_device=$(json .data.device_id)
 expect_true "device in bob's account" test "$(sql "SELECT account_id FROM devices WHERE id = '$bound_device'")" = "$BOB_ACCOUNT"
@@ -497,21 +497,21 @@ check bound_request_is_approved_by_its_account
 
 # By design an unbound request is approved by whoever signs in to approve it: the device
 # joins the approver's account (the confirm code is what protects the user).
-WEB=$ADA
-cli_keys stray
-start_login
-WEB=$BOB
-approve "$REQ"
+WEB_TOKEN=$ADA
+flow_cli_keys stray
+flow_start_login
+WEB_TOKEN=$BOB
+flow_approve "$REQ"
 expect_status 200
 stray_device=$(json .data.device_id)
 expect_true "device in the approver's account" test "$(sql "SELECT account_id FROM devices WHERE id = '$stray_device'")" = "$BOB_ACCOUNT"
-redeem "$REQ" 0
+flow_redeem "$REQ" 0
 expect_json .data.storage_account_id "$BOB_ACCOUNT"
 check unbound_request_joins_the_approvers_account
 
 # --- the request that waited since before genesis is still approvable ---------------------------
-WEB=$ADA MEMBER=$ADA_MEMBER POUCH=$ADA_POUCH
-approve "$early_req"
+WEB_TOKEN=$ADA WEB_MEMBER=$ADA_MEMBER POUCH=$ADA_POUCH
+flow_approve "$early_req"
 expect_status 200
 check request_started_before_genesis_is_approved_after_it
 

@@ -2,33 +2,32 @@
 # 21-cli-login-bounds.sh -- every bound of the login start (op 5) and of approve (op 3), at the
 # edge and one past it (interface "Limits", decisions §3, §6), through nginx: the exact status,
 # code and JSON Pointer, and that a rejected request stores nothing. Relies on
-# tests/smoke/lib.sh, tests/smoke/lib_cli.sh, pouchctl and psql.
+# tests/smoke/lib.sh, tests/smoke/flows.sh, pouchctl and psql.
 set -euo pipefail
 # shellcheck source=tests/smoke/lib.sh
 source "$(dirname "$0")/lib.sh"
-# shellcheck source=tests/smoke/lib_cli.sh
-source "$(dirname "$0")/lib_cli.sh"
+# shellcheck source=tests/smoke/flows.sh
+source "$(dirname "$0")/flows.sh"
 
 count_requests() { sql "SELECT count(*) FROM cli_login_requests"; }
-# accepts NAME FILTER / rejects NAME FILTER FIELD: a start whose body is start_body FILTER.
+# accepts NAME FILTER / rejects NAME FILTER FIELD: a start whose body is flow_start_body FILTER.
 accepts() {
-    start_login "$(start_body "$2")"
+    flow_start_login "$(flow_start_body "$2")"
     expect_status 200
     check "$1"
 }
 rejects() {
     local before
     before=$(count_requests)
-    start_login "$(start_body "$2")"
+    flow_start_login "$(flow_start_body "$2")"
     expect_error 400 validation_failed
     expect_json .error.field "$3"
     expect_true "nothing stored" test "$(count_requests)" = "$before"
     check "$1"
 }
 
-web_user bounds
-genesis
-cli_keys bounds
+flow_user bounds
+flow_cli_keys bounds
 
 # --- start (op 5) --------------------------------------------------------------------------------
 accepts start_device_name_of_64_characters_is_accepted ".device_name = (\"é\" * 64)"
@@ -78,38 +77,38 @@ rejects start_unknown_field_is_rejected '.color = "blue"' /color
 rejects start_missing_field_is_rejected 'del(.enc_pub)' /enc_pub
 
 before=$(count_requests)
-req POST /v1/cli-auth/requests "$(start_body)"
+req POST /v1/cli-auth/requests "$(flow_start_body)"
 expect_error 401 invalid_dpop_proof
 expect_header WWW-Authenticate 'DPoP error="invalid_dpop_proof"'
 check start_without_a_proof_is_401
 
 other_key=$SMOKE_TMP/other.pem
 "$POUCHCTL" keygen --out "$other_key" >/dev/null
-req POST /v1/cli-auth/requests "$(start_body)" -H "DPoP: $(dpop "$other_key" POST /v1/cli-auth/requests)"
+req POST /v1/cli-auth/requests "$(flow_start_body)" -H "DPoP: $(flow_dpop "$other_key" POST /v1/cli-auth/requests)"
 expect_error 401 invalid_dpop_proof
 check start_with_a_proof_not_signed_by_sign_pub_is_401
 
-proof=$(dpop "$KEY" POST /v1/cli-auth/requests)
-req POST /v1/cli-auth/requests "$(start_body)" -H "DPoP: $proof"
+proof=$(flow_dpop "$DEVICE_KEY" POST /v1/cli-auth/requests)
+req POST /v1/cli-auth/requests "$(flow_start_body)" -H "DPoP: $proof"
 expect_status 200
-req POST /v1/cli-auth/requests "$(start_body)" -H "DPoP: $proof"
+req POST /v1/cli-auth/requests "$(flow_start_body)" -H "DPoP: $proof"
 expect_error 401 invalid_dpop_proof
 check start_with_a_replayed_proof_is_401
 
-req POST /v1/cli-auth/requests "$(start_body)" -H "DPoP: $(dpop "$KEY" POST /v1/cli-auth/token)"
+req POST /v1/cli-auth/requests "$(flow_start_body)" -H "DPoP: $(flow_dpop "$DEVICE_KEY" POST /v1/cli-auth/token)"
 expect_error 401 invalid_dpop_proof
 check start_with_a_proof_for_another_url_is_401
 expect_true "only the one accepted start stored" test "$(count_requests)" = $((before + 1))
 check refused_starts_store_nothing
 
 # --- token (op 6) bounds ---------------------------------------------------------------------
-start_login
+flow_start_login
 token_body() { jq -nc --arg i "$REQ" --arg v "$VERIFIER" "{request_id:\$i,code_verifier:\$v} | $1"; }
 for case in '.wait = 31 => /wait' '.wait = -1 => /wait' '.wait = 1.5 => /wait' \
     '.code_verifier |= .[0:42] => /code_verifier' '.code_verifier = ("a" * 129) => /code_verifier' \
     '.code_verifier |= "+" + .[1:] => /code_verifier' '.request_id = "nope" => /request_id' \
     '.extra = 1 => /extra'; do
-    req POST /v1/cli-auth/token "$(token_body "${case% => *}")" -H "DPoP: $(dpop "$KEY" POST /v1/cli-auth/token)"
+    req POST /v1/cli-auth/token "$(token_body "${case% => *}")" -H "DPoP: $(flow_dpop "$DEVICE_KEY" POST /v1/cli-auth/token)"
     expect_error 400 validation_failed
     expect_json .error.field "${case##* => }"
 done
@@ -123,15 +122,16 @@ snapshot() {
                 (SELECT count(*) FROM devices WHERE account_id = '$WEB_ACCOUNT') || ':' ||
                 (SELECT count(*) FROM key_envelopes k JOIN pouches p ON p.id = k.pouch_id WHERE p.account_id = '$WEB_ACCOUNT')"
 }
-# approve_file FILTER: an approve body (approve_body piped through FILTER) in a file, as "@file".
+# approve_file FILTER: an approve body (flow_approve_body piped through FILTER) in a file,
+# as "@file".
 approve_file() {
-    approve_body | jq -c "$1" >"$SMOKE_TMP/approve.json"
+    flow_approve_body | jq -c "$1" >"$SMOKE_TMP/approve.json"
     echo "@$SMOKE_TMP/approve.json"
 }
 approve_rejects() { # NAME FILTER FIELD
     local before
     before=$(snapshot)
-    approve "$REQ" "$(approve_file "$2")"
+    flow_approve "$REQ" "$(approve_file "$2")"
     expect_error 400 validation_failed
     expect_json .error.field "$3"
     expect_true "nothing stored" test "$(snapshot)" = "$before"
@@ -139,10 +139,10 @@ approve_rejects() { # NAME FILTER FIELD
     check "$1"
 }
 approve_accepts() { # NAME FILTER
-    approve "$REQ" "$(approve_file "$2")"
+    flow_approve "$REQ" "$(approve_file "$2")"
     expect_status 200
     check "$1"
-    start_login  # the next case needs a pending request
+    flow_start_login  # the next case needs a pending request
 }
 
 approve_accepts approve_welcome_of_349526_characters_is_accepted ".welcome = (\"w\" * 349526)"
@@ -171,8 +171,8 @@ sql "INSERT INTO pouches (id, account_id, epoch, key_gen)
      SELECT gen_random_uuid(), '$WEB_ACCOUNT', gen_random_uuid(), 1 FROM generate_series(1, 1999)" >/dev/null
 sql "SELECT id FROM pouches WHERE account_id = '$WEB_ACCOUNT'" >"$SMOKE_TMP/pouches"
 big_approve() { # N MEMBER: envelopes for the first N pouches (N > 2000 repeats pouches)
-    jq -Rn --arg m "$2" --arg by "$MEMBER" --arg s "$(b64 64)" --arg g "$(b64 64)" \
-        --arg e "$(b64 32)" --arg c "$(b64 48)" --argjson n "$1" '
+    jq -Rn --arg m "$2" --arg by "$WEB_MEMBER" --arg s "$(flow_b64 64)" --arg g "$(flow_b64 64)" \
+        --arg e "$(flow_b64 32)" --arg c "$(flow_b64 48)" --argjson n "$1" '
         [inputs] as $p | {statement: {statement:$s, signature:$g}, welcome: $s,
          key_envelopes: [range($n) | {pouch_id: $p[. % ($p | length)], member_id:$m, key_gen:1,
                          hpke_enc:$e, ciphertext:$c, created_by_member:$by, signature:$g}]}' \
@@ -180,14 +180,14 @@ big_approve() { # N MEMBER: envelopes for the first N pouches (N > 2000 repeats 
     echo "@$SMOKE_TMP/big.json"
 }
 before=$(snapshot)
-approve "$REQ" "$(big_approve 2001 "$(uuid)")"
+flow_approve "$REQ" "$(big_approve 2001 "$(flow_uuid)")"
 expect_error 400 validation_failed
 expect_json .error.field /key_envelopes
 expect_true "nothing stored" test "$(snapshot)" = "$before"
 check approve_with_2001_envelopes_is_rejected
 
-DEVICE_MEMBER=$(uuid)
-approve "$REQ" "$(big_approve 2000 "$DEVICE_MEMBER")"
+DEVICE_MEMBER=$(flow_uuid)
+flow_approve "$REQ" "$(big_approve 2000 "$DEVICE_MEMBER")"
 expect_status 200
 expect_true "2000 envelopes stored for the new member" \
     test "$(sql "SELECT count(*) FROM key_envelopes WHERE member_id = '$DEVICE_MEMBER'")" = 2000

@@ -2,42 +2,42 @@
 # 22-devices.sh -- the devices group through nginx (decisions §5.2, §6; ops 9, 11, 14): list,
 # rename (web any device, CLI only itself), revoke (idempotent, optional roster rotation,
 # rotation_pending) and the acknowledged-seq cursor (CLI only, never moves back), each with
-# its exact status, code and stored rows. Relies on tests/smoke/lib.sh, lib_cli.sh, psql.
+# its exact status, code and stored rows. Relies on tests/smoke/lib.sh, flows.sh, psql.
 set -euo pipefail
 # shellcheck source=tests/smoke/lib.sh
 source "$(dirname "$0")/lib.sh"
-# shellcheck source=tests/smoke/lib_cli.sh
-source "$(dirname "$0")/lib_cli.sh"
+# shellcheck source=tests/smoke/flows.sh
+source "$(dirname "$0")/flows.sh"
 
-# keep NAME: remembers the device that enrol just made under NAME_KEY, NAME_AT, ...
+# keep NAME: remembers the device that flow_device just made under NAME_KEY, NAME_AT, ...
 keep() {
-    printf -v "${1}_KEY" %s "$KEY"
-    printf -v "${1}_AT" %s "$AT"
-    printf -v "${1}_DEVICE" %s "$DEVICE"
+    printf -v "${1}_KEY" %s "$DEVICE_KEY"
+    printf -v "${1}_AT" %s "$ACCESS"
+    printf -v "${1}_DEVICE" %s "$DEVICE_ID"
     printf -v "${1}_MEMBER" %s "$DEVICE_MEMBER"
 }
 as() { # as NAME: the next cli_req calls run as that device
     local k=${1}_KEY a=${1}_AT
-    KEY=${!k} AT=${!a}
+    DEVICE_KEY=${!k} ACCESS=${!a}
 }
 device_name() { sql "SELECT name FROM devices WHERE id = '$1'"; }
 
-web_user bob
-BOB=$WEB
-genesis
-enrol bobs
+flow_web_user bob
+BOB=$WEB_TOKEN
+flow_genesis
+flow_device bobs
 keep BOBS
 BOB_POUCH=$POUCH
 
-web_user ada
-ADA=$WEB ADA_ACCOUNT=$WEB_ACCOUNT
-genesis
-ADA_MEMBER=$MEMBER ADA_POUCH=$POUCH
-enrol laptop
+flow_web_user ada
+ADA=$WEB_TOKEN ADA_ACCOUNT=$WEB_ACCOUNT
+flow_genesis
+ADA_MEMBER=$WEB_MEMBER ADA_POUCH=$POUCH
+flow_device laptop
 keep A
-enrol desk
+flow_device desk
 keep B
-enrol spare
+flow_device spare
 keep C
 
 # --- list --------------------------------------------------------------------------------------
@@ -63,12 +63,12 @@ expect_status 200
 expect_json '.data.items | length' 3
 check cli_lists_the_same_devices
 
-WEB=$BOB
+WEB_TOKEN=$BOB
 web_req GET /v1/devices
 expect_json '.data.items | length' 1
 expect_json '.data.items[0].id' "$BOBS_DEVICE"
 check another_account_sees_only_its_own_devices
-WEB=$ADA
+WEB_TOKEN=$ADA
 
 req GET /v1/devices
 expect_error 401 unauthenticated
@@ -92,16 +92,16 @@ check cli_renames_itself
 
 cli_req PATCH "/v1/devices/$B_DEVICE" '{"name":"hijacked"}'
 expect_error 403 forbidden
-expect_true "unchanged" test "$(device_name "$B_DEVICE")" = laptop
+expect_true "unchanged" test "$(device_name "$B_DEVICE")" = desk
 check cli_renaming_another_device_is_403
 
 cli_req PATCH "/v1/devices/$BOBS_DEVICE" '{"name":"hijacked"}'
 expect_error 404 not_found
 web_req PATCH "/v1/devices/$BOBS_DEVICE" '{"name":"hijacked"}'
 expect_error 404 not_found
-web_req PATCH "/v1/devices/$(uuid)" '{"name":"ghost"}'
+web_req PATCH "/v1/devices/$(flow_uuid)" '{"name":"ghost"}'
 expect_error 404 not_found
-expect_true "bob's device unchanged" test "$(device_name "$BOBS_DEVICE")" = laptop
+expect_true "bob's device unchanged" test "$(device_name "$BOBS_DEVICE")" = bobs
 check renaming_a_device_of_another_account_is_404
 
 web_req PATCH /v1/devices/not-a-uuid '{"name":"x"}'
@@ -156,7 +156,7 @@ expect_json .error.field /acked_seq
 expect_true "unchanged" test "$(stored_cursor)" = "$high_water"
 check cursor_beyond_high_water_is_rejected
 
-other_epoch=$(uuid)
+other_epoch=$(flow_uuid)
 cli_req PUT /v1/devices/me/cursor "$(cursor_body 1 "$other_epoch")"
 expect_error 409 epoch_mismatch
 expect_json .error.details.current_epoch "$epoch"
@@ -168,7 +168,7 @@ check cursor_with_another_epoch_is_409_with_details
 bob_epoch=$(sql "SELECT epoch FROM pouches WHERE id = '$BOB_POUCH'")
 cli_req PUT /v1/devices/me/cursor "$(cursor_body 0 "$bob_epoch" "$BOB_POUCH")"
 expect_error 404 not_found
-cli_req PUT /v1/devices/me/cursor "$(cursor_body 0 "$epoch" "$(uuid)")"
+cli_req PUT /v1/devices/me/cursor "$(cursor_body 0 "$epoch" "$(flow_uuid)")"
 expect_error 404 not_found
 check cursor_for_a_pouch_of_another_account_is_404
 
@@ -206,11 +206,11 @@ expect_error 403 forbidden
 expect_true "B still active" test "$(active "$B_DEVICE")" = t
 check cli_revoking_another_device_is_403
 
-WEB=$BOB
+WEB_TOKEN=$BOB
 web_req POST "/v1/devices/$B_DEVICE/revoke" ""
 expect_error 404 not_found
-WEB=$ADA
-web_req POST "/v1/devices/$(uuid)/revoke" ""
+WEB_TOKEN=$ADA
+web_req POST "/v1/devices/$(flow_uuid)/revoke" ""
 expect_error 404 not_found
 expect_true "B still active" test "$(active "$B_DEVICE")" = t
 check revoking_a_device_of_another_account_is_404
@@ -221,13 +221,13 @@ revoke_rejects() { # BODY FIELD
     expect_error 400 validation_failed
     expect_json .error.field "$2"
 }
-statements() { jq -nc --argjson n "$1" --arg s "$(b64 40)" --arg g "$(b64 64)" '[range($n) | {statement: ($s + "x\(.)"), signature: $g}]'; }
+statements() { jq -nc --argjson n "$1" --arg s "$(flow_b64 40)" --arg g "$(flow_b64 64)" '[range($n) | {statement: ($s + "x\(.)"), signature: $g}]'; }
 revoke_rejects "{\"reason\":\"$(repeat r 201)\"}" /reason
 revoke_rejects '{"roster":{"statements":[]}}' /roster/statements
 revoke_rejects "{\"roster\":{\"statements\":$(statements 17)}}" /roster/statements
 revoke_rejects '{"roster":{}}' /roster/statements
 revoke_rejects '{"revoked":true}' /revoked
-jq -nc --argjson st "$(statements 1)" --arg p "$ADA_POUCH" --arg m "$ADA_MEMBER" --arg g "$(b64 64)" \
+jq -nc --argjson st "$(statements 1)" --arg p "$ADA_POUCH" --arg m "$ADA_MEMBER" --arg g "$(flow_b64 64)" \
     '{roster: {statements: $st, key_envelopes: [range(2001) | {pouch_id:$p, member_id:$m, key_gen:2,
       hpke_enc:"AAAA", ciphertext:"AAAA", created_by_member:$m, signature:$g}]}}' >"$SMOKE_TMP/big-revoke.json"
 revoke_rejects "@$SMOKE_TMP/big-revoke.json" /roster/key_envelopes
@@ -269,7 +269,7 @@ roster_before=$(sql "SELECT count(*) FROM roster_entries WHERE account_id = '$AD
 hw_before=$(sql "SELECT high_water FROM pouches WHERE id = '$ADA_POUCH'")
 rotation() { # MEMBER_OF_ENVELOPE
     jq -nc --argjson st "$(statements 1)" --arg p "$ADA_POUCH" --arg m "$1" --arg by "$ADA_MEMBER" \
-        --arg g "$(b64 64)" --arg e "$(b64 32)" --arg c "$(b64 48)" \
+        --arg g "$(flow_b64 64)" --arg e "$(flow_b64 32)" --arg c "$(flow_b64 48)" \
         '{roster: {statements: $st, key_envelopes: [{pouch_id:$p, member_id:$m, key_gen:2,
           hpke_enc:$e, ciphertext:$c, created_by_member:$by, signature:$g}]}, reason: "rotated"}'
 }

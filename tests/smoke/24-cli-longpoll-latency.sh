@@ -3,17 +3,16 @@
 # Redis PUBLISH after COMMIT wakes the waiting thread through a condition variable). Five
 # logins: a `wait=30` token request is held, the browser approves, and the answer must arrive
 # well within a second; the script prints the measured milliseconds and their median (the
-# target is well under 100 ms). Relies on tests/smoke/lib.sh, lib_cli.sh and psql.
+# target is well under 100 ms). Relies on tests/smoke/lib.sh, flows.sh and psql.
 set -euo pipefail
 # shellcheck source=tests/smoke/lib.sh
 source "$(dirname "$0")/lib.sh"
-# shellcheck source=tests/smoke/lib_cli.sh
-source "$(dirname "$0")/lib_cli.sh"
+# shellcheck source=tests/smoke/flows.sh
+source "$(dirname "$0")/flows.sh"
 
 median() { printf '%s\n' "$@" | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 
-web_user latency
-genesis
+flow_user latency
 
 # logged_ms REQUEST_ID: when the cliauth handler logged that request as done (epoch ms).
 logged_ms() {
@@ -25,14 +24,14 @@ logged_ms() {
 client_ms=()   # client side: approve request sent -> token answer received
 server_ms=()   # server side: approve logged as done -> token answer logged as done
 for i in 1 2 3 4 5; do
-    cli_keys "lat$i"
-    start_login
-    body=$(approve_body)  # built before the clock starts
-    redeem_bg "$REQ" 30 "$SMOKE_TMP/lp$i"
-    retry 10 polling_started "$REQ"
+    flow_cli_keys "lat$i"
+    flow_start_login
+    body=$(flow_approve_body)  # built before the clock starts
+    flow_redeem_bg "$REQ" 30 "$SMOKE_TMP/lp$i"
+    retry 10 flow_polling_started "$REQ"
     sleep 0.3  # past the stamp: the request is registered and asleep
     sent=$(now_ms)
-    approve "$REQ" "$body"
+    flow_approve "$REQ" "$body"
     expect_status 200
     approve_rid=$(json .meta.request_id)
     wait "$BG_PID" || true
@@ -49,10 +48,10 @@ echo "  approve done -> token answer done (handler log), ms: ${server_ms[*]} (me
 check long_poll_answers_within_a_second_of_the_approval
 
 # The wait really waited: without an approval the same call holds for `wait` seconds.
-cli_keys idle
-start_login
+flow_cli_keys idle
+flow_start_login
 start=$(now_ms)
-redeem "$REQ" 2
+flow_redeem "$REQ" 2
 held=$(($(now_ms) - start))
 expect_status 200
 expect_json .data.status pending
@@ -63,15 +62,15 @@ check long_poll_without_a_decision_answers_pending_after_wait
 # Several CLIs waiting at once are each woken by their own approval only.
 n=6
 for i in $(seq 1 $n); do
-    cli_keys "many$i"
-    start_login
-    reqs[i]=$REQ verifiers[i]=$VERIFIER keys[i]=$KEY
-    redeem_bg "$REQ" 30 "$SMOKE_TMP/many$i"
+    flow_cli_keys "many$i"
+    flow_start_login
+    reqs[i]=$REQ verifiers[i]=$VERIFIER keys[i]=$DEVICE_KEY
+    flow_redeem_bg "$REQ" 30 "$SMOKE_TMP/many$i"
     pids[i]=$BG_PID
 done
-for i in $(seq 1 $n); do retry 10 polling_started "${reqs[i]}"; done
+for i in $(seq 1 $n); do retry 10 flow_polling_started "${reqs[i]}"; done
 sleep 0.3
-approve "${reqs[1]}"
+flow_approve "${reqs[1]}"
 expect_status 200
 wait "${pids[1]}" || true
 expect_true "the approved one answered 200" test "$(cat "$SMOKE_TMP/many1.status")" = 200
@@ -79,7 +78,7 @@ for i in $(seq 2 $n); do
     expect_true "login $i still waiting" test ! -e "$SMOKE_TMP/many$i.status"
 done
 for i in $(seq 2 $n); do
-    approve "${reqs[i]}"
+    flow_approve "${reqs[i]}"
     expect_status 200
 done
 for i in $(seq 2 $n); do

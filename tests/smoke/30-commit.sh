@@ -11,11 +11,9 @@ source "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/smoke/flows.sh
 source "$(dirname "$0")/flows.sh"
 
-sql() { psql "$POUCH_DATABASE_URL" -XtAq -c "$1"; }
 b64url_blake3() { printf '%s' "$1" | b3sum --no-names --raw | base64 -w0 | tr '+/' '-_' | tr -d '='; }
 
-flow_web_user
-flow_genesis
+flow_user
 web=(-H "Authorization: Bearer $WEB_TOKEN")
 
 # op TYPE ARTIFACT REVISION BASE [ENVELOPE] [extra jq object merged in]

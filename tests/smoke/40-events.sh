@@ -2,21 +2,17 @@
 # 40-events.sh -- GET /v1/pouches/{id}/events (decisions §5.2): the page of events after a
 # seq with high_water, epoch checks, query bounds, long-polls woken by a commit (through
 # Redis, and by the one-second database fallback without it), long-polls holding no database
-# connection, and other accounts' pouches answering 404. Relies on lib.sh and reads_lib.sh.
+# connection, and other accounts' pouches answering 404. Relies on lib.sh and flows.sh.
 set -euo pipefail
 # shellcheck source=tests/smoke/lib.sh
 source "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/smoke/flows.sh
 source "$(dirname "$0")/flows.sh"
-# shellcheck source=tests/smoke/reads_lib.sh
-source "$(dirname "$0")/reads_lib.sh"
 
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
-
-new_user
-A_TOKEN=$U_TOKEN A_POUCH=$U_POUCH A_EPOCH=$U_EPOCH A_MEMBER=$U_MEMBER
-new_user
-B_TOKEN=$U_TOKEN
+flow_user
+A_TOKEN=$WEB_TOKEN A_POUCH=$POUCH A_EPOCH=$EPOCH A_MEMBER=$WEB_MEMBER
+flow_user
+B_TOKEN=$WEB_TOKEN
 auth=(-H "Authorization: Bearer $A_TOKEN")
 events="/v1/pouches/$A_POUCH/events"
 
@@ -28,9 +24,9 @@ expect_json .data.high_water 0
 check events_of_a_new_pouch_are_empty_with_high_water_0
 
 # --- a page of events -----------------------------------------------------------------------
-read -r art1 rev1 < <(put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" "env-one")
-read -r art2 rev2 < <(put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" "env-two")
-read -r art3 rev3 < <(put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" "env-three")
+read -r art1 rev1 < <(flow_put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" "env-one")
+read -r art2 rev2 < <(flow_put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" "env-two")
+read -r art3 rev3 < <(flow_put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" "env-three")
 
 req GET "$events?epoch=$A_EPOCH" "" "${auth[@]}"
 expect_status 200
@@ -74,7 +70,7 @@ expect_error 400 validation_failed
 expect_json .error.field '?epoch'
 check events_with_malformed_epoch_is_400
 
-req GET "$events?epoch=$(new_uuid)" "" "${auth[@]}"
+req GET "$events?epoch=$(flow_uuid)" "" "${auth[@]}"
 expect_error 409 epoch_mismatch
 expect_json .error.details.current_epoch "$A_EPOCH"
 expect_json .error.details.high_water 3
@@ -111,7 +107,7 @@ out=$SMOKE_TMP/poll.json
 poller=$!
 sleep 1
 expect_true "the poll is still waiting before the commit" test ! -e "$SMOKE_TMP/poll.done"
-read -r art4 rev4 < <(put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" "env-four")
+read -r art4 rev4 < <(flow_put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" "env-four")
 committed=$(now_ms)
 wait "$poller"
 latency=$(($(cat "$SMOKE_TMP/poll.done") - committed))
@@ -170,7 +166,7 @@ rm -f "$SMOKE_TMP/poll.done"
 ) &
 poller=$!
 sleep 1
-read -r art5 rev5 < <(put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" "env-five") || true
+read -r art5 rev5 < <(flow_put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" "env-five") || true
 committed=$(now_ms)
 wait "$poller"
 stack_redis_start
@@ -193,7 +189,7 @@ for i in $(seq 1 48); do
 done
 sleep 1
 start=$(now_ms)
-read -r art6 rev6 < <(put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" "env-six")
+read -r art6 rev6 < <(flow_put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" "env-six")
 elapsed=$(($(now_ms) - start))
 expect_true "commit answered in ${elapsed} ms while 48 polls wait (want < 1000)" \
     test "$elapsed" -lt 1000
@@ -211,7 +207,7 @@ req GET "$events?epoch=$A_EPOCH" "" -H "Authorization: Bearer $B_TOKEN"
 expect_error 404 not_found
 req GET "$events?epoch=$A_EPOCH&wait=2" "" -H "Authorization: Bearer $B_TOKEN"
 expect_error 404 not_found
-req GET "/v1/pouches/$(new_uuid)/events?epoch=$A_EPOCH" "" "${auth[@]}"
+req GET "/v1/pouches/$(flow_uuid)/events?epoch=$A_EPOCH" "" "${auth[@]}"
 expect_error 404 not_found
 check events_of_another_accounts_pouch_are_404
 

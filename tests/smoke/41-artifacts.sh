@@ -2,19 +2,17 @@
 # 41-artifacts.sh -- GET /v1/pouches/{id}/artifacts (op 7, decisions §5.4): live artifacts by
 # head seq with their head Revision object, include_deleted values, limit bounds, keyset
 # paging with next_cursor, cursors refused when malformed or from another list, and other
-# accounts' pouches answering 404. Relies on lib.sh and reads_lib.sh.
+# accounts' pouches answering 404. Relies on lib.sh and flows.sh.
 set -euo pipefail
 # shellcheck source=tests/smoke/lib.sh
 source "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/smoke/flows.sh
 source "$(dirname "$0")/flows.sh"
-# shellcheck source=tests/smoke/reads_lib.sh
-source "$(dirname "$0")/reads_lib.sh"
 
-new_user
-A_TOKEN=$U_TOKEN A_POUCH=$U_POUCH A_EPOCH=$U_EPOCH A_MEMBER=$U_MEMBER A_ACCOUNT=$U_ACCOUNT
-new_user
-B_TOKEN=$U_TOKEN B_POUCH=$U_POUCH
+flow_user
+A_TOKEN=$WEB_TOKEN A_POUCH=$POUCH A_EPOCH=$EPOCH A_MEMBER=$WEB_MEMBER A_ACCOUNT=$WEB_ACCOUNT
+flow_user
+B_TOKEN=$WEB_TOKEN B_POUCH=$POUCH
 auth=(-H "Authorization: Bearer $A_TOKEN")
 list="/v1/pouches/$A_POUCH/artifacts"
 
@@ -28,9 +26,9 @@ expect_json '.meta | has("next_cursor")' true
 expect_json .meta.next_cursor null
 check artifacts_of_a_new_pouch_are_an_empty_list
 
-read -r art1 rev1 < <(put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" "envelope-1")
-read -r art2 rev2 < <(put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" "envelope-2")
-read -r art3 rev3 < <(put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" "envelope-3")
+read -r art1 rev1 < <(flow_put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" "envelope-1")
+read -r art2 rev2 < <(flow_put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" "envelope-2")
+read -r art3 rev3 < <(flow_put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" "envelope-3")
 
 req GET "$list" "" "${auth[@]}"
 expect_status 200
@@ -59,8 +57,8 @@ expect_json '.data.items[0].head | "\(.envelope_hash) \(.signature) \(.stored_si
 check artifacts_list_items_with_their_head_revision
 
 # An update moves an artifact behind the others (its head seq grows).
-rev1b=$(new_uuid)
-commit "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$(op put "$art1" "$rev1b" "$rev1" envelope-1b "$A_MEMBER")"
+rev1b=$(flow_uuid)
+flow_commit "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$(flow_op put "$art1" "$rev1b" "$rev1" envelope-1b "$A_MEMBER")"
 req GET "$list" "" "${auth[@]}"
 expect_true "updated artifact last: $(ids)" test "$(ids)" = "$art2,$art3,$art1"
 expect_json '.data.items[2].head.id' "$rev1b"
@@ -69,8 +67,8 @@ expect_json '.data.items[2].head.seq' 4
 check artifacts_updated_artifact_moves_to_the_end_with_its_new_head
 
 # --- include_deleted ------------------------------------------------------------------------
-del2=$(new_uuid)
-commit "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$(op delete "$art2" "$del2" "$rev2" tombstone "$A_MEMBER")"
+del2=$(flow_uuid)
+flow_commit "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$(flow_op delete "$art2" "$del2" "$rev2" tombstone "$A_MEMBER")"
 for v in "" "&include_deleted=false" "&include_deleted=0"; do
     req GET "$list?limit=100$v" "" "${auth[@]}"
     expect_status 200
@@ -106,7 +104,7 @@ check artifacts_limit_is_1_to_500
 
 # Four more artifacts, then pages of 2: every live artifact once, in order, and a null cursor
 # on the last page.
-for i in 4 5 6 7; do put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" "envelope-$i" >/dev/null; done
+for i in 4 5 6 7; do flow_put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" "envelope-$i" >/dev/null; done
 req GET "$list?limit=500" "" "${auth[@]}"
 all=$(ids)
 seen=()
@@ -140,18 +138,17 @@ rev_cursor_of() {
     req GET "/v1/pouches/$1/artifacts/$2/revisions?limit=1" "" -H "Authorization: Bearer $3"
     json .meta.next_cursor
 }
-b64() { printf '%s' "$1" | base64 -w0 | tr '+/' '-_' | tr -d '='; }
-for bad in '!!!' 'AAAA' "$(b64 garbage)" "$(b64 "artifacts/$A_POUCH/$A_EPOCH|1")" \
-    "$(b64 "artifacts/$A_POUCH/$A_EPOCH|01|$art1")" "$(b64 "artifacts/$A_POUCH/$A_EPOCH|-1|$art1")" \
-    "$(b64 "artifacts/$A_POUCH/$A_EPOCH|1|nope")" "${first_cursor}A" "${first_cursor:0:20}"; do
+for bad in '!!!' 'AAAA' "$(b64url garbage)" "$(b64url "artifacts/$A_POUCH/$A_EPOCH|1")" \
+    "$(b64url "artifacts/$A_POUCH/$A_EPOCH|01|$art1")" "$(b64url "artifacts/$A_POUCH/$A_EPOCH|-1|$art1")" \
+    "$(b64url "artifacts/$A_POUCH/$A_EPOCH|1|nope")" "${first_cursor}A" "${first_cursor:0:20}"; do
     req GET "$list?cursor=$bad" "" "${auth[@]}"
     expect_error 400 invalid_cursor
 done
 check artifacts_malformed_cursor_is_invalid_cursor
 
 # A second pouch of the same account.
-read -r P2 P2_EPOCH < <(new_pouch "$A_TOKEN" "$A_MEMBER")
-for i in 1 2; do put_new "$A_TOKEN" "$P2" "$P2_EPOCH" "$A_MEMBER" "p2-$i" >/dev/null; done
+read -r P2 P2_EPOCH < <(flow_new_pouch "$A_TOKEN" "$A_MEMBER")
+for i in 1 2; do flow_put_new "$A_TOKEN" "$P2" "$P2_EPOCH" "$A_MEMBER" "p2-$i" >/dev/null; done
 req GET "/v1/pouches/$P2/artifacts?limit=1" "" "${auth[@]}"
 p2_cursor=$(json .meta.next_cursor)
 expect_json_match .meta.next_cursor '^[A-Za-z0-9_-]+$'
@@ -189,7 +186,7 @@ req GET "$list?cursor=$first_cursor" "" -H "Authorization: Bearer $B_TOKEN"
 expect_error 404 not_found
 req GET "/v1/pouches/$B_POUCH/artifacts?cursor=$first_cursor" "" -H "Authorization: Bearer $B_TOKEN"
 expect_error 400 invalid_cursor
-req GET "/v1/pouches/$(new_uuid)/artifacts" "" "${auth[@]}"
+req GET "/v1/pouches/$(flow_uuid)/artifacts" "" "${auth[@]}"
 expect_error 404 not_found
 req GET "/v1/pouches/not-a-uuid/artifacts" "" "${auth[@]}"
 expect_error 404 not_found

@@ -2,28 +2,26 @@
 # 42-revisions.sh -- GET /v1/pouches/{id}/artifacts/{artifactId}/revisions (op 10, decisions
 # §5.4): an artifact's history newest first, paging with next_cursor, limit bounds, cursors of
 # other lists refused, unknown artifacts and other accounts 404; and every read path open to a
-# CLI device of the account (its own commits carry its device_id in events). Relies on lib.sh,
-# flows.sh and reads_lib.sh.
+# CLI device of the account (its own commits carry its device_id in events). Relies on lib.sh
+# and flows.sh.
 set -euo pipefail
 # shellcheck source=tests/smoke/lib.sh
 source "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/smoke/flows.sh
 source "$(dirname "$0")/flows.sh"
-# shellcheck source=tests/smoke/reads_lib.sh
-source "$(dirname "$0")/reads_lib.sh"
 
-new_user
-A_TOKEN=$U_TOKEN A_POUCH=$U_POUCH A_EPOCH=$U_EPOCH A_MEMBER=$U_MEMBER
+flow_user
+A_TOKEN=$WEB_TOKEN A_POUCH=$POUCH A_EPOCH=$EPOCH A_MEMBER=$WEB_MEMBER
 flow_device laptop  # a CLI device of A (uses POUCH, WEB_MEMBER, WEB_TOKEN of A)
 auth=(-H "Authorization: Bearer $A_TOKEN")
 
 # X: put, put, delete, put (restore); Y: one put.
-X=$(new_uuid) r1=$(new_uuid) r2=$(new_uuid) r3=$(new_uuid) r4=$(new_uuid)
-commit "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$(op put "$X" "$r1" null x-1 "$A_MEMBER")" \
-    "$(op put "$X" "$r2" "$r1" x-2 "$A_MEMBER")"
-commit "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$(op delete "$X" "$r3" "$r2" x-3 "$A_MEMBER")"
-commit "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$(op put "$X" "$r4" "$r3" x-4 "$A_MEMBER")"
-read -r Y y1 < <(put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" y-1)
+X=$(flow_uuid) r1=$(flow_uuid) r2=$(flow_uuid) r3=$(flow_uuid) r4=$(flow_uuid)
+flow_commit "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$(flow_op put "$X" "$r1" null x-1 "$A_MEMBER")" \
+    "$(flow_op put "$X" "$r2" "$r1" x-2 "$A_MEMBER")"
+flow_commit "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$(flow_op delete "$X" "$r3" "$r2" x-3 "$A_MEMBER")"
+flow_commit "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$(flow_op put "$X" "$r4" "$r3" x-4 "$A_MEMBER")"
+read -r Y y1 < <(flow_put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" y-1)
 history="/v1/pouches/$A_POUCH/artifacts/$X/revisions"
 
 ids() { json '[.data.items[].id] | join(",")'; }
@@ -76,8 +74,8 @@ check revisions_next_cursor_is_null_on_the_last_page
 
 # A revision committed after the first page is newer than the cursor: the walk does not
 # repeat or skip the older ones.
-r5=$(new_uuid)
-commit "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$(op put "$X" "$r5" "$r4" x-5 "$A_MEMBER")"
+r5=$(flow_uuid)
+flow_commit "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$(flow_op put "$X" "$r5" "$r4" x-5 "$A_MEMBER")"
 req GET "$history?limit=3&cursor=$cursor3" "" "${auth[@]}"
 expect_true "still the rest: $(ids)" test "$(ids)" = "$r1"
 req GET "$history?limit=1" "" "${auth[@]}"
@@ -115,10 +113,10 @@ done
 check revisions_malformed_cursor_is_invalid_cursor
 
 # --- not found ------------------------------------------------------------------------------
-req GET "/v1/pouches/$A_POUCH/artifacts/$(new_uuid)/revisions" "" "${auth[@]}"
+req GET "/v1/pouches/$A_POUCH/artifacts/$(flow_uuid)/revisions" "" "${auth[@]}"
 expect_error 404 not_found
-read -r P2 P2_EPOCH < <(new_pouch "$A_TOKEN" "$A_MEMBER")
-read -r Z z1 < <(put_new "$A_TOKEN" "$P2" "$P2_EPOCH" "$A_MEMBER" z-1)
+read -r P2 P2_EPOCH < <(flow_new_pouch "$A_TOKEN" "$A_MEMBER")
+read -r Z z1 < <(flow_put_new "$A_TOKEN" "$P2" "$P2_EPOCH" "$A_MEMBER" z-1)
 req GET "/v1/pouches/$A_POUCH/artifacts/$Z/revisions" "" "${auth[@]}"
 expect_error 404 not_found
 req GET "/v1/pouches/$P2/artifacts/$Z/revisions" "" "${auth[@]}"
@@ -129,7 +127,7 @@ expect_error 404 not_found
 check revisions_of_an_artifact_not_in_this_pouch_are_404
 
 # --- a CLI device of the account reads every path -------------------------------------------
-body=$(jq -nc --arg o "$(new_uuid)" --arg e "$A_EPOCH" --arg a "$(new_uuid)" --arg r "$(new_uuid)" \
+body=$(jq -nc --arg o "$(flow_uuid)" --arg e "$A_EPOCH" --arg a "$(flow_uuid)" --arg r "$(flow_uuid)" \
     --arg m "$DEVICE_MEMBER" --arg s "$(flow_b64 64)" \
     '{operation_id:$o,epoch:$e,ops:[{type:"put",artifact_id:$a,revision_id:$r,base_revision_id:null,
       key_gen:1,envelope:"from-cli",signature:$s,signer_member_id:$m,blob_ids:[]}]}')
@@ -167,8 +165,8 @@ expect_true "cli follows the cursor: $(ids)" test "$(ids)" = "$r3,$r2"
 check cli_device_reads_events_artifacts_and_revisions
 
 # --- other accounts -------------------------------------------------------------------------
-new_user
-B_TOKEN=$U_TOKEN B_POUCH=$U_POUCH
+flow_user
+B_TOKEN=$WEB_TOKEN B_POUCH=$POUCH
 req GET "$history" "" -H "Authorization: Bearer $B_TOKEN"
 expect_error 404 not_found
 req GET "$history?cursor=$cursor3" "" -H "Authorization: Bearer $B_TOKEN"

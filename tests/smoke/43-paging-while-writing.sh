@@ -3,18 +3,16 @@
 # (decisions §5.4): a pass never misses an artifact that existed before it started, and an
 # artifact updated during the pass shows up again with its new head (an update raises its
 # head seq past the cursor). Once with writes interleaved page by page, once with a
-# concurrent writer. Relies on lib.sh, flows.sh and reads_lib.sh.
+# concurrent writer. Relies on lib.sh and flows.sh.
 set -euo pipefail
 # shellcheck source=tests/smoke/lib.sh
 source "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/smoke/flows.sh
 source "$(dirname "$0")/flows.sh"
-# shellcheck source=tests/smoke/reads_lib.sh
-source "$(dirname "$0")/reads_lib.sh"
 
-new_user
-auth=(-H "Authorization: Bearer $U_TOKEN")
-list="/v1/pouches/$U_POUCH/artifacts"
+flow_user
+auth=(-H "Authorization: Bearer $WEB_TOKEN")
+list="/v1/pouches/$POUCH/artifacts"
 declare -A head  # artifact -> its current head revision
 
 # create_many N: N new artifacts in one commit; their ids are appended to CREATED.
@@ -22,19 +20,19 @@ CREATED=()
 create_many() {
     local ops=() a r i
     for ((i = 0; i < $1; i++)); do
-        a=$(new_uuid) r=$(new_uuid)
-        ops+=("$(op put "$a" "$r" null "env-$a" "$U_MEMBER")")
+        a=$(flow_uuid) r=$(flow_uuid)
+        ops+=("$(flow_op put "$a" "$r" null "env-$a" "$WEB_MEMBER")")
         head[$a]=$r
         CREATED+=("$a")
     done
-    commit "$U_TOKEN" "$U_POUCH" "$U_EPOCH" "${ops[@]}"
+    flow_commit "$WEB_TOKEN" "$POUCH" "$EPOCH" "${ops[@]}"
 }
 
 # update ARTIFACT: a new head revision; prints nothing, sets head[ARTIFACT].
 update() {
     local r
-    r=$(new_uuid)
-    commit "$U_TOKEN" "$U_POUCH" "$U_EPOCH" "$(op put "$1" "$r" "${head[$1]}" "upd-$r" "$U_MEMBER")"
+    r=$(flow_uuid)
+    flow_commit "$WEB_TOKEN" "$POUCH" "$EPOCH" "$(flow_op put "$1" "$r" "${head[$1]}" "upd-$r" "$WEB_MEMBER")"
     head[$1]=$r
 }
 

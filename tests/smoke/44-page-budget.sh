@@ -3,18 +3,16 @@
 # (decisions §5.4): a page stops once its items pass 4 MiB of JSON, always holds at least one
 # item, says next_cursor while more follow, and measures JSON (an envelope of quotes counts
 # twice), not stored bytes. Envelopes of 1 MiB (the op maximum) go through real commits.
-# Relies on lib.sh, flows.sh and reads_lib.sh.
+# Relies on lib.sh and flows.sh.
 set -euo pipefail
 # shellcheck source=tests/smoke/lib.sh
 source "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/smoke/flows.sh
 source "$(dirname "$0")/flows.sh"
-# shellcheck source=tests/smoke/reads_lib.sh
-source "$(dirname "$0")/reads_lib.sh"
 
 MiB=1048576
-new_user
-auth=(-H "Authorization: Bearer $U_TOKEN")
+flow_user
+auth=(-H "Authorization: Bearer $WEB_TOKEN")
 
 # envelope_file NAME CHAR: 1 MiB of CHAR, no newline.
 envelope_file() {
@@ -25,7 +23,7 @@ envelope_file() {
 # to a file (a megabyte does not fit in one command-line argument); prints "@file".
 big_op() {
     local out=$SMOKE_TMP/op-$3.json
-    jq -nc --rawfile e "$1" --arg a "$2" --arg r "$3" --arg b "$4" --arg m "$U_MEMBER" \
+    jq -nc --rawfile e "$1" --arg a "$2" --arg r "$3" --arg b "$4" --arg m "$WEB_MEMBER" \
         --arg s "$(flow_b64 64)" \
         '{type:"put", artifact_id:$a, revision_id:$r,
           base_revision_id:(if $b == "null" then null else $b end), key_gen:1, envelope:$e,
@@ -41,19 +39,19 @@ quotes=$(envelope_file quotes '"')
 ops=()
 arts=()
 for i in 1 2 3 4 5; do
-    a=$(new_uuid)
+    a=$(flow_uuid)
     arts+=("$a")
-    ops+=("$(big_op "$plain" "$a" "$(new_uuid)" null)")
+    ops+=("$(big_op "$plain" "$a" "$(flow_uuid)" null)")
 done
-commit "$U_TOKEN" "$U_POUCH" "$U_EPOCH" "${ops[@]}"
+flow_commit "$WEB_TOKEN" "$POUCH" "$EPOCH" "${ops[@]}"
 expect_status 200
-a=$(new_uuid)
+a=$(flow_uuid)
 arts+=("$a")
-commit "$U_TOKEN" "$U_POUCH" "$U_EPOCH" "$(big_op "$plain" "$a" "$(new_uuid)" null)"
+flow_commit "$WEB_TOKEN" "$POUCH" "$EPOCH" "$(big_op "$plain" "$a" "$(flow_uuid)" null)"
 expect_status 200
 check budget_setup_commits_six_envelopes_of_1_mib
 
-list="/v1/pouches/$U_POUCH/artifacts"
+list="/v1/pouches/$POUCH/artifacts"
 req GET "$list" "" "${auth[@]}"
 expect_status 200
 expect_json '.data.items | length' 4
@@ -76,17 +74,17 @@ expect_json_match .meta.next_cursor '^[A-Za-z0-9_-]+$'
 check artifacts_limit_applies_before_the_budget
 
 # --- JSON, not stored bytes: an envelope of quotes is 2 MiB of JSON -------------------------
-new_user
-auth=(-H "Authorization: Bearer $U_TOKEN")
-list="/v1/pouches/$U_POUCH/artifacts"
+flow_user
+auth=(-H "Authorization: Bearer $WEB_TOKEN")
+list="/v1/pouches/$POUCH/artifacts"
 qarts=()
 ops=()
 for i in 1 2 3; do
-    a=$(new_uuid)
+    a=$(flow_uuid)
     qarts+=("$a")
-    ops+=("$(big_op "$quotes" "$a" "$(new_uuid)" null)")
+    ops+=("$(big_op "$quotes" "$a" "$(flow_uuid)" null)")
 done
-commit "$U_TOKEN" "$U_POUCH" "$U_EPOCH" "${ops[@]}"
+flow_commit "$WEB_TOKEN" "$POUCH" "$EPOCH" "${ops[@]}"
 req GET "$list" "" "${auth[@]}"
 expect_status 200
 expect_json '[.data.items[].id] | join(",")' "$(IFS=,; echo "${qarts[*]:0:2}")"
@@ -98,19 +96,19 @@ expect_json .meta.next_cursor null
 check artifacts_budget_counts_json_bytes_not_stored_bytes
 
 # --- revision history: one artifact, five revisions of 1 MiB in one commit ------------------
-X=$(new_uuid)
+X=$(flow_uuid)
 revs=()
 ops=()
 base=null
 for i in 1 2 3 4 5; do
-    r=$(new_uuid)
+    r=$(flow_uuid)
     revs=("$r" "${revs[@]}")  # newest first
     ops+=("$(big_op "$plain" "$X" "$r" "$base")")
     base=$r
 done
-commit "$U_TOKEN" "$U_POUCH" "$U_EPOCH" "${ops[@]}"
+flow_commit "$WEB_TOKEN" "$POUCH" "$EPOCH" "${ops[@]}"
 expect_status 200
-history="/v1/pouches/$U_POUCH/artifacts/$X/revisions"
+history="/v1/pouches/$POUCH/artifacts/$X/revisions"
 req GET "$history" "" "${auth[@]}"
 expect_status 200
 expect_json '[.data.items[].id] | join(",")' "$(IFS=,; echo "${revs[*]:0:4}")"

@@ -3,27 +3,20 @@
 # in request order and never twice, quota to the exact byte, every refused upload leaving
 # nothing behind, dedup per account, downloads byte for byte (b3sum and cmp as oracles), and
 # other accounts' pouches and blobs answering 404. Pouches are made with psql. Relies on
-# tests/smoke/lib.sh.
+# tests/smoke/lib.sh and flows.sh.
 set -euo pipefail
 # shellcheck source=tests/smoke/lib.sh
 source "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/smoke/flows.sh
+source "$(dirname "$0")/flows.sh"
 
-sql() { psql "$POUCH_DATABASE_URL" -XtAq -c "$1"; }
-new_uuid() { cat /proc/sys/kernel/random/uuid; }
 run=$(date +%s%N)
 blob_dir=$POUCH_VAR/blobs
 
-# signup NAME: a web user; sets TOKEN and ACCOUNT.
-signup() {
-    req POST /v1/account/signup "$(jq -nc --arg e "$1.$run@example.com" '{email:$e,password:"correct horse battery"}')"
-    [[ $STATUS == 201 ]] || { echo "FAIL setup_signup: $STATUS $BODY"; exit 1; }
-    TOKEN=$(json .data.session_token)
-    ACCOUNT=$(json .data.storage_account_id)
-}
 # new_pouch ACCOUNT: a pouch row of that account; prints its id.
 new_pouch() {
     local id
-    id=$(new_uuid)
+    id=$(flow_uuid)
     sql "INSERT INTO pouches (id, account_id, epoch, key_gen) VALUES ('$id', '$1', gen_random_uuid(), 1)"
     echo "$id"
 }
@@ -53,13 +46,13 @@ blob_row() { sql "SELECT stored_size FROM blobs WHERE account_id = '$1' AND id =
 blob_bytes() { sql "SELECT blob_bytes FROM storage_accounts WHERE id = '$1'"; }
 temp_files() { find "$blob_dir/tmp" -type f 2>/dev/null | wc -l; }
 
-signup ada
-ada=$TOKEN
-ada_account=$ACCOUNT
+flow_web_user ada
+ada=$WEB_TOKEN
+ada_account=$WEB_ACCOUNT
 ada_pouch=$(new_pouch "$ada_account")
-signup bob
-bob=$TOKEN
-bob_account=$ACCOUNT
+flow_web_user bob
+bob=$WEB_TOKEN
+bob_account=$WEB_ACCOUNT
 bob_pouch=$(new_pouch "$bob_account")
 
 a=$(make_blob a 1000)
@@ -135,9 +128,9 @@ check check_without_credentials_is_401
 # --- quota to the exact byte ------------------------------------------------------------------
 # Carol: 100 bytes of revisions, blob x (30) reserved; checking x again and y (20) adds 20,
 # so used + reserved + new = 150.
-signup carol
-carol=$TOKEN
-carol_account=$ACCOUNT
+flow_web_user carol
+carol=$WEB_TOKEN
+carol_account=$WEB_ACCOUNT
 carol_pouch=$(new_pouch "$carol_account")
 sql "UPDATE pouches SET stored_bytes = 100 WHERE id = '$carol_pouch'"
 plan=$(sql "INSERT INTO plans (slug, name, pouch_limit, storage_bytes) VALUES ('blobs-$run', 'Blob test', 5, 130) RETURNING id")
@@ -286,8 +279,8 @@ check large_blob_round_trips
 # --- a CLI device of the account (device and access token inserted with psql) -------------------
 "$POUCHCTL" keygen --out "$SMOKE_TMP/device.key" >"$SMOKE_TMP/device.jwk"
 jkt=$("$POUCHCTL" jwk --key "$SMOKE_TMP/device.key" | jq -r .jkt)
-device=$(new_uuid)
-member=$(new_uuid)
+device=$(flow_uuid)
+member=$(flow_uuid)
 at="svc_at_$(head -c 32 /dev/urandom | basenc --base64url | tr -d '=')"
 at_hash=$(printf %s "$at" | openssl dgst -sha256 -binary | basenc --base64url | tr -d '=')
 sql "BEGIN;
@@ -300,15 +293,10 @@ sql "BEGIN;
      INSERT INTO access_tokens (token_hash, device_id, jkt, expires_at)
      VALUES ('$at_hash', '$device', '$jkt', now() + interval '1 hour');
      COMMIT;"
-# cli METHOD PATH [BODY] [curl args]: a request of the device with a fresh DPoP proof.
-cli() {
-    local method=$1 path=$2 body=${3-} proof
-    shift 2
-    if (($# > 0)); then shift; fi
-    proof=$("$POUCHCTL" dpop --key "$SMOKE_TMP/device.key" --method "$method" \
-        --url "$POUCH_URL$path" --token "$at")
-    req "$method" "$path" "$body" -H "Authorization: DPoP $at" -H "DPoP: $proof" "$@" 2>/dev/null
-}
+# cli METHOD PATH [BODY] [curl args]: cli_req as that device (bash's warning about the NUL
+# bytes of a download silenced).
+DEVICE_KEY=$SMOKE_TMP/device.key ACCESS=$at
+cli() { cli_req "$@" 2>/dev/null; }
 d=$(make_blob d 4096)
 cli POST "/v1/pouches/$ada_pouch/blobs/check" "{\"blobs\":[{\"id\":\"$d\",\"stored_size\":4096}]}"
 expect_status 200
@@ -339,7 +327,7 @@ expect_status 200
 expect_json '.data.missing | join(",")' "$a"
 check blobs_are_deduplicated_per_account_not_across
 
-req GET "/v1/pouches/$(new_uuid)/blobs/$a" "" -H "Authorization: Bearer $ada"
+req GET "/v1/pouches/$(flow_uuid)/blobs/$a" "" -H "Authorization: Bearer $ada"
 expect_error 404 not_found
 check unknown_pouch_is_404
 

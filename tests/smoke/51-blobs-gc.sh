@@ -10,7 +10,6 @@ source "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/smoke/flows.sh
 source "$(dirname "$0")/flows.sh"
 
-sql() { psql "$POUCH_DATABASE_URL" -XtAq -c "$1"; }
 run=$(date +%s%N)
 blob_dir=$POUCH_VAR/blobs
 export POUCH_BLOB_DIR=$blob_dir
@@ -50,11 +49,9 @@ usage() {
 }
 gc() { "$POUCHCTL" gc >"$SMOKE_TMP/gc.out" 2>&1; }
 
-flow_web_user
-flow_genesis
+flow_user
 token=$WEB_TOKEN account=$WEB_ACCOUNT pouch=$POUCH member=$WEB_MEMBER epoch=$EPOCH
-flow_web_user
-flow_genesis
+flow_user
 eve=$WEB_TOKEN eve_account=$WEB_ACCOUNT
 
 make_blob unreferenced 700 >/dev/null

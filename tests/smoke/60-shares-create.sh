@@ -10,11 +10,6 @@ source "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/smoke/flows.sh
 source "$(dirname "$0")/flows.sh"
 
-sql() { psql "$POUCH_DATABASE_URL" -XtAq -c "$1"; }
-# share_body ID [extra jq object merged in]: a small valid create body.
-share_body() {
-    jq -nc --arg i "$1" --argjson x "${2:-{\}}" '{id:$i,bundle:"c2VhbGVkLWJ1bmRsZQ",label_enc:"bGFiZWw"} + $x'
-}
 # big_body FILE ID BUNDLE_CHARS LABEL_CHARS: a create body with bundle and label of "A"s
 # (all-zero bits, so every length but 4k+1 is canonical b64url), written to FILE.
 big_body() {
@@ -27,8 +22,7 @@ big_body() {
     } >"$1"
 }
 
-flow_web_user
-flow_genesis
+flow_user
 A_TOKEN=$WEB_TOKEN A_USER=$WEB_USER A_ACCOUNT=$WEB_ACCOUNT A_POUCH=$POUCH
 flow_device laptop
 web=(-H "Authorization: Bearer $A_TOKEN")
@@ -36,7 +30,7 @@ create() { req POST "/v1/pouches/$A_POUCH/shares" "$1" "${web[@]}"; }
 
 # --- the Share object and the stored row ------------------------------------------------------
 S1=$(flow_uuid)
-create "$(share_body "$S1")"
+create "$(flow_share_body "$S1")"
 expect_status 201
 expect_json .ok true
 expect_true "exactly the Share fields" test "$(json '.data | keys_unsorted | join(",")')" = \
@@ -64,7 +58,7 @@ check create_answers_the_share_and_stores_it_active_for_7_days_by_default
 # --- expires and one_time ---------------------------------------------------------------------
 for pair in "1d:1 day" "7d:7 days" "30d:30 days"; do
     id=$(flow_uuid)
-    create "$(share_body "$id" "{\"expires\":\"${pair%%:*}\"}")"
+    create "$(flow_share_body "$id" "{\"expires\":\"${pair%%:*}\"}")"
     expect_status 201
     expect_json .data.state active
     expect_true "expires ${pair%%:*} stored as created_at + ${pair#*:}" test \
@@ -75,7 +69,7 @@ done
 check expires_1d_7d_30d_set_expires_at_from_created_at
 
 id=$(flow_uuid)
-create "$(share_body "$id" '{"expires":"never","one_time":true}')"
+create "$(flow_share_body "$id" '{"expires":"never","one_time":true}')"
 expect_status 201
 expect_json .data.expires_at null
 expect_json .data.one_time true
@@ -86,7 +80,7 @@ check expires_never_stores_no_expiry
 
 for bad in '"2d"' '"7D"' '""' 'null' '7'; do
     id=$(flow_uuid)
-    create "$(share_body "$id" "{\"expires\":$bad}")"
+    create "$(flow_share_body "$id" "{\"expires\":$bad}")"
     expect_error 400 validation_failed
     expect_json .error.field /expires
     expect_true "nothing stored for expires $bad" test "$(sql "SELECT count(*) FROM shares WHERE id = '$id'")" = 0
@@ -94,7 +88,7 @@ done
 check expires_outside_1d_7d_30d_never_is_400
 
 id=$(flow_uuid)
-create "$(share_body "$id" '{"one_time":"yes"}')"
+create "$(flow_share_body "$id" '{"one_time":"yes"}')"
 expect_error 400 validation_failed
 expect_json .error.field /one_time
 check one_time_must_be_a_boolean
@@ -155,7 +149,7 @@ check size_is_the_decoded_length_and_a_length_of_4k_plus_1_is_400
 
 for case in 'bundle:""' 'label_enc:""' 'bundle:"QR"' 'label_enc:"QQ=="' 'bundle:"a+b/"'; do
     id=$(flow_uuid)
-    create "$(share_body "$id" "{\"${case%%:*}\":${case#*:}}")"
+    create "$(flow_share_body "$id" "{\"${case%%:*}\":${case#*:}}")"
     expect_error 400 validation_failed
     expect_json .error.field "/${case%%:*}"
 done
@@ -164,10 +158,10 @@ check empty_padded_or_non_canonical_b64url_is_400
 create '{"bundle":"QQ","label_enc":"QQ"}'
 expect_error 400 validation_failed
 expect_json .error.field /id
-create "$(share_body "$(flow_uuid)" '{"pouch_id":"x"}')"
+create "$(flow_share_body "$(flow_uuid)" '{"pouch_id":"x"}')"
 expect_error 400 validation_failed
 expect_json .error.field /pouch_id
-create "$(share_body not-a-uuid)"
+create "$(flow_share_body not-a-uuid)"
 expect_error 400 validation_failed
 expect_json .error.field /id
 create '{"id":'
@@ -175,32 +169,31 @@ expect_error 400 invalid_json
 check missing_unknown_or_malformed_fields_are_400
 
 # --- id reuse, caller kinds, other accounts ----------------------------------------------------
-create "$(share_body "$S1" '{"one_time":true}')"
+create "$(flow_share_body "$S1" '{"one_time":true}')"
 expect_error 409 share_exists
 expect_true "the first share unchanged" test "$(sql "SELECT one_time FROM shares WHERE id = '$S1'")" = f
 check an_id_in_use_is_409_share_exists
 
-cli_req POST "/v1/pouches/$A_POUCH/shares" "$(share_body "$(flow_uuid)")"
+cli_req POST "/v1/pouches/$A_POUCH/shares" "$(flow_share_body "$(flow_uuid)")"
 expect_error 403 wrong_caller
 check a_cli_cannot_create_a_share
 
-req POST "/v1/pouches/$A_POUCH/shares" "$(share_body "$(flow_uuid)")"
+req POST "/v1/pouches/$A_POUCH/shares" "$(flow_share_body "$(flow_uuid)")"
 expect_error 401 unauthenticated
 check create_without_credentials_is_401
 
-flow_web_user
-flow_genesis
+flow_user
 B_POUCH=$POUCH
 b=(-H "Authorization: Bearer $WEB_TOKEN")
 id=$(flow_uuid)
-req POST "/v1/pouches/$A_POUCH/shares" "$(share_body "$id")" "${b[@]}"
+req POST "/v1/pouches/$A_POUCH/shares" "$(flow_share_body "$id")" "${b[@]}"
 expect_error 404 not_found
 expect_true "nothing stored" test "$(sql "SELECT count(*) FROM shares WHERE id = '$id'")" = 0
-req POST "/v1/pouches/$(flow_uuid)/shares" "$(share_body "$id")" "${b[@]}"
+req POST "/v1/pouches/$(flow_uuid)/shares" "$(flow_share_body "$id")" "${b[@]}"
 expect_error 404 not_found
 check create_on_another_accounts_or_an_unknown_pouch_is_404
 
-req POST "/v1/pouches/$B_POUCH/shares" "$(share_body "$S1")" "${b[@]}"
+req POST "/v1/pouches/$B_POUCH/shares" "$(flow_share_body "$S1")" "${b[@]}"
 expect_error 409 share_exists
 expect_true "still the first account's" test "$(sql "SELECT account_id FROM shares WHERE id = '$S1'")" = "$A_ACCOUNT"
 check an_id_used_by_another_account_is_409_too

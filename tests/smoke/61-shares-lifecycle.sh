@@ -11,10 +11,6 @@ source "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/smoke/flows.sh
 source "$(dirname "$0")/flows.sh"
 
-sql() { psql "$POUCH_DATABASE_URL" -XtAq -c "$1"; }
-share_body() {
-    jq -nc --arg i "$1" --argjson x "${2:-{\}}" '{id:$i,bundle:"c2VhbGVkLWJ1bmRsZQ",label_enc:"bGFiZWw"} + $x'
-}
 # counters ID: "views|imports|consumed|revoked|last_imported" of the stored row.
 counters() {
     sql "SELECT views, imports, consumed_at IS NOT NULL, revoked_at IS NOT NULL,
@@ -22,15 +18,14 @@ counters() {
 }
 
 # Owner A with a CLI device; B, another signed-in user, imports.
-flow_web_user
-flow_genesis
+flow_user
 A_TOKEN=$WEB_TOKEN A_POUCH=$POUCH
 flow_device laptop
 flow_web_user
 B_TOKEN=$WEB_TOKEN
 a=(-H "Authorization: Bearer $A_TOKEN")
 b=(-H "Authorization: Bearer $B_TOKEN")
-create() { req POST "/v1/pouches/$A_POUCH/shares" "$(share_body "$1" "${2:-{\}}")" "${a[@]}"; }
+create() { req POST "/v1/pouches/$A_POUCH/shares" "$(flow_share_body "$1" "${2:-{\}}")" "${a[@]}"; }
 list_state() {
     req GET "/v1/pouches/$A_POUCH/shares" "" "${a[@]}"
     json ".data.items[] | select(.id == \"$1\") | .state"
@@ -214,7 +209,7 @@ c=(-H "Authorization: Bearer $B_TOKEN")
 ids=()
 for i in 1 2 3 4 5; do
     id=$(flow_uuid)
-    req POST "/v1/pouches/$POUCH/shares" "$(share_body "$id")" "${c[@]}"
+    req POST "/v1/pouches/$POUCH/shares" "$(flow_share_body "$id")" "${c[@]}"
     ids+=("$id")
 done
 # Two shares with the same created_at are ordered by id (the keyset's tie-break).

@@ -9,10 +9,6 @@ source "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/smoke/flows.sh
 source "$(dirname "$0")/flows.sh"
 
-sql() { psql "$POUCH_DATABASE_URL" -XtAq -c "$1"; }
-share_body() {
-    jq -nc --arg i "$1" --argjson x "${2:-{\}}" '{id:$i,bundle:"c2VhbGVkLWJ1bmRsZQ",label_enc:"bGFiZWw"} + $x'
-}
 # race N DIR METHOD PATH [curl args...]: N requests at once (released together), each
 # status written to DIR/<i>; waits for all.
 race() {
@@ -34,8 +30,7 @@ race() {
 # tally DIR: "count status" lines of a race, sorted by status.
 tally() { cat "$1"/[0-9]* | sort | uniq -c | awk '{print $2 ":" $1}' | paste -sd' '; }
 
-flow_web_user
-flow_genesis
+flow_user
 a=(-H "Authorization: Bearer $WEB_TOKEN")
 owner_pouch=$POUCH
 flow_web_user
@@ -44,7 +39,7 @@ b=(-H "Authorization: Bearer $WEB_TOKEN")
 # --- one_time: exactly one winner ----------------------------------------------------------------
 for round in $(seq 1 10); do
     id=$(flow_uuid)
-    req POST "/v1/pouches/$owner_pouch/shares" "$(share_body "$id" '{"one_time":true}')" "${a[@]}"
+    req POST "/v1/pouches/$owner_pouch/shares" "$(flow_share_body "$id" '{"one_time":true}')" "${a[@]}"
     expect_status 201
     race 8 "$SMOKE_TMP/one-$round" GET "/v1/shares/$id"
     expect_true "round $round: one 200, seven 410 (got $(tally "$SMOKE_TMP/one-$round"))" \
@@ -56,7 +51,7 @@ check racing_fetches_of_a_one_time_share_answer_exactly_one_200
 
 # --- counters exact under concurrency ----------------------------------------------------------
 id=$(flow_uuid)
-req POST "/v1/pouches/$owner_pouch/shares" "$(share_body "$id")" "${a[@]}"
+req POST "/v1/pouches/$owner_pouch/shares" "$(flow_share_body "$id")" "${a[@]}"
 race 20 "$SMOKE_TMP/imports" POST "/v1/shares/$id/import" "${b[@]}"
 expect_true "20 imports answered 200 (got $(tally "$SMOKE_TMP/imports"))" \
     test "$(tally "$SMOKE_TMP/imports")" = "200:20"
@@ -71,7 +66,7 @@ check twenty_parallel_fetches_count_twenty_views
 
 # A one_time share's single import, raced by 8 importers after its consuming fetch.
 id=$(flow_uuid)
-req POST "/v1/pouches/$owner_pouch/shares" "$(share_body "$id" '{"one_time":true}')" "${a[@]}"
+req POST "/v1/pouches/$owner_pouch/shares" "$(flow_share_body "$id" '{"one_time":true}')" "${a[@]}"
 req GET "/v1/shares/$id"
 expect_status 200
 race 8 "$SMOKE_TMP/one-import" POST "/v1/shares/$id/import" "${b[@]}"

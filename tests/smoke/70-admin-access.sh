@@ -10,7 +10,6 @@ source "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/smoke/flows.sh
 source "$(dirname "$0")/flows.sh"
 
-sql() { psql "$POUCH_DATABASE_URL" -XtAq -c "$1"; }
 free_plan=00000000-0000-4000-8000-000000000001
 
 # --- callers ---------------------------------------------------------------------------------
@@ -35,16 +34,10 @@ flow_genesis
 flow_device admin-laptop
 admin_access=$ACCESS admin_device_key=$DEVICE_KEY
 # And a CLI device of a plain user.
-flow_web_user
-flow_genesis
+flow_user
 flow_device user-laptop
 
-cli_as_admin() {
-    local saved_access=$ACCESS saved_key=$DEVICE_KEY
-    ACCESS=$admin_access DEVICE_KEY=$admin_device_key
-    cli_req "$@"
-    ACCESS=$saved_access DEVICE_KEY=$saved_key
-}
+cli_as_admin() { ACCESS=$admin_access DEVICE_KEY=$admin_device_key cli_req "$@"; }
 
 # endpoint table: NAME|METHOD|PATH|BODY
 endpoints=(

@@ -10,8 +10,6 @@ source "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/smoke/flows.sh
 source "$(dirname "$0")/flows.sh"
 
-sql() { psql "$POUCH_DATABASE_URL" -XtAq -c "$1"; }
-repeat() { printf "%${2}s" "" | tr ' ' "$1"; }
 run=$(date +%s%N | tail -c 9)
 MAX=9007199254740991
 
@@ -220,8 +218,7 @@ expect_true "no audit row for slug_taken" test "$(audit_count)" = "$n"
 check slug_of_another_plan_is_409_slug_taken
 
 # --- a lowered limit applies at once and deletes nothing -------------------------------------
-flow_web_user
-flow_genesis
+flow_user
 web=(-H "Authorization: Bearer $WEB_TOKEN")
 sql "UPDATE storage_accounts SET plan_id = '$plan' WHERE id = '$WEB_ACCOUNT'" >/dev/null
 edit '{"storage_bytes":1000000,"pouch_limit":5}'

@@ -10,9 +10,6 @@ source "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/smoke/flows.sh
 source "$(dirname "$0")/flows.sh"
 
-sql() { psql "$POUCH_DATABASE_URL" -XtAq -c "$1"; }
-repeat() { printf "%${2}s" "" | tr ' ' "$1"; }
-
 flow_web_user
 "$POUCHCTL" user role "$WEB_EMAIL" admin >/dev/null
 admin_token=$WEB_TOKEN admin_id=$WEB_USER

@@ -9,9 +9,6 @@ source "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/smoke/flows.sh
 source "$(dirname "$0")/flows.sh"
 
-sql() { psql "$POUCH_DATABASE_URL" -XtAq -c "$1"; }
-b64url() { printf '%s' "$1" | base64 -w0 | tr '+/' '-_' | tr -d '='; }
-
 flow_web_user
 "$POUCHCTL" user role "$WEB_EMAIL" admin --reason "audit test admin" >/dev/null
 admin=(-H "Authorization: Bearer $WEB_TOKEN")

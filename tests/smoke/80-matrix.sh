@@ -112,39 +112,18 @@ PLAN=$(json '.data.items[0].id')
 PLAN_DESC=$(jq -c '.data.items[0].description' <<<"$BODY")
 [[ -n $PLAN && $PLAN != null ]] || die_setup "plans answered $STATUS: $BODY"
 
-# login_keys: a fresh CLI key pair and PKCE pair; sets LK_KEY, LK_SIGN, LK_ENC, LK_VERIFIER,
-# LK_CHALLENGE.
-login_keys() {
-    local dir p
-    dir=$(mktemp -d "$SMOKE_TMP/login.XXXXXX")
-    LK_KEY=$dir/sign.pem
-    LK_SIGN=$("$POUCHCTL" keygen --out "$LK_KEY")
-    LK_ENC=$("$POUCHCTL" keygen --out "$dir/enc.pem")
-    p=$("$POUCHCTL" pkce)
-    LK_VERIFIER=$(jq -r .verifier <<<"$p")
-    LK_CHALLENGE=$(jq -r .challenge <<<"$p")
-}
-start_body() {
-    jq -nc --arg c "$LK_CHALLENGE" --argjson s "$LK_SIGN" --argjson e "$LK_ENC" \
-        '{code_challenge:$c,device_name:"matrix",os:"linux",arch:"x86_64",cli_version:"1.0.0",
-          sign_pub:$s,enc_pub:$e,key_storage:"file"}'
-}
-# pending_login: a fresh login request (started, not decided); sets PL_ID.
+# pending_login: a fresh login request (started, not decided); sets REQ and the globals of
+# flow_cli_keys (DEVICE_KEY, VERIFIER, ...).
 pending_login() {
-    login_keys
-    req POST /v1/cli-auth/requests "$(start_body)" \
-        -H "DPoP: $("$POUCHCTL" dpop --key "$LK_KEY" --method POST --url "$POUCH_URL/v1/cli-auth/requests")"
+    flow_cli_keys login
+    flow_start_login
     [[ $STATUS == 200 ]] || die_setup "login start answered $STATUS: $BODY"
-    PL_ID=$(json .data.request_id)
 }
-# approved_login: a fresh login approved by A; sets AL_ID and leaves LK_* of its keys.
+# approved_login: a fresh login approved by A; sets the same globals.
 approved_login() {
     pending_login
-    AL_ID=$PL_ID
-    req POST "/v1/cli-auth/requests/$AL_ID/approve" "$(jq -nc --arg p "$A_POUCH" --arg m "$(flow_uuid)" \
-        --arg w "$A_MEMBER" --arg s "$(flow_b64 48)" '{statement:{statement:$s,signature:"c2ln"},welcome:"d2VsY29tZQ",
-          key_envelopes:[{pouch_id:$p,member_id:$m,key_gen:1,hpke_enc:"ZW5j",ciphertext:"Y3Q",
-                          created_by_member:$w,signature:"c2ln"}]}')" "${web[@]}"
+    as_a
+    flow_approve "$REQ"
     [[ $STATUS == 200 ]] || die_setup "approve answered $STATUS: $BODY"
 }
 
@@ -215,19 +194,19 @@ fill_placeholders() {
                 ;;
             pendingLogin)
                 pending_login
-                VAL[$name]=$PL_ID
+                VAL[$name]=$REQ
                 ;;
             approvedLogin)
                 approved_login
-                VAL[$name]=$AL_ID
-                VAL[verifier]=$LK_VERIFIER
-                ROW_PROOF_KEY=$LK_KEY
+                VAL[$name]=$REQ
+                VAL[verifier]=$VERIFIER
+                ROW_PROOF_KEY=$DEVICE_KEY
                 ;;
             verifier) ;;  # set with approvedLogin
             startBody)
-                login_keys
-                VAL[$name]=$(start_body)
-                ROW_PROOF_KEY=$LK_KEY
+                flow_cli_keys login
+                VAL[$name]=$(flow_start_body)
+                ROW_PROOF_KEY=$DEVICE_KEY
                 ;;
             *) die_setup "unknown placeholder {$name} in $TABLE" ;;
         esac
@@ -260,10 +239,9 @@ call() {
         cli_a | revoked_a)
             args+=(-H "Authorization: DPoP ${TOKEN[$caller]}")
             if [[ -n $ROW_PROOF_KEY ]]; then
-                args+=(-H "DPoP: $("$POUCHCTL" dpop --key "$ROW_PROOF_KEY" --method "$method" --url "$POUCH_URL${path%%\?*}")")
+                args+=(-H "DPoP: $(flow_dpop "$ROW_PROOF_KEY" "$method" "${path%%\?*}")")
             else
-                args+=(-H "DPoP: $("$POUCHCTL" dpop --key "${KEYFILE[$caller]}" --method "$method" \
-                    --url "$POUCH_URL${path%%\?*}" --token "${TOKEN[$caller]}")")
+                args+=(-H "DPoP: $(flow_dpop "${KEYFILE[$caller]}" "$method" "${path%%\?*}" "${TOKEN[$caller]}")")
             fi
             if [[ $method == POST && $path == */operations ]]; then
                 args+=(-H "Service-Signature: $("$POUCHCTL" sign-body --key "${KEYFILE[$caller]}" <<<"$body")")
@@ -272,7 +250,7 @@ call() {
         *) args+=(-H "Authorization: Bearer ${TOKEN[$caller]}") ;;
     esac
     if [[ -n $ROW_PROOF_KEY && $caller != cli_a && $caller != revoked_a ]]; then
-        args+=(-H "DPoP: $("$POUCHCTL" dpop --key "$ROW_PROOF_KEY" --method "$method" --url "$POUCH_URL${path%%\?*}")")
+        args+=(-H "DPoP: $(flow_dpop "$ROW_PROOF_KEY" "$method" "${path%%\?*}")")
     fi
     req "$method" "$path" "$body" "${args[@]}"
 }

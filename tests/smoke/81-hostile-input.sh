@@ -13,7 +13,6 @@ source "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/smoke/flows.sh
 source "$(dirname "$0")/flows.sh"
 
-sql() { psql "$POUCH_DATABASE_URL" -XtAq -c "$1"; }
 # hex TEXT: the UTF-8 bytes of TEXT in hex.
 hex() { printf '%s' "$1" | od -An -tx1 -v | tr -d ' \n'; }
 
@@ -30,8 +29,7 @@ declare -A HOSTILE=(
     [percent]='%s %n %x {0} ${HOME} $(id) <script>'
 )
 
-flow_web_user
-flow_genesis
+flow_user
 web=(-H "Authorization: Bearer $WEB_TOKEN")
 flow_device laptop
 

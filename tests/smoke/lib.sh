@@ -1,6 +1,8 @@
 # lib.sh -- helpers for the smoke tests (tests/smoke/[0-9]*.sh): curl requests against the
 # running stack, expectations on status, headers and JSON fields, and PASS/FAIL lines that
-# tools/stack/test.sh counts. Relies on curl and jq, and on the environment test.sh sets:
+# tools/stack/test.sh counts, plus small helpers (sql, repeat, b64url, now_ms, retry, the
+# stack's Redis and handlers). The multi-step set-ups (users, genesis, CLI login, commits)
+# are in flows.sh. Relies on curl, jq and psql, and on the environment test.sh sets:
 # POUCH_URL, POUCHCTL, POUCH_DATABASE_URL, POUCH_REDIS_URL, POUCH_VAR.
 #
 #   source "$(dirname "$0")/lib.sh"
@@ -128,6 +130,28 @@ smoke_done() {
     echo "SMOKE END"
     exit $((SMOKE_FAILED > 0))
 }
+
+# sql QUERY: psql of the stack's database, unaligned tuples only (one value: just the value).
+sql() { psql "$POUCH_DATABASE_URL" -XtAq -c "$1"; }
+
+# repeat STRING N: STRING N times (multi-byte safe, unlike tr).
+repeat() {
+    local s
+    printf -v s "%${2}s" ""
+    printf '%s' "${s// /$1}"
+}
+
+# b64url TEXT / b64url_decode TEXT: TEXT as unpadded b64url, and back (e.g. a JWS segment).
+b64url() { printf '%s' "$1" | base64 -w0 | tr '+/' '-_' | tr -d '='; }
+b64url_decode() {
+    local s=${1//-/+}
+    s=${s//_//}
+    while ((${#s} % 4)); do s+="="; done
+    base64 -d <<<"$s"
+}
+
+# now_ms: wall clock in milliseconds.
+now_ms() { date +%s%3N; }
 
 # retry SECONDS COMMAND...: runs COMMAND every 0.2 s until it succeeds or time runs out.
 retry() {
