@@ -18,6 +18,7 @@
 #include "common/json/parse.h"
 #include "common/json/schema.h"
 #include "common/model/key_envelopes.h"
+#include "handlers/sync/commit_schema.h"
 #include "handlers/sync/pouch_access.h"
 #include "handlers/sync/routes.h"
 #include "handlers/sync/sql_commit.h"
@@ -27,31 +28,6 @@ namespace pouch::sync {
 namespace {
 
 namespace js = json::schema;
-
-bool is_blob_id_string(const std::string& s) { return is_blob_id(s); }
-
-const js::Node kOperation = js::object({
-    js::req("type", js::string().min_chars(1).max_chars(32)),
-    js::req("artifact_id", js::uuid()),
-    js::req("revision_id", js::uuid()),
-    js::opt("base_revision_id", js::uuid().nullable()),
-    js::opt("merge_parent_id", js::uuid().nullable()),
-    js::opt("name_index", js::b64url().min_chars(1).max_chars(512).nullable()),
-    js::opt("conflict_id", js::uuid().nullable()),
-    js::req("key_gen", js::integer().min(1).max(js::kMaxSafeInt)),
-    js::req("envelope", js::string().min_chars(1).max_chars(1048576)),
-    js::req("signature", js::string().min_chars(1).max_chars(342)),
-    js::req("signer_member_id", js::uuid()),
-    js::req("blob_ids", js::array(js::string().check(is_blob_id_string, "a blob id (43 b64url characters)"))
-                            .max_items(1000)
-                            .distinct()),
-});
-
-const js::Node kCommit = js::object({
-    js::req("operation_id", js::uuid()),
-    js::req("epoch", js::uuid()),
-    js::req("ops", js::array(kOperation).min_items(1).max_items(50)),
-});
 
 std::string str(const rapidjson::Value& v) { return std::string(v.GetString(), v.GetStringLength()); }
 
@@ -263,7 +239,7 @@ Response commit(Request& req, Services& s) {
     std::string pouch_id = req.param("pouchId");
     auto conn = s.db.acquire();
     load_pouch(*conn, pouch_id, c);  // 404 before a word about the body
-    js::validate(doc, kCommit);
+    js::validate(doc, commit_schema());
     std::vector<Op> ops;
     for (const auto& v : doc["ops"].GetArray()) ops.push_back(decode(v));
     std::string operation_id = str(doc["operation_id"]);

@@ -45,14 +45,7 @@ stack_free_port http_port
 stack_init "$FAULT_VAR" "$http_port" test
 stack_start
 
-export POUCH_URL=$STACK_URL
-export POUCHCTL=$STACK_BUILD/bin/pouchctl
-# shellcheck disable=SC2031  # lib.sh sets these only in the handlers' subshells
-export POUCH_DATABASE_URL=$STACK_DATABASE_URL
-# shellcheck disable=SC2031
-export POUCH_REDIS_URL=$STACK_REDIS_URL
-export POUCH_VAR=$STACK_DIR
-export POUCH_ROOT=$STACK_ROOT
+stack_export_client_env
 
 # The smoke helpers (req, expect_*, check, retry, stack_handler_kill, the CLI login flow).
 # shellcheck source=tests/smoke/lib.sh

@@ -1,6 +1,6 @@
 // fuzz_json_schema.cpp -- libFuzzer target: the strict JSON parser (decisions §3) and
-// schema::validate over representative request schemas (copies of the commit and signup
-// schemas, the jwk() node, and one node of every other kind). Only ApiError 400
+// schema::validate over representative request schemas (the commit schema of handlers/sync,
+// a copy of the signup one, the jwk() node, and one node of every other kind). Only ApiError 400
 // invalid_json / validation_failed may come out; anything else is a finding.
 #include <cstddef>
 #include <cstdint>
@@ -8,40 +8,12 @@
 
 #include "common/json/parse.h"
 #include "common/json/schema.h"
-#include "common/http/router.h"
+#include "handlers/sync/commit_schema.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace js = pouch::json::schema;
 
 namespace {
-
-bool is_blob_id_string(const std::string& s) { return pouch::is_blob_id(s); }
-
-// Copy of handlers/sync/commit.cpp kCommit (file-static there).
-const js::Node& commit_schema() {
-    static const js::Node op = js::object({
-        js::req("type", js::string().min_chars(1).max_chars(32)),
-        js::req("artifact_id", js::uuid()),
-        js::req("revision_id", js::uuid()),
-        js::opt("base_revision_id", js::uuid().nullable()),
-        js::opt("merge_parent_id", js::uuid().nullable()),
-        js::opt("name_index", js::b64url().min_chars(1).max_chars(512).nullable()),
-        js::opt("conflict_id", js::uuid().nullable()),
-        js::req("key_gen", js::integer().min(1).max(js::kMaxSafeInt)),
-        js::req("envelope", js::string().min_chars(1).max_chars(1048576)),
-        js::req("signature", js::string().min_chars(1).max_chars(342)),
-        js::req("signer_member_id", js::uuid()),
-        js::req("blob_ids", js::array(js::string().check(is_blob_id_string, "a blob id"))
-                                .max_items(1000)
-                                .distinct()),
-    });
-    static const js::Node commit = js::object({
-        js::req("operation_id", js::uuid()),
-        js::req("epoch", js::uuid()),
-        js::req("ops", js::array(op).min_items(1).max_items(50)),
-    });
-    return commit;
-}
 
 // Copy of handlers/account/signup.cpp kCredentials.
 const js::Node& credentials_schema() {
@@ -89,7 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         return 0;
     }
     pouch::fuzz::require(doc.IsObject(), "parse_strict returns an object");
-    validate_expecting_400(doc, commit_schema());
+    validate_expecting_400(doc, pouch::sync::commit_schema());
     validate_expecting_400(doc, credentials_schema());
     validate_expecting_400(doc, device_schema());
     auto jwk = doc.FindMember("jwk");

@@ -64,7 +64,7 @@ n=6
 for i in $(seq 1 $n); do
     flow_cli_keys "many$i"
     flow_start_login
-    reqs[i]=$REQ verifiers[i]=$VERIFIER keys[i]=$DEVICE_KEY
+    reqs[i]=$REQ
     flow_redeem_bg "$REQ" 30 "$SMOKE_TMP/many$i"
     pids[i]=$BG_PID
 done

@@ -107,7 +107,7 @@ out=$SMOKE_TMP/poll.json
 poller=$!
 sleep 1
 expect_true "the poll is still waiting before the commit" test ! -e "$SMOKE_TMP/poll.done"
-read -r art4 rev4 < <(flow_put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" "env-four")
+read -r _ rev4 < <(flow_put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" "env-four")
 committed=$(now_ms)
 wait "$poller"
 latency=$(($(cat "$SMOKE_TMP/poll.done") - committed))
@@ -166,7 +166,7 @@ rm -f "$SMOKE_TMP/poll.done"
 ) &
 poller=$!
 sleep 1
-read -r art5 rev5 < <(flow_put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" "env-five") || true
+read -r _ rev5 < <(flow_put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" "env-five") || true
 committed=$(now_ms)
 wait "$poller"
 stack_redis_start
@@ -189,7 +189,7 @@ for i in $(seq 1 48); do
 done
 sleep 1
 start=$(now_ms)
-read -r art6 rev6 < <(flow_put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" "env-six")
+read -r _ rev6 < <(flow_put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" "env-six")
 elapsed=$(($(now_ms) - start))
 expect_true "commit answered in ${elapsed} ms while 48 polls wait (want < 1000)" \
     test "$elapsed" -lt 1000

@@ -10,7 +10,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/flows.sh"
 
 flow_user
-A_TOKEN=$WEB_TOKEN A_POUCH=$POUCH A_EPOCH=$EPOCH A_MEMBER=$WEB_MEMBER A_ACCOUNT=$WEB_ACCOUNT
+A_TOKEN=$WEB_TOKEN A_POUCH=$POUCH A_EPOCH=$EPOCH A_MEMBER=$WEB_MEMBER
 flow_user
 B_TOKEN=$WEB_TOKEN B_POUCH=$POUCH
 auth=(-H "Authorization: Bearer $A_TOKEN")
@@ -28,7 +28,7 @@ check artifacts_of_a_new_pouch_are_an_empty_list
 
 read -r art1 rev1 < <(flow_put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" "envelope-1")
 read -r art2 rev2 < <(flow_put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" "envelope-2")
-read -r art3 rev3 < <(flow_put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" "envelope-3")
+read -r art3 _ < <(flow_put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" "envelope-3")
 
 req GET "$list" "" "${auth[@]}"
 expect_status 200

@@ -21,7 +21,7 @@ flow_commit "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$(flow_op put "$X" "$r1" null x-1 
     "$(flow_op put "$X" "$r2" "$r1" x-2 "$A_MEMBER")"
 flow_commit "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$(flow_op delete "$X" "$r3" "$r2" x-3 "$A_MEMBER")"
 flow_commit "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$(flow_op put "$X" "$r4" "$r3" x-4 "$A_MEMBER")"
-read -r Y y1 < <(flow_put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" y-1)
+read -r Y _ < <(flow_put_new "$A_TOKEN" "$A_POUCH" "$A_EPOCH" "$A_MEMBER" y-1)
 history="/v1/pouches/$A_POUCH/artifacts/$X/revisions"
 
 ids() { json '[.data.items[].id] | join(",")'; }

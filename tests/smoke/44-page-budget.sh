@@ -79,7 +79,7 @@ auth=(-H "Authorization: Bearer $WEB_TOKEN")
 list="/v1/pouches/$POUCH/artifacts"
 qarts=()
 ops=()
-for i in 1 2 3; do
+for _ in 1 2 3; do
     a=$(flow_uuid)
     qarts+=("$a")
     ops+=("$(big_op "$quotes" "$a" "$(flow_uuid)" null)")
@@ -100,7 +100,7 @@ X=$(flow_uuid)
 revs=()
 ops=()
 base=null
-for i in 1 2 3 4 5; do
+for _ in 1 2 3 4 5; do
     r=$(flow_uuid)
     revs=("$r" "${revs[@]}")  # newest first
     ops+=("$(big_op "$plain" "$X" "$r" "$base")")

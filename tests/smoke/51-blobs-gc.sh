@@ -1,3 +1,4 @@
+#!/usr/bin/env bash
 # 51-blobs-gc.sh -- `pouchctl gc` and `pouchctl pouch reset-epoch` against the running stack
 # (decisions §5.5, §5.2): expired reservations released, unreferenced blobs older than 24 h
 # deleted (row, file and usage) while blobs a commit references and young ones stay, stray

@@ -207,7 +207,7 @@ check list_of_another_accounts_pouch_is_404
 flow_genesis   # B's own pouch, empty of shares
 c=(-H "Authorization: Bearer $B_TOKEN")
 ids=()
-for i in 1 2 3 4 5; do
+for _ in 1 2 3 4 5; do
     id=$(flow_uuid)
     req POST "/v1/pouches/$POUCH/shares" "$(flow_share_body "$id")" "${c[@]}"
     ids+=("$id")

@@ -45,10 +45,7 @@ stack_free_port http_port
 stack_init "$BENCH_VAR" "$http_port" test
 stack_start
 
-export POUCH_URL=$STACK_URL POUCHCTL=$STACK_BUILD/bin/pouchctl
-# shellcheck disable=SC2031  # lib.sh sets these only in the handlers' subshells
-export POUCH_DATABASE_URL=$STACK_DATABASE_URL POUCH_REDIS_URL=$STACK_REDIS_URL
-export POUCH_VAR=$STACK_DIR POUCH_ROOT=$STACK_ROOT
+stack_export_client_env
 # shellcheck source=tests/smoke/lib.sh
 source tests/smoke/lib.sh
 # shellcheck source=tests/smoke/flows.sh

@@ -378,8 +378,8 @@ stack_start_handlers() {
         (
             cd "$STACK_DIR"
             export POUCH_SOCKET=$STACK_RUN/$group.sock
-            export POUCH_DATABASE_URL=$STACK_DATABASE_URL
-            export POUCH_REDIS_URL=$STACK_REDIS_URL
+            # shellcheck disable=SC2030  # the handler's own environment, on purpose
+            export POUCH_DATABASE_URL=$STACK_DATABASE_URL POUCH_REDIS_URL=$STACK_REDIS_URL
             export POUCH_PUBLIC_URL=${POUCH_PUBLIC_URL:-$STACK_URL}
             export POUCH_WEB_URL=${POUCH_WEB_URL:-$STACK_URL}
             export POUCH_BLOB_DIR=$STACK_DIR/blobs
@@ -421,6 +421,17 @@ POUCH_VAR=$STACK_VAR
 POUCH_STACK_DIR=$STACK_DIR
 POUCH_SOCKET_DIR=$STACK_RUN
 EOF
+}
+
+# Exports what the test suites, pouchctl and the smoke helpers (tests/smoke/lib.sh) read to
+# talk to this stack, in the calling shell.
+stack_export_client_env() {
+    export POUCH_URL=$STACK_URL
+    export POUCHCTL=$STACK_BUILD/bin/pouchctl
+    # shellcheck disable=SC2031  # set only in the handlers' subshells, exported here
+    export POUCH_DATABASE_URL=$STACK_DATABASE_URL POUCH_REDIS_URL=$STACK_REDIS_URL
+    export POUCH_VAR=$STACK_DIR
+    export POUCH_ROOT=$STACK_ROOT
 }
 
 # Full start in dependency order, in two halves so test.sh can run the unit tests between

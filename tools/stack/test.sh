@@ -39,14 +39,7 @@ stack_free_port http_port
 stack_init "$TEST_VAR" "$http_port" test
 stack_start_backends
 
-export POUCH_URL=$STACK_URL
-export POUCHCTL=$STACK_BUILD/bin/pouchctl
-# shellcheck disable=SC2031  # lib.sh sets these only in the handlers' subshells
-export POUCH_DATABASE_URL=$STACK_DATABASE_URL
-# shellcheck disable=SC2031
-export POUCH_REDIS_URL=$STACK_REDIS_URL
-export POUCH_VAR=$STACK_DIR
-export POUCH_ROOT=$STACK_ROOT
+stack_export_client_env
 
 # count_lines FILE: adds the file's "PASS name" / "FAIL name..." lines to the totals.
 count_lines() {
