@@ -126,8 +126,7 @@ public:
         bool exists = artifact.rows() == 1;
         std::string head = exists ? artifact.text(0, "head_revision_id") : "";
         if (op.base && !exists) return rejected("not_found", "the artifact does not exist");
-        if (op.merge_parent &&
-            conn_.exec(sql::kRevisionOfArtifact, {pouch_.id, *op.merge_parent, op.artifact_id}).rows() == 0)
+        if (op.merge_parent && !revision_of_artifact(*op.merge_parent, op.artifact_id))
             return rejected("not_found", "merge_parent_id is not a revision of this artifact");
         if (!op.base) {
             if (op.type == "put" && exists)
@@ -151,6 +150,12 @@ public:
     bool wrote() const { return high_water_ != pouch_.high_water; }
 
 private:
+    // By primary key, the artifact compared here: a lookup only the primary key can serve.
+    bool revision_of_artifact(const std::string& revision_id, const std::string& artifact_id) {
+        db::Result r = conn_.exec(sql::kRevision, {pouch_.id, revision_id});
+        return r.rows() == 1 && r.text(0, "artifact_id") == artifact_id;
+    }
+
     bool active_member(const std::string& id) {
         if (members_ok_.count(id)) return true;
         if (conn_.exec(sql::kActiveMember, {id, caller_.account_id}).rows() == 0) return false;

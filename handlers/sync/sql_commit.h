@@ -23,6 +23,8 @@ inline const db::Statement kQuota{
     "         WHERE account_id = a.id AND expires_at > now()) AS committed"
     "  FROM storage_accounts a JOIN plans p ON p.id = a.plan_id WHERE a.id = $1"};
 
+// By primary key: the commit's lookups must not be able to use any other index (see
+// sql/007_revisions_history_order.sql and tests/unit/sync_commit_plan_test.cpp).
 inline const db::Statement kRevision{
     "commit_revision",
     "SELECT artifact_id, envelope_hash, seq FROM revisions WHERE pouch_id = $1 AND id = $2"};
@@ -40,10 +42,6 @@ inline const db::Statement kUploadedBlobs{
 inline const db::Statement kArtifact{
     "commit_artifact",
     "SELECT head_revision_id FROM artifacts WHERE pouch_id = $1 AND id = $2"};
-
-inline const db::Statement kRevisionOfArtifact{
-    "commit_revision_of_artifact",
-    "SELECT 1 FROM revisions WHERE pouch_id = $1 AND id = $2 AND artifact_id = $3"};
 
 inline const db::Statement kInsertRevision{
     "commit_insert_revision",

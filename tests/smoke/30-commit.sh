@@ -146,6 +146,18 @@ expect_true "B's head is B2 with its name_index" \
 expect_true "events gap-free" test "$(sql "SELECT string_agg(seq::text, ',' ORDER BY seq) FROM events WHERE pouch_id = '$POUCH' AND seq > $hw")" = "$((hw + 1)),$((hw + 2)),$((hw + 3))"
 check batch_mixes_outcomes_and_later_ops_build_on_earlier_ones
 
+# A merge parent must be a revision of the same artifact: B1 is B's, R1 is A's.
+commit "$(commit_body "$(flow_uuid)" "[$(op put "$A" "$(flow_uuid)" "$R4" "" "{\"merge_parent_id\":\"$B1\"}")]")"
+expect_json '.data.results[0].status' rejected
+expect_json '.data.results[0].code' not_found
+R5=$(flow_uuid)
+commit "$(commit_body "$(flow_uuid)" "[$(op put "$A" "$R5" "$R4" "" "{\"merge_parent_id\":\"$R1\"}")]")"
+expect_json '.data.results[0].status' applied
+expect_json '.data.results[0].seq' $((hw + 4))
+expect_true "merge parent stored" test "$(sql "SELECT merge_parent_id FROM revisions WHERE pouch_id = '$POUCH' AND id = '$R5'")" = "$R1"
+hw=$((hw + 1))
+check merge_parent_of_another_artifact_is_not_found_and_of_its_own_is_applied
+
 # --- epoch -----------------------------------------------------------------------------------
 commit "$(commit_body "$(flow_uuid)" "[$(op put "$(flow_uuid)" "$(flow_uuid)" "")]" "$(flow_uuid)")"
 expect_error 409 epoch_mismatch

@@ -40,6 +40,10 @@ trap 'exit 143' TERM
 
 unset POUCH_PUBLIC_URL POUCH_WEB_URL
 export POUCH_RATE_LIMITS=off
+# The handlers' production defaults (common/config/config.h, systemd/pouch.env.example); the
+# local stack of make run / make test uses a pool of 4 to keep its connection count low.
+# shellcheck disable=SC2031  # exported here for the handlers lib.sh starts
+export POUCH_THREADS=${POUCH_THREADS:-16} POUCH_DB_POOL=${POUCH_DB_POOL:-8}
 http_port=""
 stack_free_port http_port
 stack_init "$BENCH_VAR" "$http_port" test
@@ -69,7 +73,7 @@ verdict() { awk -v r="$1" -v t="$2" -v d="${3:-ge}" 'BEGIN {
 if [[ ${BENCH_APPEND:-0} == 1 ]]; then rm -f "$RESULTS.new"; else mv "$RESULTS.new" "$RESULTS"; fi
 row() { echo "| $* |" | tee -a "$RESULTS"; }
 note() { echo "$*" | tee -a "$OUT_DIR/notes.txt"; }
-[[ ${BENCH_APPEND:-0} == 1 ]] || : >"$OUT_DIR/notes.txt"
+[[ ${BENCH_APPEND:-0} == 1 ]] || { : >"$OUT_DIR/notes.txt"; rm -f "$OUT_DIR"/perf-*.data* "$OUT_DIR/perf-runs" "$OUT_DIR/perf.txt"; }
 
 # --- 6. crypto ---------------------------------------------------------------------------------
 bench_crypto() {
@@ -111,12 +115,13 @@ bench_rss() {
 # wrk_rps URL [extra wrk args]: requests/s over BENCH_SECONDS with 2 threads, 32 connections.
 # BENCH_PERF=1: each wrk run is also recorded system-wide with perf (OUT_DIR/perf-N.data) and
 # its CPU split by process is appended to OUT_DIR/perf.txt.
-perf_runs=0
+# (Called in $(...): the run counter lives in a file, a variable would not survive.)
 wrk_rps() {
-    local url=$1 out perf_pid=""
+    local url=$1 out perf_pid="" perf_runs
     shift
     if [[ ${BENCH_PERF:-0} == 1 ]]; then
-        perf_runs=$((perf_runs + 1))
+        perf_runs=$(($(cat "$OUT_DIR/perf-runs" 2>/dev/null || echo 0) + 1))
+        echo "$perf_runs" >"$OUT_DIR/perf-runs"
         perf record -a -g -q -o "$OUT_DIR/perf-$perf_runs.data" -- sleep $((secs > 2 ? secs - 2 : 1)) 2>/dev/null &
         perf_pid=$!
     fi
@@ -208,7 +213,7 @@ SELECT id, account_id, epoch, key_gen, high_water, stored_bytes, iso(created_at)
 EOF
     l=$(load)
     ours=$(wrk_rps "$STACK_URL/v1/pouches/$POUCH" -H "Authorization: Bearer $WEB_TOKEN")
-    # The handler pool holds POUCH_DB_POOL (4) connections per process; pgbench gets as many
+    # The handler pool holds POUCH_DB_POOL (8) connections per process; pgbench gets as many
     # clients as wrk has connections, prepared statements like the handlers.
     theirs=$("$PGBENCH" -n -M prepared -c 32 -j 2 -T "$secs" -f "$script" "$POUCH_DATABASE_URL" 2>&1 |
         tee -a "$OUT_DIR/pgbench.txt" | awk '/^tps/ && !n++ { print $3 }')
@@ -327,7 +332,7 @@ bench_login() {
     # thread. A number restarts cliauth alone with that many threads for the section (1100 is
     # one per waiter, what 1,000 waiters needed before parking) and with the stack's afterwards.
     local login_threads=${BENCH_LOGIN_THREADS:-}
-    local n=${BENCH_WAITERS:-1000} pool=${POUCH_DB_POOL:-4} ready=$OUT_DIR/login.ready
+    local n=${BENCH_WAITERS:-1000} pool=$POUCH_DB_POOL ready=$OUT_DIR/login.ready
     local threads=${login_threads:-${POUCH_THREADS:-16}} lg pid polled=0 kb nthreads ports conns out l r v label
     local c_all c_idle a_all a_idle
     flow_web_user
