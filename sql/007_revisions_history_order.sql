@@ -7,6 +7,8 @@
 -- a commit of 10 ops into a pouch of ~10,000 revisions took 250 ms instead of 10 (make bench,
 -- docs/PERFORMANCE.md). Led by artifact_id, the index serves only what it is for (one
 -- artifact's history, newest first) and the primary key is the only index a lookup by id can
--- use. Rebuilding it locks writes to revisions for the build (brief on a young table).
+-- use. Built before the old one is dropped: writes to revisions wait for the build, reads
+-- only for the drop and rename at its end.
+CREATE INDEX revisions_history_new ON revisions (artifact_id, pouch_id, seq DESC);
 DROP INDEX revisions_history;
-CREATE INDEX revisions_history ON revisions (artifact_id, pouch_id, seq DESC);
+ALTER INDEX revisions_history_new RENAME TO revisions_history;
