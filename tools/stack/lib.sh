@@ -8,6 +8,8 @@
 # shellcheck shell=bash
 
 STACK_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# nginx is in /usr/sbin, which Debian leaves out of a normal user's PATH.
+case ":$PATH:" in *:/usr/sbin:*) ;; *) export PATH=$PATH:/usr/sbin:/sbin ;; esac
 STACK_RUN_USER=pouch        # who runs the services when we are root (PostgreSQL refuses root)
 STACK_SUPERVISORS=()        # "group:pid" of each handler supervisor we started
 STACK_NGINX_PIDS=()        # nginx master processes we started (our children)
