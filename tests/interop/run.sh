@@ -25,6 +25,13 @@ if ! command -v node >/dev/null 2>&1; then
     exit 1
 fi
 
+# Node trusts only its own CA list unless told otherwise; add the system's, so a registry
+# reached through a TLS proxy whose CA is installed there (ca-certificates) works for every
+# user, not only one whose environment already points Node at it.
+if [ -z "${NODE_EXTRA_CA_CERTS:-}" ] && [ -r /etc/ssl/certs/ca-certificates.crt ]; then
+    export NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt
+fi
+
 # Reinstall only when the lock file changed; npm ci installs exactly what it pins.
 mkdir -p "$node_dir"
 if [ ! -d "$node_dir/node_modules" ] || ! cmp -s "$here/package-lock.json" "$node_dir/package-lock.json"; then
