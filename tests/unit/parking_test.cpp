@@ -118,7 +118,8 @@ class FakeSubscriberServer {
 };
 
 // One parked request: its poll counts reads and answers once `ready` is set (or when final);
-// the answer it gets is kept for the test.
+// the answer it gets is kept for the test. Parking::stop() answers whatever is still parked,
+// so a test that leaves a Waiter parked stops the Parking before the Waiter goes out of scope.
 class Waiter {
   public:
     std::atomic<int> reads{0};
@@ -223,6 +224,8 @@ TEST(Parking, PublishOnAnotherChannelDoesNotWake) {
     EXPECT_FALSE(w.answered());
     EXPECT_EQ(w.reads.load(), 0);
     EXPECT_EQ(p.parked(), 1u);
+    p.stop();  // answers w while it is alive
+    EXPECT_TRUE(w.answered());
 }
 
 TEST(Parking, MessageBetweenTheRoutesReadAndParkIsNotLost) {
@@ -412,6 +415,8 @@ TEST(Parking, LostConnectionHasEveryParkedRequestReread) {
     EXPECT_LT(ms_since(start), 1000);
     EXPECT_TRUE(eventually([&] { return !p.connected(); }, 1s));
     server.ack = true;
+    p.stop();  // answers w while it is alive
+    EXPECT_TRUE(w.answered());
 }
 
 TEST(Parking, ReconnectHasEveryParkedRequestReread) {
