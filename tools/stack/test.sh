@@ -61,11 +61,12 @@ crashed() {
 # run_lines NAME TIMEOUT COMMAND...: runs a suite printing PASS/FAIL lines, shows its output,
 # counts the lines; a non-zero exit without any FAIL line is a crash.
 run_lines() {
-    local name=$1 limit=$2 out status=0
+    local name=$1 limit=$2 out status=0 start=$SECONDS
     shift 2
     out=$TEST_VAR/${name//\//-}.out
     echo "=== $name"
     timeout --kill-after=10 "$limit" "$@" 2>&1 | tee "$out" || status=${PIPESTATUS[0]}
+    echo "  ($name took $((SECONDS - start)) s)"
     count_lines "$out"
     if ((status != 0)) && ! grep -q '^FAIL ' "$out"; then
         if ((status == 124)); then
@@ -77,7 +78,7 @@ run_lines() {
 }
 
 suite_unit() {
-    local bin=$STACK_BUILD/bin/unit_tests xml=$TEST_VAR/unit.xml status=0 counts
+    local bin=$STACK_BUILD/bin/unit_tests xml=$TEST_VAR/unit.xml status=0 counts start=$SECONDS
     echo "=== unit"
     if [[ ! -x $bin ]]; then
         crashed unit_tests "$bin is missing"
@@ -89,6 +90,7 @@ suite_unit() {
         POUCH_TEST_REDIS_URL=${STACK_REDIS_URL%/0}/1 \
         timeout --kill-after=10 "${POUCH_UNIT_TIMEOUT:-900}" "$bin" --gtest_output="xml:$xml" ||
         status=$?
+    echo "  (unit took $((SECONDS - start)) s)"
     if [[ ! -s $xml ]]; then
         crashed unit_tests "exited with status $status and wrote no XML report"
         return
