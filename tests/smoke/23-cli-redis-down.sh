@@ -31,8 +31,9 @@ check start_works_without_redis
 flow_redeem_bg "$REQ" 30 "$SMOKE_TMP/lp"
 retry 10 flow_polling_started "$REQ"
 sleep 0.3
+body=$(flow_approve_body) # built before the clock starts: its forks are not the wake-up
 approve_sent=$(now_ms)
-flow_approve "$REQ"
+flow_approve "$REQ" "$body"
 expect_status 200
 wait "$BG_PID" || true
 lp_ms=$(($(cat "$SMOKE_TMP/lp.end") - approve_sent))
@@ -83,8 +84,9 @@ flow_start_login
 flow_redeem_bg "$REQ" 30 "$SMOKE_TMP/lp2"
 retry 10 flow_polling_started "$REQ"
 sleep 0.3
+body=$(flow_approve_body) # built before the clock starts: its forks are not the wake-up
 approve_sent=$(now_ms)
-flow_approve "$REQ"
+flow_approve "$REQ" "$body"
 expect_status 200
 wait "$BG_PID" || true
 lp_ms=$(($(cat "$SMOKE_TMP/lp2.end") - approve_sent))
