@@ -224,20 +224,13 @@ token_wake_ms() {
     flow_redeem_bg "$REQ" 30 "$SMOKE_TMP/lp"
     retry 10 flow_polling_started "$REQ"
     sleep 0.3
-    # The body first: building it forks some twenty processes, which under the commit load
-    # on two cores can take most of a second, and that is not the wake-up being measured.
-    local sent body
-    body=$(flow_approve_body)
-    sent=$(now_ms)
-    flow_approve "$REQ" "$body"
-    local answered
-    answered=$(now_ms)
+    flow_approve_timed "$REQ"
     wait "$BG_PID" || true
     [[ $(cat "$SMOKE_TMP/lp.status") == 200 && $(jq -r .data.status "$SMOKE_TMP/lp.body") == approved ]] ||
         return 0
     LAST_AT=$(jq -r .data.access_token "$SMOKE_TMP/lp.body")
-    WAKE_MS=$(($(cat "$SMOKE_TMP/lp.end") - sent))
-    WAKE_AFTER_MS=$(($(cat "$SMOKE_TMP/lp.end") - answered))
+    WAKE_MS=$(($(cat "$SMOKE_TMP/lp.end") - APPROVE_SENT))
+    WAKE_AFTER_MS=$(($(cat "$SMOKE_TMP/lp.end") - APPROVE_ANSWERED))
 }
 
 subscriber_connects() { cat "$(stack_log sync)" "$(stack_log cliauth)" | grep -c 'redis subscriber connected' || true; }
@@ -301,11 +294,18 @@ fault_redis_stop() {
         ((WAKE_MS > ev_up)) && ev_up=$WAKE_MS
     done
     expect_true "slowest of 3 events long-polls answered ${ev_up} ms after the commit was sent, Redis back (want < 500)" test "$ev_up" -lt 500
-    token_wake_ms
-    tok_up=$WAKE_MS
-    expect_true "token long-poll answered ${tok_up} ms after the approval was sent, Redis back (want < 1000)" test "$tok_up" -lt 1000
-    expect_true "token long-poll answered ${WAKE_AFTER_MS} ms after the approval's answer, Redis back (want < 500)" \
-        test "$WAKE_AFTER_MS" -lt 500
+    # Slowest of three here too: the database re-read wakes a single one in time half the time.
+    local tok_after=-99999
+    tok_up=0
+    for _ in 1 2 3; do
+        token_wake_ms
+        ((WAKE_MS > tok_up)) && tok_up=$WAKE_MS
+        ((WAKE_AFTER_MS > tok_after)) && tok_after=$WAKE_AFTER_MS
+    done
+    expect_true "slowest of 3 token long-polls answered ${tok_up} ms after the approval was sent, Redis back (want < 1000)" \
+        test "$tok_up" -lt 1000
+    expect_true "slowest of 3 token long-polls answered ${tok_after} ms after the approval's answer, Redis back (want < 500)" \
+        test "$tok_after" -lt 500
     req GET /v1/devices "" -H "Authorization: DPoP $at_before" -H "DPoP: $proof"
     expect_error 401 invalid_dpop_proof
     check long_polls_are_woken_through_redis_again_after_it_returns
@@ -315,7 +315,7 @@ fault_redis_stop() {
     expect_true "answers other than applied under load: $(statuses_except_applied)" test -z "$(statuses_except_applied)"
     check commit_load_unaffected_by_the_redis_outage
     figures redis_stop "$(jq -c --argjson a "$tok_down" --argjson b "$ev_down" --argjson c "$tok_up" \
-        --argjson d "$ev_up" --argjson w "$WAKE_AFTER_MS" '{token_wake_ms_down:$a, events_wake_ms_down:$b, token_wake_ms_up:$c,
+        --argjson d "$ev_up" --argjson w "$tok_after" '{token_wake_ms_down:$a, events_wake_ms_down:$b, token_wake_ms_up:$c,
         events_wake_ms_up:$d, token_wake_ms_after_approval_answer_up:$w} + del(.problems)' <<<"$LOAD_REPORT")"
 }
 

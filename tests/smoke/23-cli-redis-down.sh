@@ -31,12 +31,10 @@ check start_works_without_redis
 flow_redeem_bg "$REQ" 30 "$SMOKE_TMP/lp"
 retry 10 flow_polling_started "$REQ"
 sleep 0.3
-body=$(flow_approve_body) # built before the clock starts: its forks are not the wake-up
-approve_sent=$(now_ms)
-flow_approve "$REQ" "$body"
+flow_approve_timed "$REQ"
 expect_status 200
 wait "$BG_PID" || true
-lp_ms=$(($(cat "$SMOKE_TMP/lp.end") - approve_sent))
+lp_ms=$(($(cat "$SMOKE_TMP/lp.end") - APPROVE_SENT))
 expect_true "long-poll answered 200" test "$(cat "$SMOKE_TMP/lp.status")" = 200
 expect_true "approved form" test "$(jq -r .data.status "$SMOKE_TMP/lp.body")" = approved
 expect_true "answered ${lp_ms} ms after the approval was sent (want < 2500: one database re-read a second)" \
@@ -84,12 +82,10 @@ flow_start_login
 flow_redeem_bg "$REQ" 30 "$SMOKE_TMP/lp2"
 retry 10 flow_polling_started "$REQ"
 sleep 0.3
-body=$(flow_approve_body) # built before the clock starts: its forks are not the wake-up
-approve_sent=$(now_ms)
-flow_approve "$REQ" "$body"
+flow_approve_timed "$REQ"
 expect_status 200
 wait "$BG_PID" || true
-lp_ms=$(($(cat "$SMOKE_TMP/lp2.end") - approve_sent))
+lp_ms=$(($(cat "$SMOKE_TMP/lp2.end") - APPROVE_SENT))
 expect_true "long-poll answered 200" test "$(cat "$SMOKE_TMP/lp2.status")" = 200
 expect_true "answered ${lp_ms} ms after the approval was sent (want < 1000 with Redis back)" \
     test "$lp_ms" -lt 1000

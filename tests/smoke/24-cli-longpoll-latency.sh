@@ -26,18 +26,16 @@ server_ms=()   # server side: approve logged as done -> token answer logged as d
 for i in 1 2 3 4 5; do
     flow_cli_keys "lat$i"
     flow_start_login
-    body=$(flow_approve_body)  # built before the clock starts
     flow_redeem_bg "$REQ" 30 "$SMOKE_TMP/lp$i"
     retry 10 flow_polling_started "$REQ"
     sleep 0.3  # past the stamp: the request is registered and asleep
-    sent=$(now_ms)
-    flow_approve "$REQ" "$body"
+    flow_approve_timed "$REQ"
     expect_status 200
     approve_rid=$(json .meta.request_id)
     wait "$BG_PID" || true
     expect_true "login $i answered 200" test "$(cat "$SMOKE_TMP/lp$i.status")" = 200
     expect_true "login $i approved form" test "$(jq -r .data.status "$SMOKE_TMP/lp$i.body")" = approved
-    client_ms+=($(($(cat "$SMOKE_TMP/lp$i.end") - sent)))
+    client_ms+=($(($(cat "$SMOKE_TMP/lp$i.end") - APPROVE_SENT)))
     token_rid=$(jq -r .meta.request_id "$SMOKE_TMP/lp$i.body")
     server_ms+=($(($(logged_ms "$token_rid") - $(logged_ms "$approve_rid"))))
     expect_true "login $i answered ${client_ms[-1]} ms after the approval was sent (want < 1000)" \

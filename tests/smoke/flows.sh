@@ -122,6 +122,17 @@ flow_approve() {
         -H "Authorization: Bearer $WEB_TOKEN"
 }
 
+# flow_approve_timed ID: flow_approve with a fresh body, timed for wake-up checks: sets
+# APPROVE_SENT and APPROVE_ANSWERED (wall clock ms) around the request alone. The body is
+# built first: its forks, under load on two cores, can take most of a second.
+flow_approve_timed() {
+    local body
+    body=$(flow_approve_body)
+    APPROVE_SENT=$(now_ms)
+    flow_approve "$1" "$body"
+    APPROVE_ANSWERED=$(now_ms)
+}
+
 # flow_redeem ID [WAIT] [VERIFIER] [KEYFILE]: POST /v1/cli-auth/token.
 flow_redeem() {
     local id=$1 wait=${2:-0} ver=${3:-$VERIFIER} key=${4:-$DEVICE_KEY}
