@@ -1,5 +1,6 @@
 // caller.cpp -- resolves credentials to a Caller. Only SHA-256 hashes of tokens are looked
-// up; web sessions slide (last_used_at and expires_at move at most once a minute).
+// up. A web session ends 30 days after it began (expires_at, absolute) or after 14 days unused
+// (last_used_at, moved at most once a minute), whichever comes first (decisions §13).
 #include "common/auth/caller.h"
 
 #include <algorithm>
@@ -16,7 +17,7 @@ namespace {
 const db::Statement kSessionByHash{
     "auth_session_by_hash",
     "SELECT s.id, s.user_id, u.role, a.id AS account_id, a.web_member_id,"
-    "       s.expires_at <= now() AS expired,"
+    "       (s.expires_at <= now() OR s.last_used_at <= now() - interval '14 days') AS expired,"
     "       s.last_used_at < now() - interval '1 minute' AS stale"
     "  FROM web_sessions s"
     "  JOIN users u ON u.id = s.user_id"
@@ -25,8 +26,7 @@ const db::Statement kSessionByHash{
 
 const db::Statement kTouchSession{
     "auth_touch_session",
-    "UPDATE web_sessions SET last_used_at = now(), expires_at = now() + interval '30 days'"
-    " WHERE id = $1"};
+    "UPDATE web_sessions SET last_used_at = now() WHERE id = $1"};
 
 const db::Statement kAccessToken{
     "auth_access_token",

@@ -45,6 +45,7 @@ Config Config::from_env() {
     read_int("POUCH_DB_POOL", c.db_pool, 1, 1024);
     read_int("POUCH_LOGIN_TTL", c.login_ttl_seconds, 1, 86400);
     read_int("POUCH_ARGON2_PARALLEL", c.argon2_parallel, 1, 64);
+    read_int("POUCH_MAX_WAITERS_PER_ACCOUNT", c.max_waiters_per_account, 1, 1000000);
     c.public_url = strip_trailing_slash(c.public_url);
     c.web_url = strip_trailing_slash(c.web_url);
     if (c.log_level != "debug" && c.log_level != "info" && c.log_level != "warn" &&

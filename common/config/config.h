@@ -18,6 +18,7 @@ struct Config {
     int db_pool = 8;                                     // POUCH_DB_POOL
     int login_ttl_seconds = 600;                         // POUCH_LOGIN_TTL
     int argon2_parallel = 2;                             // POUCH_ARGON2_PARALLEL
+    int max_waiters_per_account = 256;                   // POUCH_MAX_WAITERS_PER_ACCOUNT
 
     // Throws std::runtime_error naming the variable on a malformed value.
     static Config from_env();

@@ -6,6 +6,8 @@
 
 #include <stdexcept>
 
+#include "common/http/error.h"
+
 namespace pouch {
 
 namespace {
@@ -15,7 +17,8 @@ constexpr size_t kSharedAnswersMax = 1024;  // share keys remembered (cleared pa
 
 }  // namespace
 
-Parking::Parking(const std::string& redis_url, int threads) {
+Parking::Parking(const std::string& redis_url, int threads, size_t max_per_owner)
+    : max_per_owner_(max_per_owner) {
     notifier_ = std::make_unique<redis::Notifier>(redis_url, static_cast<Listener&>(*this));
     for (int i = 0; i < std::max(threads, 1); ++i) pollers_.emplace_back([this] { poll_thread(); });
     timer_ = std::thread([this] { timer_thread(); });
@@ -64,6 +67,28 @@ void Parking::park(LongPoll poll, std::string request_id, Finish finish) {
         e->finish(out, detail);
         return;
     }
+    if (!e->lp.owner.empty() && per_owner_[e->lp.owner] >= max_per_owner_) {
+        lock.unlock();
+        e->finish(render_error(ApiError(429, "rate_limited",
+                                        "too many requests of this account are waiting; retry "
+                                        "later")
+                                   .with_header("Retry-After", "5"),
+                               e->request_id),
+                  "");
+        return;
+    }
+    if (!e->lp.exclusive_key.empty()) {
+        auto [it, fresh] = by_exclusive_.try_emplace(e->lp.exclusive_key, e);
+        if (!fresh) {
+            Entry* older = it->second;
+            it->second = e;
+            ApiError why = older->lp.superseded.value_or(
+                ApiError(429, "rate_limited", "a newer request took this one's place"));
+            older->forced = render_error(why, older->request_id);
+            enqueue(older);
+        }
+    }
+    if (!e->lp.owner.empty()) ++per_owner_[e->lp.owner];
     entries_.emplace(e, std::move(owned));
     by_channel_.emplace(e->lp.channel, e);
     if (e->lp.deadline <= Clock::now()) {
@@ -88,6 +113,14 @@ void Parking::enqueue(Entry* e) {
 }
 
 void Parking::remove(Entry* e) {
+    if (!e->lp.owner.empty()) {
+        auto it = per_owner_.find(e->lp.owner);
+        if (--it->second == 0) per_owner_.erase(it);
+    }
+    if (!e->lp.exclusive_key.empty()) {
+        auto it = by_exclusive_.find(e->lp.exclusive_key);
+        if (it != by_exclusive_.end() && it->second == e) by_exclusive_.erase(it);
+    }
     auto [cb, ce] = by_channel_.equal_range(e->lp.channel);
     for (auto it = cb; it != ce; ++it)
         if (it->second == e) {
@@ -147,11 +180,14 @@ void Parking::poll_thread() {
         e->running = true;
         e->dirty = false;
         bool final = e->expired || stopping_;
+        std::optional<Rendered> forced = e->forced;
         lock.unlock();
 
         Rendered out;
         std::string detail;
-        bool answered = poll_once(*e, final, out, detail);
+        bool answered = true;
+        if (forced) out = std::move(*forced);
+        else answered = poll_once(*e, final, out, detail);
 
         lock.lock();
         e->running = false;

@@ -7,6 +7,8 @@
 //
 // No wake-up is lost: every message bumps the channel's stamp before parked requests are
 // looked up, and park() re-polls at once when the stamp moved since the route's read.
+// Bounded (decisions §13): per owner (an account) at most max_per_owner requests are parked,
+// and one per exclusive key (a login request).
 #pragma once
 
 #include <array>
@@ -37,8 +39,9 @@ public:
     using Finish = std::function<void(const Rendered& answer, const std::string& error_detail)>;
 
     // `threads` poll threads (each poll leases its own database connection, so more than the
-    // pool size gains nothing).
-    Parking(const std::string& redis_url, int threads);
+    // pool size gains nothing). At most `max_per_owner` requests of one LongPoll::owner are
+    // parked at once; the next is answered 429 rate_limited (Retry-After 5) without parking.
+    Parking(const std::string& redis_url, int threads, size_t max_per_owner = 256);
     ~Parking();
     Parking(const Parking&) = delete;
     Parking& operator=(const Parking&) = delete;
@@ -47,7 +50,9 @@ public:
     // Routes read it before the read whose emptiness makes them park (LongPoll::seen).
     std::uint64_t stamp(const std::string& channel) const;
 
-    // Takes over a request. After stop() it is answered at once with a final poll.
+    // Takes over a request. After stop() it is answered at once with a final poll. Over its
+    // owner's limit it is answered at once with 429; a request with the exclusive key of one
+    // already parked supersedes that one, which is answered with its `superseded` error.
     void park(LongPoll poll, std::string request_id, Finish finish);
 
     // Answers every parked request with a final poll, waits for the answers to be written
@@ -66,6 +71,7 @@ private:
         bool running = false;  // a poll thread is polling it
         bool dirty = false;    // woken while running: poll again
         bool expired = false;  // deadline passed: the next poll is final
+        std::optional<Rendered> forced;  // answer without polling (superseded)
     };
     struct Shared {  // one poll's answer for requests of one share key
         std::uint64_t stamp;
@@ -95,6 +101,9 @@ private:
     std::multimap<std::string, Entry*> by_channel_;
     std::multimap<Clock::time_point, Entry*> by_deadline_;
     std::deque<Entry*> queue_;
+    const size_t max_per_owner_;
+    std::unordered_map<std::string, size_t> per_owner_;      // parked requests per owner
+    std::unordered_map<std::string, Entry*> by_exclusive_;  // the parked request per key
     bool stopping_ = false;  // every poll is final from now on
     bool ended_ = false;     // threads gone: park() answers inline
 

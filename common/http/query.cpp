@@ -83,8 +83,8 @@ QueryValues validate_query(const Request& req, std::initializer_list<QueryParam>
                 break;
             case QueryParam::Kind::uuid:
                 if (!v) break;
-                if (!is_uuid(*v)) throw validation_failed(field, "must be a UUID");
-                out.texts_[p.name] = *v;
+                if (auto id = canonical_uuid(*v)) out.texts_[p.name] = std::move(*id);
+                else throw validation_failed(field, "must be a UUID");
                 break;
             case QueryParam::Kind::text:
                 if (!v) break;

@@ -26,7 +26,7 @@ struct QueryParam {
 QueryParam query_int(std::string name, long long min, long long max,
                      std::optional<long long> fallback = std::nullopt);
 QueryParam query_bool(std::string name, bool fallback);  // true|false|1|0
-QueryParam query_uuid(std::string name);
+QueryParam query_uuid(std::string name);  // its value: the canonical lower-case form
 QueryParam query_text(std::string name, size_t max_chars);
 
 class QueryValues {

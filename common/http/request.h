@@ -14,6 +14,7 @@ namespace pouch {
 struct Request {
     std::string method;
     std::string path;        // as sent (DOCUMENT_URI), without the query
+    std::string log_path;    // path with secret params masked (Router::loggable_path)
     std::string raw_query;
     std::string request_id;  // nginx $request_id
     std::string remote_addr;

@@ -1,6 +1,6 @@
 // response.cpp -- the one place that renders the JSON envelope (decisions §2) for successes
-// and errors, and the FastCGI header block. Every API reply carries X-Request-Id and
-// Cache-Control: no-store (bodies may hold tokens).
+// and errors, and the FastCGI header block. Every API reply carries X-Request-Id,
+// Cache-Control: no-store (bodies may hold tokens) and X-Content-Type-Options: nosniff.
 #include "common/http/response.h"
 
 #include "common/db/pool.h"
@@ -34,6 +34,7 @@ namespace {
 void base_headers(Rendered& r, const std::string& request_id) {
     r.headers.emplace_back("Content-Type", "application/json");
     r.headers.emplace_back("Cache-Control", "no-store");
+    r.headers.emplace_back("X-Content-Type-Options", "nosniff");
     r.headers.emplace_back("X-Request-Id", request_id);
 }
 
@@ -43,6 +44,7 @@ Rendered render_success(const Response& resp, const std::string& request_id) {
     Rendered r{resp.status, {}, {}};
     if (resp.raw) {
         r.headers = resp.headers;
+        r.headers.emplace_back("X-Content-Type-Options", "nosniff");
         r.headers.emplace_back("X-Request-Id", request_id);
         r.body = resp.raw_body;
         return r;

@@ -30,6 +30,13 @@ struct LongPoll {
     // Re-reads the state: the answer once there is one, else nullopt. With `final` (the
     // deadline, or shutdown) it must answer. May throw ApiError like a route.
     std::function<std::optional<Response>(bool final)> poll;
+    // Non-empty: the account it counts against; Parking holds at most its per-owner limit of
+    // parked requests per owner and answers the next one 429 rate_limited at once (§13).
+    std::string owner;
+    // Non-empty: at most one request per key is parked; a newer one answers the older with
+    // `superseded` (a second token wait on one login request: 429 slow_down, §13).
+    std::string exclusive_key;
+    std::optional<ApiError> superseded;
 };
 
 struct Response {

@@ -7,6 +7,7 @@
 #include <cctype>
 
 #include "common/http/error.h"
+#include "common/types/uuid.h"
 
 namespace pouch {
 
@@ -25,8 +26,6 @@ std::vector<std::string> split_path(const std::string& path) {
     return out;
 }
 
-bool is_hex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
-
 bool is_b64url_char(char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
 }
@@ -41,27 +40,16 @@ bool match_segment(const std::string& tpl, const std::string& seg, std::string& 
     std::string type = colon == std::string::npos ? "seg" : inner.substr(colon + 1);
     value = seg;
     if (seg.empty()) return false;
-    if (type == "uuid") return is_uuid(seg);
+    if (type == "uuid") {  // held canonical (lower case) from here on, decisions §13
+        auto canonical = canonical_uuid(seg);
+        if (canonical) value = std::move(*canonical);
+        return canonical.has_value();
+    }
     if (type == "blobid") return is_blob_id(seg);
     return true;
 }
 
 }  // namespace
-
-bool is_uuid(const std::string& s) {
-    if (s.size() != 36) return false;
-    for (size_t i = 0; i < 36; ++i) {
-        bool dash = i == 8 || i == 13 || i == 18 || i == 23;
-        if (dash ? s[i] != '-' : !is_hex(s[i])) return false;
-    }
-    if (s == "00000000-0000-0000-0000-000000000000") return true;
-    std::string lower = s;
-    std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
-    if (lower == "ffffffff-ffff-ffff-ffff-ffffffffffff") return true;
-    char version = s[14], variant = static_cast<char>(std::tolower(s[19]));
-    return version >= '1' && version <= '8' &&
-           (variant == '8' || variant == '9' || variant == 'a' || variant == 'b');
-}
 
 bool is_blob_id(const std::string& s) {
     return s.size() == 43 && std::all_of(s.begin(), s.end(), is_b64url_char);
@@ -83,6 +71,26 @@ void Router::add_query(const std::string& method, const std::string& pattern, Ro
 void Router::add(const std::string& method, const std::string& pattern, RouteFn fn,
                  RouteOptions options) {
     routes_.push_back(Route{method, pattern, split_path(pattern), std::move(fn), options});
+}
+
+std::string Router::loggable_path(const std::string& path) const {
+    std::vector<std::string> segs = split_path(path);
+    for (const auto& r : routes_) {
+        if (r.options.masked_params.empty() || r.segments.size() != segs.size()) continue;
+        bool shape = true;
+        std::vector<std::string> out = segs;
+        for (size_t i = 0; i < segs.size() && shape; ++i) {
+            std::string name, value;
+            shape = match_segment(r.segments[i], segs[i], name, value);
+            for (const auto& m : r.options.masked_params)
+                if (shape && m == name && segs[i].size() > 8) out[i] = segs[i].substr(0, 8) + "\u2026";
+        }
+        if (!shape) continue;
+        std::string masked;
+        for (const auto& seg : out) masked += "/" + seg;
+        return masked;
+    }
+    return path;
 }
 
 Router::Match Router::match(const std::string& method, const std::string& path) const {

@@ -1,6 +1,7 @@
 // router.h -- method + path templates with typed params ("/v1/pouches/{pouchId:uuid}").
 // Unknown path: 404 not_found; known path, other method: 405 method_not_allowed with Allow.
-// Param types: uuid (interface "Shared formats"), blobid (43 b64url chars), seg (any segment).
+// Param types: uuid (interface "Shared formats"; the param holds its canonical lower-case
+// form), blobid (43 b64url chars), seg (any segment).
 #pragma once
 
 #include <cstddef>
@@ -11,6 +12,7 @@
 
 #include "common/http/request.h"
 #include "common/http/response.h"
+#include "common/types/uuid.h"
 
 namespace pouch {
 
@@ -34,6 +36,9 @@ struct RouteOptions {
     // Routes that take query parameters validate them (common/http/query.h); on any other
     // route a query parameter is rejected before the handler runs.
     bool query = false;
+    // Path params that are secrets (a share id opens its share): logs show only their first
+    // 8 characters followed by "…" (decisions §13).
+    std::vector<std::string> masked_params;
 };
 
 struct Route {
@@ -62,11 +67,14 @@ public:
 
     const std::vector<Route>& routes() const { return routes_; }
 
+    // `path` as logs may show it: when it has the shape of a route with masked params (any
+    // method, so a 405 is masked too), those segments cut to 8 characters + "…".
+    std::string loggable_path(const std::string& path) const;
+
 private:
     std::vector<Route> routes_;
 };
 
-bool is_uuid(const std::string& s);    // interface "Shared formats"
 bool is_blob_id(const std::string& s);  // 43 chars of b64url
 
 }  // namespace pouch

@@ -144,6 +144,7 @@ Rendered dispatch(FCGX_Request& fr, Request& r, Router& router, Services& servic
                   std::string& error_detail, std::shared_ptr<LongPoll>& parked) {
     return render_guarded(r.request_id, error_detail, [&] {
         fill_request(fr, r);
+        r.log_path = router.loggable_path(r.path);
         Router::Match m = router.match(r.method, r.path);
         r.params = std::move(m.params);
         r.query = parse_query(r.raw_query);
@@ -167,11 +168,11 @@ void log_request(const Request& r, int status, std::chrono::steady_clock::time_p
     log::Level level = status >= 500 ? log::Level::error : log::Level::info;
     if (error_detail.empty()) {
         log::write(level, "request", {{"request_id", r.request_id}, {"method", r.method},
-                                      {"path", r.path}, {"status", status},
+                                      {"path", r.log_path.empty() ? r.path : r.log_path}, {"status", status},
                                       {"duration_ms", ms}});
     } else {
         log::write(level, "request", {{"request_id", r.request_id}, {"method", r.method},
-                                      {"path", r.path}, {"status", status},
+                                      {"path", r.log_path.empty() ? r.path : r.log_path}, {"status", status},
                                       {"duration_ms", ms}, {"error", error_detail}});
     }
 }
@@ -317,7 +318,9 @@ int handler_main(const std::string& group, int argc, char** argv,
         redis::Client redis(config.redis_url);
         auth::ReplayCache replay(redis, pool);
         std::unique_ptr<Parking> parking;
-        if (options.long_poll) parking = std::make_unique<Parking>(config.redis_url, config.db_pool);
+        if (options.long_poll)
+            parking = std::make_unique<Parking>(config.redis_url, config.db_pool,
+                                                static_cast<size_t>(config.max_waiters_per_account));
         Services services{config, pool, redis, replay, parking.get()};
         Router router;
         add_health_route(router);

@@ -2,7 +2,8 @@
 // events into a Document while tracking keys per open object (duplicates at any depth),
 // nesting depth, and re-validating every string as strict UTF-8, because RapidJSON 1.1
 // turns a lone low-surrogate escape ("\udc00") into invalid UTF-8 without complaint.
-// Numbers arrive as raw text and are converted by a second reader (see number_text).
+// Numbers arrive as raw text and are converted by a second reader (see number_text). The
+// budget of parse.h (depth, members per object, values per document) is counted on the fly.
 #include "common/json/parse.h"
 
 #include <string>
@@ -103,6 +104,11 @@ class StrictHandler {
         if (!utf8(s, n)) return false;
         Frame& f = frames_.back();
         std::string key(s, n);
+        if (f.keys.size() >= kMaxMembers) {
+            std::string where = pointer(frames_.size() - 1);
+            return fail("an object has more than " + std::to_string(kMaxMembers) + " members" +
+                        (where.empty() ? std::string(" (the top-level object)") : " at " + where));
+        }
         if (!f.keys.insert(key).second) {
             std::string where = pointer(frames_.size() - 1);
             return fail("duplicate key \"" + short_key(key) + "\"" +
@@ -135,6 +141,8 @@ class StrictHandler {
 
     // Called before every value; the root must be an object when required.
     bool value(bool is_object) {
+        if (++values_ > kMaxValues)
+            return fail("the document holds more than " + std::to_string(kMaxValues) + " values");
         if (frames_.empty()) {
             if (require_object_ && !is_object) return fail("body is not a JSON object");
             return true;
@@ -170,6 +178,7 @@ class StrictHandler {
     rapidjson::Document& doc_;
     bool require_object_;
     std::vector<Frame> frames_;
+    size_t values_ = 0;
     std::string error_;
 };
 

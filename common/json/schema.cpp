@@ -1,6 +1,7 @@
 // schema.cpp -- the declarative request validator (decisions §3): builders produce shared
 // immutable Specs; validate() walks the document in order and throws validation_failed with
-// the JSON Pointer of the first violation. Relies on parse_strict for UTF-8 and duplicates.
+// the JSON Pointer of the first violation, rewriting each UUID it passes to its canonical
+// lower-case form. Relies on parse_strict for UTF-8 and duplicates.
 #include "common/json/schema.h"
 
 #include <algorithm>
@@ -9,12 +10,11 @@
 #include <string_view>
 
 #include "common/crypto/b64url.h"
-#include "common/http/router.h"
-#include "common/json/parse.h"
-
 #include "common/http/error.h"
+#include "common/json/parse.h"
 #include "common/json/schema_spec.h"
 #include "common/json/utf8.h"
+#include "common/types/uuid.h"
 
 namespace pouch::json::schema {
 namespace {
@@ -74,9 +74,11 @@ const char* type_name(Kind k) {
     return "?";
 }
 
-void check(const rapidjson::Value& v, const Spec& s, std::string& ptr);
+using Alloc = rapidjson::Document::AllocatorType;
 
-void check_string(const rapidjson::Value& v, const Spec& s, const std::string& ptr) {
+void check(rapidjson::Value& v, const Spec& s, std::string& ptr, Alloc& alloc);
+
+void check_string(rapidjson::Value& v, const Spec& s, const std::string& ptr, Alloc& alloc) {
     std::string str(v.GetString(), v.GetStringLength());
     size_t n = utf8_length(str);
     if (s.min_chars == s.max_chars && n != s.min_chars)
@@ -87,6 +89,10 @@ void check_string(const rapidjson::Value& v, const Spec& s, const std::string& p
         fail(ptr, "must be at most " + plural(s.max_chars, "character", "characters"));
     for (const auto& c : s.checks)
         if (!c.pred(str)) fail(ptr, "must be " + c.what);
+    if (s.canonical_uuid) {
+        std::string canonical = *canonical_uuid(str);
+        if (canonical != str) v.SetString(canonical.data(), static_cast<rapidjson::SizeType>(canonical.size()), alloc);
+    }
 }
 
 void check_integer(const rapidjson::Value& v, const Spec& s, const std::string& ptr) {
@@ -96,7 +102,7 @@ void check_integer(const rapidjson::Value& v, const Spec& s, const std::string& 
     if (v.GetInt64() < s.min) fail(ptr, "must be at least " + std::to_string(s.min));
 }
 
-void check_array(const rapidjson::Value& v, const Spec& s, std::string& ptr) {
+void check_array(rapidjson::Value& v, const Spec& s, std::string& ptr, Alloc& alloc) {
     size_t n = v.Size();
     if (n < s.min_items) fail(ptr, "must have at least " + plural(s.min_items, "item", "items"));
     if (n > s.max_items) fail(ptr, "must have at most " + plural(s.max_items, "item", "items"));
@@ -104,8 +110,8 @@ void check_array(const rapidjson::Value& v, const Spec& s, std::string& ptr) {
     for (size_t i = 0; i < n; ++i) {
         size_t mark = ptr.size();
         push_segment(ptr, std::to_string(i));
-        const auto& e = v[static_cast<rapidjson::SizeType>(i)];
-        check(e, s.item->spec(), ptr);
+        auto& e = v[static_cast<rapidjson::SizeType>(i)];
+        check(e, s.item->spec(), ptr, alloc);
         if (s.distinct) {
             std::string key;
             if (e.IsString())
@@ -121,15 +127,15 @@ void check_array(const rapidjson::Value& v, const Spec& s, std::string& ptr) {
     }
 }
 
-void check_object(const rapidjson::Value& v, const Spec& s, std::string& ptr) {
-    for (const auto& m : v.GetObject()) {
+void check_object(rapidjson::Value& v, const Spec& s, std::string& ptr, Alloc& alloc) {
+    for (auto& m : v.GetObject()) {
         std::string_view name(m.name.GetString(), m.name.GetStringLength());
         size_t mark = ptr.size();
         push_segment(ptr, name);
         auto it = std::find_if(s.members.begin(), s.members.end(),
                                [&](const Member& mm) { return mm.name == name; });
         if (it == s.members.end()) fail(ptr, "unknown field");
-        check(m.value, it->node.spec(), ptr);
+        check(m.value, it->node.spec(), ptr, alloc);
         ptr.resize(mark);
     }
     for (const auto& mm : s.members) {
@@ -142,7 +148,7 @@ void check_object(const rapidjson::Value& v, const Spec& s, std::string& ptr) {
     if (s.object_check && !s.object_check(v)) fail(ptr, "must be " + s.object_check_what);
 }
 
-void check(const rapidjson::Value& v, const Spec& s, std::string& ptr) {
+void check(rapidjson::Value& v, const Spec& s, std::string& ptr, Alloc& alloc) {
     if (v.IsNull()) {
         if (s.nullable) return;
         fail(ptr, "must not be null");
@@ -154,7 +160,7 @@ void check(const rapidjson::Value& v, const Spec& s, std::string& ptr) {
             if (std::string_view(v.GetString(), v.GetStringLength()).find('\0') !=
                 std::string_view::npos)
                 fail(ptr, "must not contain U+0000");
-            check_string(v, s, ptr);
+            check_string(v, s, ptr, alloc);
             return;
         case Kind::integer:
             if (!v.IsNumber()) fail(ptr, "must be an integer");
@@ -165,11 +171,11 @@ void check(const rapidjson::Value& v, const Spec& s, std::string& ptr) {
             return;
         case Kind::array:
             if (!v.IsArray()) fail(ptr, "must be an array");
-            check_array(v, s, ptr);
+            check_array(v, s, ptr, alloc);
             return;
         case Kind::object:
             if (!v.IsObject()) fail(ptr, "must be an object");
-            check_object(v, s, ptr);
+            check_object(v, s, ptr, alloc);
             return;
     }
     fail(ptr, std::string("must be ") + type_name(s.kind));
@@ -281,7 +287,10 @@ Node b64url() {
 }
 
 Node uuid() {
-    return string().check([](const std::string& v) { return pouch::is_uuid(v); }, "a UUID");
+    Node n = string().check([](const std::string& v) { return pouch::is_uuid(v); }, "a UUID");
+    auto s = std::make_shared<Spec>(n.spec());
+    s->canonical_uuid = true;
+    return Node(std::move(s));
 }
 
 // 64 characters bound the fraction digits, which RFC 3339 leaves unbounded.
@@ -322,9 +331,9 @@ Node object(std::initializer_list<Member> members) {
     return Node(std::move(s));
 }
 
-void validate(const rapidjson::Value& v, const Node& schema) {
+void validate(rapidjson::Document& doc, const Node& schema) {
     std::string ptr;
-    check(v, schema.spec(), ptr);
+    check(doc, schema.spec(), ptr, doc.GetAllocator());
 }
 
 void validate_empty_body(std::string_view body) {

@@ -51,7 +51,7 @@ private:
 
 Node string();                                  // any string (bounds via min/max_chars)
 Node b64url();                                  // b64url alphabet, no padding
-Node uuid();                                    // interface "Shared formats"
+Node uuid();  // interface "Shared formats"; validate() rewrites it to lower case (§13)
 Node datetime();                                // RFC 3339 with zone
 Node one_of(std::initializer_list<const char*> values);
 Node integer();                                 // within ±kMaxSafeInt; an integer literal
@@ -68,8 +68,10 @@ struct Member {
 inline Member req(std::string name, Node n) { return {std::move(name), std::move(n), true}; }
 inline Member opt(std::string name, Node n) { return {std::move(name), std::move(n), false}; }
 
-// Throws ApiError(400, "validation_failed", message, pointer).
-void validate(const rapidjson::Value& v, const Node& schema);
+// Throws ApiError(400, "validation_failed", message, pointer). Every value a uuid() node
+// accepts is rewritten in place to its canonical lower-case form (decisions §13), so handlers
+// compare ids as plain strings. Hash or verify a signed body before calling this.
+void validate(rapidjson::Document& doc, const Node& schema);
 
 // For operations that carry no data: no body, or `{}`. Anything else is refused like an
 // unknown field (invalid_json / validation_failed).

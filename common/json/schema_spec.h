@@ -27,6 +27,7 @@ struct Spec {
     size_t min_chars = 0;
     size_t max_chars = SIZE_MAX;
     std::vector<StringCheck> checks;  // run in order after the length bounds
+    bool canonical_uuid = false;      // uuid(): rewritten to lower case once valid
     // integer
     long long min = -kMaxSafeInt;
     long long max = kMaxSafeInt;

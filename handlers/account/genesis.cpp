@@ -10,6 +10,7 @@
 #include "common/json/schema.h"
 #include "common/model/ids_in_use.h"
 #include "common/model/key_envelopes.h"
+#include "common/model/usage.h"
 #include "common/model/schemas.h"
 #include "handlers/account/routes.h"
 #include "handlers/account/sql.h"
@@ -67,6 +68,7 @@ Response genesis(Request& req, Services& s) {
         auto conn = s.db.acquire();
         db::Transaction tx(*conn);
         conn->exec(sql::kLockAccount, {c.account_id});
+        model::Usage before = model::lock_account_usage(*conn, c.account_id);
         if (conn->exec(sql::kHasGenesis, {c.account_id}).rows() > 0)
             throw ApiError(409, "genesis_exists", "the account already has a roster");
         if (model::pouch_id_in_use(*conn, pouch_id))
@@ -79,7 +81,8 @@ Response genesis(Request& req, Services& s) {
         conn->exec(sql::kSetWebMember, {c.account_id, member_id});
         conn->exec(sql::kInsertPouch, {pouch_id, c.account_id, crypto::uuid_v4(), key_gen});
         model::store_key_envelopes(*conn, c.account_id, envelopes, "/key_envelopes", member_id,
-                                   "", false);
+                                   "", false, model::KeyGenRule::rotation);
+        model::require_within_quota(*conn, c.account_id, before);
         tx.commit();
     }
 

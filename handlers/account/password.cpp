@@ -1,37 +1,24 @@
-// password.cpp -- crypto_pwhash_str* behind a counting semaphore: each hash takes 64 MiB,
-// so a burst of logins waits instead of exhausting memory.
+// password.cpp -- crypto_pwhash_str* on the bounded HashPool (hash_pool.h): each hash takes
+// 64 MiB, so at most POUCH_ARGON2_PARALLEL run at once, at most 4x that many wait, and a hash
+// that cannot start within 2 s answers 503 instead of holding the request (decisions §13).
 #include "handlers/account/password.h"
 
 #include <sodium.h>
 
-#include <condition_variable>
-#include <mutex>
+#include <chrono>
+#include <memory>
 #include <stdexcept>
+
+#include "common/auth/hash_pool.h"
 
 namespace pouch::account {
 
 namespace {
 
-std::mutex g_mu;
-std::condition_variable g_cv;
-int g_free = 2;
-std::string g_dummy_hash;
+constexpr std::chrono::milliseconds kStartTimeout{2000};
 
-class Slot {
-public:
-    Slot() {
-        std::unique_lock<std::mutex> lock(g_mu);
-        g_cv.wait(lock, [] { return g_free > 0; });
-        --g_free;
-    }
-    ~Slot() {
-        {
-            std::lock_guard<std::mutex> lock(g_mu);
-            ++g_free;
-        }
-        g_cv.notify_one();
-    }
-};
+std::unique_ptr<auth::HashPool> g_pool;
+std::string g_dummy_hash;
 
 std::string hash_unthrottled(const std::string& password) {
     char out[crypto_pwhash_STRBYTES];
@@ -46,25 +33,32 @@ std::string hash_unthrottled(const std::string& password) {
 
 void password_init(int max_parallel) {
     if (sodium_init() < 0) throw std::runtime_error("sodium_init failed");
-    g_free = max_parallel;
     g_dummy_hash = hash_unthrottled("pouch-dummy-password-for-equal-time");
+    g_pool = std::make_unique<auth::HashPool>(max_parallel, 4 * static_cast<size_t>(max_parallel),
+                                        kStartTimeout);
 }
 
 std::string password_hash(const std::string& password) {
-    Slot slot;
-    return hash_unthrottled(password);
+    std::string out;
+    g_pool->run([&] { out = hash_unthrottled(password); });
+    return out;
 }
 
 bool password_verify(const std::string& stored_hash, const std::string& password) {
-    Slot slot;
-    return crypto_pwhash_str_verify(stored_hash.c_str(), password.data(), password.size()) == 0;
+    bool ok = false;
+    g_pool->run([&] {
+        ok = crypto_pwhash_str_verify(stored_hash.c_str(), password.data(), password.size()) == 0;
+    });
+    return ok;
 }
 
 void password_burn(const std::string& password) {
-    Slot slot;
     // The result is meaningless; only the work matters.
-    if (crypto_pwhash_str_verify(g_dummy_hash.c_str(), password.data(), password.size()) == 0)
-        return;
+    volatile int sink = 0;
+    g_pool->run([&] {
+        sink = crypto_pwhash_str_verify(g_dummy_hash.c_str(), password.data(), password.size());
+    });
+    (void)sink;
 }
 
 }  // namespace pouch::account

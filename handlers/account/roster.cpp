@@ -1,7 +1,8 @@
-// roster.cpp -- GET /v1/account/roster?after=N&limit=M (web and CLI): the account's signed
-// statements in index order. `after` is the last index seen (default: from the start);
-// meta.next_cursor is the index to pass as `after` when more may follow.
+// roster.cpp -- GET /v1/account/roster (web and CLI): the account's signed statements in index
+// order, paged by common/http/paging.h (decisions §13). `after=N` (the last index seen; the
+// original form of decisions §4) still works; `cursor` and `after` exclude each other.
 #include "common/auth/caller.h"
+#include "common/http/paging.h"
 #include "common/http/query.h"
 #include "common/json/out.h"
 #include "handlers/account/routes.h"
@@ -11,27 +12,25 @@ namespace pouch::account {
 
 Response roster(Request& req, Services& s) {
     auth::Caller c = auth::authenticate(req, s);
-    QueryValues q = validate_query(
-        req, {query_int("after", -1, 2147483647, -1), query_int("limit", 1, 1000, 100)});
-    long long after = q.integer("after");
+    QueryValues q = validate_query(req, {query_int("after", -1, 2147483647), paging::cursor_param(),
+                                         paging::limit_param()});
+    if (q.has("after") && q.text("cursor"))
+        throw validation_failed("?after", "give cursor or after, not both");
+    const paging::List list("roster/" + c.account_id, {paging::Key::natural});
+    auto from = list.read(q);
+    std::string after = from ? (*from)[0] : std::to_string(q.has("after") ? q.integer("after") : -1);
     long long limit = q.integer("limit");
     auto conn = s.db.acquire();
-    db::Result r = conn->exec(sql::kRosterPage,
-                              {c.account_id, std::to_string(after), std::to_string(limit)});
-    json::Out o;
-    o.key("items").arr();
-    for (int i = 0; i < r.rows(); ++i) {
+    db::Result r = conn->exec(sql::kRosterPage, {c.account_id, after, std::to_string(limit + 1),
+                                                 std::to_string(paging::kPageBudget)});
+    long long fetched = r.rows() > 0 ? r.int64(0, "fetched") : 0;
+    return list.page(limit, r.rows(), fetched, [&](json::Out& o, int i) {
         o.obj();
         o.kv("index", r.int64(i, "idx")).kv("statement", r.text(i, "statement"));
         o.kv("signature", r.text(i, "signature")).kv("created_at", r.text(i, "created_at"));
         o.end_obj();
-    }
-    o.end_arr();
-    Response resp;
-    resp.data = o.done();
-    resp.list = true;
-    if (r.rows() == limit) resp.next_cursor = r.text(r.rows() - 1, "idx");
-    return resp;
+        return paging::Keys{r.text(i, "idx")};
+    });
 }
 
 }  // namespace pouch::account

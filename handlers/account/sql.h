@@ -30,10 +30,8 @@ inline const db::Statement kDeleteSession{
 inline const db::Statement kAccountOverview{
     "account_overview",
     "SELECT u.id AS user_id, u.email, u.role, a.id AS account_id, a.web_member_id,"
-    "       a.blob_bytes + (SELECT coalesce(sum(po.stored_bytes), 0) FROM pouches po"
-    "                        WHERE po.account_id = a.id) AS stored_bytes,"
-    "       (SELECT coalesce(sum(r.stored_size), 0) FROM blob_reservations r"
-    "         WHERE r.account_id = a.id AND r.expires_at > now()) AS reserved_bytes,"
+    "       account_stored_bytes(a.id) AS stored_bytes,"
+    "       account_reserved_bytes(a.id) AS reserved_bytes,"
     "       (SELECT count(*) FROM pouches po WHERE po.account_id = a.id) AS pouches, " POUCH_PLAN_COLUMNS
     "  FROM users u JOIN storage_accounts a ON a.owner_user_id = u.id"
     "  JOIN plans p ON p.id = a.plan_id"
@@ -58,9 +56,19 @@ inline const db::Statement kInsertPouch{
     "account_insert_pouch",
     "INSERT INTO pouches (id, account_id, epoch, key_gen) VALUES ($1, $2, $3, $4)"};
 
+// One roster page after index $2, at most $3 rows, and only while the stored bytes of the rows
+// before stay within $4 (a statement may be 87 KB: a page never reads 1,000 of them);
+// `fetched` counts the rows before that cut.
 inline const db::Statement kRosterPage{
     "account_roster_page",
-    "SELECT idx, statement, signature, iso(created_at) AS created_at FROM roster_entries"
-    " WHERE account_id = $1 AND idx > $2 ORDER BY idx LIMIT $3"};
+    "SELECT * FROM ("
+    "  SELECT idx, statement, signature, iso(created_at) AS created_at,"
+    "         coalesce(sum(length(statement) + length(signature)) OVER w, 0)"
+    "           - length(statement) - length(signature) AS bytes_before,"
+    "         count(*) OVER () AS fetched"
+    "    FROM (SELECT * FROM roster_entries WHERE account_id = $1 AND idx > $2"
+    "           ORDER BY idx LIMIT $3) e"
+    "  WINDOW w AS (ORDER BY idx ROWS UNBOUNDED PRECEDING)) page"
+    " WHERE bytes_before <= $4::bigint ORDER BY idx"};
 
 }  // namespace pouch::account::sql

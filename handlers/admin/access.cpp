@@ -1,11 +1,8 @@
 // access.cpp -- who may call the admin paths (decisions §1): web callers whose role is
 // admin. Relies on auth::require_web, which reads the role from the database per request,
 // so a demotion takes effect on the next call.
-#include <algorithm>
-#include <cctype>
-
 #include "common/http/error.h"
-#include "common/http/router.h"
+#include "common/types/uuid.h"
 #include "handlers/admin/routes.h"
 
 namespace pouch::admin {
@@ -17,11 +14,9 @@ auth::Caller require_admin(const Request& req, Services& s) {
 }
 
 std::string path_uuid(const Request& req) {
-    std::string id = req.param("id");
-    if (!is_uuid(id)) throw not_found();
-    std::transform(id.begin(), id.end(), id.begin(),
-                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-    return id;
+    auto id = canonical_uuid(req.param("id"));
+    if (!id) throw not_found();
+    return *id;
 }
 
 }  // namespace pouch::admin

@@ -6,7 +6,7 @@
 int main(int argc, char** argv) {
     using namespace pouch;
     return handler_main("admin", argc, argv, [](Router& r) {
-        r.add("GET", "/v1/admin/plans", admin::list_plans);
+        r.add_query("GET", "/v1/admin/plans", admin::list_plans);
         r.add("GET", "/v1/admin/plans/{id}", admin::get_plan);
         r.add("PUT", "/v1/admin/plans/{id}", admin::update_plan);
         r.add("POST", "/v1/admin/users/{id}/role", admin::set_role);

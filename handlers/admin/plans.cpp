@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "common/http/error.h"
+#include "common/http/paging.h"
+#include "common/http/query.h"
 #include "common/json/out.h"
 #include "common/json/parse.h"
 #include "common/json/schema.h"
@@ -84,16 +86,18 @@ Response plan_response(const db::Result& r) {
 
 Response list_plans(Request& req, Services& s) {
     require_admin(req, s);
+    QueryValues q = validate_query(req, {paging::cursor_param(), paging::limit_param()});
+    long long limit = q.integer("limit");
+    const paging::List list("plans", {paging::Key::integer, paging::Key::text});
+    auto after = list.read(q);
     auto conn = s.db.acquire();
-    db::Result r = conn->exec(sql::kListPlans);
-    json::Out o;
-    o.key("items").arr();
-    for (int i = 0; i < r.rows(); ++i) model::write_plan(o, r, i);
-    o.end_arr();
-    Response resp;
-    resp.data = o.done();
-    resp.list = true;  // every plan fits one page: next_cursor is always null
-    return resp;
+    db::Result r = conn->exec(sql::kListPlans, {after ? db::Param((*after)[0]) : db::Param(),
+                                                after ? db::Param((*after)[1]) : db::Param(),
+                                                std::to_string(limit + 1)});
+    return list.page(limit, r.rows(), r.rows(), [&](json::Out& o, int i) {
+        model::write_plan(o, r, i);
+        return paging::Keys{r.text(i, "sort"), r.text(i, "slug")};
+    });
 }
 
 Response get_plan(Request& req, Services& s) {

@@ -7,8 +7,14 @@
 
 namespace pouch::admin::sql {
 
+// One page (decisions §13) in (sort, slug) order after ($1, $2), at most $3 rows; $1 NULL =
+// start. Slugs compare bytewise (COLLATE "C"), in the ORDER BY and the keyset alike.
 inline const db::Statement kListPlans{
-    "admin_list_plans", "SELECT " POUCH_PLAN_COLUMNS " FROM plans p ORDER BY p.sort, p.slug"};
+    "admin_list_plans",
+    "SELECT " POUCH_PLAN_COLUMNS " FROM plans p"
+    " WHERE $1::int IS NULL OR p.sort > $1::int"
+    "    OR (p.sort = $1::int AND p.slug COLLATE \"C\" > $2::text)"
+    " ORDER BY p.sort, p.slug COLLATE \"C\" LIMIT $3"};
 
 inline const db::Statement kGetPlan{"admin_get_plan",
                                     "SELECT " POUCH_PLAN_COLUMNS " FROM plans p WHERE p.id = $1"};

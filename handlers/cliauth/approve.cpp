@@ -9,6 +9,7 @@
 #include "common/model/ids_in_use.h"
 #include "common/model/key_envelopes.h"
 #include "common/model/schemas.h"
+#include "common/model/usage.h"
 #include "handlers/cliauth/routes.h"
 #include "handlers/cliauth/sql.h"
 
@@ -78,6 +79,7 @@ Response approve(Request& req, Services& s) {
                            "the confirm code does not match the one the CLI shows");
         if (c.member_id.empty())
             throw ApiError(409, "genesis_required", "the account has no roster yet");
+        model::Usage before = model::lock_account_usage(*conn, c.account_id);
         if (model::member_id_in_use(*conn, member_id))
             throw validation_failed("/key_envelopes/0/member_id", "must be a new member id");
 
@@ -91,10 +93,11 @@ Response approve(Request& req, Services& s) {
         conn->exec(sql::kInsertMember, {member_id, c.account_id, device_id, std::to_string(index)});
         conn->exec(sql::kInsertDevice, {device_id, c.account_id, member_id, str(doc["welcome"]), id});
         stored = model::store_key_envelopes(*conn, c.account_id, envelopes, "/key_envelopes",
-                                            c.member_id, "", true);
+                                            c.member_id, "", true, model::KeyGenRule::history);
         pouches = model::account_pouches(*conn, c.account_id);
         model::append_pouch_events(*conn, pouches, "roster", "");
         conn->exec(sql::kMarkApproved, {id, c.account_id, device_id});
+        model::require_within_quota(*conn, c.account_id, before);
         tx.commit();
     }
     wake(s, login_channel(id));

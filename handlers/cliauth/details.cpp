@@ -1,5 +1,5 @@
 // details.cpp -- GET /v1/cli-auth/requests/{id} (web): what the approving browser shows,
-// including the confirm code the CLI displays. A request bound by a connect token to another
+// including the confirm code the CLI displays and the CLI's public keys. A request bound by a connect token to another
 // account is not found.
 #include "common/auth/caller.h"
 #include "common/crypto/confirm_code.h"
@@ -21,6 +21,12 @@ Response details(Request& req, Services& s) {
     o.kv("cli_version", r.text(0, "cli_version"));
     o.key("assistants").raw(r.text(0, "assistants"));
     o.kv("key_storage", r.text(0, "key_storage")).kv("sign_jkt", r.text(0, "sign_jkt"));
+    // The CLI's public keys, so the browser can seal the welcome and pouch keys to enc_pub and
+    // check sign_pub against sign_jkt (additive to decisions §6).
+    o.key("sign_pub").obj().kv("kty", "EC").kv("crv", "P-256");
+    o.kv("x", r.text(0, "sign_x")).kv("y", r.text(0, "sign_y")).end_obj();
+    o.key("enc_pub").obj().kv("kty", "EC").kv("crv", "P-256");
+    o.kv("x", r.text(0, "enc_x")).kv("y", r.text(0, "enc_y")).end_obj();
     o.kv("confirm_code", crypto::confirm_code(r.text(0, "id"), r.text(0, "sign_jkt")));
     o.kv("status", r.text(0, "status"));
     o.kv("created_at", r.text(0, "created_at")).kv("expires_at", r.text(0, "expires_at"));

@@ -31,8 +31,8 @@ inline const db::Statement kInsertRequest{
 inline const db::Statement kRequestDetails{
     "cliauth_request_details",
     "SELECT id, device_name, os, arch, cli_version, assistants::text AS assistants, key_storage,"
-    "       sign_jkt, " POUCH_LOGIN_STATUS ", iso(created_at) AS created_at,"
-    "       iso(expires_at) AS expires_at, connect_account_id"
+    "       sign_jkt, sign_x, sign_y, enc_x, enc_y, " POUCH_LOGIN_STATUS ","
+    "       iso(created_at) AS created_at, iso(expires_at) AS expires_at, connect_account_id"
     "  FROM cli_login_requests WHERE id = $1"};
 
 inline const db::Statement kLockRequest{

@@ -108,6 +108,10 @@ Response token(Request& req, Services& s) {
         lp->channel = channel;
         lp->seen = seen;
         lp->deadline = std::chrono::steady_clock::now() + std::chrono::seconds(wait);
+        // One parked wait per login request: a second one answers the first (decisions §13).
+        lp->exclusive_key = id;
+        lp->superseded = ApiError(429, "slow_down", "another wait on this login request took its place")
+                             .with_header("Retry-After", std::to_string(kPollInterval));
         lp->poll = [&s, id, jkt = proof.jkt](bool final) -> std::optional<Response> {
             std::string now = current_status(s, id);
             if (now == "pending") return final ? std::optional<Response>(pending()) : std::nullopt;

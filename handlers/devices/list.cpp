@@ -1,5 +1,8 @@
-// list.cpp -- GET /v1/devices: every device of the caller's account, revoked ones included.
+// list.cpp -- GET /v1/devices: the devices of the caller's account, revoked ones included,
+// in creation order, paged by common/http/paging.h (decisions §13).
 #include "common/auth/caller.h"
+#include "common/http/paging.h"
+#include "common/http/query.h"
 #include "common/json/out.h"
 #include "handlers/devices/routes.h"
 #include "handlers/devices/sql.h"
@@ -8,11 +11,15 @@ namespace pouch::devices {
 
 Response list(Request& req, Services& s) {
     auth::Caller c = auth::authenticate(req, s);
+    QueryValues q = validate_query(req, {paging::cursor_param(), paging::limit_param()});
+    const paging::List list("devices/" + c.account_id, {paging::Key::natural, paging::Key::uuid});
+    auto after = list.read(q);
+    long long limit = q.integer("limit");
     auto conn = s.db.acquire();
-    db::Result r = conn->exec(sql::kListDevices, {c.account_id});
-    json::Out o;
-    o.key("items").arr();
-    for (int i = 0; i < r.rows(); ++i) {
+    db::Result r = conn->exec(sql::kListDevices,
+                              {c.account_id, after ? db::Param((*after)[0]) : db::Param(),
+                               after ? db::Param((*after)[1]) : db::Param(), std::to_string(limit + 1)});
+    return list.page(limit, r.rows(), r.rows(), [&](json::Out& o, int i) {
         o.obj();
         o.kv("id", r.text(i, "id")).kv("name", r.text(i, "name"));
         o.kv("member_id", r.text(i, "member_id")).kv("os", r.text(i, "os"));
@@ -20,12 +27,8 @@ Response list(Request& req, Services& s) {
         o.kv("key_storage", r.text(i, "key_storage")).kv("created_at", r.text(i, "created_at"));
         o.kv("last_seen_at", r.opt(i, "last_seen_at")).kv("revoked_at", r.opt(i, "revoked_at"));
         o.end_obj();
-    }
-    o.end_arr();
-    Response resp;
-    resp.data = o.done();
-    resp.list = true;
-    return resp;
+        return paging::Keys{r.text(i, "created_us"), r.text(i, "id")};
+    });
 }
 
 }  // namespace pouch::devices

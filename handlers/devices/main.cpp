@@ -8,7 +8,7 @@ int main(int argc, char** argv) {
     RouteOptions big;  // a revoke may carry a roster rotation with 2,000 envelopes
     big.body_limit = 16 * kMiB;
     return handler_main("devices", argc, argv, [&](Router& r) {
-        r.add("GET", "/v1/devices", devices::list);
+        r.add_query("GET", "/v1/devices", devices::list);
         r.add("PATCH", "/v1/devices/{id:uuid}", devices::rename);
         r.add("POST", "/v1/devices/{id:uuid}/revoke", devices::revoke, big);
         // Three segments after /v1 cannot match {id:uuid} (two), so "me" is no device id.

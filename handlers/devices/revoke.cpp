@@ -1,7 +1,9 @@
 // revoke.cpp -- POST /v1/devices/{id}/revoke (op 11). Web: any device of the account; CLI:
-// only itself. Idempotent. The device's tokens stop working at once, its member leaves the
-// roster's active set, and an optional roster rotation (signed statements + re-keyed
-// envelopes) is stored as in §5.6. rotation_pending says whether re-keying is still owed.
+// only itself. Idempotent: revoking a revoked device answers the same and stores nothing. The
+// device's tokens stop working at once, its member leaves the roster's active set, the
+// envelopes it staged above a pouch's key_gen are dropped, and an optional roster rotation
+// (signed statements + re-keyed envelopes at key_gen + 1) is stored as in §5.6 and §13.
+// rotation_pending says whether re-keying is still owed.
 #include "common/auth/caller.h"
 #include "common/json/out.h"
 #include "common/json/parse.h"
@@ -9,6 +11,7 @@
 #include "common/model/device_tokens.h"
 #include "common/model/key_envelopes.h"
 #include "common/model/schemas.h"
+#include "common/model/usage.h"
 #include "handlers/devices/routes.h"
 #include "handlers/devices/sql.h"
 
@@ -47,19 +50,28 @@ Response revoke(Request& req, Services& s) {
         if (d.rows() == 0) throw not_found();
         if (c.is_cli() && id != c.device_id) throw forbidden("a CLI device may revoke only itself");
         std::string member_id = d.text(0, "member_id");
-        conn->exec(sql::kRevokeDevice, {id});
-        conn->exec(sql::kRemoveMember, {member_id});
-        model::revoke_device_tokens(*conn, id);
-        if (doc.HasMember("roster")) {
-            const auto& roster = doc["roster"];
-            model::append_roster(*conn, c.account_id, roster["statements"]);
-            std::vector<std::string> pouches = model::account_pouches(*conn, c.account_id);
-            model::append_pouch_events(*conn, pouches, "roster", c.device_id);
-            woken = pouches;
-            if (roster.HasMember("key_envelopes"))
-                model::store_key_envelopes(*conn, c.account_id, roster["key_envelopes"],
-                                           "/roster/key_envelopes", c.member_id, c.device_id,
-                                           true);
+        // A revoked device stays revoked: a second revoke answers the same and stores nothing
+        // (decisions §13), so repeating it cannot append statements outside any bound.
+        if (!d.boolean(0, "revoked")) {
+            model::Usage before = model::lock_account_usage(*conn, c.account_id);
+            conn->exec(sql::kRevokeDevice, {id});
+            conn->exec(sql::kRemoveMember, {member_id});
+            model::revoke_device_tokens(*conn, id);
+            // Envelopes the revoked member staged above a pouch's key_gen would otherwise
+            // stand in the way of the rotation that follows.
+            model::drop_envelopes_above_current(*conn, c.account_id, member_id);
+            if (doc.HasMember("roster")) {
+                const auto& roster = doc["roster"];
+                model::append_roster(*conn, c.account_id, roster["statements"]);
+                std::vector<std::string> pouches = model::account_pouches(*conn, c.account_id);
+                model::append_pouch_events(*conn, pouches, "roster", c.device_id);
+                woken = pouches;
+                if (roster.HasMember("key_envelopes"))
+                    model::store_key_envelopes(*conn, c.account_id, roster["key_envelopes"],
+                                               "/roster/key_envelopes", c.member_id, c.device_id,
+                                               true, model::KeyGenRule::rotation);
+            }
+            model::require_within_quota(*conn, c.account_id, before);
         }
         pending = conn->exec(sql::kRotationPending, {member_id, c.account_id})
                       .boolean(0, "pending");

@@ -2,14 +2,19 @@
 #pragma once
 
 #include "common/db/pool.h"
+#include "common/http/paging.h"
 
 namespace pouch::devices::sql {
 
+// One page (decisions §13): after ($2 created µs, $3 id), at most $4 rows; $2 NULL = start.
 inline const db::Statement kListDevices{
     "devices_list",
     "SELECT id, name, member_id, os, arch, cli_version, key_storage, iso(created_at) AS created_at,"
-    "       iso(last_seen_at) AS last_seen_at, iso(revoked_at) AS revoked_at"
-    "  FROM devices WHERE account_id = $1 ORDER BY created_at, id"};
+    "       iso(last_seen_at) AS last_seen_at, iso(revoked_at) AS revoked_at,"
+    "       " POUCH_PAGING_MICROS("created_at") " AS created_us"
+    "  FROM devices WHERE account_id = $1"
+    "   AND ($2::bigint IS NULL OR (created_at, id) > (" POUCH_PAGING_FROM_MICROS("$2") ", $3::uuid))"
+    " ORDER BY created_at, id LIMIT $4"};
 
 inline const db::Statement kRenameDevice{
     "devices_rename",

@@ -1,10 +1,14 @@
 // create.cpp -- POST /v1/pouches/{pouchId}/shares (op 13, decisions §8), web only: stores a
 // share sealed in the browser. The pouch must be the caller's account's (404); the id must be
 // new across all accounts (409 share_exists: ids are client-chosen random UUIDs, so a clash
-// reveals nothing). size = decoded byte length of the bundle.
+// reveals nothing). size = decoded byte length of the bundle. The bundle and label count in
+// the account's usage (403 quota_exceeded past the plan), and an account holds at most 1,000
+// live shares (decisions §13).
 #include "common/auth/caller.h"
+#include "common/json/out.h"
 #include "common/json/parse.h"
 #include "common/json/schema.h"
+#include "common/model/usage.h"
 #include "handlers/shares/routes.h"
 #include "handlers/shares/share_json.h"
 #include "handlers/shares/sql.h"
@@ -28,6 +32,9 @@ bool decodes_exactly(const std::string& s) {
     if (v == std::string::npos) return false;
     return rest == 2 ? (v & 0x0f) == 0 : (v & 0x03) == 0;
 }
+
+// Live (active) shares an account may hold at once (decisions §13).
+constexpr long long kMaxLiveShares = 1000;
 
 const char* kDecodes = "b64url with exactly one decoding (length not 4k+1, unused bits zero)";
 
@@ -69,12 +76,30 @@ Response create(Request& req, Services& s) {
     bool one_time = doc.HasMember("one_time") && doc["one_time"].GetBool();
 
     auto conn = s.db.acquire();
+    db::Transaction tx(*conn);
     if (conn->exec(sql::kPouchOfAccount, {pouch_id, c.account_id}).rows() == 0) throw not_found();
+    model::Usage before = model::lock_account_usage(*conn, c.account_id);
+    long long live = conn->exec(sql::kLiveShares, {c.account_id}).int64(0, "n");
+    if (live >= kMaxLiveShares) {
+        long long bytes = static_cast<long long>(bundle.GetStringLength() +
+                                                 doc["label_enc"].GetStringLength());
+        json::Out d;
+        d.kv("limit_bytes", before.limit_bytes)
+            .kv("used_bytes", before.stored_bytes + before.reserved_bytes)
+            .kv("requested_bytes", bytes)
+            .kv("limit_shares", kMaxLiveShares)
+            .kv("live_shares", live);
+        throw ApiError(403, "quota_exceeded",
+                       "the account already has " + std::to_string(kMaxLiveShares) + " live shares")
+            .with_details(d.done());
+    }
     db::Result r =
         conn->exec(sql::kCreateShare,
                    {id, c.account_id, pouch_id, c.user_id, str(doc["label_enc"]), lifetime(doc),
                     str(bundle), std::to_string(size), one_time ? "true" : "false"});
     if (r.rows() == 0) throw ApiError(409, "share_exists", "a share with this id exists");
+    model::require_within_quota(*conn, c.account_id, before);
+    tx.commit();
     Response resp;
     resp.status = 201;
     resp.data = share_data(r, 0);

@@ -13,8 +13,9 @@ Response fetch(Request& req, Services& s) {
     auto conn = s.db.acquire();
     db::Result r = conn->exec(sql::kFetchShare, {id});
     if (r.rows() == 0) {
-        if (conn->exec(sql::kShareExists, {id}).rows() == 0) throw not_found();
-        throw ApiError(410, "share_unavailable", "the share is expired, revoked or consumed");
+        db::Result e = conn->exec(sql::kShareExists, {id});
+        if (e.rows() == 0) throw not_found();
+        throw unavailable_share(e.text(0, "state"));
     }
     json::Out o;
     o.kv("id", r.text(0, "id")).kv("label_enc", r.text(0, "label_enc"));

@@ -18,8 +18,11 @@ Response import_share(Request& req, Services& s) {
     auto conn = s.db.acquire();
     db::Result r = conn->exec(sql::kImportShare, {id});
     if (r.rows() == 0) {
-        if (conn->exec(sql::kShareExists, {id}).rows() == 0) throw not_found();
-        throw ApiError(410, "share_unavailable", "the share is expired, revoked or consumed");
+        db::Result e = conn->exec(sql::kShareExists, {id});
+        if (e.rows() == 0) throw not_found();
+        // Still active: a one_time share whose one import is spent, consumed for importing.
+        std::string state = e.text(0, "state");
+        throw unavailable_share(state == "active" ? "consumed" : state);
     }
     // Only the counters: the importer may be another account, which learns nothing of the
     // owner's pouch or the share's other metadata.

@@ -1,10 +1,8 @@
-// list.cpp -- GET /v1/pouches/{pouchId}/shares?cursor=&limit= (decisions §8), web or CLI of
-// the pouch's account: its shares as Share objects, newest first. limit 1..500 (default 100);
-// paging by meta.next_cursor, an opaque "<created_at µs>.<id>" keyset position.
-#include <cerrno>
-#include <cstdlib>
-
+// list.cpp -- GET /v1/pouches/{pouchId}/shares?cursor=&limit= (decisions §8, §13), web or CLI
+// of the pouch's account: its shares newest first with their computed state, paged by
+// common/http/paging.h on (created_at µs, id).
 #include "common/auth/caller.h"
+#include "common/http/paging.h"
 #include "common/http/query.h"
 #include "common/json/out.h"
 #include "handlers/shares/routes.h"
@@ -13,61 +11,24 @@
 
 namespace pouch::shares {
 
-namespace {
-
-struct Position {
-    std::string created_us;
-    std::string id;
-};
-
-// 400 invalid_cursor for anything this endpoint did not hand out.
-Position parse_cursor(const std::string& cursor) {
-    ApiError bad(400, "invalid_cursor", "cursor is not one this list returned", "?cursor");
-    size_t dot = cursor.find('.');
-    if (dot == std::string::npos || dot == 0 || dot > 19) throw bad;
-    std::string us = cursor.substr(0, dot);
-    std::string id = cursor.substr(dot + 1);
-    for (char ch : us)
-        if (ch < '0' || ch > '9') throw bad;
-    errno = 0;
-    std::strtoll(us.c_str(), nullptr, 10);
-    if (errno == ERANGE || !is_uuid(id)) throw bad;
-    return {us, id};
-}
-
-}  // namespace
-
 Response list(Request& req, Services& s) {
     auth::Caller c = auth::authenticate(req, s);
-    QueryValues q =
-        validate_query(req, {query_text("cursor", 64), query_int("limit", 1, 500, 100)});
+    QueryValues q = validate_query(req, {paging::cursor_param(), paging::limit_param()});
     long long limit = q.integer("limit");
-    db::Param after_us, after_id;
-    if (auto cursor = q.text("cursor")) {
-        Position p = parse_cursor(*cursor);
-        after_us = p.created_us;
-        after_id = p.id;
-    }
-    std::string pouch_id = req.param("pouchId");
+    const std::string& pouch_id = req.param("pouchId");
+    const paging::List list("shares/" + pouch_id, {paging::Key::natural, paging::Key::uuid});
+    auto after = list.read(q);
     auto conn = s.db.acquire();
     if (conn->exec(sql::kPouchOfAccount, {pouch_id, c.account_id}).rows() == 0) throw not_found();
-    db::Result r =
-        conn->exec(sql::kListShares, {pouch_id, after_us, after_id, std::to_string(limit + 1)});
-    int shown = std::min<int>(r.rows(), static_cast<int>(limit));
-    json::Out o;
-    o.key("items").arr();
-    for (int i = 0; i < shown; ++i) {
+    db::Result r = conn->exec(sql::kListShares, {pouch_id, after ? db::Param((*after)[0]) : db::Param(),
+                                                 after ? db::Param((*after)[1]) : db::Param(),
+                                                 std::to_string(limit + 1)});
+    return list.page(limit, r.rows(), r.rows(), [&](json::Out& o, int i) {
         o.obj();
         write_share(o, r, i);
         o.end_obj();
-    }
-    o.end_arr();
-    Response resp;
-    resp.data = o.done();
-    resp.list = true;
-    if (r.rows() > shown)
-        resp.next_cursor = r.text(shown - 1, "created_us") + "." + r.text(shown - 1, "id");
-    return resp;
+        return paging::Keys{r.text(i, "created_us"), r.text(i, "id")};
+    });
 }
 
 }  // namespace pouch::shares

@@ -10,8 +10,14 @@ int main(int argc, char** argv) {
     return handler_main("shares", argc, argv, [&](Router& r) {
         r.add("POST", "/v1/pouches/{pouchId:uuid}/shares", shares::create, create_body);
         r.add_query("GET", "/v1/pouches/{pouchId:uuid}/shares", shares::list);
-        r.add("GET", "/v1/shares/{id:uuid}", shares::fetch);
-        r.add("POST", "/v1/shares/{id:uuid}/import", shares::import_share);
-        r.add("POST", "/v1/shares/{id:uuid}/revoke", shares::revoke);
+        // A share id opens its share: logs show only its first 8 characters (decisions §13).
+        RouteOptions fetch_opts;
+        fetch_opts.body = BodyKind::none;
+        fetch_opts.masked_params = {"id"};
+        RouteOptions post_opts;
+        post_opts.masked_params = {"id"};
+        r.add("GET", "/v1/shares/{id:uuid}", shares::fetch, fetch_opts);
+        r.add("POST", "/v1/shares/{id:uuid}/import", shares::import_share, post_opts);
+        r.add("POST", "/v1/shares/{id:uuid}/revoke", shares::revoke, post_opts);
     });
 }

@@ -25,6 +25,14 @@ namespace pouch::shares::sql {
 inline const db::Statement kPouchOfAccount{
     "shares_pouch_of_account", "SELECT 1 FROM pouches WHERE id = $1 AND account_id = $2"};
 
+// Active shares of an account (decisions §13: at most kMaxLiveShares); the account row is
+// locked by the caller, so two creates cannot both take the last place.
+inline const db::Statement kLiveShares{
+    "shares_live_count",
+    "SELECT count(*) AS n FROM shares"
+    " WHERE account_id = $1 AND revoked_at IS NULL AND consumed_at IS NULL"
+    "   AND (expires_at IS NULL OR expires_at > now())"};
+
 // $6 is an interval ('7 days') or NULL for `never`; created_at and expires_at come from the
 // same now(), so expires_at - created_at is exactly the chosen lifetime. No row back means
 // the id is taken (by any account).
@@ -57,8 +65,10 @@ inline const db::Statement kImportShare{
     "   AND (consumed_at IS NOT NULL OR expires_at IS NULL OR expires_at > now())"
     " RETURNING id, imports, iso(last_imported_at) AS last_imported_at"};
 
-// Tells 404 (no such share) from 410 (exists but not active) after an UPDATE matched nothing.
-inline const db::Statement kShareExists{"shares_exists", "SELECT 1 FROM shares WHERE id = $1"};
+// Tells 404 (no such share) from 410 (exists but not active, and which state) after an UPDATE
+// matched nothing.
+inline const db::Statement kShareExists{"shares_exists",
+                                       "SELECT " SHARE_STATE " AS state FROM shares WHERE id = $1"};
 
 // Newest first, keyset on (created_at, id). The cursor carries created_at in microseconds
 // since the epoch (exact, unlike the millisecond iso() text) and the id; $2/$3 NULL = start.

@@ -74,9 +74,7 @@ Response events(Request& req, Services& s) {
         validate_query(req, {query_uuid("epoch"), query_int("after", 0, kMaxSeq, 0),
                              query_int("limit", 1, 1000, 100), query_int("wait", 0, 30, 0)});
     if (!q.text("epoch")) throw validation_failed("?epoch", "required");
-    std::string epoch = *q.text("epoch");
-    std::transform(epoch.begin(), epoch.end(), epoch.begin(),
-                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    std::string epoch = *q.text("epoch");  // canonical lower case (query_uuid)
     long long after = q.integer("after");
     long long limit = q.integer("limit");
     long long wait = q.integer("wait");
@@ -98,6 +96,7 @@ Response events(Request& req, Services& s) {
     lp->seen = seen;
     lp->deadline = std::chrono::steady_clock::now() + std::chrono::seconds(wait);
     lp->share_key = epoch + "|" + std::to_string(after) + "|" + std::to_string(limit);
+    lp->owner = c.account_id;  // at most POUCH_MAX_WAITERS_PER_ACCOUNT parked per account
     lp->poll = [&s, pouch_id, epoch, after, limit](bool final) -> std::optional<Response> {
         db::Result now = [&] {
             auto conn = s.db.acquire();

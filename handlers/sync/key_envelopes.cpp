@@ -1,13 +1,17 @@
 // key_envelopes.cpp -- GET and POST /v1/pouches/{pouchId}/key-envelopes (decisions §5.6).
-// A CLI caller sees only its own member's envelopes. Storing envelopes with a key_gen above
-// the pouch's raises it and appends a key_rotation event (common/model/key_envelopes.h).
+// A CLI caller sees only its own member's envelopes; the list is paged (decisions §13) in
+// (key_gen, member_id) order. Storing follows the rotation rule of common/model/
+// key_envelopes.h: one key_gen per request, the current or the next (which raises it and
+// appends a key_rotation event); the bytes count against the plan (common/model/usage.h).
 #include "common/auth/caller.h"
+#include "common/http/paging.h"
 #include "common/http/query.h"
 #include "common/json/out.h"
 #include "common/json/parse.h"
 #include "common/json/schema.h"
 #include "common/model/key_envelopes.h"
 #include "common/model/schemas.h"
+#include "common/model/usage.h"
 #include "handlers/sync/pouch_access.h"
 #include "handlers/sync/routes.h"
 #include "handlers/sync/sql_pouches.h"
@@ -28,19 +32,26 @@ constexpr long long kMaxSafe = 9007199254740991LL;
 
 Response list_key_envelopes(Request& req, Services& s) {
     auth::Caller c = auth::authenticate(req, s);
-    QueryValues q = validate_query(req, {query_uuid("member_id"), query_int("key_gen", 1, kMaxSafe)});
+    QueryValues q = validate_query(req, {query_uuid("member_id"), query_int("key_gen", 1, kMaxSafe),
+                                         paging::cursor_param(), paging::limit_param()});
     db::Param member = q.text("member_id") ? db::Param(*q.text("member_id")) : db::Param();
     if (c.is_cli()) {
         if (member && *member != c.member_id) throw forbidden("a CLI device sees only its own envelopes");
         member = c.member_id;
     }
     db::Param gen = q.has("key_gen") ? db::Param(std::to_string(q.integer("key_gen"))) : db::Param();
+    long long limit = q.integer("limit");
     auto conn = s.db.acquire();
     PouchRow p = load_pouch(*conn, req.param("pouchId"), c);
-    db::Result r = conn->exec(sql::kListEnvelopes, {p.id, member, gen});
-    json::Out o;
-    o.key("items").arr();
-    for (int i = 0; i < r.rows(); ++i) {
+    // The filters are part of the scope: a cursor continues only the list it came from.
+    const paging::List list("key-envelopes/" + p.id + "/" + member.value_or("*") + "/" +
+                                gen.value_or("*"),
+                            {paging::Key::positive, paging::Key::uuid});
+    auto after = list.read(q);
+    db::Result r = conn->exec(sql::kListEnvelopes,
+                              {p.id, member, gen, after ? db::Param((*after)[0]) : db::Param(),
+                               after ? db::Param((*after)[1]) : db::Param(), std::to_string(limit + 1)});
+    return list.page(limit, r.rows(), r.rows(), [&](json::Out& o, int i) {
         o.obj();
         o.kv("pouch_id", r.text(i, "pouch_id")).kv("member_id", r.text(i, "member_id"));
         o.kv("key_gen", r.int64(i, "key_gen")).kv("hpke_enc", r.text(i, "hpke_enc"));
@@ -48,12 +59,8 @@ Response list_key_envelopes(Request& req, Services& s) {
         o.kv("created_by_member", r.text(i, "created_by_member"));
         o.kv("signature", r.text(i, "signature")).kv("created_at", r.text(i, "created_at"));
         o.end_obj();
-    }
-    o.end_arr();
-    Response resp;
-    resp.data = o.done();
-    resp.list = true;
-    return resp;
+        return paging::Keys{r.text(i, "key_gen"), r.text(i, "member_id")};
+    });
 }
 
 Response add_key_envelopes(Request& req, Services& s) {
@@ -74,9 +81,12 @@ Response add_key_envelopes(Request& req, Services& s) {
     {
         auto conn = s.db.acquire();
         db::Transaction tx(*conn);
-        load_pouch(*conn, pouch_id, c);
+        load_pouch(*conn, pouch_id, c);  // 404 for a pouch of another account, before locking
+        model::Usage before = model::lock_account_usage(*conn, c.account_id);
         stored = model::store_key_envelopes(*conn, c.account_id, envelopes, "/key_envelopes",
-                                            c.member_id, c.device_id, true);
+                                            c.member_id, c.device_id, true,
+                                            model::KeyGenRule::rotation);
+        model::require_within_quota(*conn, c.account_id, before);
         state = conn->exec(sql::kPouchRotationPending, {pouch_id});
         tx.commit();
     }

@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
     return handler_main(
         "sync", argc, argv,
         [&](Router& r) {
-            r.add("GET", "/v1/pouches", sync::list_pouches);
+            r.add_query("GET", "/v1/pouches", sync::list_pouches);
             r.add("POST", "/v1/pouches", sync::create_pouch, envelopes_body);
             r.add("GET", pouch, sync::get_pouch);
             r.add_query("GET", pouch + "/key-envelopes", sync::list_key_envelopes);

@@ -3,12 +3,15 @@
 // account row lock so two creates cannot both take the last slot.
 #include "common/auth/caller.h"
 #include "common/crypto/random.h"
+#include "common/http/paging.h"
+#include "common/http/query.h"
 #include "common/json/out.h"
 #include "common/json/parse.h"
 #include "common/json/schema.h"
 #include "common/model/ids_in_use.h"
 #include "common/model/key_envelopes.h"
 #include "common/model/schemas.h"
+#include "common/model/usage.h"
 #include "handlers/sync/pouch_access.h"
 #include "handlers/sync/pouch_json.h"
 #include "handlers/sync/routes.h"
@@ -31,16 +34,18 @@ std::string str(const rapidjson::Value& v) { return std::string(v.GetString(), v
 
 Response list_pouches(Request& req, Services& s) {
     auth::Caller c = auth::authenticate(req, s);
+    QueryValues q = validate_query(req, {paging::cursor_param(), paging::limit_param()});
+    const paging::List list("pouches/" + c.account_id, {paging::Key::natural, paging::Key::uuid});
+    auto after = list.read(q);
+    long long limit = q.integer("limit");
     auto conn = s.db.acquire();
-    db::Result r = conn->exec(sql::kListPouches, {c.account_id});
-    json::Out o;
-    o.key("items").arr();
-    for (int i = 0; i < r.rows(); ++i) write_pouch(o, r, i);
-    o.end_arr();
-    Response resp;
-    resp.data = o.done();
-    resp.list = true;
-    return resp;
+    db::Result r = conn->exec(sql::kListPouches, {c.account_id, after ? db::Param((*after)[0]) : db::Param(),
+                                                  after ? db::Param((*after)[1]) : db::Param(),
+                                                  std::to_string(limit + 1)});
+    return list.page(limit, r.rows(), r.rows(), [&](json::Out& o, int i) {
+        write_pouch(o, r, i);
+        return paging::Keys{r.text(i, "created_us"), r.text(i, "id")};
+    });
 }
 
 Response get_pouch(Request& req, Services& s) {
@@ -80,10 +85,12 @@ Response create_pouch(Request& req, Services& s) {
                        "the plan allows " + plan.text(0, "pouch_limit") + " pouches");
     if (model::pouch_id_in_use(*conn, id))
         throw validation_failed("/id", "this pouch id is already in use");
+    model::Usage before = model::lock_account_usage(*conn, c.account_id);
     db::Result row =
         conn->exec(sql::kInsertPouch, {id, c.account_id, crypto::uuid_v4(), std::to_string(key_gen)});
     model::store_key_envelopes(*conn, c.account_id, envelopes, "/key_envelopes", c.member_id,
-                               c.device_id, true);
+                               c.device_id, true, model::KeyGenRule::rotation);
+    model::require_within_quota(*conn, c.account_id, before);
     tx.commit();
     json::Out o;
     o.kv("id", row.text(0, "id")).kv("epoch", row.text(0, "epoch"));

@@ -11,15 +11,13 @@ namespace pouch::sync::blob_sql {
 inline const db::Statement kLockAccount{"blobs_lock_account",
                                         "SELECT id FROM storage_accounts WHERE id = $1 FOR UPDATE"};
 
-// What counts against the plan: stored bytes (blobs + revisions of every pouch) and
+// What counts against the plan: stored bytes (account_stored_bytes(), sql/008) and
 // reservations that have not expired. The plan is read here, so a lowered limit applies at once.
 inline const db::Statement kAccountUsage{
     "blobs_account_usage",
     "SELECT p.storage_bytes AS limit_bytes,"
-    "       a.blob_bytes + (SELECT coalesce(sum(po.stored_bytes), 0) FROM pouches po"
-    "                        WHERE po.account_id = a.id) AS stored_bytes,"
-    "       (SELECT coalesce(sum(r.stored_size), 0) FROM blob_reservations r"
-    "         WHERE r.account_id = a.id AND r.expires_at > now()) AS reserved_bytes"
+    "       account_stored_bytes(a.id) AS stored_bytes,"
+    "       account_reserved_bytes(a.id) AS reserved_bytes"
     "  FROM storage_accounts a JOIN plans p ON p.id = a.plan_id"
     " WHERE a.id = $1"};
 

@@ -17,10 +17,7 @@ inline const db::Statement kStoreCommit{
 inline const db::Statement kQuota{
     "commit_quota",
     "SELECT p.storage_bytes,"
-    "       a.blob_bytes + (SELECT coalesce(sum(stored_bytes), 0) FROM pouches"
-    "                        WHERE account_id = a.id)"
-    "     + (SELECT coalesce(sum(stored_size), 0) FROM blob_reservations"
-    "         WHERE account_id = a.id AND expires_at > now()) AS committed"
+    "       account_stored_bytes(a.id) + account_reserved_bytes(a.id) AS committed"
     "  FROM storage_accounts a JOIN plans p ON p.id = a.plan_id WHERE a.id = $1"};
 
 // By primary key: the commit's lookups must not be able to use any other index (see

@@ -2,14 +2,19 @@
 #pragma once
 
 #include "common/db/pool.h"
+#include "common/http/paging.h"
 
 namespace pouch::sync::sql {
 
 #define POUCH_JSON_COLUMNS "id, epoch, key_gen, high_water, iso(created_at) AS created_at"
 
+// One page (decisions §13): after ($2 created µs, $3 id), at most $4 rows; $2 NULL = start.
 inline const db::Statement kListPouches{
     "sync_list_pouches",
-    "SELECT " POUCH_JSON_COLUMNS " FROM pouches WHERE account_id = $1 ORDER BY created_at, id"};
+    "SELECT " POUCH_JSON_COLUMNS ", " POUCH_PAGING_MICROS("created_at") " AS created_us"
+    "  FROM pouches WHERE account_id = $1"
+    "   AND ($2::bigint IS NULL OR (created_at, id) > (" POUCH_PAGING_FROM_MICROS("$2") ", $3::uuid))"
+    " ORDER BY created_at, id LIMIT $4"};
 
 inline const db::Statement kLockAccountPlan{
     "sync_lock_account_plan",
@@ -22,6 +27,8 @@ inline const db::Statement kInsertPouch{
     "INSERT INTO pouches (id, account_id, epoch, key_gen) VALUES ($1, $2, $3, $4)"
     " RETURNING " POUCH_JSON_COLUMNS};
 
+// One page (decisions §13) in (key_gen, member_id) order after ($4, $5), at most $6 rows;
+// $4 NULL = start. $2/$3 filter by member and key_gen when not NULL.
 inline const db::Statement kListEnvelopes{
     "sync_list_envelopes",
     "SELECT pouch_id, member_id, key_gen, hpke_enc, ciphertext, created_by_member, signature,"
@@ -29,7 +36,8 @@ inline const db::Statement kListEnvelopes{
     "  FROM key_envelopes"
     " WHERE pouch_id = $1 AND ($2::uuid IS NULL OR member_id = $2)"
     "   AND ($3::bigint IS NULL OR key_gen = $3)"
-    " ORDER BY key_gen, member_id"};
+    "   AND ($4::bigint IS NULL OR (key_gen, member_id) > ($4::bigint, $5::uuid))"
+    " ORDER BY key_gen, member_id LIMIT $6"};
 
 // decisions §5.6: pending while some active member lacks an envelope at the current key_gen.
 inline const db::Statement kPouchRotationPending{

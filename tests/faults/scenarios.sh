@@ -35,6 +35,31 @@ load_stop() {
     return "$status"
 }
 
+# cli_load_start NAME / cli_load_stop: the same for the CLI-path load (cli_load.py: DPoP,
+# Service-Signature, puts, updates, deletes, restores, stale bases, blob references).
+cli_load_start() {
+    LOAD_DIR=$FAULT_VAR/load-$1
+    mkdir -p "$LOAD_DIR"
+    python3 tests/faults/cli_load.py run "$POUCH_URL" "$LOAD_DIR" "$POUCHCTL" >"$LOAD_DIR/run.log" 2>&1 &
+    LOAD_PID=$!
+    retry 120 test -e "$LOAD_DIR/ready" || smoke_fail "cli_load.py did not start: $(tail -n 3 "$LOAD_DIR/run.log")"
+}
+cli_load_stop() {
+    local status=0
+    touch "$LOAD_DIR/stop"
+    wait "$LOAD_PID" || status=$?
+    LOAD_PID=0
+    if ((status != 0)); then
+        smoke_fail "cli_load.py run exited with $status: $(tail -n 3 "$LOAD_DIR/run.log")"
+        LOAD_REPORT="{}"
+        return 1
+    fi
+    LOAD_REPORT=$(python3 tests/faults/cli_load.py settle "$POUCH_URL" "$LOAD_DIR" "$POUCH_DATABASE_URL" \
+        "$POUCHCTL" 2>"$LOAD_DIR/settle.err") || status=$?
+    [[ -n $LOAD_REPORT ]] || LOAD_REPORT="{}"
+    return "$status"
+}
+
 # load_abort: stops a load a failed scenario left running (no checks).
 load_abort() {
     if ((LOAD_PID)); then
@@ -107,6 +132,111 @@ fault_handler_kill() {
         '{kills:$k, restarts_logged:$r} + del(.problems)' <<<"$LOAD_REPORT")"
 }
 
+# --- 1b. kill -9 cliauth with logins parked on the token long-poll -------------------------
+# Each waiting CLI loses its connection (nginx answers 502 in the JSON envelope), polls again,
+# and its login completes once approved: no login is lost or redeemed twice, none hangs.
+fault_cliauth_kill() {
+    local n=4 i pid t_kill answered=0 waited ok=0 twice=0
+    local reqs=() keys=() verifiers=() bgs=()
+    flow_user logins
+    for ((i = 0; i < n; i++)); do
+        flow_cli_keys "parked$i"
+        flow_start_login
+        reqs+=("$REQ") keys+=("$DEVICE_KEY") verifiers+=("$VERIFIER")
+        flow_redeem_bg "$REQ" 30 "$SMOKE_TMP/parked$i"
+        bgs+=("$BG_PID")
+    done
+    for ((i = 0; i < n; i++)); do retry 10 flow_polling_started "${reqs[i]}"; done
+    sleep 0.3
+    pid=$(stack_handler_pid cliauth)
+    t_kill=$(now_ms)
+    kill -KILL "$pid"
+    for ((i = 0; i < n; i++)); do
+        wait "${bgs[i]}" || true
+        [[ $(cat "$SMOKE_TMP/parked$i.status" 2>/dev/null) == 502 &&
+            $(jq -r .error.code "$SMOKE_TMP/parked$i.body" 2>/dev/null) == unavailable ]] && answered=$((answered + 1))
+    done
+    waited=$(($(now_ms) - t_kill))
+    expect_true "parked waits answered 502 unavailable when cliauth died: $answered of $n, after ${waited} ms"         test "$answered" = "$n" -a "$waited" -lt 5000
+    retry 10 pid_changed cliauth "$pid" || smoke_fail "cliauth was not restarted within 10 s"
+    check parked_logins_are_answered_when_cliauth_is_killed
+
+    # The CLIs wait again (the restarted handler parks them) and their approvals wake them.
+    for ((i = 0; i < n; i++)); do
+        DEVICE_KEY=${keys[i]} VERIFIER=${verifiers[i]} flow_redeem_bg "${reqs[i]}" 30 "$SMOKE_TMP/again$i"
+        bgs[i]=$BG_PID
+    done
+    for ((i = 0; i < n; i++)); do retry 10 flow_polling_started "${reqs[i]}"; done
+    for ((i = 0; i < n; i++)); do flow_approve "${reqs[i]}"; done
+    for ((i = 0; i < n; i++)); do
+        wait "${bgs[i]}" || true
+        local at
+        at=$(jq -r .data.access_token "$SMOKE_TMP/again$i.body" 2>/dev/null)
+        DEVICE_KEY=${keys[i]} ACCESS=$at cli_req GET /v1/devices
+        [[ $STATUS == 200 ]] && ok=$((ok + 1))
+        DEVICE_KEY=${keys[i]} VERIFIER=${verifiers[i]} flow_redeem "${reqs[i]}"
+        [[ $STATUS == 400 && $(json .error.code) == invalid_grant ]] && twice=$((twice + 1))
+    done
+    expect_true "logins completed after the restart with working tokens: $ok of $n" test "$ok" = "$n"
+    expect_true "a second redeem is invalid_grant: $twice of $n" test "$twice" = "$n"
+    expect_true "each request redeemed once, one device each"         test "$(sql "SELECT count(*) FILTER (WHERE status = 'redeemed') || ':' || count(DISTINCT device_id) FROM cli_login_requests WHERE id IN ($(printf "'%s'," "${reqs[@]}" | sed 's/,$//'))")" = "$n:$n"
+    check every_parked_login_completes_exactly_once_after_the_restart
+    figures cliauth_kill "{\"parked\":$n,\"answered_502_within_ms\":$waited,\"completed\":$ok}"
+}
+
+# --- 1c. kill -9 devices while devices are revoked with roster rotations ---------------------
+# A revoke cut off by the kill is retried with the same body: every device ends revoked once,
+# its removal statement in the roster exactly once, its tokens refused.
+fault_devices_kill() {
+    local n=10 i kills=2 pid code ids=() bodies=() pending=() retried=0
+    flow_user revokes
+    for ((i = 0; i < n; i++)); do
+        flow_device "rv$i"
+        ids+=("$DEVICE_ID")
+        bodies+=("$(jq -nc --arg s "removal-$DEVICE_ID" --arg g "$(flow_b64 64)" '{reason:"faults", roster:{statements:[{statement:($s | @base64 | gsub("[+/=]"; "")), signature:$g}]}}')")
+    done
+    local ats=()
+    ats=("$(sql "SELECT count(*) FROM access_tokens WHERE device_id IN ($(printf "'%s'," "${ids[@]}" | sed 's/,$//')) AND revoked_at IS NULL")")
+    (
+        for ((i = 0; i < n; i++)); do
+            code=$(curl -sS -o /dev/null -w '%{http_code}' --max-time 10 -X POST -H 'Content-Type: application/json' \
+                -H "Authorization: Bearer $WEB_TOKEN" --data-binary "${bodies[i]}" "$POUCH_URL/v1/devices/${ids[i]}/revoke" 2>/dev/null) || code=000
+            echo "$i $code" >>"$SMOKE_TMP/revokes"
+            sleep 0.15
+        done
+    ) &
+    local loop=$!
+    for ((k = 0; k < kills; k++)); do
+        sleep 0.5
+        pid=$(stack_handler_pid devices)
+        kill -KILL "$pid"
+        retry 10 pid_changed devices "$pid" || smoke_fail "devices was not restarted within 10 s"
+    done
+    wait "$loop" || true
+    for ((i = 0; i < n; i++)); do
+        grep -q "^$i 200\$" "$SMOKE_TMP/revokes" || pending+=("$i")
+    done
+    for i in "${pending[@]}"; do
+        retry 20 bash -c "[[ \$(curl -sS -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+            -H 'Authorization: Bearer $WEB_TOKEN' --data-binary '${bodies[i]}' '$POUCH_URL/v1/devices/${ids[i]}/revoke') == 200 ]]" ||
+            smoke_fail "revoke $i never answered 200"
+        retried=$((retried + 1))
+    done
+    local list
+    list=$(printf "'%s'," "${ids[@]}" | sed 's/,$//')
+    expect_true "every device revoked" test "$(sql "SELECT count(*) FROM devices WHERE id IN ($list) AND revoked_at IS NOT NULL")" = "$n"
+    expect_true "every removal statement in the roster exactly once" \
+        test "$(sql "SELECT count(*) || ':' || count(DISTINCT statement) FROM roster_entries WHERE account_id = '$WEB_ACCOUNT' AND idx > $n")" = "$n:$n"
+    expect_true "roster indexes 0..$((2 * n)) without gaps" \
+        test "$(sql "SELECT count(*) || ':' || max(idx) FROM roster_entries WHERE account_id = '$WEB_ACCOUNT'")" = "$((2 * n + 1)):$((2 * n))"
+    expect_true "no token of a revoked device left" \
+        test "$(sql "SELECT count(*) FROM access_tokens WHERE device_id IN ($list) AND revoked_at IS NULL")" = 0
+    cli_req GET /v1/devices
+    expect_error 401 device_revoked
+    check every_revoke_cut_off_by_a_kill_completes_exactly_once
+    figures devices_kill "{\"devices\":$n,\"kills\":$kills,\"revokes_retried\":$retried,\"first_answers\":\"$(cut -d' ' -f2 "$SMOKE_TMP/revokes" | sort | uniq -c | tr -s ' ' | tr '\n' ' ')\"}"
+}
+
 # --- 2. restart PostgreSQL under load --------------------------------------------------------
 fault_postgres_restart() {
     local outage=${POUCH_FAULT_OUTAGE:-6} before t_stop t_back t_up first health_status=() end
@@ -165,6 +295,49 @@ fault_postgres_restart() {
     figures postgres_restart "$(jq -c --argjson d "$during" --arg o "$outage" --argjson f "$first" \
         --argjson s "$slowest" '{outage_s:($o|tonumber), answers_during_outage:$d, first_applied_after_s:$f,
         slowest_s:$s} + del(.problems)' <<<"$LOAD_REPORT")"
+}
+
+# --- 2b. crash PostgreSQL (kill -9) under the CLI-path load, with fsync on ------------------
+# The stack runs PostgreSQL as production does (tests/faults/run.sh: stack mode "durable",
+# fsync and synchronous_commit on). The postmaster and its backends are killed at once, as a
+# machine that loses power loses them; the restart replays the WAL. Every op answered
+# `applied` before, during or after must be stored with its seq, seqs gap-free, and every
+# retry of an unanswered commit (same operation_id) exactly-once.
+fault_postgres_crash() {
+    local t_kill t_up first before_crash recovered
+    cli_load_start crash
+    sleep 4
+    t_kill=$(now_s)
+    before_crash=$(jq -s --argjson t "$t_kill" '[.[] | select(.w1 < $t and .status == 200)] | length' "$LOAD_DIR/requests.jsonl")
+    kill -KILL "$STACK_PG_PID"
+    kill -KILL -- "-$STACK_PG_PID" 2>/dev/null || true
+    wait "$STACK_PG_PID" 2>/dev/null || true
+    STACK_PG_PID=0
+    sleep 2
+    stack_start_postgres 2>/dev/null
+    t_up=$(now_s)
+    sleep 5
+    cli_load_stop
+    recovered=$(grep -c 'database system was interrupted\|was not properly shut down' "$STACK_DIR/log/postgres.log" || true)
+    expect_true "PostgreSQL recovered from the crash (log: $recovered recovery lines)" test "$recovered" -gt 0
+    expect_true "fsync on: $(sql 'SHOW fsync'), synchronous_commit: $(sql 'SHOW synchronous_commit')" \
+        test "$(sql 'SHOW fsync'):$(sql 'SHOW synchronous_commit')" = on:on
+    check postgres_ran_durable_and_recovered_from_kill_9
+
+    expect_settled
+    expect_true "commits answered before the crash: $before_crash (want some)" test "$before_crash" -gt 0
+    expect_true "ops applied: $(report .ops_applied), stale bases refused: $(report .ops_stale_refused)" \
+        test "$(report .ops_applied)" -gt 0 -a "$(report .ops_stale_refused)" -gt 0
+    check every_op_answered_applied_survives_the_crash_with_its_seq_and_retries_are_exactly_once
+
+    expect_true "no 500: $(report '.statuses | to_entries | map("\(.key)=\(.value)") | join(" ")')" \
+        test "$(report '[.statuses | keys[] | select(startswith("500"))] | length')" = 0
+    first=$(jq -s --argjson b "$t_up" '[.[] | select(.w0 >= $b and .status == 200) | .w1 - $b] | min // 99' "$LOAD_DIR/requests.jsonl")
+    expect_true "first answered commit ${first} s after PostgreSQL was back (want < 3)" \
+        awk -v s="$first" 'BEGIN { exit !(s < 3) }'
+    check commits_resume_after_the_crash_without_a_handler_restart
+    figures postgres_crash "$(jq -c --argjson f "$first" --argjson b "$before_crash" \
+        '{answered_before_crash:$b, first_answer_after_recovery_s:$f} + del(.problems)' <<<"$LOAD_REPORT")"
 }
 
 # --- 3. stop Redis: database fallbacks, then back to Redis -----------------------------------

@@ -1,7 +1,8 @@
 // fuzz_json_schema.cpp -- libFuzzer target: the strict JSON parser (decisions §3) and
 // schema::validate over representative request schemas (the commit schema of handlers/sync,
 // a copy of the signup one, the jwk() node, and one node of every other kind). Only ApiError 400
-// invalid_json / validation_failed may come out; anything else is a finding.
+// invalid_json / validation_failed may come out; anything else is a finding, and so is a
+// parsed document beyond the parse budget (depth, members per object, values).
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -39,9 +40,27 @@ const js::Node& device_schema() {
     return n;
 }
 
+// The parse budget (decisions §13) holds for every document parse_strict returns: depth,
+// members per object, values per document. Returns the values counted under v.
+size_t require_within_budget(const rapidjson::Value& v, int depth) {
+    size_t values = 1;
+    if (v.IsObject() || v.IsArray())
+        pouch::fuzz::require(depth <= pouch::json::kMaxDepth, "nesting within the budget");
+    if (v.IsObject()) {
+        pouch::fuzz::require(v.MemberCount() <= pouch::json::kMaxMembers, "members within budget");
+        for (const auto& m : v.GetObject()) values += require_within_budget(m.value, depth + 1);
+    } else if (v.IsArray()) {
+        for (const auto& e : v.GetArray()) values += require_within_budget(e, depth + 1);
+    }
+    return values;
+}
+
+// validate() rewrites UUIDs in place, so each schema gets its own copy of the document.
 void validate_expecting_400(const rapidjson::Value& v, const js::Node& schema) {
+    rapidjson::Document copy;
+    copy.CopyFrom(v, copy.GetAllocator());
     try {
-        js::validate(v, schema);
+        js::validate(copy, schema);
     } catch (const pouch::ApiError& e) {
         pouch::fuzz::require_client_error(e, 400, "validation_failed");
         pouch::fuzz::require(e.field.empty() || e.field[0] == '/',
@@ -61,6 +80,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         return 0;
     }
     pouch::fuzz::require(doc.IsObject(), "parse_strict returns an object");
+    pouch::fuzz::require(require_within_budget(doc, 1) <= pouch::json::kMaxValues,
+                         "values within the budget");
     validate_expecting_400(doc, pouch::sync::commit_schema());
     validate_expecting_400(doc, credentials_schema());
     validate_expecting_400(doc, device_schema());

@@ -82,6 +82,8 @@ expect_json .data.key_storage file
 expect_json .data.sign_jkt "$JKT"
 expect_json .data.status pending
 expect_json_match .data.expires_at '^20[0-9]{2}-.*Z$'
+expect_json '.data.sign_pub | tojson' "$(jq -c '{kty, crv, x, y}' <<<"$SIGN_PUB")"
+expect_json '.data.enc_pub | tojson' "$(jq -c '{kty, crv, x, y}' <<<"$ENC_PUB")"
 check details_show_the_confirm_code_the_cli_computes
 
 req GET "/v1/cli-auth/requests/$(flow_uuid)" "" -H "Authorization: Bearer $ADA"

@@ -238,7 +238,7 @@ expect_error 400 validation_failed
 check non_integer_number_is_rejected
 
 # --- quota at the exact byte ------------------------------------------------------------------
-used=$(sql "SELECT a.blob_bytes + (SELECT coalesce(sum(stored_bytes), 0) FROM pouches WHERE account_id = a.id) FROM storage_accounts a WHERE a.id = '$WEB_ACCOUNT'")
+used=$(sql "SELECT account_stored_bytes('$WEB_ACCOUNT')")
 plan=$(flow_uuid)
 sql "INSERT INTO plans (id, slug, name, pouch_limit, storage_bytes) VALUES ('$plan', 'q-${plan:0:8}', 'Quota test', 5, $((used + 20)))" >/dev/null
 sql "UPDATE storage_accounts SET plan_id = '$plan' WHERE id = '$WEB_ACCOUNT'" >/dev/null

@@ -85,7 +85,9 @@ cp "$SMOKE_TMP/fresh" "$fresh_stray"
 old_temp="$blob_dir/tmp/gc-test-$run"
 : >"$old_temp"
 touch -d '2 days ago' "$old_temp"
-sql "INSERT INTO dpop_replay (jkt, jti, expires_at) VALUES ('gc-$run', 'old', now() - interval '1 minute'),
+# Replay rows are kept 5 minutes past their expiry (decisions §13).
+sql "INSERT INTO dpop_replay (jkt, jti, expires_at) VALUES ('gc-$run', 'old', now() - interval '6 minutes'),
+                                                           ('gc-$run', 'recent', now() - interval '4 minutes'),
                                                            ('gc-$run', 'live', now() + interval '10 minutes')"
 usage_before=$(usage stored_bytes)
 expect_true "blob bytes before gc" test "$(blob_bytes)" = 3000
@@ -125,9 +127,9 @@ expect_true "old temporary file removed" test ! -e "$old_temp"
 check gc_removes_stray_files_older_than_a_day
 rm -f "$fresh_stray"
 
-expect_true "expired replay entry deleted" \
-    test "$(sql "SELECT string_agg(jti, ',') FROM dpop_replay WHERE jkt = 'gc-$run'")" = live
-check gc_deletes_expired_replay_entries
+expect_true "replay entry 6 minutes past expiry deleted, 4 minutes past kept" \
+    test "$(sql "SELECT string_agg(jti, ',' ORDER BY jti) FROM dpop_replay WHERE jkt = 'gc-$run'")" = live,recent
+check gc_deletes_replay_entries_five_minutes_past_expiry
 
 req GET "/v1/pouches/$pouch/blobs/$unreferenced" "" -H "Authorization: Bearer $token"
 expect_error 404 not_found

@@ -116,8 +116,10 @@ check revoke_sets_revoked_at_once_and_is_idempotent
 
 req GET "/v1/shares/$S"
 expect_error 410 share_unavailable
+expect_json .error.details.state revoked
 req POST "/v1/shares/$S/import" "" "${b[@]}"
 expect_error 410 share_unavailable
+expect_json .error.details.state revoked
 expect_true "no view or import counted" test "$(counters "$S")" = "2|2|f|t|t"
 expect_true "listed as revoked" test "$(list_state "$S")" = revoked
 check a_revoked_share_is_410_for_fetch_and_import
@@ -131,6 +133,7 @@ expect_status 200
 expect_json .data.imports 1
 req POST "/v1/shares/$O/import" "" "${b[@]}"
 expect_error 410 share_unavailable
+expect_json .error.details.state consumed
 expect_true "one import, not consumed by importing" test "$(counters "$O")" = "0|1|f|f|t"
 check a_one_time_share_counts_a_single_import
 
@@ -169,8 +172,10 @@ expect_status 200
 sql "UPDATE shares SET expires_at = now() - interval '1 second' WHERE id = '$E'"
 req GET "/v1/shares/$E"
 expect_error 410 share_unavailable
+expect_json .error.details.state expired
 req POST "/v1/shares/$E/import" "" "${b[@]}"
 expect_error 410 share_unavailable
+expect_json .error.details.state expired
 expect_true "one view, no import" test "$(counters "$E")" = "1|0|f|f|f"
 expect_true "listed as expired" test "$(list_state "$E")" = expired
 check an_expired_share_is_410_for_fetch_and_import
@@ -231,7 +236,7 @@ expect_true "default limit shows all" test "$(json '[.data.items[].id] | join(",
 expect_json .meta.next_cursor null
 check list_pages_newest_first_by_cursor
 
-for q in limit=0 limit=501 limit=x cursor=abc 'cursor=1.not-a-uuid' 'cursor=99999999999999999999.'"${ids[0]}" other=1; do
+for q in limit=0 limit=1001 limit=x cursor=abc 'cursor=1.not-a-uuid' 'cursor=99999999999999999999.'"${ids[0]}" other=1; do
     req GET "/v1/pouches/$POUCH/shares?$q" "" "${c[@]}"
     if [[ $q == cursor=* ]]; then
         expect_error 400 invalid_cursor

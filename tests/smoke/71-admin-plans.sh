@@ -250,7 +250,9 @@ req GET "/v1/account" "" "${web[@]}"
 expect_json .data.plan.storage_bytes 500
 check lowered_storage_limit_refuses_the_next_growth_and_deletes_nothing
 
-edit '{"storage_bytes":1004}'
+# Usage counts the genesis roster statement and key envelope too (decisions §13).
+total=$(sql "SELECT account_stored_bytes('$WEB_ACCOUNT')")
+edit "{\"storage_bytes\":$((total + 4))}"
 expect_status 200
 commit "y"
 expect_json '.data.results[0].status' applied

@@ -75,9 +75,9 @@ audit "?limit=1&cursor=$c1"
 expect_json '.data.items[0].id' "$(sql "SELECT id FROM audit_log ORDER BY id DESC OFFSET 1 LIMIT 1")"
 check a_cursor_continues_after_the_last_item
 
-audit "?limit=500"
+audit "?limit=1000"
 expect_status 200
-audit "?limit=501"
+audit "?limit=1001"
 expect_error 400 validation_failed
 expect_json .error.field '?limit'
 audit "?limit=0"

@@ -38,6 +38,12 @@ TEST(Router, MatchesTypedParams) {
     EXPECT_EQ(m.route->pattern, "/v1/pouches/{pouchId:uuid}/artifacts");
 }
 
+TEST(Router, UpperCaseUuidParamIsHeldInLowerCase) {
+    Router r = sample();
+    auto m = r.match("GET", "/v1/pouches/0B8A4F4E-1C2D-4E5F-9A0B-1C2D3E4F5A6B/artifacts");
+    EXPECT_EQ(m.params.at("pouchId"), "0b8a4f4e-1c2d-4e5f-9a0b-1c2d3e4f5a6b");
+}
+
 TEST(Router, NonUuidSegmentIsNotFound) {
     Router r = sample();
     EXPECT_EQ(status_of(r, "POST", "/v1/admin/users/not-a-uuid/role"), 404);
@@ -68,6 +74,15 @@ TEST(Router, BlobIdMustBe43Base64UrlCharacters) {
     EXPECT_EQ(status_of(r, "GET", base + std::string(43, 'A')), 200);
     EXPECT_EQ(status_of(r, "GET", base + std::string(42, 'A')), 404);
     EXPECT_EQ(status_of(r, "GET", base + std::string(42, 'A') + "="), 404);
+}
+
+TEST(Uuid, CanonicalFormIsLowerCaseAndNulloptForNonUuids) {
+    EXPECT_EQ(canonical_uuid("7D444840-9DC0-11D1-B245-5FFDCE74FAD2"),
+              "7d444840-9dc0-11d1-b245-5ffdce74fad2");
+    EXPECT_EQ(canonical_uuid("ffffffff-FFFF-ffff-ffff-ffffffffffff"),
+              "ffffffff-ffff-ffff-ffff-ffffffffffff");
+    EXPECT_EQ(canonical_uuid("7d444840-9dc0-01d1-b245-5ffdce74fad2"), std::nullopt);
+    EXPECT_EQ(canonical_uuid(""), std::nullopt);
 }
 
 TEST(Uuid, AcceptsInterfaceFormats) {

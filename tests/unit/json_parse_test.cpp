@@ -182,14 +182,63 @@ TEST(JsonParse, AcceptsNestingAtDepthLimit) {
 }
 
 TEST(JsonParse, RejectsNestingOnePastDepthLimit) {
-    EXPECT_EQ(rejection(nested(pouch::json::kMaxDepth + 1)), "JSON nested deeper than 64 levels");
-    std::string arrays = "{\"a\":" + std::string(64, '[') + std::string(64, ']') + "}";
-    EXPECT_EQ(rejection(arrays), "JSON nested deeper than 64 levels");
+    EXPECT_EQ(pouch::json::kMaxDepth, 32);
+    EXPECT_EQ(rejection(nested(pouch::json::kMaxDepth + 1)), "JSON nested deeper than 32 levels");
+    std::string arrays = "{\"a\":" + std::string(32, '[') + std::string(32, ']') + "}";
+    EXPECT_EQ(rejection(arrays), "JSON nested deeper than 32 levels");
 }
 
 TEST(JsonParse, RejectsVeryDeepNestingWithoutCrashing) {
     std::string deep = "{\"a\":" + std::string(1000000, '[') + std::string(1000000, ']') + "}";
-    EXPECT_EQ(rejection(deep), "JSON nested deeper than 64 levels");
+    EXPECT_EQ(rejection(deep), "JSON nested deeper than 32 levels");
+}
+
+namespace {
+
+// {"k0":0,"k1":0,...} with n members.
+std::string object_of(size_t n) {
+    std::string s = "{";
+    for (size_t i = 0; i < n; ++i) s += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":0";
+    return s + "}";
+}
+
+// {"a":[0,0,...]}: the object, the array and n numbers are n + 2 values.
+std::string values_doc(size_t n) {
+    std::string s = "{\"a\":[";
+    for (size_t i = 0; i < n; ++i) s += i ? ",0" : "0";
+    return s + "]}";
+}
+
+}  // namespace
+
+TEST(JsonParse, AcceptsAnObjectOfExactlyTheMemberBudget) {
+    EXPECT_EQ(pouch::json::kMaxMembers, 1024u);
+    EXPECT_EQ(parse_strict(object_of(1024)).MemberCount(), 1024u);
+}
+
+TEST(JsonParse, RejectsAnObjectOneMemberPastTheBudget) {
+    EXPECT_EQ(rejection(object_of(1025)), "an object has more than 1024 members (the top-level object)");
+    EXPECT_EQ(rejection("{\"a\":[" + object_of(1025) + "]}"),
+              "an object has more than 1024 members at /a/0");
+}
+
+TEST(JsonParse, AcceptsADocumentOfExactlyTheValueBudget) {
+    EXPECT_EQ(pouch::json::kMaxValues, 262144u);
+    EXPECT_EQ(parse_strict(values_doc(262144 - 2))["a"].Size(), 262142u);
+}
+
+TEST(JsonParse, RejectsADocumentOneValuePastTheBudget) {
+    EXPECT_EQ(rejection(values_doc(262144 - 1)), "the document holds more than 262144 values");
+}
+
+// The attack of issue 13: 16 MiB of tiny keys in one object. Refused at member 1,025, so the
+// parse reads a few kilobytes of it and builds almost nothing.
+TEST(JsonParse, RejectsSixteenMebibytesOfTinyKeysAtTheMemberBudget) {
+    std::string body = "{";
+    for (size_t i = 0; body.size() < 16 * 1024 * 1024; ++i)
+        body += (i ? ",\"" : "\"") + std::to_string(i) + "\":1";
+    body += "}";
+    EXPECT_EQ(rejection(body), "an object has more than 1024 members (the top-level object)");
 }
 
 TEST(JsonParse, TruncatesLongDuplicateKeyInMessage) {

@@ -220,6 +220,24 @@ TEST(JsonSchema, OneOfAcceptsListedValuesOnly) {
               V("/role", R"(must be one of "user", "support", "admin")"));
 }
 
+TEST(JsonSchema, ValidateRewritesEveryUuidToLowerCase) {
+    auto doc = pouch::json::parse_strict(
+        R"({"id":"7D444840-9DC0-11D1-B245-5FFDCE74FAD2","ids":["FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF"],)"
+        R"("name":"ABC"})");
+    js::validate(doc, js::object({js::req("id", js::uuid()), js::req("ids", js::array(js::uuid())),
+                                  js::req("name", js::string())}));
+    EXPECT_STREQ(doc["id"].GetString(), "7d444840-9dc0-11d1-b245-5ffdce74fad2");
+    EXPECT_STREQ(doc["ids"][0].GetString(), "ffffffff-ffff-ffff-ffff-ffffffffffff");
+    EXPECT_STREQ(doc["name"].GetString(), "ABC");  // other strings keep their case
+}
+
+TEST(JsonSchema, DistinctUuidsCompareCaseInsensitively) {
+    auto s = one("ids", js::array(js::uuid()).distinct());
+    EXPECT_EQ(violation(R"({"ids":["7d444840-9dc0-11d1-b245-5ffdce74fad2",)"
+                        R"("7D444840-9DC0-11D1-B245-5FFDCE74FAD2"]})", s),
+              V("/ids/1", "must not repeat an earlier item"));
+}
+
 TEST(JsonSchema, UuidFormat) {
     auto s = one("id", js::uuid());
     for (const char* good :

@@ -353,6 +353,84 @@ TEST(Parking, APollThatThrowsAnswersItsErrorAndTheRequestLeaves) {
     EXPECT_EQ(p.parked(), 0u);
 }
 
+TEST(Parking, OneOwnerParksAtMostItsLimitAndTheNextIsRefusedAtOnce) {
+    REQUIRE_REDIS();
+    Parking p(url, 2, 3);
+    ASSERT_TRUE(eventually([&] { return p.connected(); }));
+    const std::string ch = unique_channel("owner");
+    Waiter held[3], over, other;
+    for (auto& w : held) {
+        LongPoll lp = w.long_poll(ch, p.stamp(ch), 10s);
+        lp.owner = "account-a";
+        w.park(p, std::move(lp));
+    }
+    EXPECT_EQ(p.parked(), 3u);
+    LongPoll lp = over.long_poll(ch, p.stamp(ch), 10s);
+    lp.owner = "account-a";
+    auto start = Clock::now();
+    over.park(p, std::move(lp));
+    auto a = over.answer(1s);
+    ASSERT_TRUE(a);
+    EXPECT_LT(ms_since(start), 100);
+    EXPECT_EQ(a->status, 429);
+    EXPECT_NE(a->body.find("\"code\":\"rate_limited\""), std::string::npos);
+    bool retry_after = false;
+    for (const auto& [k, v] : a->headers) retry_after = retry_after || (k == "Retry-After" && v == "5");
+    EXPECT_TRUE(retry_after);
+    EXPECT_EQ(over.reads.load(), 0) << "refused before any poll";
+    // Another owner is not limited by the first one's waiters.
+    LongPoll lp2 = other.long_poll(ch, p.stamp(ch), 10s);
+    lp2.owner = "account-b";
+    other.park(p, std::move(lp2));
+    EXPECT_EQ(p.parked(), 4u);
+    p.stop();
+    for (auto& w : held) EXPECT_TRUE(w.answered());
+}
+
+TEST(Parking, AnsweredRequestsFreeTheirOwnersPlaces) {
+    REQUIRE_REDIS();
+    Parking p(url, 2, 1);
+    ASSERT_TRUE(eventually([&] { return p.connected(); }));
+    Client redis(url);
+    const std::string ch = unique_channel("owner-free");
+    Waiter first, second;
+    LongPoll lp = first.long_poll(ch, p.stamp(ch), 10s);
+    lp.owner = "account-a";
+    first.park(p, std::move(lp));
+    first.ready = true;
+    redis.publish(ch, "1");
+    ASSERT_TRUE(says_ready(first.answer()));
+    LongPoll lp2 = second.long_poll(ch, p.stamp(ch), 10s);
+    lp2.owner = "account-a";
+    second.park(p, std::move(lp2));
+    EXPECT_EQ(p.parked(), 1u) << "the first answer freed its place";
+    p.stop();
+}
+
+TEST(Parking, ASecondRequestWithTheExclusiveKeyAnswersTheFirstWithItsError) {
+    REQUIRE_REDIS();
+    Parking p(url, 2);
+    ASSERT_TRUE(eventually([&] { return p.connected(); }));
+    const std::string ch = unique_channel("exclusive");
+    Waiter first, second;
+    LongPoll lp = first.long_poll(ch, p.stamp(ch), 10s);
+    lp.exclusive_key = "login-1";
+    lp.superseded = ApiError(429, "slow_down", "another wait took its place").with_header("Retry-After", "5");
+    first.park(p, std::move(lp));
+    LongPoll lp2 = second.long_poll(ch, p.stamp(ch), 10s);
+    lp2.exclusive_key = "login-1";
+    second.park(p, std::move(lp2));
+    auto a = first.answer(2s);
+    ASSERT_TRUE(a);
+    EXPECT_EQ(a->status, 429);
+    EXPECT_NE(a->body.find("\"code\":\"slow_down\""), std::string::npos);
+    EXPECT_EQ(first.reads.load(), 0);
+    EXPECT_FALSE(second.answered()) << "the newer one stays parked";
+    EXPECT_EQ(p.parked(), 1u);
+    p.stop();
+    EXPECT_TRUE(second.answered());
+}
+
 TEST(Parking, UnreachableRedisFallsBackToRereadingEverySecond) {
     LocalSocket closed;  // bound, never listening: connections are refused
     Parking p(closed.url(), 2);

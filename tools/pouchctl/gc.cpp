@@ -65,14 +65,63 @@ const Statement kSubtractBlobBytes{
 
 const Statement kRecordedBlobs{"gc_recorded_blobs", "SELECT id FROM blobs WHERE account_id = $1"};
 
+// --- retention (decisions §13) ------------------------------------------------------------
+
+// A replay row guards its jti until expires_at; five minutes later it is history.
 const Statement kDeleteReplay{
     "gc_delete_replay",
-    "WITH d AS (DELETE FROM dpop_replay WHERE expires_at <= now() RETURNING 1)"
+    "WITH d AS (DELETE FROM dpop_replay WHERE expires_at < now() - interval '5 minutes'"
+    "           RETURNING 1)"
     " SELECT count(*) AS n FROM d"};
 
+// A login request ends when it is redeemed or denied, else at its expiry (approved and never
+// redeemed, or never decided); it is kept a day after that.
 const Statement kDeleteLoginRequests{
     "gc_delete_login_requests",
-    "WITH d AS (DELETE FROM cli_login_requests WHERE expires_at < now() - interval '1 day'"
+    "WITH d AS (DELETE FROM cli_login_requests"
+    "            WHERE CASE status WHEN 'redeemed' THEN coalesce(redeemed_at, expires_at)"
+    "                              WHEN 'denied' THEN coalesce(decided_at, expires_at)"
+    "                              ELSE expires_at END < now() - interval '1 day'"
+    "           RETURNING 1)"
+    " SELECT count(*) AS n FROM d"};
+
+// Web sessions end after 14 days unused or 30 days after they began (common/auth/caller.cpp).
+const Statement kDeleteSessions{
+    "gc_delete_sessions",
+    "WITH d AS (DELETE FROM web_sessions"
+    "            WHERE expires_at <= now() OR last_used_at <= now() - interval '14 days'"
+    "           RETURNING 1)"
+    " SELECT count(*) AS n FROM d"};
+
+const Statement kDeleteAccessTokens{
+    "gc_delete_access_tokens",
+    "WITH d AS (DELETE FROM access_tokens WHERE expires_at < now() - interval '1 day'"
+    "           RETURNING 1)"
+    " SELECT count(*) AS n FROM d"};
+
+// A used refresh token is kept until its own expiry (+ 1 day), so presenting it again is still
+// recognised as reuse for as long as it could have been valid.
+const Statement kDeleteRefreshTokens{
+    "gc_delete_refresh_tokens",
+    "WITH d AS (DELETE FROM refresh_tokens WHERE expires_at < now() - interval '1 day'"
+    "           RETURNING 1)"
+    " SELECT count(*) AS n FROM d"};
+
+// The stored answers of commits older than POUCH_IDEMPOTENCY_DAYS ($1): a replay of such an
+// operation_id is then applied as new, which the ops' own ids make safe (decisions §5.3, §13).
+const Statement kDeleteCommitLog{
+    "gc_delete_commit_log",
+    "WITH d AS (DELETE FROM commit_log WHERE created_at < now() - $1::int * interval '1 day'"
+    "           RETURNING 1)"
+    " SELECT count(*) AS n FROM d"};
+
+// Bundles of shares that can never be fetched again (revoked, consumed, expired) are dropped;
+// the row stays for the owner's list and its state. The trigger of sql/008 gives the bytes back.
+const Statement kPurgeShareBundles{
+    "gc_purge_share_bundles",
+    "WITH d AS (UPDATE shares SET bundle = NULL"
+    "            WHERE bundle IS NOT NULL AND (revoked_at IS NOT NULL OR consumed_at IS NOT NULL"
+    "                  OR expires_at <= now())"
     "           RETURNING 1)"
     " SELECT count(*) AS n FROM d"};
 
@@ -154,6 +203,7 @@ struct GcStats {
     long long blobs = 0, blob_bytes = 0, blob_accounts = 0;
     long long temp_files = 0, orphan_files = 0;
     long long replay = 0, login_requests = 0, connect_tokens = 0;
+    long long sessions = 0, access_tokens = 0, refresh_tokens = 0, commit_log = 0, shares = 0;
     bool failed = false;
 };
 
@@ -249,8 +299,13 @@ int gc_usage(FILE* to) {
                  "    the row first, then the file; their bytes leave the account's usage\n"
                  "  - files in the blob directory that no blob row records and temporary\n"
                  "    upload files, each older than 24 h\n"
-                 "  - expired DPoP replay entries; login requests and connect tokens that\n"
-                 "    expired more than a day ago\n\n"
+                 "  - DPoP replay entries 5 minutes past expiry; login requests a day after\n"
+                 "    they ended; connect tokens a day past expiry\n"
+                 "  - web sessions unused for 14 days or begun 30 days ago; access and refresh\n"
+                 "    tokens a day past expiry\n"
+                 "  - stored commit answers older than POUCH_IDEMPOTENCY_DAYS (default 30)\n"
+                 "  - the bundles of expired, consumed and revoked shares (their bytes leave\n"
+                 "    usage; the share stays listed with its state)\n\n"
                  "Safe to run at any time and concurrently with the service.\n");
     return to == stdout ? 0 : 2;
 }
@@ -275,6 +330,13 @@ int cmd_gc(const Args& args) {
     if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) return gc_usage(stdout);
     if (!args.empty()) return gc_usage(stderr);
     std::string blob_dir = env_or("POUCH_BLOB_DIR", "/var/lib/pouch/blobs");
+    std::string days = env_or("POUCH_IDEMPOTENCY_DAYS", "30");
+    if (days.empty() || days.size() > 5 || days.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoi(days) < 1) {
+        std::fprintf(stderr, "pouchctl gc: POUCH_IDEMPOTENCY_DAYS must be a whole number of days >= 1\n");
+        return 2;
+    }
+    int idempotency_days = std::stoi(days);
     pouch::db::Conn conn(env_or("POUCH_DATABASE_URL", "postgresql:///pouch"));
     if (!connect(conn, "gc")) return 1;
     GcStats st;
@@ -287,6 +349,11 @@ int cmd_gc(const Args& args) {
         st.replay = conn.exec(kDeleteReplay).int64(0, "n");
         st.login_requests = conn.exec(kDeleteLoginRequests).int64(0, "n");
         st.connect_tokens = conn.exec(kDeleteConnectTokens).int64(0, "n");
+        st.sessions = conn.exec(kDeleteSessions).int64(0, "n");
+        st.access_tokens = conn.exec(kDeleteAccessTokens).int64(0, "n");
+        st.refresh_tokens = conn.exec(kDeleteRefreshTokens).int64(0, "n");
+        st.commit_log = conn.exec(kDeleteCommitLog, {std::to_string(idempotency_days)}).int64(0, "n");
+        st.shares = conn.exec(kPurgeShareBundles).int64(0, "n");
     } catch (const pouch::db::Error& e) {
         std::fprintf(stderr, "pouchctl gc: %s\n", e.what());
         return 1;
@@ -301,6 +368,10 @@ int cmd_gc(const Args& args) {
         "deleted %lld expired DPoP replay entries, %lld login requests, %lld connect "
         "tokens\n",
         st.replay, st.login_requests, st.connect_tokens);
+    std::printf("deleted %lld web sessions, %lld access tokens, %lld refresh tokens, %lld stored "
+                "commit answers older than %d days\n",
+                st.sessions, st.access_tokens, st.refresh_tokens, st.commit_log, idempotency_days);
+    std::printf("dropped the bundles of %lld expired, consumed or revoked shares\n", st.shares);
     return st.failed ? 1 : 0;
 }
 

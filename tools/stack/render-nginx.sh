@@ -1,30 +1,37 @@
 #!/usr/bin/env bash
 # render-nginx.sh -- writes nginx/pouch.conf, the production config, from
 # nginx/pouch.conf.template (listen 80, sockets /run/pouch, blobs /var/lib/pouch/blobs, rate
-# limits on). --check only compares and fails when pouch.conf is out of date (test.sh runs it).
+# limits on). --check only compares and fails when pouch.conf is out of date (test.sh runs it);
+# --print writes to stdout, trusting the proxies of POUCH_REAL_IP_FROM (docs/OPERATIONS.md).
 # Relies on tools/stack/lib.sh for the rendering shared with the local stack.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # shellcheck source=tools/stack/lib.sh
 source tools/stack/lib.sh
 
+# $1: the trusted TLS proxies (space-separated), empty for none.
 render() {
-    stack_render_nginx_conf 80 /run/pouch /var/lib/pouch/blobs /var/log/nginx/pouch-access.log on
+    stack_render_nginx_conf 80 /run/pouch /var/lib/pouch/blobs /var/log/nginx/pouch-access.log on \
+        /var/log/nginx/error.log "$1"
 }
 
 case ${1:-} in
     "")
-        render >nginx/pouch.conf
+        render "" >nginx/pouch.conf
         echo "wrote nginx/pouch.conf" >&2
         ;;
     --check)
-        if ! render | diff -u nginx/pouch.conf - >&2; then
+        if ! render "" | diff -u nginx/pouch.conf - >&2; then
             echo "nginx/pouch.conf is out of date: run tools/stack/render-nginx.sh" >&2
             exit 1
         fi
         ;;
+    --print)
+        # For a deployment behind a TLS proxy: POUCH_REAL_IP_FROM="10.0.0.5 10.0.1.0/24".
+        render "${POUCH_REAL_IP_FROM:-}"
+        ;;
     *)
-        echo "usage: render-nginx.sh [--check]" >&2
+        echo "usage: render-nginx.sh [--check | --print]" >&2
         exit 2
         ;;
 esac

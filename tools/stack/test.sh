@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test.sh -- `make test`: starts the stack in a fresh temporary directory on free loopback
-# ports (rate limits off; a second nginx with them on for the tests of the limits), runs the
-# suites, always tears down, and ends with one line "N passed, N failed".
+# ports (rate limits off; a second nginx with them on, trusting 127.0.0.1 as a TLS proxy, for
+# the tests of the limits), runs the suites, always tears down, and ends with one line
+# "N passed, N failed".
 # Suites: unit (BUILD/bin/unit_tests on database pouch_unit), interop (tests/interop/run.sh),
 # smoke (tests/smoke/[0-9]*.sh), faults (tests/faults/run.sh, on a stack of its own).
 # POUCH_SUITES="unit smoke" picks some; POUCH_SMOKE_FILES="30 40" some smoke scripts;
@@ -180,7 +181,9 @@ suite_nginx_conf
 if [[ " $suites " == *" unit "* ]]; then suite_unit; fi
 stack_start_frontends
 stack_free_port limited_port
-stack_start_nginx nginx-limited "$limited_port" on
+# The limited nginx also trusts 127.0.0.1 as a TLS proxy (X-Forwarded-For), so tests can be
+# clients of any address, IPv6 included (tests/smoke/83-tenant-bounds.sh).
+POUCH_REAL_IP_FROM=127.0.0.1 stack_start_nginx nginx-limited "$limited_port" on
 export POUCH_URL_RATE_LIMITED=http://127.0.0.1:$limited_port
 if [[ " $suites " == *" interop "* ]]; then suite_interop; fi
 if [[ " $suites " == *" smoke "* ]]; then suite_smoke; fi

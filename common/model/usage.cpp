@@ -1,0 +1,52 @@
+// usage.cpp -- usage reads and the growth check of usage.h over account_stored_bytes() and
+// account_reserved_bytes() (sql/008_tenant_bounds.sql).
+#include "common/model/usage.h"
+
+#include <stdexcept>
+
+#include "common/json/out.h"
+
+namespace pouch::model {
+
+namespace {
+
+const db::Statement kLockUsage{
+    "model_usage_lock",
+    "SELECT p.storage_bytes AS limit_bytes, account_stored_bytes(a.id) AS stored_bytes,"
+    "       account_reserved_bytes(a.id) AS reserved_bytes"
+    "  FROM storage_accounts a JOIN plans p ON p.id = a.plan_id"
+    " WHERE a.id = $1 FOR UPDATE OF a"};
+
+const db::Statement kUsage{
+    "model_usage",
+    "SELECT p.storage_bytes AS limit_bytes, account_stored_bytes(a.id) AS stored_bytes,"
+    "       account_reserved_bytes(a.id) AS reserved_bytes"
+    "  FROM storage_accounts a JOIN plans p ON p.id = a.plan_id WHERE a.id = $1"};
+
+Usage read(const db::Result& r) {
+    if (r.rows() == 0) throw std::runtime_error("usage of an account that does not exist");
+    return Usage{r.int64(0, "limit_bytes"), r.int64(0, "stored_bytes"), r.int64(0, "reserved_bytes")};
+}
+
+}  // namespace
+
+Usage lock_account_usage(db::Conn& conn, const std::string& account_id) {
+    return read(conn.exec(kLockUsage, {account_id}));
+}
+
+void require_within_quota(db::Conn& conn, const std::string& account_id, const Usage& before) {
+    Usage now = read(conn.exec(kUsage, {account_id}));
+    long long grown = now.stored_bytes - before.stored_bytes;
+    if (grown <= 0 || now.stored_bytes + now.reserved_bytes <= now.limit_bytes) return;
+    throw quota_exceeded(now.limit_bytes, before.stored_bytes + before.reserved_bytes, grown,
+                         "this would take the account over its plan's storage limit");
+}
+
+ApiError quota_exceeded(long long limit, long long used, long long requested,
+                        const std::string& message) {
+    json::Out d;
+    d.kv("limit_bytes", limit).kv("used_bytes", used).kv("requested_bytes", requested);
+    return ApiError(403, "quota_exceeded", message).with_details(d.done());
+}
+
+}  // namespace pouch::model

@@ -1,0 +1,424 @@
+#!/usr/bin/env python3
+"""cli_load.py -- a commit load on the CLI path for the crash scenarios (issue 13 part 10).
+
+  cli_load.py run URL DIR POUCHCTL [--workers N] [--pouches N] [--timeout S]
+      For each pouch: a web user with genesis, then a CLI device enrolled through the real
+      login (keys, PKCE, a DPoP-proved start, approval, redeem) that uploads one blob. Then W
+      threads commit as the devices (Authorization: DPoP, a fresh DPoP proof and a
+      Service-Signature over the body for every request, made by `pouchctl dpop` and
+      `pouchctl sign-body`) until DIR/stop exists. A commit holds 1 to 3 ops, each one of:
+      a new artifact (a quarter of them referencing the blob), an update of the worker's own
+      artifact at its head, a delete at its head, a restore of a deleted one, or an update on
+      purpose at a base that is no longer the head (expected: conflict/stale_base). A worker
+      builds only on answers it received: an artifact whose request got no answer is never
+      touched again. Every request goes to DIR/requests.jsonl; DIR/state.json holds the
+      devices and every commit's body and expected results; DIR/ready appears once it runs.
+  cli_load.py settle URL DIR DATABASE_URL POUCHCTL
+      Retries every commit that got no 200 answer with the same body (same operation_id,
+      fresh proof and signature) until it answers, then checks: every op's result is the
+      expected one; a commit answered more than once answered the same results every time
+      (exactly-once); every op answered `applied` is stored exactly once with that seq, every
+      stale op is not stored; each pouch's events are 1..high_water without gaps and its
+      revision events are its revisions. Prints one JSON report and exits 1 on any problem.
+
+Standard library, pouchctl and b3sum; psql does the database checks.
+"""
+import argparse
+import base64
+import collections
+import http.client
+import json
+import os
+import random
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+import uuid
+
+
+def b64(raw):
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+def rand64(n):
+    return b64(os.urandom(n))
+
+
+class Client:
+    def __init__(self, url, timeout, pouchctl):
+        u = urllib.parse.urlsplit(url)
+        self.url, self.pouchctl = url.rstrip("/"), pouchctl
+        self.host, self.port, self.timeout = u.hostname, u.port or 80, timeout
+
+    def ctl(self, *args, stdin=None):
+        return subprocess.run([self.pouchctl, *args], input=stdin, check=True,
+                              capture_output=True, text=True).stdout.strip()
+
+    def proof(self, key, method, path, token=None):
+        args = ["dpop", "--key", key, "--method", method, "--url", self.url + path]
+        if token:
+            args += ["--token", token]
+        return self.ctl(*args)
+
+    def call(self, method, path, body=None, headers=None, raw=None, ctype="application/json"):
+        """(status, parsed JSON or None, seconds); status 0 when no HTTP answer came."""
+        h = {"Connection": "close"}
+        h.update(headers or {})
+        data = raw
+        if body is not None:
+            data = json.dumps(body, separators=(",", ":")).encode()
+        if data is not None:
+            h["Content-Type"] = ctype
+        t0 = time.monotonic()
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
+        try:
+            conn.request(method, path, body=data, headers=h)
+            r = conn.getresponse()
+            payload = r.read()
+            status = r.status
+        except (OSError, http.client.HTTPException) as e:
+            return 0, {"exception": type(e).__name__ + ": " + str(e)[:120]}, time.monotonic() - t0
+        finally:
+            conn.close()
+        try:
+            doc = json.loads(payload)
+        except ValueError:
+            doc = None
+        return status, doc, time.monotonic() - t0
+
+    def web(self, method, path, body, token):
+        return self.call(method, path, body, {"Authorization": "Bearer " + token})
+
+    def cli(self, method, path, dev, body=None, raw=None, ctype="application/json", sign=False):
+        h = {"Authorization": "DPoP " + dev["access"],
+             "DPoP": self.proof(dev["key"], method, path, dev["access"])}
+        if sign:
+            h["Service-Signature"] = self.ctl("sign-body", "--key", dev["key"],
+                                              stdin=json.dumps(body))
+        return self.call(method, path, body, h, raw, ctype)
+
+
+def must(what, got, want):
+    st, doc, _ = got
+    if st != want:
+        raise SystemExit("cli_load.py: %s answered %s: %s" % (what, st, doc))
+    return doc["data"] if doc else None
+
+
+def setup_device(cl, workdir, n):
+    """A web user with genesis and one enrolled CLI device with an uploaded blob."""
+    email = "crash.%s@example.com" % uuid.uuid4()
+    token = must("signup", cl.call("POST", "/v1/account/signup",
+                                   {"email": email, "password": "correct horse battery"}),
+                 201)["session_token"]
+    pouch, web_member = str(uuid.uuid4()), str(uuid.uuid4())
+    sig = rand64(64)
+    must("genesis", cl.web("POST", "/v1/account/roster/genesis", {
+        "statements": [{"statement": rand64(64), "signature": sig}],
+        "key_envelopes": [{"pouch_id": pouch, "member_id": web_member, "key_gen": 1,
+                           "hpke_enc": rand64(65), "ciphertext": rand64(48),
+                           "created_by_member": web_member, "signature": sig}]}, token), 201)
+    epoch = must("pouch", cl.web("GET", "/v1/pouches/" + pouch, None, token), 200)["epoch"]
+
+    key, enc = os.path.join(workdir, "sign%d.pem" % n), os.path.join(workdir, "enc%d.pem" % n)
+    sign_pub = json.loads(cl.ctl("keygen", "--out", key))
+    enc_pub = json.loads(cl.ctl("keygen", "--out", enc))
+    pkce = json.loads(cl.ctl("pkce"))
+    start = must("login start", cl.call("POST", "/v1/cli-auth/requests", {
+        "code_challenge": pkce["challenge"], "device_name": "crash-%d" % n, "os": "linux",
+        "arch": "x86_64", "cli_version": "1.0.0", "sign_pub": sign_pub, "enc_pub": enc_pub,
+        "key_storage": "file"}, {"DPoP": cl.proof(key, "POST", "/v1/cli-auth/requests")}), 200)
+    req = start["request_id"]
+    member = str(uuid.uuid4())
+    must("approve", cl.web("POST", "/v1/cli-auth/requests/%s/approve" % req, {
+        "statement": {"statement": rand64(64), "signature": rand64(64)}, "welcome": rand64(96),
+        "key_envelopes": [{"pouch_id": pouch, "member_id": member, "key_gen": 1,
+                           "hpke_enc": rand64(65), "ciphertext": rand64(48),
+                           "created_by_member": web_member, "signature": rand64(64)}]}, token),
+         200)
+    redeemed = must("redeem", cl.call("POST", "/v1/cli-auth/token",
+                                      {"request_id": req, "code_verifier": pkce["verifier"]},
+                                      {"DPoP": cl.proof(key, "POST", "/v1/cli-auth/token")}), 200)
+    dev = {"key": key, "access": redeemed["access_token"], "pouch": pouch, "epoch": epoch,
+           "member": member, "device_id": redeemed["device_id"]}
+
+    blob = os.urandom(1000)
+    digest = subprocess.run(["b3sum", "--no-names", "--raw"], input=blob, check=True,
+                            capture_output=True).stdout
+    dev["blob"] = b64(digest)
+    base = "/v1/pouches/%s/blobs" % pouch
+    must("blob check", cl.cli("POST", base + "/check", dev,
+                              {"blobs": [{"id": dev["blob"], "stored_size": len(blob)}]}), 200)
+    st, doc, _ = cl.cli("PUT", "%s/%s" % (base, dev["blob"]), dev, raw=blob,
+                        ctype="application/octet-stream")
+    if st not in (200, 201):
+        raise SystemExit("cli_load.py: blob upload answered %s: %s" % (st, doc))
+    return dev
+
+
+class Worker:
+    """One thread's own artifacts: heads it knows from answers, old revisions, deletions."""
+
+    def __init__(self, n, dev):
+        self.rnd, self.dev = random.Random(n), dev
+        self.live = {}      # artifact -> head revision (known from an `applied` answer)
+        self.deleted = {}   # artifact -> tombstone revision
+        self.old = {}       # artifact -> an earlier revision (stale base on purpose)
+
+    def op(self, kind, artifact, base, blob=False):
+        rev = str(uuid.uuid4())
+        return {"type": "delete" if kind == "delete" else "put", "artifact_id": artifact,
+                "revision_id": rev, "base_revision_id": base, "key_gen": 1,
+                "envelope": "%s-%s" % (kind, rev), "signature": rand64(64),
+                "signer_member_id": self.dev["member"],
+                "blob_ids": [self.dev["blob"]] if blob else []}
+
+    def next_commit(self):
+        """(body, expected results, kinds) of 1..3 ops on distinct artifacts."""
+        ops, expect, kinds, used = [], [], [], set()
+        for _ in range(self.rnd.randint(1, 3)):
+            r = self.rnd.random()
+            live = [a for a in self.live if a not in used]
+            gone = [a for a in self.deleted if a not in used]
+            stale = [a for a in self.old if a not in used and a in self.live]
+            if r < 0.3 or len(live) < 3:
+                a = str(uuid.uuid4())
+                ops.append(self.op("new", a, None, blob=self.rnd.random() < 0.25))
+                kinds.append("new")
+            elif r < 0.6:
+                a = self.rnd.choice(live)
+                ops.append(self.op("update", a, self.live[a]))
+                kinds.append("update")
+            elif r < 0.72:
+                a = self.rnd.choice(live)
+                ops.append(self.op("delete", a, self.live[a]))
+                kinds.append("delete")
+            elif r < 0.84 and gone:
+                a = self.rnd.choice(gone)
+                ops.append(self.op("restore", a, self.deleted[a]))
+                kinds.append("restore")
+            elif stale:
+                a = self.rnd.choice(stale)
+                ops.append(self.op("stale", a, self.old[a]))
+                kinds.append("stale")
+            else:
+                a = str(uuid.uuid4())
+                ops.append(self.op("new", a, None))
+                kinds.append("new")
+            used.add(a)
+            expect.append("conflict:stale_base" if kinds[-1] == "stale" else "applied")
+        body = {"operation_id": str(uuid.uuid4()), "epoch": self.dev["epoch"], "ops": ops}
+        return body, expect, kinds
+
+    def learn(self, body, kinds, results):
+        """Updates what the worker knows from an answer; None = no answer (forget them)."""
+        for op, kind, res in zip(body["ops"], kinds, results or [None] * len(kinds)):
+            a = op["artifact_id"]
+            if res is None or (res["what"] != "applied" and kind != "stale"):
+                self.live.pop(a, None)
+                self.deleted.pop(a, None)
+                self.old.pop(a, None)
+                continue
+            if kind == "stale":
+                continue
+            if kind == "delete":
+                self.old[a] = self.live.pop(a)
+                self.deleted[a] = op["revision_id"]
+            else:
+                if a in self.live:
+                    self.old[a] = self.live[a]
+                self.deleted.pop(a, None)
+                self.live[a] = op["revision_id"]
+
+
+def results_of(status, doc, body):
+    """[{rev, what, seq}] for a 200 answer, else None; plus a short description."""
+    if status == 200 and doc and doc.get("ok"):
+        out = []
+        for op, res in zip(body["ops"], doc["data"]["results"]):
+            what = res["status"] if res["status"] == "applied" else "%s:%s" % (res["status"], res.get("code"))
+            out.append({"rev": op["revision_id"], "what": what, "seq": res.get("seq")})
+        return out, "200"
+    code = None
+    if isinstance(doc, dict):
+        code = (doc.get("error") or {}).get("code") or doc.get("exception")
+    return None, "%s:%s" % (status, code)
+
+
+def cmd_run(a):
+    cl = Client(a.url, a.timeout, a.pouchctl)
+    devs = [setup_device(cl, a.dir, n) for n in range(a.pouches)]
+    commits = {}   # operation_id -> {device, body, expect, kinds}
+    lock = threading.Lock()
+    log = open(os.path.join(a.dir, "requests.jsonl"), "w")
+    stop = os.path.join(a.dir, "stop")
+
+    def worker(n):
+        w = Worker(n, devs[n % len(devs)])
+        while not os.path.exists(stop):
+            body, expect, kinds = w.next_commit()
+            with lock:
+                commits[body["operation_id"]] = {"device": n % len(devs), "body": body,
+                                                 "expect": expect, "kinds": kinds}
+            w0 = time.time()
+            try:
+                st, doc, secs = cl.cli("POST", "/v1/pouches/%s/operations" % w.dev["pouch"],
+                                       w.dev, body, sign=True)
+            except subprocess.CalledProcessError as e:
+                st, doc, secs = 0, {"exception": "pouchctl: %s" % e}, 0
+            results, what = results_of(st, doc, body)
+            w.learn(body, kinds, results)
+            with lock:
+                log.write(json.dumps({"op": body["operation_id"], "w0": round(w0, 3),
+                                      "w1": round(time.time(), 3), "secs": round(secs, 3),
+                                      "status": st, "what": what, "results": results}) + "\n")
+                log.flush()
+            if results is None:
+                time.sleep(0.05)  # no busy loop against a failing backend
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(a.workers)]
+    for t in threads:
+        t.start()
+    open(os.path.join(a.dir, "ready"), "w").close()
+    for t in threads:
+        t.join()
+    log.close()
+    with open(os.path.join(a.dir, "state.json"), "w") as f:
+        json.dump({"devices": devs, "commits": commits}, f)
+
+
+def psql(db, sql):
+    out = subprocess.run(["psql", db, "-XtAq", "-F", "|", "-c", sql], check=True,
+                         capture_output=True, text=True).stdout
+    return [line.split("|") for line in out.splitlines() if line]
+
+
+def cmd_settle(a):
+    cl = Client(a.url, a.timeout, a.pouchctl)
+    with open(os.path.join(a.dir, "state.json")) as f:
+        state = json.load(f)
+    devs, commits = state["devices"], state["commits"]
+    reqs = [json.loads(line) for line in open(os.path.join(a.dir, "requests.jsonl"))]
+    problems = []
+    answers = collections.defaultdict(list)   # operation_id -> [results of each 200 answer]
+    statuses = collections.Counter()
+    for r in reqs:
+        statuses[r["what"]] += 1
+        if r["results"] is not None:
+            answers[r["op"]].append(r["results"])
+    unanswered = [o for o in commits if o not in answers]
+
+    retried, retry_statuses = 0, collections.Counter()
+    for o in unanswered:
+        c = commits[o]
+        dev = devs[c["device"]]
+        deadline = time.monotonic() + 30
+        while True:
+            st, doc, _ = cl.cli("POST", "/v1/pouches/%s/operations" % dev["pouch"], dev,
+                                c["body"], sign=True)
+            retried += 1
+            results, what = results_of(st, doc, c["body"])
+            retry_statuses[what] += 1
+            if results is not None:
+                answers[o].append(results)
+                break
+            if time.monotonic() > deadline:
+                problems.append("commit %s: retries got no answer (last %s)" % (o, what))
+                break
+            time.sleep(0.2)
+    # Every commit once more: the stored answer must come back (exactly-once).
+    replays = 0
+    for o, c in list(commits.items())[:50]:
+        dev = devs[c["device"]]
+        st, doc, _ = cl.cli("POST", "/v1/pouches/%s/operations" % dev["pouch"], dev, c["body"],
+                            sign=True)
+        results, what = results_of(st, doc, c["body"])
+        replays += 1
+        if results is None:
+            problems.append("commit %s: replay answered %s" % (o, what))
+        else:
+            answers[o].append(results)
+
+    stored = {}
+    ids = ",".join("'%s'" % d["pouch"] for d in devs)
+    for rev, seq, pouch in psql(a.db, "SELECT id, seq, pouch_id FROM revisions "
+                                      "WHERE pouch_id IN (%s)" % ids):
+        if rev in stored:
+            problems.append("revision %s stored twice" % rev)
+        stored[rev] = (int(seq), pouch)
+    lost = applied_ops = stale_ops = 0
+    for o, c in commits.items():
+        got = answers.get(o, [])
+        if not got:
+            continue
+        first = got[0]
+        if any(g != first for g in got[1:]):
+            problems.append("commit %s answered differently: %s" % (o, got[:3]))
+        for want, res in zip(c["expect"], first):
+            if res["what"] != want:
+                problems.append("commit %s op %s: %s, expected %s" % (o, res["rev"], res["what"], want))
+            if res["what"] == "applied":
+                applied_ops += 1
+                if res["rev"] not in stored:
+                    lost += 1
+                    problems.append("commit %s: revision %s answered applied (seq %s) is not stored"
+                                    % (o, res["rev"], res["seq"]))
+                elif stored[res["rev"]][0] != res["seq"]:
+                    problems.append("revision %s answered seq %s, stored seq %d"
+                                    % (res["rev"], res["seq"], stored[res["rev"]][0]))
+            elif res["rev"] in stored:
+                problems.append("revision %s answered %s but stored" % (res["rev"], res["what"]))
+            else:
+                stale_ops += 1
+    for d in devs:
+        hw, n, distinct, lo, hi, revision_events = (int(x) for x in psql(
+            a.db, "SELECT p.high_water, count(e.seq), count(DISTINCT e.seq), "
+                  "coalesce(min(e.seq), 0), coalesce(max(e.seq), 0), "
+                  "count(*) FILTER (WHERE e.kind = 'revision') FROM pouches p "
+                  "LEFT JOIN events e ON e.pouch_id = p.id AND e.epoch = p.epoch "
+                  "WHERE p.id = '%s' GROUP BY p.high_water" % d["pouch"])[0])
+        if not (n == distinct == hw == hi and (hw == 0 or lo == 1)):
+            problems.append("pouch %s: high_water %d, events %d (%d distinct, %d..%d)"
+                            % (d["pouch"], hw, n, distinct, lo, hi))
+        revs = sum(1 for s in stored.values() if s[1] == d["pouch"])
+        if revs != revision_events:
+            problems.append("pouch %s: %d revisions, %d revision events" % (d["pouch"], revs,
+                                                                            revision_events))
+
+    secs = sorted(r["secs"] for r in reqs)
+    report = {
+        "requests": len(reqs), "commits": len(commits), "ops_applied": applied_ops,
+        "ops_stale_refused": stale_ops, "unanswered": len(unanswered), "retries": retried,
+        "replays": replays, "lost": lost, "statuses": dict(statuses),
+        "retry_statuses": dict(retry_statuses),
+        "max_secs": secs[-1] if secs else 0,
+        "problems": problems[:20], "problem_count": len(problems),
+    }
+    print(json.dumps(report))
+    return 1 if problems else 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("url")
+    r.add_argument("dir")
+    r.add_argument("pouchctl")
+    r.add_argument("--workers", type=int, default=4)
+    r.add_argument("--pouches", type=int, default=2)
+    r.add_argument("--timeout", type=float, default=15)
+    s = sub.add_parser("settle")
+    s.add_argument("url")
+    s.add_argument("dir")
+    s.add_argument("db")
+    s.add_argument("pouchctl")
+    s.add_argument("--timeout", type=float, default=15)
+    a = ap.parse_args()
+    return cmd_run(a) if a.cmd == "run" else cmd_settle(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main() or 0)

@@ -1,0 +1,113 @@
+// hash_pool_test.cpp -- the bounded password-hashing pool (common/auth/hash_pool.h): jobs run
+// on the pool's threads, at most `threads` at once; a full queue and a job not started within
+// the start timeout answer 503 unavailable with Retry-After at once, and a withdrawn job never
+// runs.
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "common/auth/hash_pool.h"
+#include "common/http/error.h"
+
+namespace pouch::auth {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A gate the test opens: jobs that wait on it keep their pool thread busy.
+struct Gate {
+    std::promise<void> open;
+    std::shared_future<void> opened = open.get_future().share();
+};
+
+TEST(HashPool, RunsTheJobAndReturnsAfterIt) {
+    HashPool pool(2, 8, 2000ms);
+    int x = 0;
+    pool.run([&] { x = 42; });
+    EXPECT_EQ(x, 42);
+}
+
+TEST(HashPool, RethrowsWhatTheJobThrew) {
+    HashPool pool(1, 4, 2000ms);
+    EXPECT_THROW(pool.run([] { throw std::runtime_error("boom"); }), std::runtime_error);
+}
+
+TEST(HashPool, RunsAtMostThreadsJobsAtOnce) {
+    HashPool pool(2, 8, 5000ms);
+    std::atomic<int> now{0}, peak{0};
+    std::vector<std::thread> callers;
+    for (int i = 0; i < 6; ++i)
+        callers.emplace_back([&] {
+            pool.run([&] {
+                int n = ++now;
+                for (int p = peak.load(); n > p && !peak.compare_exchange_weak(p, n);) {
+                }
+                std::this_thread::sleep_for(20ms);
+                --now;
+            });
+        });
+    for (auto& t : callers) t.join();
+    EXPECT_EQ(peak.load(), 2);
+}
+
+TEST(HashPool, FullQueueAnswers503WithRetryAfterAtOnce) {
+    HashPool pool(1, 1, 5000ms);
+    Gate gate;
+    std::thread busy([&] { pool.run([&] { gate.opened.wait(); }); });
+    while (pool.stats().running == 0) std::this_thread::sleep_for(1ms);
+    std::thread queued([&] { pool.run([] {}); });
+    while (pool.stats().queued == 0) std::this_thread::sleep_for(1ms);
+
+    auto start = std::chrono::steady_clock::now();
+    try {
+        pool.run([] {});
+        FAIL() << "expected 503";
+    } catch (const ApiError& e) {
+        EXPECT_EQ(e.status, 503);
+        EXPECT_EQ(e.code, "unavailable");
+        ASSERT_EQ(e.headers.size(), 1u);
+        EXPECT_EQ(e.headers[0], (std::pair<std::string, std::string>{"Retry-After", "2"}));
+    }
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 500ms);
+    gate.open.set_value();
+    busy.join();
+    queued.join();
+    EXPECT_EQ(pool.stats().refused, 1u);
+}
+
+TEST(HashPool, JobNotStartedInTimeIsRefusedAndNeverRuns) {
+    HashPool pool(1, 4, 100ms);
+    Gate gate;
+    std::thread busy([&] { pool.run([&] { gate.opened.wait(); }); });
+    while (pool.stats().running == 0) std::this_thread::sleep_for(1ms);
+    std::atomic<bool> ran{false};
+    try {
+        pool.run([&] { ran = true; });
+        FAIL() << "expected 503";
+    } catch (const ApiError& e) {
+        EXPECT_EQ(e.status, 503);
+    }
+    EXPECT_EQ(pool.stats().queued, 0u);  // withdrawn
+    gate.open.set_value();
+    busy.join();
+    pool.run([] {});  // the pool is free again and the withdrawn job did not run before it
+    EXPECT_FALSE(ran.load());
+}
+
+TEST(HashPool, AStartedJobIsWaitedForPastTheStartTimeout) {
+    HashPool pool(1, 4, 50ms);
+    bool done = false;
+    pool.run([&] {
+        std::this_thread::sleep_for(200ms);
+        done = true;
+    });
+    EXPECT_TRUE(done);
+}
+
+}  // namespace
+}  // namespace pouch::auth
