@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # render-nginx.sh -- writes nginx/pouch.conf, the production config, from
 # nginx/pouch.conf.template (listen 80, sockets /run/pouch, blobs /var/lib/pouch/blobs, rate
-# limits on). --check only compares and fails when pouch.conf is out of date (test.sh runs it).
+# limits on, the web app in /usr/share/pouch/web). --check only compares and fails when pouch.conf is out of date (test.sh runs it).
 # Relies on tools/stack/lib.sh for the rendering shared with the local stack.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -9,7 +9,7 @@ cd "$(dirname "$0")/../.."
 source tools/stack/lib.sh
 
 render() {
-    stack_render_nginx_conf 80 /run/pouch /var/lib/pouch/blobs /var/log/nginx/pouch-access.log on
+    stack_render_nginx_conf 80 /run/pouch /var/lib/pouch/blobs /var/log/nginx/pouch-access.log on /usr/share/pouch/web
 }
 
 case ${1:-} in
