@@ -6,7 +6,7 @@ import { FormatError } from './crypto/bytes.js';
 const WORDS = {
   network: 'The service could not be reached. Check your connection and try again.',
   invalid_json: 'The app sent a request the service could not read. Reload the page and try again.',
-  validation_failed: 'Something in the form is not accepted',
+  validation_failed: 'The service did not accept this',
   invalid_cursor: 'The list changed while it was being read. Reload the page.',
   invalid_grant: 'This sign-in request is no longer valid.',
   confirm_code_mismatch: 'The code does not match the one the terminal shows. Check both screens and type it again.',

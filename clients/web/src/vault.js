@@ -172,7 +172,7 @@ export class Vault {
 
   async history(pouchId, artifactId) {
     await this.verifiedRoster();
-    const revs = await getAll(`/v1/pouches/${pouchId}/artifacts/${artifactId}/revisions`, { limit: 1000 });
+    const revs = await getAll(`/v1/pouches/${pouchId}/artifacts/${artifactId}/revisions`, { limit: 500 });
     const out = [];
     for (const r of revs) out.push({ rev: r, ...(await this.openRevision(pouchId, r)) });
     return out;
@@ -212,12 +212,12 @@ export class Vault {
     };
   }
 
-  // Upload of a File (or {name, bytes, lastModified}) as `name`; replaces `existing` (an item of
-  // listArtifacts) when given. onProgress(done, total, phase).
+  // Upload of a File (a Blob) as `name`; replaces `existing` (an item of listArtifacts) when
+  // given. onProgress(done, total, phase).
   async upload(pouch, file, name, existing, onProgress = () => {}) {
     const problem = F.checkName(name);
     if (problem) throw new FormatError(problem);
-    const bytes = file.bytes || new Uint8Array(await file.arrayBuffer());
+    const bytes = new Uint8Array(await file.arrayBuffer());
     const content = { name, kind: 'file', size: bytes.length, mtime: file.lastModified || Date.now() };
     let blobIds = [];
     if (bytes.length <= F.INLINE_MAX) {

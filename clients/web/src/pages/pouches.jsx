@@ -281,7 +281,7 @@ export function SharesPage() {
           <tbody>
             {rows.length === 0 && <tr><td colSpan={5} class="muted">No share links yet. Use “Share” next to a file.</td></tr>}
             {rows.map(({ s, label, link }) => (
-              <tr key={s.id}>
+              <tr key={s.id} data-testid={`share-${s.id}`}>
                 <td data-label="File">{label ?? <span class="muted">sealed ({shortId(s.id)})</span>}{s.one_time ? ' · one-time' : ''}</td>
                 <td data-label="State"><span class={`state ${s.state}`}>{s.state}</span></td>
                 <td data-label="Expires">{s.expires_at ? formatTime(s.expires_at) : 'never'}</td>
