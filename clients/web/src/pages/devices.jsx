@@ -164,7 +164,7 @@ export function ApprovePage() {
             <form onSubmit={approve}>
               <Field id="confirm-code" label="Code shown in your terminal" required inputMode="numeric" autocomplete="off"
                 placeholder="1234-5678" hint="Type the 8 digits your terminal shows. Approve only if they match."
-                value={code} onInput={(e) => setCode(e.currentTarget.value)} />
+                value={code} onInput={(e) => { setCode(e.currentTarget.value); setError(null); }} />
               <ErrorBox error={error} />
               {busy && <Progress label="Adding the device, sealing the pouch keys to it" />}
               <button type="submit" class="primary" disabled={busy || !keys || normalized.length !== 8}>Approve</button>
