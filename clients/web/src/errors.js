@@ -43,7 +43,7 @@ const WORDS = {
 
 export function describeError(e) {
   if (e instanceof ApiError) {
-    let text = WORDS[e.code] || `The service refused this (${e.code}).`;
+    let text = WORDS[e.code] || e.message || `The service refused this (${e.code}).`;
     if (e.code === 'validation_failed' && e.message) text += `: ${e.message}${e.field ? ` (${e.field})` : ''}.`;
     if (e.code === 'validation_failed' && !e.message) text += '.';
     if (e.retryAfter && ['rate_limited', 'slow_down', 'unavailable'].includes(e.code)) {

@@ -181,16 +181,7 @@ export class Vault {
   async commit(pouch, ops) {
     const r = await post(`/v1/pouches/${pouch.id}/operations`, { operation_id: randomUuid(), epoch: pouch.epoch, ops });
     const bad = r.results.find((x) => x.status !== 'applied');
-    if (bad) {
-      const words = {
-        stale_base: 'someone changed this file meanwhile; reload and try again',
-        artifact_exists: 'a file with this name appeared meanwhile; reload and try again',
-        stale_key_gen: 'the pouch keys were rotated meanwhile; reload and try again',
-        quota_exceeded: 'your storage plan is full',
-        missing_blob: 'an uploaded piece is missing on the server; try again',
-      };
-      throw new ApiError(409, bad.code, `The change was not saved: ${words[bad.code] || bad.message || bad.code}.`);
-    }
+    if (bad) throw refusal(bad);
     return r;
   }
 
@@ -261,7 +252,19 @@ export class Vault {
       type: 'put', artifactId, baseRevisionId: existing?.head?.id ?? null, content, blobIds,
     });
     onProgress(1, 1, 'saving');
-    return this.commit(fresh, [op]);
+    const r = await post(`/v1/pouches/${fresh.id}/operations`, { operation_id: randomUuid(), epoch: fresh.epoch, ops: [op] });
+    const res = r.results[0];
+    if (res.status === 'conflict' && res.code === 'stale_base' && res.head_revision_id) {
+      // Someone else changed the file meanwhile: theirs stays, ours is kept beside it as a
+      // conflict copy (CLIENT-FORMAT "Conflicts").
+      const copy = { ...content, name: conflictName(name, 'web') };
+      const again = await this.makeOp(fresh, { type: 'put', artifactId: randomUuid(), baseRevisionId: null, content: copy, blobIds });
+      again.op.conflict_id = res.head_revision_id;
+      await this.commit(again.pouch, [again.op]);
+      return { conflictCopy: copy.name };
+    }
+    if (res.status !== 'applied') throw refusal(res);
+    return r;
   }
 
   async remove(pouch, item) {
@@ -414,6 +417,26 @@ export class Vault {
     this.roster = null;
     return result;
   }
+}
+
+// A refused op of a commit, in words.
+function refusal(res) {
+  const words = {
+    stale_base: 'someone changed this file meanwhile; reload and try again',
+    artifact_exists: 'a file with this name appeared meanwhile; reload and try again',
+    stale_key_gen: 'the pouch keys were rotated meanwhile; reload and try again',
+    quota_exceeded: 'your storage plan is full',
+    missing_blob: 'an uploaded piece is missing on the server; try again',
+  };
+  return new ApiError(409, res.code, `The change was not saved: ${words[res.code] || res.message || res.code}.`);
+}
+
+// `<stem> (conflict <label> <YYYY-MM-DD>)<.ext>`, the extension being the last segment's.
+export function conflictName(name, label, date = new Date()) {
+  const slash = name.lastIndexOf('/');
+  const dot = name.lastIndexOf('.');
+  const cut = dot > slash + 1 ? dot : name.length;
+  return `${name.slice(0, cut)} (conflict ${label} ${date.toISOString().slice(0, 10)})${name.slice(cut)}`;
 }
 
 // The approval link's fragment: #keys=<sign.x>.<sign.y>.<enc.x>.<enc.y> (CLIENT-FORMAT).

@@ -46,6 +46,7 @@ export function PouchPage({ pouchId }) {
   const [progress, setProgress] = useState(null);
   const [selected, setSelected] = useState(null);     // {mode: 'history'|'share', item}
   const [live, setLive] = useState('connecting');
+  const [notice, setNotice] = useState(null);
   const { busy, error, setError, run } = useAction();
   const fileInput = useRef(null);
 
@@ -98,14 +99,16 @@ export function PouchPage({ pouchId }) {
   const upload = (e) => {
     const files = [...e.currentTarget.files];
     e.currentTarget.value = '';
+    setNotice(null);
     run(async () => {
       for (const f of files) {
         const existing = items?.find((i) => i.content?.name === f.name);
         setProgress({ label: `Encrypting ${f.name}`, done: 0, total: f.size });
-        await vault.upload(pouch, f, f.name, existing, (done, total, phase) => {
+        const r = await vault.upload(pouch, f, f.name, existing, (done, total, phase) => {
           const label = phase === 'uploading' ? `Uploading ${f.name}` : phase === 'saving' ? `Saving ${f.name}` : `Encrypting ${f.name}`;
           setProgress({ label, done, total });
         });
+        if (r?.conflictCopy) setNotice(`${f.name} was changed elsewhere meanwhile; your version was kept as “${r.conflictCopy}”.`);
       }
       setProgress(null);
       await load();
@@ -137,6 +140,7 @@ export function PouchPage({ pouchId }) {
         <input id="upload" ref={fileInput} type="file" multiple class="visually-hidden" onChange={upload} disabled={busy || !pouch} />
       </div>
       {progress && <Progress {...progress} />}
+      {notice && <Notice kind="warn">{notice}</Notice>}
       <ErrorBox error={error} />
       {items === null && !error && <Progress label="Loading and decrypting file names" />}
       {items && (
