@@ -81,6 +81,19 @@ $(UNIT_TESTS): $$(patsubst %.cpp,$(BUILD)/obj/%.o,$$(wildcard tests/unit/*.cpp))
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) -o $@ $^ -lgtest -lgtest_main $(LDLIBS)
 
+# --- the web app (clients/web): its pinned npm packages, then one esbuild bundle in BUILD/web,
+# which nginx serves at / (tools/stack/lib.sh). npm ci reinstalls only when the lock changes.
+WEB_SRC := $(shell find clients/web/src -type f 2>/dev/null) clients/web/index.html clients/web/build.mjs
+WEB_NPM := env NODE_EXTRA_CA_CERTS=$${NODE_EXTRA_CA_CERTS:-/etc/ssl/certs/ca-certificates.crt} npm
+build: $(BUILD)/web/index.html
+
+clients/web/node_modules/.package-lock.json: clients/web/package-lock.json clients/web/package.json
+	cd clients/web && $(WEB_NPM) ci --no-audit --no-fund --loglevel=error
+
+$(BUILD)/web/index.html: $(WEB_SRC) clients/web/node_modules/.package-lock.json
+	rm -rf $(BUILD)/web
+	node clients/web/build.mjs $(BUILD)/web
+
 deps:
 	@tools/stack/deps.sh
 

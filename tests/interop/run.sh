@@ -1,8 +1,10 @@
 #!/bin/sh
 # run.sh -- the interop suite: installs the pinned npm packages (jose, canonicalize,
-# @noble/hashes, @noble/curves) into a git-ignored folder, then runs interop.mjs against
-# pouchctl and pouch-interop-verify. Prints `PASS name` / `FAIL name: detail`, exits 1 on
-# any failure. Env: POUCHCTL, POUCH_INTEROP_VERIFY, INTEROP_SEED, INTEROP_CASES, BUILD.
+# @noble/hashes, @noble/curves, @hpke/core) into a git-ignored folder, then runs interop.mjs
+# against pouchctl and pouch-interop-verify, and vectors.mjs: docs/client-format-vectors.json
+# against the web app's crypto module (clients/web, installed by `make build`) and independent
+# code. Prints `PASS name` / `FAIL name: detail`, exits 1 on any failure.
+# Env: POUCHCTL, POUCH_INTEROP_VERIFY, INTEROP_SEED, INTEROP_CASES, BUILD.
 set -eu
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -42,7 +44,16 @@ if [ ! -d "$node_dir/node_modules" ] || ! cmp -s "$here/package-lock.json" "$nod
     fi
 fi
 # ESM resolves packages next to the script, so the scripts run from the install folder.
-cp "$here/interop.mjs" "$here/gen.mjs" "$node_dir/"
+cp "$here/interop.mjs" "$here/gen.mjs" "$here/vectors.mjs" "$node_dir/"
 
 export POUCHCTL POUCH_INTEROP_VERIFY
-exec node "$node_dir/interop.mjs"
+status=0
+node "$node_dir/interop.mjs" || status=1
+
+# The client-format vectors need the web app's own packages (make build installs them).
+if [ ! -f "$root/clients/web/node_modules/.package-lock.json" ]; then
+    echo "FAIL setup: clients/web/node_modules is missing (make build installs it)"
+    exit 1
+fi
+POUCH_ROOT=$root node "$node_dir/vectors.mjs" || status=1
+exit $status

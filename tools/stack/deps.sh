@@ -10,6 +10,8 @@ packages=(
     librust-blake3-dev libgtest-dev libbenchmark-dev
     postgresql postgresql-contrib redis-server nginx wrk
 )
+# The browser suite (tests/browser) drives Debian's Chromium; no browser is ever downloaded.
+packages+=(chromium)
 
 # One dpkg-query for all of them keeps `make run` fast when nothing is missing. A package that
 # dpkg has never heard of makes dpkg-query exit 1 with a message on stderr; its missing line

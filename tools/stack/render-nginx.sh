@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # render-nginx.sh -- writes nginx/pouch.conf, the production config, from
 # nginx/pouch.conf.template (listen 80, sockets /run/pouch, blobs /var/lib/pouch/blobs, rate
-# limits on). --check only compares and fails when pouch.conf is out of date (test.sh runs it);
-# --print writes to stdout, trusting the proxies of POUCH_REAL_IP_FROM (docs/OPERATIONS.md).
+# limits on, the web app in /usr/share/pouch/web). --check only compares and fails when
+# pouch.conf is out of date (test.sh runs it); --print writes to stdout, trusting the proxies of
+# POUCH_REAL_IP_FROM (docs/OPERATIONS.md).
 # Relies on tools/stack/lib.sh for the rendering shared with the local stack.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -12,7 +13,7 @@ source tools/stack/lib.sh
 # $1: the trusted TLS proxies (space-separated), empty for none.
 render() {
     stack_render_nginx_conf 80 /run/pouch /var/lib/pouch/blobs /var/log/nginx/pouch-access.log on \
-        /var/log/nginx/error.log "$1"
+        /var/log/nginx/error.log /usr/share/pouch/web "$1"
 }
 
 case ${1:-} in

@@ -4,7 +4,9 @@
 # the tests of the limits), runs the suites, always tears down, and ends with one line
 # "N passed, N failed".
 # Suites: unit (BUILD/bin/unit_tests on database pouch_unit), interop (tests/interop/run.sh),
-# smoke (tests/smoke/[0-9]*.sh), faults (tests/faults/run.sh, on a stack of its own).
+# smoke (tests/smoke/[0-9]*.sh), faults (tests/faults/run.sh, on a stack of its own),
+# browser (tests/browser/run.sh: the web app in Debian's chromium; screenshots in
+# BUILD/browser-screenshots).
 # POUCH_SUITES="unit smoke" picks some; POUCH_SMOKE_FILES="30 40" some smoke scripts;
 # POUCH_KEEP_VAR=1 keeps the directory for a look afterwards. Relies on tools/stack/lib.sh.
 set -euo pipefail
@@ -12,7 +14,7 @@ cd "$(dirname "$0")/../.."
 # shellcheck source=tools/stack/lib.sh
 source tools/stack/lib.sh
 
-suites=${POUCH_SUITES:-unit interop smoke faults}
+suites=${POUCH_SUITES:-unit interop smoke browser faults}
 passed=0
 failed=0
 failures=()     # names of failed tests and crashed suites, for the end of the report
@@ -171,8 +173,8 @@ suite_nginx_conf() {
 
 for suite in $suites; do
     case $suite in
-        unit | interop | smoke | faults) ;;
-        *) stack_die "unknown suite '$suite' in POUCH_SUITES (unit interop smoke faults)" ;;
+        unit | interop | smoke | faults | browser) ;;
+        *) stack_die "unknown suite '$suite' in POUCH_SUITES (unit interop smoke browser faults)" ;;
     esac
 done
 
@@ -187,6 +189,10 @@ POUCH_REAL_IP_FROM=127.0.0.1 stack_start_nginx nginx-limited "$limited_port" on
 export POUCH_URL_RATE_LIMITED=http://127.0.0.1:$limited_port
 if [[ " $suites " == *" interop "* ]]; then suite_interop; fi
 if [[ " $suites " == *" smoke "* ]]; then suite_smoke; fi
+# The web app in a real browser (issue 14), against this stack.
+if [[ " $suites " == *" browser "* ]]; then
+    run_lines browser "${POUCH_BROWSER_TIMEOUT:-300}" env BUILD="$STACK_BUILD" bash tests/browser/run.sh
+fi
 # The fault scenarios (issue 7, `make test-faults`) break a stack of their own on purpose:
 # tests/faults/run.sh starts it in its own directory on its own ports, so this one is untouched.
 if [[ " $suites " == *" faults "* ]]; then

@@ -1,0 +1,128 @@
+// api.js -- the one way the web app talks to the service: the JSON envelope of decisions §2,
+// the web session token (Bearer), errors as ApiError values with the service's `code`, and
+// paging that always follows meta.next_cursor to the end. Nothing else calls fetch on /v1.
+
+const TOKEN_KEY = 'pouch.session';
+
+export class ApiError extends Error {
+  constructor(status, code, message, extra = {}) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = code;
+    this.field = extra.field;
+    this.details = extra.details;
+    this.retryAfter = extra.retryAfter;
+    this.requestId = extra.requestId;
+  }
+}
+
+export const session = {
+  get token() { return localStorage.getItem(TOKEN_KEY); },
+  set(token) { localStorage.setItem(TOKEN_KEY, token); },
+  clear() { localStorage.removeItem(TOKEN_KEY); },
+};
+
+// Listeners told when the session ends under us (401 on an authenticated call).
+const expiredListeners = new Set();
+export const onSessionExpired = (fn) => { expiredListeners.add(fn); return () => expiredListeners.delete(fn); };
+
+export async function api(method, path, { body, query, auth = true, signal, raw } = {}) {
+  let url = path;
+  if (query) {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null) q.set(k, String(v));
+    const s = q.toString();
+    if (s) url += `?${s}`;
+  }
+  const headers = {};
+  if (auth && session.token) headers.Authorization = `Bearer ${session.token}`;
+  let payload;
+  if (body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    payload = JSON.stringify(body);
+  }
+  let res;
+  try {
+    res = await fetch(url, { method, headers, body: payload, signal, cache: 'no-store', credentials: 'omit', referrerPolicy: 'no-referrer' });
+  } catch (e) {
+    if (e.name === 'AbortError') throw e;
+    throw new ApiError(0, 'network', 'The service could not be reached.');
+  }
+  if (raw && res.ok) return res;
+  let json = null;
+  try { json = await res.json(); } catch { /* not JSON: handled below */ }
+  if (!json || typeof json.ok !== 'boolean') {
+    throw new ApiError(res.status, res.status >= 500 ? 'unavailable' : 'internal', `Unexpected answer (HTTP ${res.status}).`);
+  }
+  if (!json.ok) {
+    const e = json.error || {};
+    const err = new ApiError(res.status, e.code || 'internal', e.message || '', {
+      field: e.field, details: e.details, retryAfter: res.headers.get('Retry-After'), requestId: json.meta?.request_id,
+    });
+    if (auth && res.status === 401 && ['unauthenticated', 'token_expired'].includes(err.code)) {
+      expiredListeners.forEach((fn) => fn(err));
+    }
+    throw err;
+  }
+  return { data: json.data, meta: json.meta || {}, status: res.status };
+}
+
+export const get = (path, opts) => api('GET', path, opts).then((r) => r.data);
+export const post = (path, body, opts = {}) => api('POST', path, { ...opts, body }).then((r) => r.data);
+
+// Every item of a paged list: follows meta.next_cursor (passed back as `cursor`) until null.
+export async function getAll(path, query = {}, { signal } = {}) {
+  const items = [];
+  let cursor;
+  for (let page = 0; page < 100000; page++) {
+    const r = await api('GET', path, { query: { ...query, cursor }, signal });
+    items.push(...(r.data.items || []));
+    cursor = r.meta.next_cursor;
+    if (!cursor) return items;
+  }
+  throw new ApiError(0, 'internal', 'A list did not end.');
+}
+
+// The roster is read with `cursor` (decisions §13); a service that still pages it with
+// `after` answers 400 validation_failed on ?cursor, and then `after` is followed instead.
+export async function getRoster() {
+  try {
+    return await getAll('/v1/account/roster', { limit: 1000 });
+  } catch (e) {
+    if (!(e instanceof ApiError) || e.code !== 'validation_failed') throw e;
+  }
+  const items = [];
+  let after;
+  for (;;) {
+    const r = await api('GET', '/v1/account/roster', { query: { after, limit: 1000 } });
+    items.push(...r.data.items);
+    if (!r.meta.next_cursor || r.data.items.length === 0) return items;
+    after = r.meta.next_cursor;
+  }
+}
+
+// PUT of an encrypted blob with upload progress (fetch cannot report it).
+export function putBlob(pouchId, blobId, bytes, onProgress) {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('PUT', `/v1/pouches/${pouchId}/blobs/${blobId}`);
+    xhr.setRequestHeader('Authorization', `Bearer ${session.token}`);
+    xhr.setRequestHeader('Content-Type', 'application/octet-stream');
+    xhr.upload.onprogress = (ev) => onProgress?.(ev.loaded);
+    xhr.onerror = () => reject(new ApiError(0, 'network', 'The upload was interrupted.'));
+    xhr.onload = () => {
+      let json = null;
+      try { json = JSON.parse(xhr.responseText); } catch { /* below */ }
+      if (xhr.status >= 200 && xhr.status < 300) return resolve(json?.data);
+      const e = json?.error || {};
+      reject(new ApiError(xhr.status, e.code || 'internal', e.message || `HTTP ${xhr.status}`, { retryAfter: xhr.getResponseHeader('Retry-After') }));
+    };
+    xhr.send(bytes);
+  });
+}
+
+export async function getBlob(pouchId, blobId) {
+  const res = await api('GET', `/v1/pouches/${pouchId}/blobs/${blobId}`, { raw: true });
+  return new Uint8Array(await res.arrayBuffer());
+}

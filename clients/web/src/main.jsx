@@ -1,0 +1,156 @@
+// main.jsx -- the web app's entry: loads the account and this browser's member keys, sends a
+// person to the page their state needs (log in, onboarding, restore), and routes the rest.
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+
+import { ApiError, get, onSessionExpired, post, session } from './api.js';
+import { loadMember } from './keystore.js';
+import { Vault } from './vault.js';
+import { AppContext, ErrorBox, Link, Page, Progress, navigate, useLocation } from './ui.jsx';
+import { AuthPage, OnboardingPage, RestorePage } from './pages/account.jsx';
+import { AdminPage } from './pages/admin.jsx';
+import { ApprovePage, ConnectPage, DevicesPage } from './pages/devices.jsx';
+import { PouchPage, PouchesPage, SharesPage } from './pages/pouches.jsx';
+import { SharePublicPage } from './pages/share.jsx';
+
+const NEXT_KEY = 'pouch.next';
+const UUID = '[0-9a-fA-F-]{36}';
+
+async function loadState() {
+  if (!session.token) return { stage: 'anonymous' };
+  let account;
+  try {
+    account = await get('/v1/account');
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 401) {
+      session.clear();
+      return { stage: 'anonymous' };
+    }
+    throw e;
+  }
+  if (!account.member_id) return { stage: 'onboarding', account };
+  const member = await loadMember(account.member_id);
+  if (!member) return { stage: 'restore', account };
+  const vault = new Vault(account, member);
+  await vault.refreshRoster();
+  return { stage: 'ready', account, vault };
+}
+
+// Where each stage may go; anything else is sent to the stage's home page.
+const ALLOWED = {
+  anonymous: ['/login', '/signup'],
+  onboarding: ['/onboarding'],
+  restore: ['/restore'],
+};
+const HOME = { anonymous: '/login', onboarding: '/onboarding', restore: '/restore', ready: '/pouches' };
+
+function App() {
+  const loc = useLocation();
+  const [state, setState] = useState(null);
+  const [error, setError] = useState(null);
+
+  const reload = async () => {
+    setError(null);
+    try {
+      const s = await loadState();
+      setState(s);
+      return s;
+    } catch (e) {
+      setError(e);
+      return null;
+    }
+  };
+  useEffect(() => { reload(); }, []);
+  useEffect(() => onSessionExpired(() => { session.clear(); setState({ stage: 'anonymous' }); }), []);
+
+  const publicShare = new RegExp(`^/s/(${UUID})$`).exec(loc.path);
+  if (publicShare) return <Shell><SharePublicPage shareId={publicShare[1].toLowerCase()} /></Shell>;
+
+  if (error) {
+    return (
+      <Shell>
+        <Page title="Something went wrong">
+          <ErrorBox error={error} />
+          <button onClick={reload}>Try again</button> <button onClick={() => { session.clear(); reload(); }}>Log out</button>
+        </Page>
+      </Shell>
+    );
+  }
+  if (!state) return <Shell><Page title="Pouch"><Progress label="Loading your account and checking its roster" /></Page></Shell>;
+
+  // Send the person where their state needs them; remember where they were going.
+  const allowed = ALLOWED[state.stage];
+  if ((allowed && !allowed.includes(loc.path)) || (!allowed && (loc.path === '/' || ['/login', '/signup', '/onboarding', '/restore'].includes(loc.path)))) {
+    if (allowed && loc.path !== '/' && !['/login', '/signup'].includes(loc.path)) {
+      sessionStorage.setItem(NEXT_KEY, loc.path + location.search + location.hash);
+    }
+    let to = HOME[state.stage];
+    if (!allowed) {
+      const next = sessionStorage.getItem(NEXT_KEY);
+      sessionStorage.removeItem(NEXT_KEY);
+      if (next && next.startsWith('/') && !next.startsWith('//')) to = next;
+    }
+    queueMicrotask(() => navigate(to, { replace: true }));
+    return <Shell state={state} reload={reload} />;
+  }
+
+  const ctx = { account: state.account, vault: state.vault, reload };
+  return (
+    <AppContext.Provider value={ctx}>
+      <Shell state={state} reload={reload}>{route(loc, state)}</Shell>
+    </AppContext.Provider>
+  );
+}
+
+function route(loc, state) {
+  const p = loc.path;
+  if (p === '/login') return <AuthPage mode="login" />;
+  if (p === '/signup') return <AuthPage mode="signup" />;
+  if (p === '/onboarding') return <OnboardingPage />;
+  if (p === '/restore') return <RestorePage />;
+  if (p === '/pouches') return <PouchesPage />;
+  const pouch = new RegExp(`^/pouches/(${UUID})$`).exec(p);
+  if (pouch) return <PouchPage key={pouch[1]} pouchId={pouch[1].toLowerCase()} />;
+  if (p === '/shares') return <SharesPage />;
+  if (p === '/devices') return <DevicesPage />;
+  if (p === '/cli/approve') return <ApprovePage />;
+  if (p === '/cli/connect') return <ConnectPage />;
+  if (p === '/admin') return <AdminPage />;
+  return <Page title="Page not found"><p>There is no page at this address. <Link href="/">Go to your pouches</Link>.</p></Page>;
+}
+
+function Shell({ state, reload, children }) {
+  const loc = useLocation();
+  const ready = state?.stage === 'ready';
+  const logout = async () => {
+    try { await post('/v1/account/logout'); } catch { /* the session is dropped either way */ }
+    session.clear();
+    await reload();
+  };
+  const nav = (href, label) => (
+    <li><Link href={href} aria-current={loc.path === href || (href !== '/' && loc.path.startsWith(`${href}/`)) ? 'page' : undefined}>{label}</Link></li>
+  );
+  return (
+    <>
+      <a class="skip" href="#main">Skip to content</a>
+      <header class="top">
+        <Link href="/" class="brand">Pouch</Link>
+        <nav aria-label="Main">
+          <ul>
+            {ready && nav('/pouches', 'Pouches')}
+            {ready && nav('/shares', 'Shares')}
+            {ready && nav('/devices', 'Devices')}
+            {ready && nav('/cli/connect', 'Connect CLI')}
+            {ready && state.account.role === 'admin' && nav('/admin', 'Admin')}
+            {state && state.stage !== 'anonymous' && <li><button class="link" onClick={logout}>Log out</button></li>}
+          </ul>
+        </nav>
+        {state?.account && <span class="who" aria-label="Signed in as">{state.account.email}</span>}
+      </header>
+      <main id="main">{children}</main>
+      <footer class="muted">End-to-end encrypted: files, names and keys are encrypted in your browser.</footer>
+    </>
+  );
+}
+
+render(<App />, document.getElementById('app'));

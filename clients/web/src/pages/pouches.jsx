@@ -1,0 +1,306 @@
+// pouches.jsx -- the pouch list, and one pouch: its files (names decrypted here), upload with
+// progress, download, delete, history, share links, and live updates from the events long-poll.
+import { useEffect, useRef, useState } from 'preact/hooks';
+
+import { ApiError, api, get, getAll } from '../api.js';
+import { describeError, formatBytes, formatTime } from '../errors.js';
+import { ErrorBox, Link, Notice, Page, Progress, copyText, downloadBytes, navigate, useAction, useApp } from '../ui.jsx';
+
+const shortId = (id) => id.slice(0, 8);
+
+export function PouchesPage() {
+  const { vault } = useApp();
+  const [pouches, setPouches] = useState(null);
+  const { busy, error, run } = useAction();
+  const load = () => run(async () => setPouches(await getAll('/v1/pouches')));
+  useEffect(() => { load(); }, []);
+  const create = () => run(async () => {
+    const p = await vault.createPouch();
+    navigate(`/pouches/${p.id}`);
+  });
+  return (
+    <Page title="Pouches">
+      <p class="muted">A pouch is an encrypted folder. Everything in it is encrypted in this browser or on your devices.</p>
+      <ErrorBox error={error} />
+      {pouches === null && !error && <Progress label="Loading pouches" />}
+      {pouches && (
+        <ul class="list" aria-label="Your pouches">
+          {pouches.map((p, i) => (
+            <li key={p.id}>
+              <Link href={`/pouches/${p.id}`}>Pouch {i + 1}</Link>
+              <span class="muted"> · id {shortId(p.id)} · key generation {p.key_gen} · {p.high_water} changes · created {formatTime(p.created_at)}</span>
+            </li>
+          ))}
+          {pouches.length === 0 && <li class="muted">No pouches yet.</li>}
+        </ul>
+      )}
+      <button onClick={create} disabled={busy}>New pouch</button>
+    </Page>
+  );
+}
+
+export function PouchPage({ pouchId }) {
+  const { vault } = useApp();
+  const [pouch, setPouch] = useState(null);
+  const [items, setItems] = useState(null);
+  const [progress, setProgress] = useState(null);
+  const [selected, setSelected] = useState(null);     // {mode: 'history'|'share', item}
+  const [live, setLive] = useState('connecting');
+  const [notice, setNotice] = useState(null);
+  const { busy, error, setError, run } = useAction();
+  const fileInput = useRef(null);
+
+  const load = async (signal) => {
+    const p = await get(`/v1/pouches/${pouchId}`);
+    setPouch(p);
+    setItems(await vault.listArtifacts(pouchId, { signal }));
+    return p;
+  };
+
+  useEffect(() => {
+    const ctl = new AbortController();
+    let stopped = false;
+    (async () => {
+      let p;
+      try {
+        p = await load(ctl.signal);
+      } catch (e) {
+        if (!stopped) setError(e);
+        return;
+      }
+      // Live updates: long-poll the event log; any event reloads the list.
+      let after = p.high_water;
+      let epoch = p.epoch;
+      while (!stopped) {
+        try {
+          setLive('live');
+          const r = await api('GET', `/v1/pouches/${pouchId}/events`, { query: { epoch, after, wait: 25 }, signal: ctl.signal });
+          if (r.data.items.length) {
+            after = r.data.items[r.data.items.length - 1].seq;
+            if (r.data.items.some((e) => e.kind === 'key_rotation' || e.kind === 'roster')) { vault.keys.delete(pouchId); vault.roster = null; }
+            await load(ctl.signal);
+          }
+        } catch (e) {
+          if (stopped || e.name === 'AbortError') return;
+          if (e instanceof ApiError && e.code === 'epoch_mismatch') {
+            const fresh = await load(ctl.signal).catch(() => null);
+            if (fresh) { epoch = fresh.epoch; after = fresh.high_water; }
+            continue;
+          }
+          setLive('paused');
+          const wait = e instanceof ApiError && e.retryAfter ? Number(e.retryAfter) * 1000 : 5000;
+          await new Promise((r) => setTimeout(r, wait));
+        }
+      }
+    })();
+    return () => { stopped = true; ctl.abort(); };
+  }, [pouchId]);
+
+  const upload = (e) => {
+    const files = [...e.currentTarget.files];
+    e.currentTarget.value = '';
+    setNotice(null);
+    run(async () => {
+      for (const f of files) {
+        const existing = items?.find((i) => i.content?.name === f.name);
+        setProgress({ label: `Encrypting ${f.name}`, done: 0, total: f.size });
+        const r = await vault.upload(pouch, f, f.name, existing, (done, total, phase) => {
+          const label = phase === 'uploading' ? `Uploading ${f.name}` : phase === 'saving' ? `Saving ${f.name}` : `Encrypting ${f.name}`;
+          setProgress({ label, done, total });
+        });
+        if (r?.conflictCopy) setNotice(`${f.name} was changed elsewhere meanwhile; your version was kept as “${r.conflictCopy}”.`);
+      }
+      setProgress(null);
+      await load();
+    }).finally(() => setProgress(null));
+  };
+
+  const download = (item, content = item.content) => run(async () => {
+    setProgress({ label: `Downloading ${content.name}`, done: 0, total: content.size });
+    const bytes = await vault.fileBytes(pouchId, content, (done, total) => setProgress({ label: `Downloading ${content.name}`, done, total }));
+    downloadBytes(bytes, content.name.split('/').pop());
+  }).finally(() => setProgress(null));
+
+  const remove = (item) => {
+    if (!confirm(`Delete ${item.content.name}? Its history stays.`)) return;
+    run(async () => {
+      await vault.remove(pouch, item);
+      await load();
+    });
+  };
+
+  return (
+    <Page title={pouch ? `Pouch ${shortId(pouch.id)}` : 'Pouch'} wide>
+      <p class="muted">
+        <Link href="/pouches">All pouches</Link>
+        {pouch && <> · key generation {pouch.key_gen} · <span data-testid="live">{live === 'live' ? 'live updates on' : live === 'paused' ? 'live updates paused, retrying' : 'connecting'}</span></>}
+      </p>
+      <div class="toolbar">
+        <label class="button primary" for="upload">Upload files</label>
+        <input id="upload" ref={fileInput} type="file" multiple class="visually-hidden" onChange={upload} disabled={busy || !pouch} />
+      </div>
+      {progress && <Progress {...progress} />}
+      {notice && <Notice kind="warn">{notice}</Notice>}
+      <ErrorBox error={error} />
+      {items === null && !error && <Progress label="Loading and decrypting file names" />}
+      {items && (
+        <table class="files">
+          <caption class="visually-hidden">Files in this pouch</caption>
+          <thead><tr><th scope="col">Name</th><th scope="col">Size</th><th scope="col">Changed</th><th scope="col">By</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+          <tbody>
+            {items.length === 0 && <tr><td colSpan={5} class="muted">No files yet. Upload one.</td></tr>}
+            {items.map((item) => (
+              <tr key={item.id}>
+                {item.content ? (
+                  <>
+                    <td data-label="Name" class="name">{item.content.name}</td>
+                    <td data-label="Size">{formatBytes(item.content.size)}</td>
+                    <td data-label="Changed">{formatTime(item.head.created_at)}</td>
+                    <td data-label="By">{vault.labelOf(item.head.signer_member_id)}</td>
+                    <td class="actions">
+                      <button onClick={() => download(item)} aria-label={`Download ${item.content.name}`} disabled={busy}>Download</button>
+                      <button onClick={() => setSelected({ mode: 'share', item })} aria-label={`Share ${item.content.name}`}>Share</button>
+                      <button onClick={() => setSelected({ mode: 'history', item })} aria-label={`History of ${item.content.name}`}>History</button>
+                      <button class="danger" onClick={() => remove(item)} aria-label={`Delete ${item.content.name}`} disabled={busy}>Delete</button>
+                    </td>
+                  </>
+                ) : (
+                  <td colSpan={5} class="error">A file ({shortId(item.id)}) cannot be opened: {item.error}.</td>
+                )}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {selected?.mode === 'history' && <History pouchId={pouchId} item={selected.item} onDownload={download} onClose={() => setSelected(null)} />}
+      {selected?.mode === 'share' && <ShareDialog pouch={pouch} item={selected.item} onClose={() => setSelected(null)} />}
+    </Page>
+  );
+}
+
+function History({ pouchId, item, onDownload, onClose }) {
+  const { vault } = useApp();
+  const [revs, setRevs] = useState(null);
+  const { error, run } = useAction();
+  useEffect(() => { run(async () => setRevs(await vault.history(pouchId, item.id))); }, [item.id]);
+  return (
+    <section class="card panel" aria-labelledby="history-title">
+      <h2 id="history-title">History of {item.content.name}</h2>
+      <ErrorBox error={error} />
+      {!revs && !error && <Progress label="Loading history" />}
+      {revs && (
+        <ol class="list">
+          {revs.map(({ rev, content, error: e }) => (
+            <li key={rev.id}>
+              {formatTime(rev.created_at)} · {rev.kind === 'delete' ? 'deleted' : content ? `${content.name}, ${formatBytes(content.size)}` : `cannot be opened: ${e}`}
+              {' '}· by {vault.labelOf(rev.signer_member_id)} ({rev.origin})
+              {content && rev.kind !== 'delete' && <> <button onClick={() => onDownload(item, content)} aria-label={`Download the version of ${formatTime(rev.created_at)}`}>Download this version</button></>}
+            </li>
+          ))}
+        </ol>
+      )}
+      <button onClick={onClose}>Close history</button>
+    </section>
+  );
+}
+
+function ShareDialog({ pouch, item, onClose }) {
+  const { vault } = useApp();
+  const [expires, setExpires] = useState('7d');
+  const [oneTime, setOneTime] = useState(false);
+  const [made, setMade] = useState(null);
+  const [copied, setCopied] = useState(false);
+  const { busy, error, run } = useAction();
+  const tooBig = item.content.size > 8 * 1024 * 1024 - 1024;
+  const create = (e) => {
+    e.preventDefault();
+    run(async () => setMade(await vault.createShare(pouch, item, { expires, oneTime })));
+  };
+  return (
+    <section class="card panel" aria-labelledby="share-title">
+      <h2 id="share-title">Share {item.content.name}</h2>
+      {!made && (
+        <form onSubmit={create}>
+          <p class="muted">The file is encrypted again with a new key that only the link holds. The service stores it but cannot read it.</p>
+          <div class="field">
+            <label for="expires">Link expires</label>
+            <select id="expires" value={expires} onChange={(e) => setExpires(e.currentTarget.value)}>
+              <option value="1d">after 1 day</option>
+              <option value="7d">after 7 days</option>
+              <option value="30d">after 30 days</option>
+              <option value="never">never</option>
+            </select>
+          </div>
+          <div class="check">
+            <input type="checkbox" id="one-time" checked={oneTime} onChange={(e) => setOneTime(e.currentTarget.checked)} />
+            <label for="one-time">One-time link (works for a single download)</label>
+          </div>
+          {tooBig && <Notice kind="warn">This file is larger than a share link can carry (about 8 MB).</Notice>}
+          <ErrorBox error={error} />
+          {busy && <Progress label="Encrypting the file for the link" />}
+          <button type="submit" class="primary" disabled={busy || tooBig}>Create link</button> <button type="button" onClick={onClose}>Cancel</button>
+        </form>
+      )}
+      {made && (
+        <div>
+          <div class="field">
+            <label for="share-link">Share link (anyone with it can open the file)</label>
+            <input id="share-link" readOnly value={made.link} onFocus={(e) => e.currentTarget.select()} />
+          </div>
+          <button onClick={async () => setCopied(await copyText(made.link))}>Copy link</button>
+          {copied && <span class="ok" role="status"> Copied.</span>}
+          {' '}<Link href="/shares">All shares</Link> <button onClick={onClose}>Done</button>
+        </div>
+      )}
+    </section>
+  );
+}
+
+export function SharesPage() {
+  const { vault } = useApp();
+  const [rows, setRows] = useState(null);
+  const { busy, error, run } = useAction();
+  const load = () => run(async () => {
+    const out = [];
+    for (const p of await getAll('/v1/pouches')) {
+      for (const s of await getAll(`/v1/pouches/${p.id}/shares`)) out.push({ s, ...(await vault.shareInfo(s)) });
+    }
+    setRows(out);
+  });
+  useEffect(() => { load(); }, []);
+  const revoke = (s) => run(async () => {
+    await api('POST', `/v1/shares/${s.id}/revoke`);
+    await load();
+  });
+  const [copied, setCopied] = useState(null);
+  return (
+    <Page title="Share links" wide>
+      <p class="muted">Links you made. Names and links show only on the browser that made them (the key is in the link, not on the server).</p>
+      <ErrorBox error={error} />
+      {!rows && !error && <Progress label="Loading share links" />}
+      {rows && (
+        <table class="files">
+          <caption class="visually-hidden">Share links</caption>
+          <thead><tr><th scope="col">File</th><th scope="col">State</th><th scope="col">Expires</th><th scope="col">Views</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+          <tbody>
+            {rows.length === 0 && <tr><td colSpan={5} class="muted">No share links yet. Use “Share” next to a file.</td></tr>}
+            {rows.map(({ s, label, link }) => (
+              <tr key={s.id} data-testid={`share-${s.id}`}>
+                <td data-label="File">{label ?? <span class="muted">sealed ({shortId(s.id)})</span>}{s.one_time ? ' · one-time' : ''}</td>
+                <td data-label="State"><span class={`state ${s.state}`}>{s.state}</span></td>
+                <td data-label="Expires">{s.expires_at ? formatTime(s.expires_at) : 'never'}</td>
+                <td data-label="Views">{s.views}</td>
+                <td class="actions">
+                  {link && <button onClick={async () => { if (await copyText(link)) setCopied(s.id); }} aria-label={`Copy the link of ${label}`}>{copied === s.id ? 'Copied' : 'Copy link'}</button>}
+                  {s.state !== 'revoked' && <button class="danger" disabled={busy} onClick={() => revoke(s)} aria-label={`Revoke the link of ${label ?? shortId(s.id)}`}>Revoke</button>}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </Page>
+  );
+}
+
+export { describeError };

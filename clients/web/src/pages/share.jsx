@@ -1,0 +1,82 @@
+// share.jsx -- the public page of a share link, /s/{id}#{key}: no account needed. The key is
+// read from the fragment (never sent anywhere); the bundle is fetched only when the visitor
+// asks, because fetching a one-time link uses it up.
+import { useState } from 'preact/hooks';
+
+import { ApiError, api } from '../api.js';
+import { unb64url } from '../crypto/bytes.js';
+import { openShare } from '../crypto/format.js';
+import { formatBytes, formatTime } from '../errors.js';
+import { ErrorBox, Notice, Page, Progress, downloadBytes, useAction } from '../ui.jsx';
+
+const STATE_WORDS = {
+  expired: 'This link has expired.',
+  consumed: 'This was a one-time link and it has already been used.',
+  revoked: 'The owner has revoked this link.',
+};
+
+export function SharePublicPage({ shareId }) {
+  const [opened, setOpened] = useState(null);
+  const [gone, setGone] = useState(null);
+  const { busy, error, setError, run } = useAction();
+  let key = null;
+  try {
+    key = unb64url(location.hash.slice(1));
+    if (key.length !== 32) key = null;
+  } catch { key = null; }
+
+  const open = () => run(async () => {
+    let r;
+    try {
+      r = await api('GET', `/v1/shares/${shareId}`, { auth: false });
+    } catch (e) {
+      if (e instanceof ApiError && e.code === 'share_unavailable') {
+        setGone(STATE_WORDS[e.details?.state] || 'This link no longer works: it has expired, it was a one-time link that has already been used, or its owner revoked it.');
+        return;
+      }
+      if (e instanceof ApiError && e.code === 'not_found') {
+        setGone('There is no such share. Check that the link was copied completely.');
+        return;
+      }
+      throw e;
+    }
+    try {
+      setOpened({ ...(await openShare({ shareId, key, bundle: r.data.bundle, labelEnc: r.data.label_enc })), share: r.data });
+    } catch {
+      setError('The file could not be decrypted with the key in this link. The link may be incomplete or altered.');
+    }
+  });
+
+  const text = opened && (opened.meta.type.startsWith('text/') || /\.(txt|md)$/i.test(opened.meta.name)) && opened.data.length <= 100000
+    ? new TextDecoder().decode(opened.data) : null;
+
+  return (
+    <Page title="Shared file">
+      <div class="card">
+        {!key && <Notice kind="warn">This link is missing its key (the part after #). Ask the sender for the complete link.</Notice>}
+        {key && !opened && !gone && (
+          <>
+            <p>Someone shared an encrypted file with you. It is decrypted in this browser; the service cannot read it.</p>
+            <p class="muted">If this is a one-time link, opening it uses it up.</p>
+            <ErrorBox error={error} />
+            {busy && <Progress label="Fetching and decrypting" />}
+            <button class="primary" onClick={open} disabled={busy}>Open the file</button>
+          </>
+        )}
+        {gone && <Notice kind="warn"><span data-testid="share-gone">{gone}</span></Notice>}
+        {opened && (
+          <>
+            <dl class="facts">
+              <dt>File</dt><dd data-testid="share-name">{opened.meta.name}</dd>
+              <dt>Size</dt><dd>{formatBytes(opened.meta.size)}</dd>
+              <dt>Modified</dt><dd>{formatTime(new Date(opened.meta.mtime).toISOString())}</dd>
+              <dt>Link expires</dt><dd>{opened.share.expires_at ? formatTime(opened.share.expires_at) : 'never'}{opened.share.one_time ? ' (one-time link, now used)' : ''}</dd>
+            </dl>
+            {text !== null && <pre class="preview" aria-label="File contents" data-testid="share-text">{text}</pre>}
+            <button class="primary" onClick={() => downloadBytes(opened.data, opened.meta.name, opened.meta.type || 'application/octet-stream')}>Download {opened.meta.name}</button>
+          </>
+        )}
+      </div>
+    </Page>
+  );
+}

@@ -1,0 +1,450 @@
+// vault.js -- what the web member does with its keys, on the public API only: genesis and the
+// recovery kit, restoring keys, the verified roster, pouch keys from key envelopes, files
+// (inline or chunked), history, shares, approving a CLI login and revoking a device with a
+// key rotation. Pages call these; the byte formats are crypto/format.js's.
+import { ApiError, get, getAll, getBlob, getRoster, post, putBlob } from './api.js';
+import { FormatError, b64url, concat, randomBytes, randomUuid, unb64url, utf8, fromUtf8 } from './crypto/bytes.js';
+import * as F from './crypto/format.js';
+import {
+  blake3, exportJwk, generateEncryptionKey, generateSigningKey, importEncryptionPair, importSigningPair,
+  jwkThumbprint, publicJwk, sameJwk,
+} from './crypto/primitives.js';
+import * as store from './keystore.js';
+
+const nowIso = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+// ---- member keys -------------------------------------------------------------------------
+
+// Imports private JWKs as non-extractable keys and keeps them in IndexedDB.
+export async function keepMemberKeys({ accountId, memberId, signPriv, encPriv }) {
+  const sign = await importSigningPair(signPriv, false);
+  const enc = await importEncryptionPair(encPriv, false);
+  const record = {
+    member_id: memberId, account_id: accountId, sign, enc,
+    sign_pub: publicJwk(signPriv), enc_pub: publicJwk(encPriv),
+  };
+  await store.saveMember(record);
+  return record;
+}
+
+// Onboarding, step 1: keys, ids, the first pouch key, and the recovery kit. Nothing is sent.
+export async function prepareGenesis(account) {
+  const signPair = await generateSigningKey(true);
+  const encPair = await generateEncryptionKey(true);
+  const signPriv = await exportJwk(signPair.privateKey);
+  const encPriv = await exportJwk(encPair.privateKey);
+  const memberId = randomUuid();
+  const { code, kit } = await F.makeRecoveryKit({
+    accountId: account.storage_account_id, memberId, createdAt: nowIso(), signPriv, encPriv,
+  });
+  return { memberId, pouchId: randomUuid(), signPriv, encPriv, code, kit };
+}
+
+// Onboarding, step 2: keys into IndexedDB (non-extractable), roster statement 0 and the first
+// pouch's key envelope to the service.
+export async function commitGenesis(account, prep) {
+  const member = await keepMemberKeys({ accountId: account.storage_account_id, memberId: prep.memberId, signPriv: prep.signPriv, encPriv: prep.encPriv });
+  const body = F.statementBody({
+    seq: 0, prev: '', kind: 'genesis', by: prep.memberId, member_id: prep.memberId,
+    sign_pub: member.sign_pub, enc_pub: member.enc_pub, label: 'web', device_id: null, at: nowIso(),
+  });
+  const statement = await F.signStatement(body, member.sign.privateKey);
+  const envelope = await F.sealKeyEnvelope({
+    pouchId: prep.pouchId, memberId: prep.memberId, keyGen: 1, pouchKey: randomBytes(32),
+    encPub: member.enc_pub, creatorId: prep.memberId, creatorSignKey: member.sign.privateKey,
+  });
+  const r = await post('/v1/account/roster/genesis', { statements: [statement], key_envelopes: [envelope] });
+  await store.savePin(account.storage_account_id, { seq: 0, hash: r.genesis_hash });
+  return r;
+}
+
+// "Restore on this browser": the kit file and its code → keys, checked against the roster.
+export async function restoreFromKit(account, kit, code) {
+  if (kit.account_id !== account.storage_account_id) throw new FormatError('this recovery kit belongs to another account');
+  if (kit.member_id !== account.member_id) throw new FormatError('this recovery kit is for another member of the account');
+  const { signPriv, encPriv } = await F.openRecoveryKit(kit, code);
+  const roster = await F.verifyRoster(await getRoster());
+  const m = roster.members.get(kit.member_id);
+  if (!m || m.removed_seq !== null) throw new FormatError('the kit\'s member is not an active member of the roster');
+  if (!sameJwk(m.sign_pub, publicJwk(signPriv)) || !sameJwk(m.enc_pub, publicJwk(encPriv))) {
+    throw new FormatError('the kit\'s keys are not the keys the roster names');
+  }
+  const record = await keepMemberKeys({ accountId: kit.account_id, memberId: kit.member_id, signPriv, encPriv });
+  await store.savePin(kit.account_id, roster.head);
+  return record;
+}
+
+// ---- the vault of a signed-in member -------------------------------------------------------
+
+export class Vault {
+  constructor(account, member) {
+    this.account = account;
+    this.member = member;
+    this.roster = null;
+    this.keys = new Map();      // pouch id → Map(key_gen → key bytes)
+  }
+
+  get memberId() { return this.member.member_id; }
+
+  async refreshRoster() {
+    const pin = await store.loadPin(this.account.storage_account_id);
+    const roster = await F.verifyRoster(await getRoster(), pin ? [pin] : []);
+    const me = roster.members.get(this.memberId);
+    if (!me || !sameJwk(me.sign_pub, this.member.sign_pub) || !sameJwk(me.enc_pub, this.member.enc_pub)) {
+      throw new FormatError('the roster does not hold this browser\'s keys');
+    }
+    await store.savePin(this.account.storage_account_id, roster.head);
+    this.roster = roster;
+    return roster;
+  }
+
+  async verifiedRoster() { return this.roster || this.refreshRoster(); }
+
+  labelOf(memberId) {
+    const m = this.roster?.members.get(memberId);
+    return m ? m.label : 'unknown member';
+  }
+
+  // Every pouch key this member holds for the pouch, by key_gen; envelopes whose creator is not
+  // in the verified roster, or whose signature fails, are skipped.
+  async pouchKeys(pouchId, { fresh = false } = {}) {
+    if (!fresh && this.keys.has(pouchId)) return this.keys.get(pouchId);
+    const roster = await this.verifiedRoster();
+    const envelopes = await getAll(`/v1/pouches/${pouchId}/key-envelopes`, { member_id: this.memberId });
+    const keys = new Map();
+    for (const e of envelopes) {
+      const creator = roster.members.get(e.created_by_member);
+      if (!creator) continue;
+      try {
+        keys.set(e.key_gen, await F.openKeyEnvelope(e, this.member.enc, creator.sign_pub));
+      } catch { /* a bad envelope is ignored; the key is then missing */ }
+    }
+    this.keys.set(pouchId, keys);
+    return keys;
+  }
+
+  async keyFor(pouchId, keyGen) {
+    let keys = await this.pouchKeys(pouchId);
+    if (!keys.has(keyGen)) keys = await this.pouchKeys(pouchId, { fresh: true });
+    const k = keys.get(keyGen);
+    if (!k) throw new FormatError(`this browser holds no pouch key of generation ${keyGen}`);
+    return k;
+  }
+
+  // ---- pouches ----
+
+  async createPouch() {
+    const id = randomUuid();
+    const key = randomBytes(32);
+    const env = await F.sealKeyEnvelope({ pouchId: id, memberId: this.memberId, keyGen: 1, pouchKey: key,
+      encPub: this.member.enc_pub, creatorId: this.memberId, creatorSignKey: this.member.sign.privateKey });
+    const pouch = await post('/v1/pouches', { id, key_envelopes: [env] });
+    this.keys.set(id, new Map([[1, key]]));
+    return pouch;
+  }
+
+  // ---- artifacts ----
+
+  // One revision → {content} or {error}; the signature is checked against the roster first.
+  async openRevision(pouchId, rev) {
+    const signer = this.roster?.members.get(rev.signer_member_id);
+    if (!signer) return { error: 'signed by someone who is not in the roster' };
+    if (!(await F.verifyRevision(signer.sign_pub, pouchId, rev.artifact_id, rev.id, rev.envelope, rev.signature))) {
+      return { error: 'its signature does not verify' };
+    }
+    try {
+      const pouchKey = await this.keyFor(pouchId, rev.key_gen);
+      return { content: await F.openArtifact({ pouchId, artifactId: rev.artifact_id, revisionId: rev.id, keyGen: rev.key_gen, pouchKey, envelope: rev.envelope }) };
+    } catch (e) {
+      return { error: e.message };
+    }
+  }
+
+  async listArtifacts(pouchId, { signal } = {}) {
+    await this.verifiedRoster();
+    const items = await getAll(`/v1/pouches/${pouchId}/artifacts`, { limit: 500 }, { signal });
+    const out = [];
+    for (const a of items) {
+      out.push({ id: a.id, head: a.head, updated_at: a.updated_at, ...(await this.openRevision(pouchId, a.head)) });
+    }
+    return out;
+  }
+
+  async history(pouchId, artifactId) {
+    await this.verifiedRoster();
+    const revs = await getAll(`/v1/pouches/${pouchId}/artifacts/${artifactId}/revisions`, { limit: 500 });
+    const out = [];
+    for (const r of revs) out.push({ rev: r, ...(await this.openRevision(pouchId, r)) });
+    return out;
+  }
+
+  async commit(pouch, ops) {
+    const r = await post(`/v1/pouches/${pouch.id}/operations`, { operation_id: randomUuid(), epoch: pouch.epoch, ops });
+    const bad = r.results.find((x) => x.status !== 'applied');
+    if (bad) throw refusal(bad);
+    return r;
+  }
+
+  async makeOp(pouch, { type, artifactId, baseRevisionId, content, blobIds = [] }) {
+    const fresh = await get(`/v1/pouches/${pouch.id}`);
+    const keyGen = fresh.key_gen;
+    const pouchKey = await this.keyFor(pouch.id, keyGen);
+    const revisionId = randomUuid();
+    const envelope = await F.sealArtifact({ pouchId: pouch.id, artifactId, revisionId, keyGen, pouchKey, content });
+    return {
+      pouch: fresh,
+      op: {
+        type, artifact_id: artifactId, revision_id: revisionId, base_revision_id: baseRevisionId ?? null,
+        merge_parent_id: null, name_index: await F.nameIndex(pouchKey, content.name), conflict_id: null,
+        key_gen: keyGen, envelope,
+        signature: await F.signRevision(this.member.sign.privateKey, pouch.id, artifactId, revisionId, envelope),
+        signer_member_id: this.memberId, blob_ids: blobIds,
+      },
+    };
+  }
+
+  // Upload of a File (a Blob) as `name`; replaces `existing` (an item of listArtifacts) when
+  // given. onProgress(done, total, phase).
+  async upload(pouch, file, name, existing, onProgress = () => {}) {
+    const problem = F.checkName(name);
+    if (problem) throw new FormatError(problem);
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    const content = { name, kind: 'file', size: bytes.length, mtime: file.lastModified || Date.now() };
+    let blobIds = [];
+    if (bytes.length <= F.INLINE_MAX) {
+      content.data = b64url(bytes);
+      onProgress(bytes.length, bytes.length, 'encrypting');
+    } else {
+      const reuse = new Map((existing?.content?.chunks || []).map((c) => [c.hash, c]));
+      const chunks = [];
+      const toSend = [];
+      for (let at = 0; at < bytes.length; at += F.CHUNK_SIZE) {
+        const pt = bytes.subarray(at, Math.min(at + F.CHUNK_SIZE, bytes.length));
+        const hash = b64url(blake3(pt));
+        if (reuse.has(hash)) {
+          chunks.push(reuse.get(hash));
+        } else {
+          const { stored, entry } = await F.sealChunk(pt);
+          chunks.push(entry);
+          toSend.push({ entry, stored });
+        }
+        onProgress(Math.min(at + F.CHUNK_SIZE, bytes.length), bytes.length, 'encrypting');
+      }
+      content.chunks = chunks;
+      blobIds = [...new Set(chunks.map((c) => c.blob_id))];
+      const sent = toSend.length ? await post(`/v1/pouches/${pouch.id}/blobs/check`, {
+        blobs: [...new Map(toSend.map((t) => [t.entry.blob_id, { id: t.entry.blob_id, stored_size: t.stored.length }])).values()],
+      }) : { missing: [] };
+      const missing = new Set(sent.missing);
+      const total = toSend.reduce((n, t) => n + t.stored.length, 0);
+      let done = 0;
+      for (const t of toSend) {
+        if (missing.has(t.entry.blob_id)) {
+          await putBlob(pouch.id, t.entry.blob_id, t.stored, (n) => onProgress(done + n, total, 'uploading'));
+          missing.delete(t.entry.blob_id);
+        }
+        done += t.stored.length;
+        onProgress(done, total, 'uploading');
+      }
+    }
+    const artifactId = existing?.id || randomUuid();
+    const { pouch: fresh, op } = await this.makeOp(pouch, {
+      type: 'put', artifactId, baseRevisionId: existing?.head?.id ?? null, content, blobIds,
+    });
+    onProgress(1, 1, 'saving');
+    const r = await post(`/v1/pouches/${fresh.id}/operations`, { operation_id: randomUuid(), epoch: fresh.epoch, ops: [op] });
+    const res = r.results[0];
+    if (res.status === 'conflict' && res.code === 'stale_base' && res.head_revision_id) {
+      // Someone else changed the file meanwhile: theirs stays, ours is kept beside it as a
+      // conflict copy (CLIENT-FORMAT "Conflicts").
+      const copy = { ...content, name: conflictName(name, 'web') };
+      const again = await this.makeOp(fresh, { type: 'put', artifactId: randomUuid(), baseRevisionId: null, content: copy, blobIds });
+      again.op.conflict_id = res.head_revision_id;
+      await this.commit(again.pouch, [again.op]);
+      return { conflictCopy: copy.name };
+    }
+    if (res.status !== 'applied') throw refusal(res);
+    return r;
+  }
+
+  async remove(pouch, item) {
+    const c = item.content;
+    const { pouch: fresh, op } = await this.makeOp(pouch, {
+      type: 'delete', artifactId: item.id, baseRevisionId: item.head.id,
+      content: { name: c.name, kind: c.kind, size: 0, mtime: Date.now(), deleted: true },
+    });
+    return this.commit(fresh, [op]);
+  }
+
+  // The plaintext of one revision's content. onProgress(done, total).
+  async fileBytes(pouchId, content, onProgress = () => {}) {
+    if (content.data !== undefined) return unb64url(content.data);
+    const parts = [];
+    let done = 0;
+    for (const entry of content.chunks || []) {
+      const stored = await getBlob(pouchId, entry.blob_id);
+      parts.push(await F.openChunk(stored, entry));
+      done += entry.size;
+      onProgress(done, content.size);
+    }
+    const out = concat(...parts);
+    if (out.length !== content.size) throw new FormatError('the file has the wrong size');
+    return out;
+  }
+
+  // ---- shares ----
+
+  async createShare(pouch, item, { expires, oneTime, type }) {
+    const data = await this.fileBytes(pouch.id, item.content);
+    const shareId = randomUuid();
+    const key = randomBytes(32);
+    const name = item.content.name.split('/').pop();
+    const meta = { v: 1, name, kind: item.content.kind, size: data.length, mtime: item.content.mtime, type: type || '' };
+    const sealed = await F.sealShare({ shareId, key, meta, data, label: name });
+    const share = await post(`/v1/pouches/${pouch.id}/shares`, { id: shareId, bundle: sealed.bundle, label_enc: sealed.label_enc, expires, one_time: oneTime });
+    await store.saveShareKey(shareId, b64url(key));
+    return { share, link: F.shareLink(location.origin, shareId, key), name };
+  }
+
+  async shareInfo(share) {
+    const rec = await store.loadShareKey(share.id);
+    if (!rec) return { label: null, link: null };
+    const key = unb64url(rec.key);
+    let label = null;
+    try { label = await F.openShareLabel({ shareId: share.id, key, labelEnc: share.label_enc }); } catch { /* shown as unknown */ }
+    return { label, link: F.shareLink(location.origin, share.id, key) };
+  }
+
+  // ---- CLI approval ----
+
+  // The CLI's keys: from the approval link's fragment, or from the request details should the
+  // service ever answer them; either way bound to the request by sign_jkt.
+  async cliKeys(details, fragmentKeys) {
+    const fromServer = details.sign_pub && details.enc_pub ? { sign_pub: publicJwk(details.sign_pub), enc_pub: publicJwk(details.enc_pub) } : null;
+    if (fromServer && fragmentKeys && (!sameJwk(fromServer.sign_pub, fragmentKeys.sign_pub) || !sameJwk(fromServer.enc_pub, fragmentKeys.enc_pub))) {
+      throw new FormatError('the keys in the link differ from the keys the service has for this request');
+    }
+    const keys = fragmentKeys || fromServer;
+    if (!keys) return null;
+    if ((await jwkThumbprint(keys.sign_pub)) !== details.sign_jkt) {
+      throw new FormatError('the signing key in the link is not the one this login was started with');
+    }
+    return keys;
+  }
+
+  async approveLogin(details, keys, code) {
+    const roster = await this.refreshRoster();
+    const newMember = randomUuid();
+    const seq = roster.hashes.length;
+    const body = F.statementBody({
+      seq, prev: roster.head.hash, kind: 'add', by: this.memberId, member_id: newMember,
+      sign_pub: keys.sign_pub, enc_pub: keys.enc_pub, label: [...details.device_name].slice(0, 64).join(''),
+      device_id: null, at: nowIso(),
+    });
+    const statement = await F.signStatement(body, this.member.sign.privateKey);
+    const envelopes = [];
+    for (const pouch of await getAll('/v1/pouches')) {
+      const key = await this.keyFor(pouch.id, pouch.key_gen);
+      envelopes.push(await F.sealKeyEnvelope({ pouchId: pouch.id, memberId: newMember, keyGen: pouch.key_gen, pouchKey: key,
+        encPub: keys.enc_pub, creatorId: this.memberId, creatorSignKey: this.member.sign.privateKey }));
+    }
+    const welcome = {
+      v: 1, account_id: this.account.storage_account_id, genesis_hash: roster.genesisHash,
+      roster_head: { seq, hash: F.statementHash(statement.statement) },
+      approver: { member_id: this.memberId, sign_pub: this.member.sign_pub, enc_pub: this.member.enc_pub },
+    };
+    const sealed = await F.sealWelcome(keys.enc_pub, details.id, welcome);
+    const r = await post(`/v1/cli-auth/requests/${details.id}/approve`, { statement, welcome: sealed, key_envelopes: envelopes, confirm_code: code });
+    this.roster = null;
+    return r;
+  }
+
+  // ---- revoking a device ----
+
+  // Removes the device's member from the roster and rotates every pouch to key_gen + 1 for the
+  // remaining members, in the revoke request where one key_gen fits all (decisions §13), the
+  // rest with key-envelope posts. onProgress(text).
+  async revokeDevice(device, onProgress = () => {}) {
+    const roster = await this.refreshRoster();
+    const m = roster.members.get(device.member_id);
+    if (!m || m.removed_seq !== null) {
+      onProgress('Revoking (its member was already removed)…');
+      return post(`/v1/devices/${device.id}/revoke`, {});
+    }
+    onProgress('Signing the removal…');
+    const body = F.statementBody({
+      seq: roster.hashes.length, prev: roster.head.hash, kind: 'remove', by: this.memberId, member_id: m.member_id,
+      sign_pub: m.sign_pub, enc_pub: m.enc_pub, label: m.label, device_id: device.id, at: nowIso(),
+    });
+    const statement = await F.signStatement(body, this.member.sign.privateKey);
+    const remaining = roster.active.filter((x) => x.member_id !== m.member_id);
+    const pouches = await getAll('/v1/pouches');
+    const byGen = new Map();
+    for (const [i, pouch] of pouches.entries()) {
+      onProgress(`Making new keys: pouch ${i + 1} of ${pouches.length}…`);
+      const gen = pouch.key_gen + 1;
+      const key = randomBytes(32);
+      const envs = [];
+      for (const r of remaining) {
+        envs.push(await F.sealKeyEnvelope({ pouchId: pouch.id, memberId: r.member_id, keyGen: gen, pouchKey: key,
+          encPub: r.enc_pub, creatorId: this.memberId, creatorSignKey: this.member.sign.privateKey }));
+      }
+      if (!byGen.has(gen)) byGen.set(gen, []);
+      byGen.get(gen).push({ pouch, envs });
+    }
+    const groups = [...byGen.values()].sort((a, b) => b.length - a.length);
+    let inRevoke = groups[0] || [];
+    if (inRevoke.reduce((n, g) => n + g.envs.length, 0) > 2000) inRevoke = [];
+    onProgress('Revoking the device…');
+    let result;
+    try {
+      result = await post(`/v1/devices/${device.id}/revoke`, {
+        roster: { statements: [statement], key_envelopes: inRevoke.flatMap((g) => g.envs) }, reason: 'revoked in the web app',
+      });
+    } catch (e) {
+      if (!(e instanceof ApiError) || e.code !== 'key_gen_conflict') throw e;
+      inRevoke = [];
+      result = await post(`/v1/devices/${device.id}/revoke`, { roster: { statements: [statement], key_envelopes: [] }, reason: 'revoked in the web app' });
+    }
+    const rest = groups.flat().filter((g) => !inRevoke.includes(g));
+    for (const [i, g] of rest.entries()) {
+      onProgress(`Storing new keys: pouch ${i + 1} of ${rest.length}…`);
+      for (let at = 0; at < g.envs.length; at += 2000) {
+        result = { ...result, ...(await post(`/v1/pouches/${g.pouch.id}/key-envelopes`, { key_envelopes: g.envs.slice(at, at + 2000) })) };
+      }
+    }
+    this.keys.clear();
+    this.roster = null;
+    return result;
+  }
+}
+
+// A refused op of a commit, in words.
+function refusal(res) {
+  const words = {
+    stale_base: 'someone changed this file meanwhile; reload and try again',
+    artifact_exists: 'a file with this name appeared meanwhile; reload and try again',
+    stale_key_gen: 'the pouch keys were rotated meanwhile; reload and try again',
+    quota_exceeded: 'your storage plan is full',
+    missing_blob: 'an uploaded piece is missing on the server; try again',
+  };
+  return new ApiError(409, res.code, `The change was not saved: ${words[res.code] || res.message || res.code}.`);
+}
+
+// `<stem> (conflict <label> <YYYY-MM-DD>)<.ext>`, the extension being the last segment's.
+export function conflictName(name, label, date = new Date()) {
+  const slash = name.lastIndexOf('/');
+  const dot = name.lastIndexOf('.');
+  const cut = dot > slash + 1 ? dot : name.length;
+  return `${name.slice(0, cut)} (conflict ${label} ${date.toISOString().slice(0, 10)})${name.slice(cut)}`;
+}
+
+// The approval link's fragment: #keys=<sign.x>.<sign.y>.<enc.x>.<enc.y> (CLIENT-FORMAT).
+export function parseKeysFragment(hash) {
+  const m = /^#?keys=([A-Za-z0-9_-]{43})\.([A-Za-z0-9_-]{43})\.([A-Za-z0-9_-]{43})\.([A-Za-z0-9_-]{43})$/.exec(hash || '');
+  if (!m) return null;
+  const jwk = (x, y) => publicJwk({ kty: 'EC', crv: 'P-256', x, y });
+  return { sign_pub: jwk(m[1], m[2]), enc_pub: jwk(m[3], m[4]) };
+}
+
+export { utf8, fromUtf8 };

@@ -1,0 +1,406 @@
+// run.mjs -- the browser suite: Debian's chromium, driven headless by playwright-core, against
+// the test stack (POUCH_URL), as a person uses the web app: onboarding with the recovery kit, a
+// CLI login approved by its confirm code (the CLI then decrypts its pouch key and a file), a
+// 5 MB upload and download, share links opened without a session (one-time ones once), a
+// device revoke with key rotation, and the admin pages. Each page is screenshotted into
+// POUCH_BROWSER_OUT. Prints `PASS name` / `FAIL name: detail`; a failed step fails the steps
+// that build on it. Env: POUCH_URL, POUCHCTL, POUCH_DATABASE_URL, POUCH_ROOT, POUCH_BROWSER_OUT.
+import { execFileSync } from 'node:child_process';
+import * as nodeCrypto from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+import { chromium } from 'playwright-core';
+
+import { Cli } from './cli.mjs';
+
+const BASE = process.env.POUCH_URL;
+const ROOT = process.env.POUCH_ROOT;
+const OUT = process.env.POUCH_BROWSER_OUT;
+fs.mkdirSync(OUT, { recursive: true });
+const W = await import(pathToFileURL(path.join(ROOT, 'clients/web/src/crypto/format.js')).href);
+const WP = await import(pathToFileURL(path.join(ROOT, 'clients/web/src/crypto/primitives.js')).href);
+
+// ---- reporting -----------------------------------------------------------------------------
+
+let failed = 0;
+const broken = new Set();
+async function test(name, needs, fn) {
+  const missing = needs.filter((n) => broken.has(n));
+  if (missing.length) {
+    failed++;
+    broken.add(name);
+    console.log(`FAIL ${name}: not run, it needs ${missing.join(', ')}`);
+    return;
+  }
+  const t0 = Date.now();
+  try {
+    await fn();
+    console.log(`PASS ${name} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+  } catch (e) {
+    failed++;
+    broken.add(name);
+    console.log(`FAIL ${name}: ${String(e.message).split('\n').slice(0, 4).join(' | ')}`);
+    await page.screenshot({ path: path.join(OUT, `FAILED-${name}.png`), fullPage: true }).catch(() => {});
+  }
+}
+function eq(what, got, want) {
+  if (got !== want) throw new Error(`${what}: got ${JSON.stringify(got)?.slice(0, 200)}, want ${JSON.stringify(want)?.slice(0, 200)}`);
+}
+function ok(cond, what) { if (!cond) throw new Error(what); }
+
+// Pages with live updates hold a long-poll open, so the network is never idle: a short pause
+// lets the last render settle instead.
+async function shot(page, name) {
+  await page.waitForTimeout(200);
+  await page.screenshot({ path: path.join(OUT, `${name}.png`), fullPage: true });
+}
+
+async function apiAs(token, method, p, body) {
+  const headers = { Authorization: `Bearer ${token}` };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const res = await fetch(BASE + p, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  return { status: res.status, json: await res.json() };
+}
+
+// ---- the browser ---------------------------------------------------------------------------
+
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+});
+const newContext = (opts = {}) => browser.newContext({ acceptDownloads: true, viewport: { width: 1100, height: 760 }, ...opts });
+const pageErrors = [];
+function watch(page) {
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error' && /Content Security Policy|Refused/.test(m.text())) pageErrors.push(m.text()); });
+  page.on('dialog', (d) => d.accept());
+  return page;
+}
+
+const S = {};                                   // what the steps hand on
+const email = `ada.${nodeCrypto.randomUUID().slice(0, 8)}@example.com`;
+const ctx = await newContext();
+const page = watch(await ctx.newPage());
+const token = () => page.evaluate(() => localStorage.getItem('pouch.session'));
+
+await test('onboarding_makes_keys_kit_roster_and_first_pouch', [], async () => {
+  await page.goto(`${BASE}/`);
+  await page.getByRole('heading', { name: 'Log in' }).waitFor();
+  eq('redirect of /', new URL(page.url()).pathname, '/login');
+  await shot(page, 'login');
+  await page.getByRole('link', { name: 'Create an account' }).click();
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill('correct horse battery');
+  await shot(page, 'signup');
+  await page.getByRole('button', { name: 'Sign up' }).click();
+  await page.getByRole('button', { name: 'Make my keys' }).waitFor();
+  eq('after signup', new URL(page.url()).pathname, '/onboarding');
+  await shot(page, 'onboarding');
+  await page.getByRole('button', { name: 'Make my keys' }).click();
+  S.code = (await page.getByTestId('recovery-code').textContent()).trim();
+  ok(/^([0-9A-HJKMNP-TV-Z]{4}-){7}[0-9A-HJKMNP-TV-Z]{4}$/.test(S.code), `recovery code shape: ${S.code}`);
+  ok(await page.getByRole('button', { name: 'Create my account' }).isDisabled(), 'account creation must wait for the kit');
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download recovery kit' }).click()]);
+  eq('kit file name', dl.suggestedFilename(), 'pouch-recovery-kit.json');
+  S.kit = JSON.parse(fs.readFileSync(await dl.path(), 'utf8'));
+  await page.getByLabel('I have saved the recovery kit').check();
+  await shot(page, 'onboarding-kit');
+  await page.getByRole('button', { name: 'Create my account' }).click();
+  await page.getByRole('link', { name: 'Pouch 1' }).waitFor();
+  eq('after genesis', new URL(page.url()).pathname, '/pouches');
+  await shot(page, 'pouches');
+
+  S.token = await token();
+  const acct = (await apiAs(S.token, 'GET', '/v1/account')).json.data;
+  ok(acct.member_id, 'the account has a member after genesis');
+  S.account = acct;
+  eq('kit member', S.kit.member_id, acct.member_id);
+  eq('kit account', S.kit.account_id, acct.storage_account_id);
+  const roster = (await apiAs(S.token, 'GET', '/v1/account/roster')).json.data.items;
+  eq('roster length', roster.length, 1);
+  const verified = await W.verifyRoster(roster);
+  const me = verified.members.get(acct.member_id);
+  eq('statement 0 label', me.label, 'web');
+  const keys = await W.openRecoveryKit(S.kit, S.code.toLowerCase());
+  ok(WP.sameJwk(WP.publicJwk(keys.signPriv), me.sign_pub) && WP.sameJwk(WP.publicJwk(keys.encPriv), me.enc_pub), 'kit keys = roster keys');
+  const pouches = (await apiAs(S.token, 'GET', '/v1/pouches')).json.data.items;
+  eq('pouches', pouches.length, 1);
+  S.pouch = pouches[0];
+  eq('first key_gen', S.pouch.key_gen, 1);
+  // The keys this browser keeps cannot be exported.
+  const extractable = await page.evaluate(() => new Promise((resolve, reject) => {
+    const req = indexedDB.open('pouch');
+    req.onsuccess = () => {
+      const t = req.result.transaction('members').objectStore('members').getAll();
+      t.onsuccess = () => resolve(t.result.map((m) => [m.sign.privateKey.extractable, m.enc.privateKey.extractable]));
+      t.onerror = () => reject(t.error);
+    };
+  }));
+  eq('IndexedDB private keys extractable', JSON.stringify(extractable), '[[false,false]]');
+});
+
+await test('upload_then_download_5mb_and_a_small_file', ['onboarding_makes_keys_kit_roster_and_first_pouch'], async () => {
+  await page.getByRole('link', { name: 'Pouch 1' }).click();
+  await page.getByText('live updates on').waitFor();
+  S.big = nodeCrypto.randomBytes(5 * 1024 * 1024);
+  S.small = Buffer.from('Hello from the browser suite.\n');
+  const sawProgress = page.locator('progress').first().waitFor({ timeout: 20000 }).then(() => true, () => false);
+  await page.locator('#upload').setInputFiles([
+    { name: 'big.bin', mimeType: 'application/octet-stream', buffer: S.big },
+    { name: 'hello.txt', mimeType: 'text/plain', buffer: S.small },
+  ]);
+  ok(await sawProgress, 'a progress bar is shown while uploading');
+  await page.getByRole('cell', { name: 'hello.txt', exact: true }).waitFor({ timeout: 60000 });
+  await page.getByRole('cell', { name: 'big.bin', exact: true }).waitFor();
+  await shot(page, 'pouch');
+  const arts = (await apiAs(S.token, 'GET', `/v1/pouches/${S.pouch.id}/artifacts`)).json.data.items;
+  eq('artifacts', arts.length, 2);
+  const blobs = arts.map((a) => a.head.blob_ids.length).sort().join();
+  eq('blob ids per artifact (inline, 2 chunks)', blobs, '0,2');
+  const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 60000 }), page.getByRole('button', { name: 'Download big.bin' }).click()]);
+  const got = fs.readFileSync(await dl.path());
+  eq('downloaded size', got.length, S.big.length);
+  ok(got.equals(S.big), 'downloaded bytes equal the uploaded ones');
+  const [dl2] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download hello.txt' }).click()]);
+  ok(fs.readFileSync(await dl2.path()).equals(S.small), 'small file equal');
+  await page.getByRole('button', { name: 'History of hello.txt' }).click();
+  await page.getByRole('heading', { name: 'History of hello.txt' }).waitFor();
+  await page.getByText(/hello\.txt, 30 B · by web/).waitFor();
+  await shot(page, 'history');
+  await page.getByRole('button', { name: 'Close history' }).click();
+});
+
+await test('cli_login_approved_with_its_code_then_cli_decrypts_its_pouch_key', ['upload_then_download_5mb_and_a_small_file'], async () => {
+  const cli = new Cli(W, WP, 'build-box');
+  S.cli = cli;
+  const shown = await cli.start();
+  const redeemed = cli.redeem();
+  await page.goto(shown.link);
+  await page.getByTestId('device-name').waitFor();
+  eq('device shown', await page.getByTestId('device-name').textContent(), 'build-box');
+  await page.getByText('linux · x86_64').waitFor();
+  const wrong = shown.code.replace(/^\d/, (d) => String((Number(d) + 1) % 10));
+  await page.getByLabel('Code shown in your terminal').fill(wrong);
+  await page.getByRole('button', { name: 'Approve' }).click();
+  await page.getByText('The code does not match').waitFor();
+  await page.getByLabel('Code shown in your terminal').fill(shown.code);
+  await shot(page, 'cli-approve');
+  await page.getByRole('button', { name: 'Approve' }).click();
+  await page.getByText('Approved.').waitFor({ timeout: 30000 });
+  await shot(page, 'cli-approved');
+  const r = await redeemed;
+  eq('token type', r.token_type, 'DPoP');
+  const joined = await cli.join();
+  eq('welcome account', joined.welcome.account_id, S.account.storage_account_id);
+  eq('welcome approver', joined.welcome.approver.member_id, S.account.member_id);
+  ok(cli.keys.has(`${S.pouch.id}/1`), 'the CLI opened its key envelope of key_gen 1');
+  const files = await cli.files(S.pouch.id);
+  const hello = files.find((f) => f.name === 'hello.txt');
+  ok(hello, 'the CLI sees hello.txt');
+  eq('CLI decrypts hello.txt', Buffer.from(hello.data, 'base64url').toString(), S.small.toString());
+  const big = files.find((f) => f.name === 'big.bin');
+  eq('CLI reads big.bin chunks', big.chunks.length, 2);
+  const devices = await cli.call('GET', '/v1/devices');
+  eq('CLI token works', devices.status, 200);
+  // Reload: a decided request is explained, not refused.
+  await page.reload();
+  await page.getByText('already been approved').or(page.getByText('the terminal is signed in')).first().waitFor();
+});
+
+await test('approval_page_explains_unknown_and_denied_requests', ['cli_login_approved_with_its_code_then_cli_decrypts_its_pouch_key'], async () => {
+  await page.goto(`${BASE}/cli/approve?request=${nodeCrypto.randomUUID()}`);
+  await page.getByText('There is no such login request').waitFor();
+  await shot(page, 'cli-approve-unknown');
+  const other = new Cli(W, WP, 'stranger');
+  const shown = await other.start();
+  await page.goto(shown.link);
+  await page.getByRole('button', { name: 'Deny' }).click();
+  await page.getByText('Denied.').waitFor();
+  const r = await other.call('POST', '/v1/cli-auth/token', { request_id: other.requestId, code_verifier: other.verifier, wait: 0 });
+  eq('denied redeem', `${r.status} ${r.json.error?.code}`, '403 access_denied');
+  other.cleanup();
+});
+
+await test('share_link_opens_without_session_and_one_time_link_once', ['upload_then_download_5mb_and_a_small_file'], async () => {
+  await page.goto(`${BASE}/pouches/${S.pouch.id}`);
+  const makeLink = async (oneTime) => {
+    await page.getByRole('button', { name: 'Share hello.txt' }).click();
+    await page.getByLabel('Link expires').selectOption('30d');
+    if (oneTime) await page.getByLabel('One-time link').check();
+    if (!oneTime) await shot(page, 'share-create');
+    await page.getByRole('button', { name: 'Create link' }).click();
+    const link = await page.getByLabel('Share link').inputValue();
+    await page.getByRole('button', { name: 'Done' }).click();
+    return link;
+  };
+  const link = await makeLink(false);
+  ok(new RegExp(`^${BASE}/s/[0-9a-f-]{36}#[A-Za-z0-9_-]{43}$`).test(link), `link shape: ${link}`);
+  const oneTime = await makeLink(true);
+  // A fresh context: no session, no IndexedDB, no local storage.
+  for (const [i, url] of [link, link].entries()) {
+    const c = await newContext();
+    const p = watch(await c.newPage());
+    await p.goto(url);
+    await p.getByRole('button', { name: 'Open the file' }).click();
+    await p.getByTestId('share-name').waitFor();
+    eq('shared name', await p.getByTestId('share-name').textContent(), 'hello.txt');
+    eq('shared text', await p.getByTestId('share-text').textContent(), S.small.toString());
+    if (i === 0) await shot(p, 'share-public');
+    eq('no session in a fresh context', await p.evaluate(() => localStorage.getItem('pouch.session')), null);
+    await c.close();
+  }
+  const c1 = await newContext();
+  const p1 = watch(await c1.newPage());
+  await p1.goto(oneTime);
+  await p1.getByRole('button', { name: 'Open the file' }).click();
+  const [dl] = await Promise.all([p1.waitForEvent('download'), (async () => {
+    await p1.getByTestId('share-name').waitFor();
+    await p1.getByRole('button', { name: 'Download hello.txt' }).click();
+  })()]);
+  ok(fs.readFileSync(await dl.path()).equals(S.small), 'one-time share downloads the same bytes');
+  await c1.close();
+  const c2 = await newContext();
+  const p2 = watch(await c2.newPage());
+  await p2.goto(oneTime);
+  await p2.getByRole('button', { name: 'Open the file' }).click();
+  await p2.getByTestId('share-gone').waitFor();
+  ok(/already been used|no longer works/.test(await p2.getByTestId('share-gone').textContent()), 'says the link is used up');
+  await shot(p2, 'share-gone');
+  await c2.close();
+  // The owner's list: both links, one consumed; revoke the other, then it is refused.
+  await page.getByRole('link', { name: 'Shares' }).click();
+  await page.getByText('consumed').waitFor();
+  await shot(page, 'shares');
+  const shareId = link.split('/s/')[1].split('#')[0];
+  const row = page.getByTestId(`share-${shareId}`);
+  await row.getByRole('button', { name: 'Revoke the link of hello.txt' }).click();
+  await row.getByText('revoked', { exact: true }).waitFor();
+  const f = await fetch(`${BASE}/v1/shares/${shareId}`);
+  eq('revoked share fetch', f.status, 410);
+});
+
+await test('revoking_a_device_rotates_keys_and_the_device_gets_401', ['cli_login_approved_with_its_code_then_cli_decrypts_its_pouch_key'], async () => {
+  await page.getByRole('link', { name: 'Devices' }).click();
+  await page.getByRole('cell', { name: 'build-box', exact: true }).waitFor();
+  await shot(page, 'devices');
+  await page.getByRole('button', { name: 'Revoke build-box' }).click();
+  await page.getByText('Revoked. Every pouch now has new keys').waitFor({ timeout: 30000 });
+  await shot(page, 'devices-revoked');
+  const pouch = (await apiAs(S.token, 'GET', `/v1/pouches/${S.pouch.id}`)).json.data;
+  eq('key_gen after rotation', pouch.key_gen, 2);
+  const envs = (await apiAs(S.token, 'GET', `/v1/pouches/${S.pouch.id}/key-envelopes?key_gen=2`)).json.data.items;
+  eq('gen-2 envelopes go to the remaining member only', envs.map((e) => e.member_id).join(), S.account.member_id);
+  const roster = await W.verifyRoster((await apiAs(S.token, 'GET', '/v1/account/roster')).json.data.items);
+  eq('roster: genesis, add, remove', roster.hashes.length, 3);
+  ok(!roster.active.some((m) => m.member_id === S.cli.memberId), 'the CLI member is no longer active');
+  const r = await S.cli.call('GET', '/v1/devices');
+  eq('revoked CLI', `${r.status} ${r.json.error?.code}`, '401 device_revoked');
+  // The browser writes under the new generation and still reads the old files.
+  await page.goto(`${BASE}/pouches/${S.pouch.id}`);
+  await page.getByText('key generation 2').waitFor();
+  await page.locator('#upload').setInputFiles({ name: 'after.txt', mimeType: 'text/plain', buffer: Buffer.from('after rotation') });
+  await page.getByRole('cell', { name: 'after.txt', exact: true }).waitFor({ timeout: 30000 });
+  await page.getByRole('cell', { name: 'hello.txt', exact: true }).waitFor();
+  const arts = (await apiAs(S.token, 'GET', `/v1/pouches/${S.pouch.id}/artifacts`)).json.data.items;
+  eq('new revision key_gen', arts.find((a) => a.head.key_gen === 2) !== undefined, true);
+  S.cli.cleanup();
+});
+
+await test('restore_on_a_new_browser_from_the_recovery_kit', ['onboarding_makes_keys_kit_roster_and_first_pouch'], async () => {
+  const c = await newContext();
+  const p = watch(await c.newPage());
+  await p.goto(`${BASE}/login`);
+  await p.getByLabel('Email').fill(email);
+  await p.getByLabel('Password').fill('correct horse battery');
+  await p.getByRole('button', { name: 'Log in' }).click();
+  await p.getByRole('heading', { name: 'Restore on this browser' }).waitFor();
+  const kitFile = path.join(OUT, '..', 'kit-for-restore.json');
+  fs.writeFileSync(kitFile, JSON.stringify(S.kit));
+  await p.getByLabel('Recovery kit file').setInputFiles(kitFile);
+  await p.getByLabel('Recovery code').fill('AAAA-AAAA-AAAA-AAAA-AAAA-AAAA-AAAA-AAAA');
+  await p.getByRole('button', { name: 'Restore keys' }).click();
+  await p.getByText('the recovery code does not open this kit').waitFor();
+  await p.getByLabel('Recovery code').fill(S.code);
+  await shot(p, 'restore');
+  await p.getByRole('button', { name: 'Restore keys' }).click();
+  await p.getByRole('link', { name: 'Pouch 1' }).waitFor();
+  await p.getByRole('link', { name: 'Pouch 1' }).click();
+  await p.getByRole('cell', { name: 'hello.txt', exact: true }).waitFor({ timeout: 30000 });
+  fs.rmSync(kitFile);
+  await c.close();
+});
+
+await test('admin_pages_refuse_a_non_admin_and_serve_an_admin', ['onboarding_makes_keys_kit_roster_and_first_pouch'], async () => {
+  await page.goto(`${BASE}/admin`);
+  await page.getByText('This page is for administrators').waitFor();
+  eq('no Admin link for a user', await page.getByRole('link', { name: 'Admin' }).count(), 0);
+  await shot(page, 'admin-refused');
+  const refused = await apiAs(S.token, 'GET', '/v1/admin/plans');
+  eq('service refuses a non-admin', `${refused.status} ${refused.json.error?.code}`, '403 forbidden');
+  execFileSync(process.env.POUCHCTL, ['user', 'role', email, 'admin', '--reason', 'browser suite'], { encoding: 'utf8' });
+  await page.reload();
+  await page.getByRole('link', { name: 'Admin' }).waitFor();
+  await page.getByRole('heading', { name: 'Plans' }).waitFor();
+  const plans = (await apiAs(S.token, 'GET', '/v1/admin/plans')).json.data.items;
+  const plan = plans.find((p) => p.is_default);
+  const form = page.getByRole('form', { name: `Plan ${plan.slug}` });
+  await form.getByLabel('Pouch limit').fill(String(plan.pouch_limit + 1));
+  await form.getByLabel('Reason').fill('browser suite raises the limit');
+  await form.getByRole('button', { name: 'Save plan' }).click();
+  await page.getByText(`Plan “${plan.slug}” saved.`).waitFor();
+  const after = (await apiAs(S.token, 'GET', `/v1/admin/plans/${plan.id}`)).json.data;
+  eq('plan edited', after.pouch_limit, plan.pouch_limit + 1);
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  await page.getByRole('cell', { name: 'browser suite raises the limit' }).first().waitFor();
+  await shot(page, 'admin');
+  // Put the plan back for the suites that follow.
+  const back = await apiAs(S.token, 'PUT', `/v1/admin/plans/${plan.id}`, { pouch_limit: plan.pouch_limit, name: plan.name, storage_bytes: plan.storage_bytes, is_active: plan.is_active });
+  eq('plan restored', back.status, 200);
+});
+
+await test('phone_width_and_keyboard_only', ['upload_then_download_5mb_and_a_small_file'], async () => {
+  const c = await newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
+  const p = watch(await c.newPage());
+  await p.goto(`${BASE}/login`);
+  // Keyboard only: Tab moves through the form in order, Enter submits.
+  await p.getByLabel('Email').focus();
+  await p.keyboard.type(email);
+  await p.keyboard.press('Tab');
+  eq('Tab from Email', await p.evaluate(() => document.activeElement.id), 'password');
+  await p.keyboard.type('correct horse battery');
+  await p.keyboard.press('Tab');
+  eq('Tab from Password', await p.evaluate(() => document.activeElement.textContent), 'Log in');
+  await p.keyboard.press('Enter');
+  await p.getByRole('heading', { name: 'Restore on this browser' }).waitFor();
+  await shot(p, 'restore-phone');
+  const wide = await p.evaluate(() => document.documentElement.scrollWidth);
+  ok(wide <= 390, `no sideways scrolling at phone width (${wide} px)`);
+  await c.close();
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(`${BASE}/pouches/${S.pouch.id}`);
+  await page.getByText('hello.txt', { exact: true }).waitFor();
+  await shot(page, 'pouch-phone');
+  const wide2 = await page.evaluate(() => document.documentElement.scrollWidth);
+  ok(wide2 <= 390, `pouch page fits a phone (${wide2} px)`);
+  await page.setViewportSize({ width: 1100, height: 760 });
+});
+
+await test('no_page_errors_and_no_csp_violations', [], async () => {
+  eq('page errors', pageErrors.join(' | '), '');
+  const res = await fetch(`${BASE}/pouches`);
+  eq('history route serves index.html', res.status, 200);
+  const csp = res.headers.get('content-security-policy') || '';
+  ok(csp.startsWith("default-src 'self'"), `CSP: ${csp}`);
+  eq('Referrer-Policy', res.headers.get('referrer-policy'), 'no-referrer');
+  eq('nosniff', res.headers.get('x-content-type-options'), 'nosniff');
+  const api404 = await fetch(`${BASE}/v1/no-such-thing`);
+  eq('unknown API path', `${api404.status} ${(await api404.json()).error.code}`, '404 not_found');
+});
+
+await browser.close();
+console.log(`# screenshots in ${OUT}`);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,358 @@
+// vectors.mjs -- checks docs/client-format-vectors.json twice: with the web app's own crypto
+// module (clients/web/src/crypto), and with independent code built here from @noble/hashes,
+// @noble/curves, node:crypto's AES-GCM, canonicalize and @hpke/core, including an RFC 9180
+// base-mode open written from the RFC's steps. Also RFC 9180 §A.3.1 against both, and
+// tampered inputs that must be refused. Prints `PASS name` / `FAIL name: detail`; exits 1 on
+// any failure. Run by run.sh with POUCH_ROOT set to the repository.
+import * as nodeCrypto from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+import { Aes128Gcm, CipherSuite, DhkemP256HkdfSha256, HkdfSha256 } from '@hpke/core';
+import { p256 } from '@noble/curves/nist.js';
+import { blake3 } from '@noble/hashes/blake3.js';
+import { expand, extract, hkdf } from '@noble/hashes/hkdf.js';
+import { hmac } from '@noble/hashes/hmac.js';
+import { sha256 } from '@noble/hashes/sha2.js';
+import canonicalize from 'canonicalize';
+
+const ROOT = process.env.POUCH_ROOT;
+const V = JSON.parse(fs.readFileSync(path.join(ROOT, 'docs/client-format-vectors.json'), 'utf8'));
+const webUrl = (f) => pathToFileURL(path.join(ROOT, 'clients/web', f)).href;
+const W = await import(webUrl('src/crypto/format.js'));
+const WP = await import(webUrl('src/crypto/primitives.js'));
+const { makeVectors } = await import(webUrl('tools/vectors.mjs'));
+
+let failed = 0;
+async function check(name, fn) {
+  try {
+    const detail = await fn();
+    if (detail) throw new Error(detail);
+    console.log(`PASS ${name}`);
+  } catch (e) {
+    failed++;
+    console.log(`FAIL ${name}: ${e.message}`);
+  }
+}
+function eq(what, got, want) {
+  if (got !== want) throw new Error(`${what}: got ${String(got).slice(0, 120)}, want ${String(want).slice(0, 120)}`);
+}
+async function refuses(what, promiseFn) {
+  try {
+    const r = await promiseFn();
+    if (r === false) return;
+  } catch {
+    return;
+  }
+  throw new Error(`${what} was accepted`);
+}
+
+// ---- independent helpers -------------------------------------------------------------------
+
+const te = new TextEncoder();
+const utf8 = (s) => te.encode(s);
+const hx = (b) => Buffer.from(b).toString('hex');
+const unhx = (s) => new Uint8Array(Buffer.from(s, 'hex'));
+const b64u = (b) => Buffer.from(b).toString('base64url');
+const unb64u = (s) => new Uint8Array(Buffer.from(s, 'base64url'));
+const cat = (...a) => new Uint8Array(Buffer.concat(a.map((x) => Buffer.from(x))));
+const u64 = (n) => { const b = Buffer.alloc(8); b.writeBigUInt64BE(BigInt(n)); return b; };
+const hk = (ikm, info, salt = new Uint8Array(0)) => hkdf(sha256, ikm, salt, info, 32);
+const pubBytes = (jwk) => cat([4], unb64u(jwk.x), unb64u(jwk.y));
+const es256ok = (jwk, msg, sig) => p256.verify(sig, msg, pubBytes(jwk), { lowS: false });
+
+function gcmOpen(key, nonce, aad, sealed) {
+  const d = nodeCrypto.createDecipheriv(key.length === 16 ? 'aes-128-gcm' : 'aes-256-gcm', key, nonce);
+  d.setAAD(aad);
+  d.setAuthTag(sealed.subarray(sealed.length - 16));
+  return new Uint8Array(Buffer.concat([d.update(sealed.subarray(0, sealed.length - 16)), d.final()]));
+}
+function gcmSeal(key, nonce, aad, pt) {
+  const c = nodeCrypto.createCipheriv(key.length === 16 ? 'aes-128-gcm' : 'aes-256-gcm', key, nonce);
+  c.setAAD(aad);
+  return new Uint8Array(Buffer.concat([c.update(pt), c.final(), c.getAuthTag()]));
+}
+
+// RFC 9180 base-mode single-shot open for DHKEM(P-256, HKDF-SHA256)/HKDF-SHA256/AES-128-GCM,
+// step by step from §4.1 (DHKEM), §5.1 (key schedule) and §5.2 (open), on @noble primitives.
+const KEM_SUITE = cat(utf8('KEM'), [0x00, 0x10]);
+const HPKE_SUITE = cat(utf8('HPKE'), [0x00, 0x10, 0x00, 0x01, 0x00, 0x01]);
+const labeledExtract = (suite, salt, label, ikm) => extract(sha256, cat(utf8('HPKE-v1'), suite, utf8(label), ikm), salt);
+const labeledExpand = (suite, prk, label, info, L) =>
+  expand(sha256, prk, cat([L >> 8, L & 255], utf8('HPKE-v1'), suite, utf8(label), info), L);
+function hpkeOpenIndependent(skR, info, enc, ct, aad = new Uint8Array(0)) {
+  const pkR = p256.getPublicKey(skR, false);
+  const dh = p256.getSharedSecret(skR, enc, true).subarray(1);       // x coordinate
+  const eaePrk = labeledExtract(KEM_SUITE, new Uint8Array(0), 'eae_prk', dh);
+  const shared = labeledExpand(KEM_SUITE, eaePrk, 'shared_secret', cat(enc, pkR), 32);
+  const pskIdHash = labeledExtract(HPKE_SUITE, new Uint8Array(0), 'psk_id_hash', new Uint8Array(0));
+  const infoHash = labeledExtract(HPKE_SUITE, new Uint8Array(0), 'info_hash', info);
+  const context = cat([0], pskIdHash, infoHash);
+  const secret = labeledExtract(HPKE_SUITE, shared, 'secret', new Uint8Array(0));
+  const key = labeledExpand(HPKE_SUITE, secret, 'key', context, 16);
+  const nonce = labeledExpand(HPKE_SUITE, secret, 'base_nonce', context, 12);
+  return gcmOpen(key, nonce, aad, ct);
+}
+const dOf = (jwk) => unb64u(jwk.d);
+
+const hpke = new CipherSuite({ kem: new DhkemP256HkdfSha256(), kdf: new HkdfSha256(), aead: new Aes128Gcm() });
+async function hpkeCoreOpen(privJwk, info, enc, ct, aad) {
+  const { kty, crv, x, y, d } = privJwk;
+  const privateKey = await hpke.kem.importKey('jwk', { kty, crv, x, y, d }, false);
+  const publicKey = await hpke.kem.importKey('jwk', { kty, crv, x, y }, true);
+  return new Uint8Array(await hpke.open({ recipientKey: { privateKey, publicKey }, enc, info }, ct, aad));
+}
+function jwkFromRaw(skHex) {
+  const d = unhx(skHex);
+  const pub = p256.getPublicKey(d, false);
+  return { kty: 'EC', crv: 'P-256', x: b64u(pub.subarray(1, 33)), y: b64u(pub.subarray(33)), d: b64u(d) };
+}
+
+// ---- the checks ----------------------------------------------------------------------------
+
+await check('vectors_file_is_what_the_web_module_makes', async () => {
+  const made = JSON.stringify(await makeVectors(), null, 2) + '\n';
+  const file = fs.readFileSync(path.join(ROOT, 'docs/client-format-vectors.json'), 'utf8');
+  if (made !== file) return 'docs/client-format-vectors.json is stale: run node clients/web/tools/vectors.mjs --write docs/client-format-vectors.json';
+});
+
+await check('hpke_rfc9180_a31_independent_and_hpke_core', async () => {
+  const a = V.hpke_rfc9180_a3;
+  eq('skRm → pkRm', hx(p256.getPublicKey(unhx(a.skRm_hex), false)), a.pkRm_hex);
+  eq('independent open', hx(hpkeOpenIndependent(unhx(a.skRm_hex), unhx(a.info_hex), unhx(a.enc_hex), unhx(a.ct_hex), unhx(a.aad_hex))), a.pt_hex);
+  eq('@hpke/core open', hx(await hpkeCoreOpen(jwkFromRaw(a.skRm_hex), unhx(a.info_hex), unhx(a.enc_hex), unhx(a.ct_hex), unhx(a.aad_hex))), a.pt_hex);
+  const pkR = await hpke.kem.deserializePublicKey(unhx(a.pkRm_hex));
+  const sealed = await hpke.seal({ recipientPublicKey: pkR, info: unhx(a.info_hex), ekm: unhx(a.ikmE_hex) }, unhx(a.pt_hex), unhx(a.aad_hex));
+  eq('@hpke/core seal enc', hx(new Uint8Array(sealed.enc)), a.enc_hex);
+  eq('@hpke/core seal ct', hx(new Uint8Array(sealed.ct)), a.ct_hex);
+});
+
+await check('hpke_rfc9180_a31_web_module', async () => {
+  const a = V.hpke_rfc9180_a3;
+  const pair = await WP.importEncryptionPair(jwkFromRaw(a.skRm_hex));
+  eq('open', hx(await WP.hpkeOpen(pair, unhx(a.info_hex), unhx(a.enc_hex), unhx(a.ct_hex), unhx(a.aad_hex))), a.pt_hex);
+  const { enc, ct } = await WP.hpkeSeal(jwkFromRaw(a.skRm_hex), unhx(a.info_hex), unhx(a.pt_hex), unhx(a.ikmE_hex), unhx(a.aad_hex));
+  eq('seal enc', hx(enc), a.enc_hex);
+  eq('seal ct', hx(ct), a.ct_hex);
+  await refuses('a flipped ciphertext', () => WP.hpkeOpen(pair, unhx(a.info_hex), unhx(a.enc_hex), unhx(a.ct_hex.replace(/^5a/, '5b')), unhx(a.aad_hex)));
+});
+
+await check('primitives_independent', async () => {
+  const p = V.primitives;
+  for (const c of p.jcs) eq('JCS', canonicalize(c.input), c.output);
+  for (const c of p.blake3) eq('BLAKE3', hx(blake3(unhx(c.input_hex))), c.hash_hex);
+  for (const c of p.blake3) eq('BLAKE3 b64url', b64u(unhx(c.hash_hex)), c.hash_b64url);
+  for (const c of p.hkdf_sha256) eq('HKDF', hx(hk(unhx(c.ikm_hex), unhx(c.info_hex), unhx(c.salt_hex))), c.okm_hex);
+  for (const c of p.hmac_sha256) eq('HMAC', hx(hmac(sha256, unhx(c.key_hex), unhx(c.message_hex))), c.mac_hex);
+  for (const c of p.aes_256_gcm) eq('AES-GCM', hx(gcmSeal(unhx(c.key_hex), unhx(c.nonce_hex), unhx(c.aad_hex), unhx(c.plaintext_hex))), c.sealed_hex);
+  for (const c of p.es256) eq('ES256 verify', es256ok(c.public_jwk, unhx(c.message_hex), unb64u(c.signature_b64url)), c.valid);
+  for (const c of p.jwk_thumbprint) {
+    const { crv, kty, x, y } = c.public_jwk;
+    eq('jkt', b64u(sha256(utf8(JSON.stringify({ crv, kty, x, y })))), c.jkt);
+  }
+  for (const [name, k] of Object.entries(V.keys)) {
+    const pub = p256.getPublicKey(dOf(k.private_jwk), false);
+    eq(`key ${name}`, b64u(pub.subarray(1, 33)) + b64u(pub.subarray(33)), k.public_jwk.x + k.public_jwk.y);
+  }
+});
+
+await check('primitives_web_module', async () => {
+  const p = V.primitives;
+  for (const c of p.jcs) eq('JCS', WP.jcsText(c.input), c.output);
+  for (const c of p.hkdf_sha256) eq('HKDF', hx(await WP.hkdf(unhx(c.ikm_hex), unhx(c.info_hex), unhx(c.salt_hex))), c.okm_hex);
+  for (const c of p.aes_256_gcm) {
+    eq('AES-GCM open', hx(await WP.aesGcmOpen(unhx(c.key_hex), unhx(c.nonce_hex), unhx(c.aad_hex), unhx(c.sealed_hex))), c.plaintext_hex);
+  }
+  for (const c of p.es256) eq('ES256 verify', await WP.es256Verify(c.public_jwk, unhx(c.message_hex), unb64u(c.signature_b64url)), c.valid);
+  for (const c of p.jwk_thumbprint) eq('jkt', await WP.jwkThumbprint(c.public_jwk), c.jkt);
+});
+
+await check('roster_chain_independent', async () => {
+  const r = V.roster;
+  let prev = '';
+  for (const e of r.entries) {
+    eq('JCS of body', canonicalize(e.body), e.jcs);
+    eq('statement', e.statement, b64u(utf8(e.jcs)));
+    eq('prev', e.body.prev, prev);
+    eq('seq', e.body.seq, e.index);
+    eq('signature', es256ok(r.signer_public_jwk, utf8(e.jcs), unb64u(e.signature)), true);
+    eq('hash', e.hash, b64u(blake3(utf8(e.statement))));
+    prev = e.hash;
+  }
+  eq('genesis_hash', r.genesis_hash, r.entries[0].hash);
+});
+
+await check('roster_chain_web_module', async () => {
+  const r = V.roster;
+  const two = await W.verifyRoster(r.entries.slice(0, 2));
+  eq('active after 2', two.active.map((m) => m.member_id).sort().join(), r.active_after['1'].join());
+  const all = await W.verifyRoster(r.entries, [{ seq: 1, hash: r.entries[1].hash }]);
+  eq('active after 3', all.active.map((m) => m.member_id).sort().join(), r.active_after['3'].join());
+  eq('genesis hash', all.genesisHash, r.genesis_hash);
+  const swapped = [r.entries[0], { ...r.entries[1], signature: r.entries[2].signature }, r.entries[2]];
+  await refuses('a statement with another statement\'s signature', () => W.verifyRoster(swapped));
+  await refuses('a chain with a statement left out', () => W.verifyRoster([r.entries[0], { ...r.entries[2], index: 1 }]));
+  await refuses('a wrong pin', () => W.verifyRoster(r.entries, [{ seq: 1, hash: r.entries[0].hash }]));
+  const body = { ...r.entries[1].body, label: 'evil' };
+  await refuses('a changed body', () => W.verifyRoster([r.entries[0], { index: 1, statement: b64u(utf8(canonicalize(body))), signature: r.entries[1].signature }]));
+  const loose = b64u(utf8(JSON.stringify(r.entries[0].body, null, 1)));
+  await refuses('a statement that is not JCS', () => W.verifyRoster([{ index: 0, statement: loose, signature: r.entries[0].signature }]));
+});
+
+await check('key_envelope_independent', async () => {
+  const k = V.key_envelope;
+  const e = k.envelope;
+  eq('info', k.info_hex, hx(cat(utf8('pouch/key-envelope/v1'), utf8(k.pouch_id), utf8(k.member_id), u64(k.key_gen))));
+  const { signature, ...unsigned } = e;
+  eq('signing input', k.signing_input_jcs, canonicalize(unsigned));
+  eq('signature', es256ok(k.creator_public_jwk, utf8(k.signing_input_jcs), unb64u(signature)), true);
+  eq('hpke_enc length', e.hpke_enc.length, 87);
+  eq('ciphertext length', e.ciphertext.length, 64);
+  eq('independent open', hx(hpkeOpenIndependent(dOf(k.recipient_private_jwk), unhx(k.info_hex), unb64u(e.hpke_enc), unb64u(e.ciphertext))), k.pouch_key_hex);
+  eq('@hpke/core open', hx(await hpkeCoreOpen(k.recipient_private_jwk, unhx(k.info_hex), unb64u(e.hpke_enc), unb64u(e.ciphertext))), k.pouch_key_hex);
+});
+
+await check('key_envelope_web_module', async () => {
+  const k = V.key_envelope;
+  const pair = await WP.importEncryptionPair(k.recipient_private_jwk);
+  eq('open', hx(await W.openKeyEnvelope(k.envelope, pair, k.creator_public_jwk)), k.pouch_key_hex);
+  await refuses('an envelope with another key_gen', () => W.openKeyEnvelope({ ...k.envelope, key_gen: 2 }, pair, k.creator_public_jwk));
+  await refuses('an envelope checked against another signer', () => W.openKeyEnvelope(k.envelope, pair, k.recipient_public_jwk));
+  const other = await WP.importEncryptionPair(V.keys.web_enc.private_jwk);
+  await refuses('an envelope opened by another member', () => W.openKeyEnvelope(k.envelope, other, k.creator_public_jwk));
+});
+
+await check('artifacts_and_chunks_independent', async () => {
+  for (const a of V.artifacts) {
+    const key = hk(unhx(a.pouch_key_hex), cat(utf8('pouch/artifact/v1'), utf8(a.artifact_id)));
+    eq('artifact key', hx(key), a.artifact_key_hex);
+    const aad = cat(utf8(a.pouch_id), utf8(a.artifact_id), utf8(a.revision_id), u64(a.key_gen));
+    eq('aad', hx(aad), a.aad_hex);
+    const raw = unb64u(a.envelope);
+    eq('nonce', hx(raw.subarray(0, 12)), a.nonce_hex);
+    eq('content', new TextDecoder().decode(gcmOpen(key, raw.subarray(0, 12), aad, raw.subarray(12))), a.content_jcs);
+    eq('content JCS', canonicalize(a.content), a.content_jcs);
+    eq('envelope_hash', b64u(blake3(utf8(a.envelope))), a.envelope_hash);
+    const input = blake3(cat(utf8(a.pouch_id), utf8(a.artifact_id), utf8(a.revision_id), utf8(a.envelope)));
+    eq('signing input', hx(input), a.signing_input_hex);
+    eq('signature', es256ok(a.signer_public_jwk, input, unb64u(a.signature)), true);
+    const nk = hk(unhx(a.pouch_key_hex), utf8('pouch/name-index/v1'));
+    eq('name_index', b64u(hmac(sha256, nk, utf8(a.content.name.normalize('NFC')))), a.name_index);
+  }
+  for (const c of V.chunks) {
+    const stored = unhx(c.stored_hex);
+    eq('stored', hx(cat(unhx(c.nonce_hex), gcmSeal(unhx(c.key_hex), unhx(c.nonce_hex), utf8('pouch/chunk/v1'), unhx(c.plaintext_hex)))), c.stored_hex);
+    eq('stored_size', stored.length, unhx(c.plaintext_hex).length + 28);
+    eq('blob_id', c.entry.blob_id, b64u(blake3(stored)));
+    eq('hash', c.entry.hash, b64u(blake3(unhx(c.plaintext_hex))));
+    eq('key', c.entry.key, b64u(unhx(c.key_hex)));
+  }
+  for (const n of V.name_index) {
+    eq('nfc', hx(utf8(n.name.normalize('NFC'))), n.nfc_hex);
+    eq('name_index', b64u(hmac(sha256, unhx(n.index_key_hex), unhx(n.nfc_hex))), n.name_index);
+    eq('index key', hx(hk(unhx(n.pouch_key_hex), utf8('pouch/name-index/v1'))), n.index_key_hex);
+  }
+});
+
+await check('artifacts_and_chunks_web_module', async () => {
+  for (const a of V.artifacts) {
+    const args = { pouchId: a.pouch_id, artifactId: a.artifact_id, revisionId: a.revision_id, keyGen: a.key_gen, pouchKey: unhx(a.pouch_key_hex) };
+    eq('content', canonicalize(await W.openArtifact({ ...args, envelope: a.envelope })), a.content_jcs);
+    eq('signature', await W.verifyRevision(a.signer_public_jwk, a.pouch_id, a.artifact_id, a.revision_id, a.envelope, a.signature), true);
+    eq('name_index', await W.nameIndex(unhx(a.pouch_key_hex), a.content.name), a.name_index);
+    await refuses('an envelope moved to another revision', () => W.openArtifact({ ...args, revisionId: V.ids.request_id, envelope: a.envelope }));
+    await refuses('a signature over another revision', () => W.verifyRevision(a.signer_public_jwk, a.pouch_id, a.artifact_id, V.ids.request_id, a.envelope, a.signature));
+  }
+  for (const c of V.chunks) {
+    eq('chunk', hx(await W.openChunk(unhx(c.stored_hex), c.entry)), c.plaintext_hex);
+    await refuses('a chunk with a changed byte', () => { const s = unhx(c.stored_hex); s[20] ^= 1; return W.openChunk(s, c.entry); });
+  }
+  for (const n of V.name_index) eq('name_index', await W.nameIndex(unhx(n.pouch_key_hex), n.name), n.name_index);
+});
+
+await check('share_independent_and_web_module', async () => {
+  const s = V.share;
+  const key = unhx(s.key_hex);
+  const meta = utf8(canonicalize(s.meta));
+  eq('meta JCS', s.meta_jcs, canonicalize(s.meta));
+  const len = Buffer.alloc(4); len.writeUInt32BE(meta.length);
+  eq('payload', hx(cat(len, meta, unhx(s.file_hex))), s.payload_hex);
+  const bundle = unb64u(s.bundle);
+  eq('bundle aad', hx(cat(utf8('pouch/share/v1'), utf8(s.share_id))), s.bundle_aad_hex);
+  eq('bundle', hx(gcmOpen(key, bundle.subarray(0, 12), unhx(s.bundle_aad_hex), bundle.subarray(12))), s.payload_hex);
+  const lab = unb64u(s.label_enc);
+  eq('label', new TextDecoder().decode(gcmOpen(key, lab.subarray(0, 12), unhx(s.label_aad_hex), lab.subarray(12))), s.label);
+  eq('link', s.link, `http://127.0.0.1:8080/s/${s.share_id}#${b64u(key)}`);
+  const opened = await W.openShare({ shareId: s.share_id, key, bundle: s.bundle, labelEnc: s.label_enc });
+  eq('web: file', hx(opened.data), s.file_hex);
+  eq('web: meta', canonicalize(opened.meta), s.meta_jcs);
+  eq('web: label', opened.label, s.label);
+  await refuses('a bundle opened as another share', () => W.openShare({ shareId: V.ids.request_id, key, bundle: s.bundle, labelEnc: s.label_enc }));
+});
+
+await check('welcome_independent_and_web_module', async () => {
+  const w = V.welcome;
+  eq('info', w.info_hex, hx(cat(utf8('pouch/welcome/v1'), utf8(w.request_id))));
+  eq('JCS', canonicalize(w.welcome), w.welcome_jcs);
+  const raw = unb64u(w.welcome_string);
+  eq('independent open', new TextDecoder().decode(hpkeOpenIndependent(dOf(w.recipient_private_jwk), unhx(w.info_hex), raw.subarray(0, 65), raw.subarray(65))), w.welcome_jcs);
+  eq('@hpke/core open', new TextDecoder().decode(await hpkeCoreOpen(w.recipient_private_jwk, unhx(w.info_hex), raw.subarray(0, 65), raw.subarray(65))), w.welcome_jcs);
+  const pair = await WP.importEncryptionPair(w.recipient_private_jwk);
+  eq('web open', canonicalize(await W.openWelcome(pair, w.request_id, w.welcome_string)), w.welcome_jcs);
+  await refuses('a welcome of another request', () => W.openWelcome(pair, V.ids.share_id, w.welcome_string));
+  eq('roster head', w.welcome.roster_head.hash, V.roster.entries[1].hash);
+});
+
+await check('recovery_kit_independent_and_web_module', async () => {
+  const r = V.recovery_kit;
+  const kek = hk(unhx(r.code_bytes_hex), utf8('pouch/recovery/v1'), unhx(r.salt_hex));
+  eq('kek', hx(kek), r.kek_hex);
+  eq('aad', hx(cat(utf8('pouch/recovery/v1'), utf8(r.kit.member_id))), r.aad_hex);
+  eq('secret', new TextDecoder().decode(gcmOpen(kek, unb64u(r.kit.nonce), unhx(r.aad_hex), unb64u(r.kit.ciphertext))), r.secret_jcs);
+  // Crockford base32, most significant bit first, eight groups of four.
+  const A = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+  const bits = [...unhx(r.code_bytes_hex)].map((b) => b.toString(2).padStart(8, '0')).join('');
+  const code = bits.match(/.{5}/g).map((g) => A[parseInt(g, 2)]).join('').match(/.{4}/g).join('-');
+  eq('code', code, r.code);
+  eq('web decode (as typed)', hx(W.decodeRecoveryCode(r.code_as_typed)), r.code_bytes_hex);
+  const keys = await W.openRecoveryKit(r.kit, r.code_as_typed);
+  eq('web open', canonicalize({ sign_priv: keys.signPriv, enc_priv: keys.encPriv }), r.secret_jcs);
+  const wrong = r.code.replace(/^./, r.code[0] === 'A' ? 'B' : 'A');
+  await refuses('a wrong code', () => W.openRecoveryKit(r.kit, wrong));
+});
+
+await check('confirm_code_independent_and_web_module', async () => {
+  for (const c of V.confirm_code) {
+    const h = sha256(utf8('pouch-confirm-v1' + c.request_id + c.jkt));
+    const n = (Buffer.from(h).readBigUInt64BE(0) % 100000000n).toString().padStart(8, '0');
+    eq('independent', `${n.slice(0, 4)}-${n.slice(4)}`, c.code);
+    eq('web', await W.confirmCode(c.request_id, c.jkt), c.code);
+  }
+});
+
+// Random round trips through the web module, opened by the independent code: the
+// randomized paths (fresh nonces, fresh HPKE ephemeral keys, WebCrypto signatures).
+await check('random_round_trips_web_to_independent', async () => {
+  for (let i = 0; i < 20; i++) {
+    const sign = await WP.generateSigningKey(true);
+    const enc = await WP.generateEncryptionKey(true);
+    const encJwk = await WP.exportJwk(enc.privateKey);
+    const signJwk = await WP.exportJwk(sign.publicKey);
+    const pouchKey = nodeCrypto.randomBytes(32);
+    const ids = Array.from({ length: 3 }, () => nodeCrypto.randomUUID());
+    const e = await W.sealKeyEnvelope({ pouchId: ids[0], memberId: ids[1], keyGen: i + 1, pouchKey, encPub: encJwk, creatorId: ids[2], creatorSignKey: sign.privateKey });
+    const { signature, ...unsigned } = e;
+    eq('envelope signature', es256ok(signJwk, utf8(canonicalize(unsigned)), unb64u(signature)), true);
+    const info = cat(utf8('pouch/key-envelope/v1'), utf8(ids[0]), utf8(ids[1]), u64(i + 1));
+    eq('envelope open', hx(hpkeOpenIndependent(dOf(encJwk), info, unb64u(e.hpke_enc), unb64u(e.ciphertext))), hx(pouchKey));
+    const content = { name: `dir/file ${i}.txt`, kind: 'file', size: 3, mtime: Date.now(), data: 'YWJj' };
+    const envelope = await W.sealArtifact({ pouchId: ids[0], artifactId: ids[1], revisionId: ids[2], keyGen: 1, pouchKey, content });
+    const raw = unb64u(envelope);
+    const key = hk(pouchKey, cat(utf8('pouch/artifact/v1'), utf8(ids[1])));
+    eq('artifact', new TextDecoder().decode(gcmOpen(key, raw.subarray(0, 12), cat(utf8(ids[0]), utf8(ids[1]), utf8(ids[2]), u64(1)), raw.subarray(12))), canonicalize(content));
+  }
+});
+
+console.log(failed ? `# client-format vectors: ${failed} failed` : '# client-format vectors: all passed');
+process.exit(failed ? 1 : 0);
