@@ -50,8 +50,10 @@ Response list_key_envelopes(Request& req, Services& s) {
     auto after = list.read(q);
     db::Result r = conn->exec(sql::kListEnvelopes,
                               {p.id, member, gen, after ? db::Param((*after)[0]) : db::Param(),
-                               after ? db::Param((*after)[1]) : db::Param(), std::to_string(limit + 1)});
-    return list.page(limit, r.rows(), r.rows(), [&](json::Out& o, int i) {
+                               after ? db::Param((*after)[1]) : db::Param(), std::to_string(limit + 1),
+                               std::to_string(paging::kPageBudget)});
+    long long fetched = r.rows() > 0 ? r.int64(0, "fetched") : 0;
+    return list.page(limit, r.rows(), fetched, [&](json::Out& o, int i) {
         o.obj();
         o.kv("pouch_id", r.text(i, "pouch_id")).kv("member_id", r.text(i, "member_id"));
         o.kv("key_gen", r.int64(i, "key_gen")).kv("hpke_enc", r.text(i, "hpke_enc"));

@@ -28,16 +28,24 @@ inline const db::Statement kInsertPouch{
     " RETURNING " POUCH_JSON_COLUMNS};
 
 // One page (decisions §13) in (key_gen, member_id) order after ($4, $5), at most $6 rows;
-// $4 NULL = start. $2/$3 filter by member and key_gen when not NULL.
+// $4 NULL = start. $2/$3 filter by member and key_gen when not NULL. Rows come only while the
+// stored bytes of the rows before them stay within $7 (the page budget), so a page never
+// reads 1,000 envelopes of 6 KB; `fetched` counts the rows before that cut.
 inline const db::Statement kListEnvelopes{
     "sync_list_envelopes",
-    "SELECT pouch_id, member_id, key_gen, hpke_enc, ciphertext, created_by_member, signature,"
-    "       iso(created_at) AS created_at"
-    "  FROM key_envelopes"
-    " WHERE pouch_id = $1 AND ($2::uuid IS NULL OR member_id = $2)"
-    "   AND ($3::bigint IS NULL OR key_gen = $3)"
-    "   AND ($4::bigint IS NULL OR (key_gen, member_id) > ($4::bigint, $5::uuid))"
-    " ORDER BY key_gen, member_id LIMIT $6"};
+    "SELECT * FROM ("
+    "  SELECT pouch_id, member_id, key_gen, hpke_enc, ciphertext, created_by_member, signature,"
+    "         iso(created_at) AS created_at,"
+    "         coalesce(sum(envelope_bytes(hpke_enc, ciphertext, signature)) OVER w, 0)"
+    "           - envelope_bytes(hpke_enc, ciphertext, signature) AS bytes_before,"
+    "         count(*) OVER () AS fetched"
+    "    FROM (SELECT * FROM key_envelopes"
+    "           WHERE pouch_id = $1 AND ($2::uuid IS NULL OR member_id = $2)"
+    "             AND ($3::bigint IS NULL OR key_gen = $3)"
+    "             AND ($4::bigint IS NULL OR (key_gen, member_id) > ($4::bigint, $5::uuid))"
+    "           ORDER BY key_gen, member_id LIMIT $6) k"
+    "  WINDOW w AS (ORDER BY key_gen, member_id ROWS UNBOUNDED PRECEDING)) page"
+    " WHERE bytes_before <= $7::bigint ORDER BY key_gen, member_id"};
 
 // decisions §5.6: pending while some active member lacks an envelope at the current key_gen.
 inline const db::Statement kPouchRotationPending{
