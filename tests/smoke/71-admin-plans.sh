@@ -44,6 +44,23 @@ expect_json '.data.items[0].slug' "zz-first-$run"
 expect_json '.data.items[-1].slug' "aa-last-$run"
 check plans_are_listed_by_sort_then_slug
 
+# Paged like every list (decisions §13): one plan a page, in the same order, to the end.
+got="" cursor="" pages=0
+while :; do
+    req GET "/v1/admin/plans?limit=1${cursor:+&cursor=$cursor}" "" "${admin[@]}"
+    [[ $STATUS == 200 ]] || { smoke_fail "page $pages answered $STATUS"; break; }
+    got+="$(json '.data.items[0].id'),"
+    pages=$((pages + 1))
+    cursor=$(json .meta.next_cursor)
+    [[ $cursor != null && $pages -lt 100 ]] || break
+done
+expect_true "one plan a page, in order, $pages pages" test "${got%,}" = "$want"
+req GET "/v1/admin/plans?limit=1001" "" "${admin[@]}"
+expect_error 400 validation_failed
+req GET "/v1/admin/plans?cursor=$(b64url 'plans|x|y')" "" "${admin[@]}"
+expect_error 400 invalid_cursor
+check plans_page_by_sort_then_slug
+
 req GET "/v1/admin/plans/$plan" "" "${admin[@]}"
 expect_status 200
 expect_true "plan object: $BODY" test "$(jq -c .data <<<"$BODY")" = \
