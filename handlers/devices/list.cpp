@@ -26,6 +26,7 @@ Response list(Request& req, Services& s) {
         o.kv("arch", r.text(i, "arch")).kv("cli_version", r.text(i, "cli_version"));
         o.kv("key_storage", r.text(i, "key_storage")).kv("created_at", r.text(i, "created_at"));
         o.kv("last_seen_at", r.opt(i, "last_seen_at")).kv("revoked_at", r.opt(i, "revoked_at"));
+        o.kv("rotation_pending", r.boolean(i, "rotation_pending"));
         o.end_obj();
         return paging::Keys{r.text(i, "created_us"), r.text(i, "id")};
     });

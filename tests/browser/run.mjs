@@ -310,6 +310,37 @@ await test('revoking_a_device_rotates_keys_and_the_device_gets_401', ['cli_login
   S.cli.cleanup();
 });
 
+await test('a_device_that_revoked_itself_shows_rotation_pending_until_the_keys_are_rotated', ['revoking_a_device_rotates_keys_and_the_device_gets_401'], async () => {
+  // A second CLI, approved in the page, then `pouch logout` style: it revokes itself without a
+  // rotation. The devices page says a rotation is owed until the user rotates the keys.
+  const cli = new Cli(W, WP, 'side-box');
+  const shown = await cli.start();
+  const redeemed = cli.redeem();
+  await page.goto(shown.link);
+  await page.getByTestId('device-name').waitFor();
+  await page.getByLabel('Code shown in your terminal').fill(shown.code);
+  await page.getByRole('button', { name: 'Approve' }).click();
+  await page.getByText('Approved.').waitFor({ timeout: 30000 });
+  const r = await redeemed;
+  const self = await cli.call('POST', `/v1/devices/${r.device_id}/revoke`, {});
+  eq('self revoke', `${self.status} ${self.json.data?.rotation_pending}`, '200 true');
+  await page.goto(`${BASE}/devices`);
+  await page.getByTestId('rotation-pending').waitFor();
+  ok((await page.getByTestId('rotation-pending').textContent()).includes('side-box'), 'names the device');
+  await page.getByText(/· key rotation pending/).first().waitFor();
+  await shot(page, 'devices-rotation-pending');
+  const before = (await apiAs(S.token, 'GET', `/v1/pouches/${S.pouch.id}`)).json.data.key_gen;
+  await page.getByRole('button', { name: 'Rotate keys now' }).click();
+  await page.getByTestId('rotation-pending').waitFor({ state: 'detached', timeout: 30000 });
+  const after = (await apiAs(S.token, 'GET', `/v1/pouches/${S.pouch.id}`)).json.data;
+  eq('key_gen after the rotation', after.key_gen, before + 1);
+  const envs = (await apiAs(S.token, 'GET', `/v1/pouches/${S.pouch.id}/key-envelopes?key_gen=${after.key_gen}`)).json.data.items;
+  eq('new keys only for the remaining member', envs.map((e) => e.member_id).join(), S.account.member_id);
+  const list = (await apiAs(S.token, 'GET', '/v1/devices')).json.data.items;
+  eq('no rotation owed any more', list.filter((d) => d.rotation_pending).length, 0);
+  cli.cleanup();
+});
+
 await test('restore_on_a_new_browser_from_the_recovery_kit', ['onboarding_makes_keys_kit_roster_and_first_pouch'], async () => {
   const c = await newContext();
   const p = watch(await c.newPage());

@@ -53,7 +53,7 @@ expect_json '.data.items[0].cli_version' 1.0.0
 expect_json '.data.items[0].key_storage' file
 expect_json_match '.data.items[0].created_at' '^20[0-9]{2}-.*Z$'
 expect_json '.data.items[0].revoked_at' null
-expect_json '.data.items[0] | keys | join(",")' arch,cli_version,created_at,id,key_storage,last_seen_at,member_id,name,os,revoked_at
+expect_json '.data.items[0] | keys | join(",")' arch,cli_version,created_at,id,key_storage,last_seen_at,member_id,name,os,revoked_at,rotation_pending
 expect_json .meta.next_cursor null
 check web_lists_the_accounts_devices_in_creation_order
 
@@ -249,6 +249,9 @@ expect_true "B revoked, its member removed, its tokens revoked" \
     test "$(sql "SELECT (d.revoked_at IS NOT NULL) || ':' || (m.removed_at IS NOT NULL) || ':' ||
                  (SELECT count(*) FROM access_tokens WHERE device_id = d.id AND revoked_at IS NULL)
                FROM devices d JOIN members m ON m.id = d.member_id WHERE d.id = '$B_DEVICE'")" = true:true:0
+WEB_TOKEN=$ADA web_req GET /v1/devices
+expect_json "[.data.items[] | select(.id == \"$B_DEVICE\") | .rotation_pending] | join(\",\")" true
+expect_json "[.data.items[] | select(.revoked_at == null) | .rotation_pending] | unique | join(\",\")" false
 check cli_revokes_itself_and_rotation_is_pending
 
 cli_req GET /v1/devices

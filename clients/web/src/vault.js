@@ -378,23 +378,11 @@ export class Vault {
     });
     const statement = await F.signStatement(body, this.member.sign.privateKey);
     const remaining = roster.active.filter((x) => x.member_id !== m.member_id);
-    const pouches = await getAll('/v1/pouches');
-    const byGen = new Map();
-    for (const [i, pouch] of pouches.entries()) {
-      onProgress(`Making new keys: pouch ${i + 1} of ${pouches.length}…`);
-      const gen = pouch.key_gen + 1;
-      const key = randomBytes(32);
-      const envs = [];
-      for (const r of remaining) {
-        envs.push(await F.sealKeyEnvelope({ pouchId: pouch.id, memberId: r.member_id, keyGen: gen, pouchKey: key,
-          encPub: r.enc_pub, creatorId: this.memberId, creatorSignKey: this.member.sign.privateKey }));
-      }
-      if (!byGen.has(gen)) byGen.set(gen, []);
-      byGen.get(gen).push({ pouch, envs });
-    }
-    const groups = [...byGen.values()].sort((a, b) => b.length - a.length);
-    let inRevoke = groups[0] || [];
-    if (inRevoke.reduce((n, g) => n + g.envs.length, 0) > 2000) inRevoke = [];
+    const rotations = await this.newPouchKeys(remaining, onProgress);
+    // The server takes one key_gen per pouch in a revoke (current + 1 for each), so every
+    // pouch's new keys go with the removal when they fit one request (2,000 envelopes).
+    const all = rotations.flatMap((g) => g.envs);
+    const inRevoke = all.length <= 2000 ? rotations : [];
     onProgress('Revoking the device…');
     let result;
     try {
@@ -403,16 +391,56 @@ export class Vault {
       });
     } catch (e) {
       if (!(e instanceof ApiError) || e.code !== 'key_gen_conflict') throw e;
-      inRevoke = [];
+      // A pouch was re-keyed meanwhile: revoke with the removal alone, then re-key afresh.
       result = await post(`/v1/devices/${device.id}/revoke`, { roster: { statements: [statement], key_envelopes: [] }, reason: 'revoked in the web app' });
+      this.keys.clear();
+      this.roster = null;
+      return { ...result, ...(await this.rotateKeys([m.member_id], onProgress)) };
     }
-    const rest = groups.flat().filter((g) => !inRevoke.includes(g));
-    for (const [i, g] of rest.entries()) {
-      onProgress(`Storing new keys: pouch ${i + 1} of ${rest.length}…`);
+    result = { ...result, ...(await this.storeKeys(rotations.filter((g) => !inRevoke.includes(g)), onProgress)) };
+    this.keys.clear();
+    this.roster = null;
+    return result;
+  }
+
+  // A fresh pouch key at key_gen + 1 for every pouch, sealed to each of `members`:
+  // [{pouch, envs}].
+  async newPouchKeys(members, onProgress) {
+    const pouches = await getAll('/v1/pouches');
+    const out = [];
+    for (const [i, pouch] of pouches.entries()) {
+      onProgress(`Making new keys: pouch ${i + 1} of ${pouches.length}…`);
+      const gen = pouch.key_gen + 1;
+      const key = randomBytes(32);
+      const envs = [];
+      for (const r of members) {
+        envs.push(await F.sealKeyEnvelope({ pouchId: pouch.id, memberId: r.member_id, keyGen: gen, pouchKey: key,
+          encPub: r.enc_pub, creatorId: this.memberId, creatorSignKey: this.member.sign.privateKey }));
+      }
+      out.push({ pouch, envs });
+    }
+    return out;
+  }
+
+  // POST key-envelopes per pouch, 2,000 at a time; the last answer ({key_gen, rotation_pending}).
+  async storeKeys(rotations, onProgress) {
+    let last = {};
+    for (const [i, g] of rotations.entries()) {
+      onProgress(`Storing new keys: pouch ${i + 1} of ${rotations.length}…`);
       for (let at = 0; at < g.envs.length; at += 2000) {
-        result = { ...result, ...(await post(`/v1/pouches/${g.pouch.id}/key-envelopes`, { key_envelopes: g.envs.slice(at, at + 2000) })) };
+        last = await post(`/v1/pouches/${g.pouch.id}/key-envelopes`, { key_envelopes: g.envs.slice(at, at + 2000) });
       }
     }
+    return last;
+  }
+
+  // Finishes a key rotation that a revoke left pending (a device that revoked itself, or a
+  // revoke from elsewhere): new keys for every pouch, for the active members of the verified
+  // roster except `excluded` (members of revoked devices). Answers {rotation_pending}.
+  async rotateKeys(excluded, onProgress = () => {}) {
+    const roster = await this.refreshRoster();
+    const members = roster.active.filter((x) => !excluded.includes(x.member_id));
+    const result = await this.storeKeys(await this.newPouchKeys(members, onProgress), onProgress);
     this.keys.clear();
     this.roster = null;
     return result;

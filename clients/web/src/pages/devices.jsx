@@ -26,12 +26,22 @@ export function DevicesPage() {
       await load();
     });
   };
+  const owed = (devices || []).filter((d) => d.revoked_at && d.rotation_pending);
+  const rotate = () => {
+    run(async () => {
+      const excluded = (devices || []).filter((d) => d.revoked_at).map((d) => d.member_id);
+      await vault.rotateKeys(excluded, setStatus);
+      setStatus(null);
+      setPending(null);
+      await load();
+    }).finally(() => setStatus(null));
+  };
   const revoke = (d) => {
     if (!confirm(`Revoke ${d.name}? It loses access at once, and every pouch gets new keys.`)) return;
     run(async () => {
       const r = await vault.revokeDevice(d, setStatus);
       setStatus(null);
-      setPending(r.rotation_pending ? d.name : false);
+      setPending(r.rotation_pending ? null : false);
       await load();
     }).finally(() => setStatus(null));
   };
@@ -41,7 +51,12 @@ export function DevicesPage() {
       <p class="muted">Command-line devices that can open your pouches. <Link href="/cli/connect">Connect a new CLI</Link>.</p>
       <ErrorBox error={error} />
       {status && <Progress label={status} />}
-      {pending && <Notice kind="warn">Key rotation is still pending after revoking {pending}: some member has no new key yet. Open a pouch page later, or revoke again from a browser that holds its keys.</Notice>}
+      {owed.length > 0 && (
+        <Notice kind="warn">
+          <span data-testid="rotation-pending">Key rotation pending: {owed.map((d) => d.name).join(', ')} {owed.length === 1 ? 'was' : 'were'} revoked, but your pouches still use keys {owed.length === 1 ? 'it' : 'they'} had. </span>
+          <button type="button" disabled={busy} onClick={rotate}>Rotate keys now</button>
+        </Notice>
+      )}
       {pending === false && <Notice kind="ok">Revoked. Every pouch now has new keys (key rotation done).</Notice>}
       {!devices && !error && <Progress label="Loading devices" />}
       {devices && (
@@ -64,7 +79,7 @@ export function DevicesPage() {
                 </td>
                 <td data-label="System">{d.os} {d.arch} · CLI {d.cli_version} · keys in {d.key_storage}</td>
                 <td data-label="Last seen">{d.last_seen_at ? formatAge(d.last_seen_at) : 'never'}</td>
-                <td data-label="State">{d.revoked_at ? <span class="state revoked">revoked {formatTime(d.revoked_at)}</span> : <span class="state active">active</span>}</td>
+                <td data-label="State">{d.revoked_at ? <span class="state revoked">revoked {formatTime(d.revoked_at)}{d.rotation_pending ? ' · key rotation pending' : ''}</span> : <span class="state active">active</span>}</td>
                 <td class="actions">
                   {!d.revoked_at && <button onClick={() => { setEditing(d); setName(d.name); }} aria-label={`Rename ${d.name}`}>Rename</button>}
                   {!d.revoked_at && <button class="danger" disabled={busy} onClick={() => revoke(d)} aria-label={`Revoke ${d.name}`}>Revoke</button>}
