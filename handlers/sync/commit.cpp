@@ -1,8 +1,10 @@
 // commit.cpp -- POST /v1/pouches/{pouchId}/operations (op 1, decisions §5.3). Checks in
 // order: auth (a CLI also proves the body with Service-Signature), pouch access, body
-// validation, epoch, idempotency. Then, under the pouch row lock, each op is checked in the
-// decided order and, if it passes, written inside its own savepoint with the next seq; one
-// durable COMMIT precedes the response, which is stored for replays of its operation_id.
+// validation, epoch, idempotency. Then, under the pouch row lock, the batch's state is read in
+// one set query, every op is decided in order by common/rules/commit.h (pure, table-tested),
+// and what applied is written with one statement per table; one durable COMMIT precedes the
+// response, which is stored for replays of its operation_id.
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -10,14 +12,15 @@
 
 #include "common/auth/caller.h"
 #include "common/crypto/b64url.h"
-#include "common/crypto/es256.h"
 #include "common/crypto/hash.h"
 #include "common/crypto/service_signature.h"
+#include "common/db/array.h"
 #include "common/json/jcs.h"
 #include "common/json/out.h"
 #include "common/json/parse.h"
 #include "common/json/schema.h"
 #include "common/model/key_envelopes.h"
+#include "common/rules/commit.h"
 #include "handlers/sync/commit_schema.h"
 #include "handlers/sync/pouch_access.h"
 #include "handlers/sync/routes.h"
@@ -28,6 +31,7 @@ namespace pouch::sync {
 namespace {
 
 namespace js = json::schema;
+using rules::Decision;
 
 std::string str(const rapidjson::Value& v) { return std::string(v.GetString(), v.GetStringLength()); }
 
@@ -37,176 +41,144 @@ std::optional<std::string> opt_str(const rapidjson::Value& op, const char* name)
     return str(it->value);
 }
 
-db::Param param(const std::optional<std::string>& v) { return v ? db::Param(*v) : db::Param(); }
-
-// One op, decoded once.
+// One op, decoded once: what the decision reads, and what a write stores besides.
 struct Op {
-    std::string type, artifact_id, revision_id, envelope, signature, signer, envelope_hash;
-    std::optional<std::string> base, merge_parent, name_index, conflict_id;
-    long long key_gen = 0;
-    long long stored_size = 0;
-    std::vector<std::string> blob_ids;
+    rules::CommitOp rule;
+    std::string envelope, signature;
+    std::optional<std::string> name_index, conflict_id;
 };
 
 Op decode(const rapidjson::Value& v) {
     Op op;
-    op.type = str(v["type"]);
-    op.artifact_id = str(v["artifact_id"]);
-    op.revision_id = str(v["revision_id"]);
-    op.base = opt_str(v, "base_revision_id");
-    op.merge_parent = opt_str(v, "merge_parent_id");
-    op.name_index = opt_str(v, "name_index");
-    op.conflict_id = opt_str(v, "conflict_id");
-    op.key_gen = v["key_gen"].GetInt64();
+    rules::CommitOp& r = op.rule;
+    r.type = str(v["type"]);
+    r.artifact_id = str(v["artifact_id"]);
+    r.revision_id = str(v["revision_id"]);
+    r.base = opt_str(v, "base_revision_id");
+    r.merge_parent = opt_str(v, "merge_parent_id");
+    r.key_gen = v["key_gen"].GetInt64();
+    r.signer = str(v["signer_member_id"]);
+    for (const auto& b : v["blob_ids"].GetArray()) r.blob_ids.push_back(str(b));
     op.envelope = str(v["envelope"]);
     op.signature = str(v["signature"]);
-    op.signer = str(v["signer_member_id"]);
-    for (const auto& b : v["blob_ids"].GetArray()) op.blob_ids.push_back(str(b));
-    op.envelope_hash = crypto::b64url_encode(crypto::blake3_256(op.envelope));
-    op.stored_size = static_cast<long long>(op.envelope.size() + op.signature.size());
+    op.name_index = opt_str(v, "name_index");
+    op.conflict_id = opt_str(v, "conflict_id");
+    r.envelope_hash = crypto::b64url_encode(crypto::blake3_256(op.envelope));
+    r.stored_size = static_cast<long long>(op.envelope.size() + op.signature.size());
     return op;
 }
 
-std::string pg_text_array(const std::vector<std::string>& items) {
-    std::string out = "{";  // blob ids are b64url: no character needs quoting
-    for (size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + items[i];
-    return out + "}";
+// The state the batch's decisions read (sql::kCommitState), for these ops.
+rules::PouchState load_state(db::Conn& conn, const auth::Caller& c, const PouchRow& pouch,
+                             const std::vector<Op>& ops) {
+    std::set<std::string> revisions, artifacts, blobs, signers;
+    for (const Op& op : ops) {
+        revisions.insert(op.rule.revision_id);
+        if (op.rule.merge_parent) revisions.insert(*op.rule.merge_parent);
+        artifacts.insert(op.rule.artifact_id);
+        blobs.insert(op.rule.blob_ids.begin(), op.rule.blob_ids.end());
+        signers.insert(op.rule.signer);
+    }
+    auto list = [](const std::set<std::string>& s) {
+        return db::text_array(std::vector<std::string>(s.begin(), s.end()));
+    };
+    db::Result r = conn.exec(sql::kCommitState, {pouch.id, list(revisions), list(artifacts),
+                                                 c.account_id, list(blobs), list(signers)});
+    rules::PouchState st;
+    st.key_gen = pouch.key_gen;
+    st.high_water = pouch.high_water;
+    st.cli = c.is_cli();
+    st.caller_member = c.member_id;
+    for (int i = 0; i < r.rows(); ++i) {
+        std::string kind = r.text(i, "kind");
+        if (kind == "rev") {
+            st.revisions[r.text(i, "k")] =
+                rules::StoredRevision{r.text(i, "a"), r.text(i, "h"), r.int64(i, "n")};
+        } else if (kind == "art") {
+            st.heads[r.text(i, "k")] = r.text(i, "a");
+        } else if (kind == "blob") {
+            st.blobs.insert(r.text(i, "k"));
+        } else if (kind == "member") {
+            st.active_members.insert(r.text(i, "k"));
+        } else if (kind == "quota") {
+            st.limit_bytes = r.int64(i, "n");
+            st.used_bytes = r.int64(i, "m");
+        }
+    }
+    return st;
 }
 
-// The outcome of one op, in the shape of the results array.
-struct Result {
-    std::string status;  // applied | conflict | rejected
-    long long seq = 0;
-    std::string code, message, head_revision_id;
-};
-
-Result applied(long long seq) { return Result{"applied", seq, "", "", ""}; }
-Result conflict(std::string code, std::string message, std::string head = "") {
-    return Result{"conflict", 0, std::move(code), std::move(message), std::move(head)};
+// Writes the ops that applied fresh: their revisions and events, then each artifact's final
+// head (the batch's last op on it), one statement each.
+void write_applied(db::Conn& conn, const auth::Caller& c, const PouchRow& pouch,
+                   const std::vector<Op>& ops, const std::vector<Decision>& results) {
+    std::vector<std::string> ids, artifacts, seqs, kinds, key_gens, envelopes, hashes, signatures,
+        signers, sizes, blob_lists;
+    std::vector<std::optional<std::string>> bases, merges, conflicts;
+    struct Head {
+        std::string revision;
+        long long seq = 0;
+        std::string name_index;  // "" keeps the stored one
+        bool deleted = false;
+    };
+    std::vector<std::string> head_order;  // artifacts in first-written order
+    std::map<std::string, Head> heads;
+    for (size_t i = 0; i < ops.size(); ++i) {
+        if (!results[i].fresh) continue;
+        const rules::CommitOp& r = ops[i].rule;
+        ids.push_back(r.revision_id);
+        artifacts.push_back(r.artifact_id);
+        seqs.push_back(std::to_string(results[i].seq));
+        kinds.push_back(r.type);
+        bases.push_back(r.base);
+        merges.push_back(r.merge_parent);
+        conflicts.push_back(ops[i].conflict_id);
+        key_gens.push_back(std::to_string(r.key_gen));
+        envelopes.push_back(ops[i].envelope);
+        hashes.push_back(r.envelope_hash);
+        signatures.push_back(ops[i].signature);
+        signers.push_back(r.signer);
+        sizes.push_back(std::to_string(r.stored_size));
+        blob_lists.push_back(db::text_array(r.blob_ids));
+        auto [it, fresh] = heads.try_emplace(r.artifact_id);
+        if (fresh) head_order.push_back(r.artifact_id);
+        Head& h = it->second;
+        h.revision = r.revision_id;
+        h.seq = results[i].seq;
+        h.deleted = r.type == "delete";
+        if (ops[i].name_index) h.name_index = *ops[i].name_index;
+    }
+    db::Param device = c.is_cli() ? db::Param(c.device_id) : db::Param();
+    conn.exec(sql::kInsertRevisions,
+              {pouch.id, c.is_cli() ? "cli" : "web", device, db::text_array(ids),
+               db::text_array(artifacts), db::text_array(seqs), db::text_array(kinds),
+               db::text_array(bases), db::text_array(merges), db::text_array(conflicts),
+               db::text_array(key_gens), db::text_array(envelopes), db::text_array(hashes),
+               db::text_array(signatures), db::text_array(signers), db::text_array(sizes),
+               db::text_array(blob_lists), pouch.epoch});
+    std::vector<std::string> head_ids, head_revs, head_seqs, head_names, head_deleted;
+    for (const auto& a : head_order) {
+        const Head& h = heads[a];
+        head_ids.push_back(a);
+        head_revs.push_back(h.revision);
+        head_seqs.push_back(std::to_string(h.seq));
+        head_names.push_back(h.name_index);
+        head_deleted.push_back(h.deleted ? "true" : "false");
+    }
+    conn.exec(sql::kUpsertArtifacts,
+              {pouch.id, db::text_array(head_ids), db::text_array(head_revs),
+               db::text_array(head_seqs), db::text_array(head_names), db::text_array(head_deleted)});
 }
-Result rejected(std::string code, std::string message) {
-    return Result{"rejected", 0, std::move(code), std::move(message), ""};
-}
 
-// The running state of one commit inside its transaction.
-class Batch {
-public:
-    Batch(db::Conn& conn, const auth::Caller& caller, const PouchRow& pouch, long long limit,
-          long long committed)
-        : conn_(conn), caller_(caller), pouch_(pouch), high_water_(pouch.high_water),
-          limit_(limit), committed_(committed) {}
-
-    Result run(const Op& op) {
-        if (op.type != "put" && op.type != "delete")
-            return rejected("invalid_type", "type must be put or delete");
-
-        db::Result existing = conn_.exec(sql::kRevision, {pouch_.id, op.revision_id});
-        if (existing.rows() == 1 && existing.text(0, "artifact_id") == op.artifact_id &&
-            existing.text(0, "envelope_hash") == op.envelope_hash)
-            return applied(existing.int64(0, "seq"));  // a retry of a stored revision
-
-        if (caller_.is_cli()) {
-            if (op.signer != caller_.member_id)
-                return rejected("signer_mismatch", "a device signs only as its own member");
-        } else if (!active_member(op.signer)) {
-            return rejected("unknown_member", "signer is not an active member of the account");
-        }
-        if (op.key_gen != pouch_.key_gen)
-            return rejected("stale_key_gen",
-                            "key_gen must be the pouch's current " + std::to_string(pouch_.key_gen));
-        if (!op.blob_ids.empty()) {
-            db::Result n = conn_.exec(sql::kUploadedBlobs, {caller_.account_id, pg_text_array(op.blob_ids)});
-            if (n.rows() != static_cast<int>(op.blob_ids.size()))
-                return rejected("missing_blob", "a referenced blob has not been uploaded");
-        }
-        if (existing.rows() == 1)
-            return rejected("revision_exists", "revision_id already names a different revision");
-
-        db::Result artifact = conn_.exec(sql::kArtifact, {pouch_.id, op.artifact_id});
-        bool exists = artifact.rows() == 1;
-        std::string head = exists ? artifact.text(0, "head_revision_id") : "";
-        if (op.base && !exists) return rejected("not_found", "the artifact does not exist");
-        if (op.merge_parent && !revision_of_artifact(*op.merge_parent, op.artifact_id))
-            return rejected("not_found", "merge_parent_id is not a revision of this artifact");
-        if (!op.base) {
-            if (op.type == "put" && exists)
-                return conflict("artifact_exists", "the artifact already exists", head);
-            if (op.type == "delete") {
-                if (!exists) return rejected("not_found", "the artifact does not exist");
-                return conflict("stale_base", "base_revision_id is not the current head", head);
-            }
-        } else if (*op.base != head) {
-            return conflict("stale_base", "base_revision_id is not the current head", head);
-        }
-        if (committed_ + delta_ + op.stored_size > limit_)
-            return rejected("quota_exceeded", "the revision would exceed the plan's storage");
-
-        write(op);
-        return applied(high_water_);
-    }
-
-    long long high_water() const { return high_water_; }
-    long long delta() const { return delta_; }
-    bool wrote() const { return high_water_ != pouch_.high_water; }
-
-private:
-    // By primary key, the artifact compared here: a lookup only the primary key can serve.
-    bool revision_of_artifact(const std::string& revision_id, const std::string& artifact_id) {
-        db::Result r = conn_.exec(sql::kRevision, {pouch_.id, revision_id});
-        return r.rows() == 1 && r.text(0, "artifact_id") == artifact_id;
-    }
-
-    bool active_member(const std::string& id) {
-        if (members_ok_.count(id)) return true;
-        if (conn_.exec(sql::kActiveMember, {id, caller_.account_id}).rows() == 0) return false;
-        members_ok_.insert(id);
-        return true;
-    }
-
-    // Writes inside a savepoint: if a statement fails, the batch's earlier ops stay.
-    void write(const Op& op) {
-        long long seq = high_water_ + 1;
-        db::Param device = caller_.is_cli() ? db::Param(caller_.device_id) : db::Param();
-        conn_.exec_sql("SAVEPOINT op");
-        try {
-            conn_.exec(sql::kInsertRevision,
-                       {pouch_.id, op.revision_id, op.artifact_id, std::to_string(seq), op.type,
-                        param(op.base), param(op.merge_parent), param(op.conflict_id),
-                        std::to_string(op.key_gen), op.envelope, op.envelope_hash, op.signature,
-                        op.signer, std::to_string(op.stored_size), caller_.is_cli() ? "cli" : "web",
-                        pg_text_array(op.blob_ids), device});
-            conn_.exec(sql::kUpsertArtifact,
-                       {pouch_.id, op.artifact_id, op.revision_id, std::to_string(seq),
-                        param(op.name_index), op.type == "delete" ? "true" : "false"});
-            conn_.exec(sql::kInsertEvent,
-                       {pouch_.id, pouch_.epoch, std::to_string(seq), op.artifact_id,
-                        op.revision_id, device});
-            conn_.exec_sql("RELEASE SAVEPOINT op");
-        } catch (const db::Error& e) {
-            if (!e.connection_lost) conn_.exec_sql("ROLLBACK TO SAVEPOINT op");
-            throw;
-        }
-        high_water_ = seq;
-        delta_ += op.stored_size;
-    }
-
-    db::Conn& conn_;
-    const auth::Caller& caller_;
-    const PouchRow& pouch_;
-    long long high_water_;
-    long long limit_, committed_, delta_ = 0;
-    std::set<std::string> members_ok_;
-};
-
-std::string render(const std::vector<Op>& ops, const std::vector<Result>& results,
+std::string render(const std::vector<Op>& ops, const std::vector<Decision>& results,
                    long long high_water) {
     json::Out o;
     o.key("results").arr();
     for (size_t i = 0; i < ops.size(); ++i) {
-        const Result& r = results[i];
-        o.obj().kv("status", r.status);
-        o.kv("artifact_id", ops[i].artifact_id).kv("revision_id", ops[i].revision_id);
-        if (r.status == "applied") {
+        const Decision& r = results[i];
+        o.obj().kv("status", rules::status_name(r.status));
+        o.kv("artifact_id", ops[i].rule.artifact_id).kv("revision_id", ops[i].rule.revision_id);
+        if (r.status == Decision::Status::applied) {
             o.kv("seq", r.seq);
         } else {
             o.kv("code", r.code).kv("message", r.message);
@@ -268,18 +240,21 @@ Response commit(Request& req, Services& s) {
         return replay;
     }
 
-    db::Result quota = conn->exec(sql::kQuota, {c.account_id});
-    Batch batch(*conn, c, pouch, quota.int64(0, "storage_bytes"), quota.int64(0, "committed"));
-    std::vector<Result> results;
-    for (const Op& op : ops) results.push_back(batch.run(op));
-    if (batch.wrote())
-        conn->exec(sql::kAdvancePouch, {pouch.id, std::to_string(batch.high_water()),
-                                        std::to_string(batch.delta())});
-    std::string data = render(ops, results, batch.high_water());
+    rules::PouchState state = load_state(*conn, c, pouch, ops);
+    long long used_before = state.used_bytes;
+    std::vector<Decision> results;
+    for (const Op& op : ops) results.push_back(rules::decide(op.rule, state));
+    bool wrote = state.high_water != pouch.high_water;
+    if (wrote) {
+        write_applied(*conn, c, pouch, ops, results);
+        conn->exec(sql::kAdvancePouch, {pouch.id, std::to_string(state.high_water),
+                                        std::to_string(state.used_bytes - used_before)});
+    }
+    std::string data = render(ops, results, state.high_water);
     conn->exec(sql::kStoreCommit, {pouch.id, operation_id, stored_hash, data});
     tx.commit();
 
-    if (batch.wrote()) s.redis.publish(model::events_channel(pouch.id), "1");
+    if (wrote) s.redis.publish(model::events_channel(pouch.id), "1");
     Response resp;
     resp.data = std::move(data);
     return resp;

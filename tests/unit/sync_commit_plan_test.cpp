@@ -1,4 +1,4 @@
-// sync_commit_plan_test.cpp -- the lookups by id that a commit runs for every op
+// sync_commit_plan_test.cpp -- the lookups by id that a commit's state read runs for its ops
 // (handlers/sync/sql_commit.h) and the head fetch of an artifacts page (sql_reads.h) use the
 // primary key, with no Filter, even where PostgreSQL has no statistics for the tables yet: a
 // fresh install before its first autoanalyze, when the handlers' prepared statements settle
@@ -34,8 +34,7 @@ class CommitPlans : public ::testing::Test {
         c_->exec_sql("CREATE TEMP TABLE revisions (LIKE public.revisions INCLUDING ALL)");
         c_->exec_sql("CREATE TEMP TABLE artifacts (LIKE public.artifacts INCLUDING ALL)");
         pouch_ = c_->exec_sql("SELECT gen_random_uuid()").text(0, 0);
-        prepare("plan_revision", pouch::sync::sql::kRevision);
-        prepare("plan_artifact", pouch::sync::sql::kArtifact);
+        prepare("plan_state", pouch::sync::sql::kCommitState);
         prepare("plan_page", pouch::sync::sql::kLiveArtifactsPage);
     }
 
@@ -92,8 +91,12 @@ class CommitPlans : public ::testing::Test {
 
     void expect_all_by_primary_key() {
         const std::string id = "'00000000-0000-4000-8000-000000000001'";
-        expect_primary_key("EXECUTE plan_revision('" + pouch_ + "', " + id + ")", "revisions");
-        expect_primary_key("EXECUTE plan_artifact('" + pouch_ + "', " + id + ")", "artifacts");
+        const std::string ids = "'{00000000-0000-4000-8000-000000000001,00000000-0000-4000-8000-000000000002}'";
+        // The batch's one state read: its revisions and artifacts by primary key.
+        const std::string state = "EXECUTE plan_state('" + pouch_ + "', " + ids + ", " + ids +
+                                  ", gen_random_uuid(), '{}', '{}')";
+        expect_primary_key(state, "revisions");
+        expect_primary_key(state, "artifacts");
         // The page's LATERAL fetch of each artifact's head revision.
         expect_primary_key("EXECUTE plan_page('" + pouch_ + "', 0, " + id + ", 101, 4194304)",
                            "revisions");
