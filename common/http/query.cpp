@@ -46,7 +46,7 @@ std::optional<long long> parse_decimal(const std::string& v) {
 
 }  // namespace
 
-QueryValues validate_query(const Request& req, std::initializer_list<QueryParam> params) {
+QueryValues validate_query(const Request& req, const std::vector<QueryParam>& params) {
     QueryValues out;
     for (const auto& [k, v] : req.query) {
         bool known = false;

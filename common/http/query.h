@@ -5,7 +5,7 @@
 //   long long limit = q.integer("limit");
 #pragma once
 
-#include <initializer_list>
+#include <vector>
 #include <map>
 #include <optional>
 #include <string>
@@ -37,11 +37,11 @@ public:
     std::optional<std::string> text(const std::string& name) const;
 
 private:
-    friend QueryValues validate_query(const Request&, std::initializer_list<QueryParam>);
+    friend QueryValues validate_query(const Request&, const std::vector<QueryParam>&);
     std::map<std::string, long long> ints_;
     std::map<std::string, std::string> texts_;
 };
 
-QueryValues validate_query(const Request& req, std::initializer_list<QueryParam> params);
+QueryValues validate_query(const Request& req, const std::vector<QueryParam>& params);
 
 }  // namespace pouch

@@ -1,21 +1,17 @@
 // list.cpp -- GET /v1/devices: the devices of the caller's account, revoked ones included,
 // in creation order, paged by common/http/paging.h (decisions §13).
-#include "common/auth/caller.h"
-#include "common/http/paging.h"
-#include "common/http/query.h"
 #include "common/json/out.h"
 #include "handlers/devices/routes.h"
 #include "handlers/devices/sql.h"
 
 namespace pouch::devices {
 
-Response list(Request& req, Services& s) {
-    auth::Caller c = auth::authenticate(req, s);
-    QueryValues q = validate_query(req, {paging::cursor_param(), paging::limit_param()});
+Response list(api::Call& call) {
+    const auth::Caller& c = call.who();
     const paging::List list("devices/" + c.account_id, {paging::Key::natural, paging::Key::uuid});
-    auto after = list.read(q);
-    long long limit = q.integer("limit");
-    auto conn = s.db.acquire();
+    auto after = list.read(call.query);
+    long long limit = call.query.integer("limit");
+    auto conn = call.services.db.acquire();
     db::Result r = conn->exec(sql::kListDevices,
                               {c.account_id, after ? db::Param((*after)[0]) : db::Param(),
                                after ? db::Param((*after)[1]) : db::Param(), std::to_string(limit + 1)});

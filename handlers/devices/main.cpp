@@ -5,13 +5,10 @@
 
 int main(int argc, char** argv) {
     using namespace pouch;
-    RouteOptions big;  // a revoke may carry a roster rotation with 2,000 envelopes
-    big.body_limit = 16 * kMiB;
-    return handler_main("devices", argc, argv, [&](Router& r) {
-        r.add_query("GET", "/v1/devices", devices::list);
-        r.add("PATCH", "/v1/devices/{id:uuid}", devices::rename);
-        r.add("POST", "/v1/devices/{id:uuid}/revoke", devices::revoke, big);
-        // Three segments after /v1 cannot match {id:uuid} (two), so "me" is no device id.
-        r.add("PUT", "/v1/devices/me/cursor", devices::cursor);
+    return handler_main("devices", argc, argv, [](Router& r) {
+        api::add(r, devices::kList, devices::list);
+        api::add(r, devices::kRename, devices::rename);
+        api::add(r, devices::kRevoke, devices::revoke);
+        api::add(r, devices::kCursor, devices::cursor);
     });
 }

@@ -4,42 +4,20 @@
 // envelopes it staged above a pouch's key_gen are dropped, and an optional roster rotation
 // (signed statements + re-keyed envelopes at key_gen + 1) is stored as in §5.6 and §13.
 // rotation_pending says whether re-keying is still owed.
-#include "common/auth/caller.h"
 #include "common/json/out.h"
-#include "common/json/parse.h"
-#include "common/json/schema.h"
 #include "common/model/device_tokens.h"
 #include "common/model/key_envelopes.h"
-#include "common/model/schemas.h"
 #include "common/model/usage.h"
 #include "handlers/devices/routes.h"
 #include "handlers/devices/sql.h"
 
 namespace pouch::devices {
 
-namespace {
-
-namespace js = json::schema;
-
-const js::Node kRevoke = js::object({
-    js::opt("roster", js::object({
-                          js::req("statements",
-                                  js::array(model::roster_statement()).min_items(1).max_items(16)),
-                          js::opt("key_envelopes",
-                                  js::array(model::key_envelope()).max_items(2000)),
-                      })),
-    js::opt("reason", js::string().max_chars(200)),
-});
-
-}  // namespace
-
-Response revoke(Request& req, Services& s) {
-    auth::Caller c = auth::authenticate(req, s);
-    rapidjson::Document doc = req.body.empty() ? rapidjson::Document(rapidjson::kObjectType)
-                                               : json::parse_strict(req.body);
-    if (!doc.IsObject()) doc.SetObject();
-    js::validate(doc, kRevoke);
-    std::string id = req.param("id");
+Response revoke(api::Call& call) {
+    const auth::Caller& c = call.who();
+    Services& s = call.services;
+    const rapidjson::Document& doc = call.body;
+    const std::string& id = call.param("id");
 
     std::vector<std::string> woken;
     bool pending = false;
@@ -81,9 +59,7 @@ Response revoke(Request& req, Services& s) {
 
     json::Out o;
     o.kv("revoked", true).kv("rotation_pending", pending);
-    Response resp;
-    resp.data = o.done();
-    return resp;
+    return api::ok(o.done());
 }
 
 }  // namespace pouch::devices

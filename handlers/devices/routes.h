@@ -1,14 +1,52 @@
-// routes.h -- the devices group (decisions §6): list, rename (op 14), revoke (op 11),
-// the acknowledged-seq cursor (op 9).
+// routes.h -- the devices group (decisions §6): list, rename (op 14), revoke (op 11), the
+// acknowledged-seq cursor (op 9). Each route is declared here as data (who may call, body
+// schema and limit, query), so main.cpp, the pipeline (common/api/route.h) and the permission
+// matrix test read one table.
 #pragma once
 
-#include "common/http/server.h"
+#include "common/api/route.h"
+#include "common/http/paging.h"
+#include "common/model/schemas.h"
 
 namespace pouch::devices {
 
-Response list(Request& req, Services& s);    // GET   /v1/devices
-Response rename(Request& req, Services& s);  // PATCH /v1/devices/{id}
-Response revoke(Request& req, Services& s);  // POST  /v1/devices/{id}/revoke
-Response cursor(Request& req, Services& s);  // PUT   /v1/devices/me/cursor
+namespace js = json::schema;
+
+inline const js::Node kRenameBody = js::object({js::req("name", js::string().min_chars(1).max_chars(64))});
+
+inline const js::Node kRevokeBody = js::object({
+    js::opt("roster", js::object({
+                          js::req("statements",
+                                  js::array(model::roster_statement()).min_items(1).max_items(16)),
+                          js::opt("key_envelopes",
+                                  js::array(model::key_envelope()).max_items(2000)),
+                      })),
+    js::opt("reason", js::string().max_chars(200)),
+});
+
+inline const js::Node kCursorBody = js::object({
+    js::req("pouch_id", js::uuid()),
+    js::req("epoch", js::uuid()),
+    js::req("acked_seq", js::integer().min(0).max(js::kMaxSafeInt)),
+});
+
+inline const api::Route kList{.method = "GET", .pattern = "/v1/devices", .who = api::Who::any,
+                              .query = {paging::cursor_param(), paging::limit_param()}};
+inline const api::Route kRename{.method = "PATCH", .pattern = "/v1/devices/{id:uuid}", .who = api::Who::any,
+                                .schema = &kRenameBody};
+// A revoke may carry a roster rotation of 2,000 envelopes; no body is a plain revoke.
+inline const api::Route kRevoke{.method = "POST", .pattern = "/v1/devices/{id:uuid}/revoke", .who = api::Who::any,
+                                .body_limit = 16 * kMiB, .schema = &kRevokeBody,
+                                .body_optional = true};
+// Three segments after /v1 cannot match {id:uuid} (two), so "me" is no device id.
+inline const api::Route kCursor{.method = "PUT", .pattern = "/v1/devices/me/cursor", .who = api::Who::cli,
+                                .schema = &kCursorBody};
+
+inline const api::Route* const kRoutes[] = {&kList, &kRename, &kRevoke, &kCursor};
+
+Response list(api::Call& call);
+Response rename(api::Call& call);
+Response revoke(api::Call& call);
+Response cursor(api::Call& call);
 
 }  // namespace pouch::devices
