@@ -181,12 +181,20 @@ ApiAnswer Api::must(const std::string& method, const std::string& path, const st
 }
 
 void Api::list(const std::string& path, const std::string& query,
-               const std::function<void(const rapidjson::Value&)>& each, int limit) {
+               const std::function<void(const rapidjson::Value&)>& each, int limit,
+               const std::vector<std::string>& headers, const CallOptions& opt) {
     std::optional<std::string> cursor;
     while (true) {
-        std::string q = path + "?" + query + "limit=" + std::to_string(limit);
+        bool paged = !unpaged_.count(path);
+        std::string q = path + "?" + query + (paged ? "limit=" + std::to_string(limit) : "");
         if (cursor) q += "&cursor=" + url_encode(*cursor);
-        ApiAnswer a = must("GET", q);
+        if (q.back() == '?' || q.back() == '&') q.pop_back();
+        ApiAnswer a = call("GET", q, "", headers, opt);
+        if (!a.ok() && paged && !cursor && a.code == "validation_failed" && a.field == "?limit") {
+            unpaged_.insert(path);  // a server from before list paging (decisions §13)
+            continue;
+        }
+        if (!a.ok()) throw CliError(kExitFailure, "GET " + path + ": " + describe(a));
         const auto& items = a.data()["items"];
         if (!items.IsArray()) throw CliError(kExitFailure, "GET " + path + ": no items");
         for (const auto& it : items.GetArray()) each(it);
@@ -195,12 +203,13 @@ void Api::list(const std::string& path, const std::string& query,
     }
 }
 
-void Api::list_roster(const std::function<void(const rapidjson::Value&)>& each) {
+void Api::list_roster(const std::function<void(const rapidjson::Value&)>& each,
+                      const std::vector<std::string>& headers, const CallOptions& opt) {
     std::optional<std::string> cursor;
     while (true) {
         std::string q = "/v1/account/roster?limit=1000";
         if (cursor) q += std::string(roster_uses_after_ ? "&after=" : "&cursor=") + url_encode(*cursor);
-        ApiAnswer a = call("GET", q);
+        ApiAnswer a = call("GET", q, "", headers, opt);
         if (!a.ok() && cursor && !roster_uses_after_ && a.code == "validation_failed" &&
             a.field == "?cursor") {
             roster_uses_after_ = true;  // a server from before list cursors (decisions §13)

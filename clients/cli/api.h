@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -63,13 +64,18 @@ public:
     // Every item of a paged list (follows meta.next_cursor until null). `query` holds the
     // list's own parameters ("member_id=..&"), without limit/cursor. Each item is passed to
     // `each` as the JSON value inside its page.
+    // `headers` and `opt` as for call (pouch-testweb pages as a web caller). A server that
+    // does not page a list yet refuses `limit` (today's /v1/pouches, /v1/devices,
+    // key-envelopes): the list is then read again without it, and answers in one page.
     void list(const std::string& path, const std::string& query,
-              const std::function<void(const rapidjson::Value&)>& each, int limit = 1000);
+              const std::function<void(const rapidjson::Value&)>& each, int limit = 1000,
+              const std::vector<std::string>& headers = {}, const CallOptions& opt = {});
 
     // The roster's items in index order. Today's server pages the roster with `after=`;
     // the hardened one with `cursor=` (both follow meta.next_cursor): this tries `cursor`
     // and falls back to `after` when the server refuses it.
-    void list_roster(const std::function<void(const rapidjson::Value&)>& each);
+    void list_roster(const std::function<void(const rapidjson::Value&)>& each,
+                     const std::vector<std::string>& headers = {}, const CallOptions& opt = {});
 
     // Refreshes the access token now (under the config lock).
     void refresh();
@@ -85,6 +91,7 @@ private:
     const Config* cfg_ = nullptr;
     DeviceState* device_ = nullptr;
     bool roster_uses_after_ = false;
+    std::set<std::string> unpaged_;  // list paths whose server refused `limit`
 };
 
 // "code: message" of a failed answer, for messages to people.

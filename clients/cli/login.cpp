@@ -189,7 +189,11 @@ int cmd_login(const Args& a) {
 
     try {
         fmt::Welcome w = fmt::open_welcome(jstr(d, "welcome"), enc, request_id);
+        // Pinned before anything else: every later run checks that the roster still holds
+        // the very statement the approver signed for this device.
         dev.genesis_hash = w.genesis_hash;
+        dev.pin_seq = w.head_seq;
+        dev.pin_hash = w.head_hash;
         cfg.save_device(dev);
         Api authed(http, cfg, dev, sign);
         Trust trust(authed, cfg, dev);
