@@ -53,10 +53,14 @@ std::string key_envelope_info(std::string_view pouch_id, std::string_view member
 KeyEnvelope seal_key_envelope(std::string_view pouch_id, std::string_view member_id,
                               long long key_gen, const PublicJwk& member_enc_pub,
                               std::string_view pouch_key, std::string_view creator_member_id,
-                              const crypto::P256PrivateKey& creator_sign_key) {
+                              const crypto::P256PrivateKey& creator_sign_key,
+                              const crypto::P256PrivateKey* ephemeral) {
     if (pouch_key.size() != kPouchKeySize) throw FormatError("a pouch key has 32 bytes");
-    crypto::hpke::Sealed s = crypto::hpke::seal(
-        member_enc_pub.point(), key_envelope_info(pouch_id, member_id, key_gen), "", pouch_key);
+    std::string info = key_envelope_info(pouch_id, member_id, key_gen);
+    crypto::hpke::Sender sender =
+        ephemeral ? crypto::hpke::setup_base_s(member_enc_pub.point(), info, *ephemeral)
+                  : crypto::hpke::setup_base_s(member_enc_pub.point(), info);
+    crypto::hpke::Sealed s{sender.enc, sender.ctx.seal("", pouch_key)};
     KeyEnvelope e;
     e.pouch_id = lower_uuid(pouch_id);
     e.member_id = lower_uuid(member_id);

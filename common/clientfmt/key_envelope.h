@@ -28,10 +28,12 @@ struct KeyEnvelope {
 std::string key_envelope_info(std::string_view pouch_id, std::string_view member_id,
                               long long key_gen);
 
+// `ephemeral` fixes HPKE's ephemeral key (test vectors: DeriveKeyPair(ekm)); fresh otherwise.
 KeyEnvelope seal_key_envelope(std::string_view pouch_id, std::string_view member_id,
                               long long key_gen, const PublicJwk& member_enc_pub,
                               std::string_view pouch_key, std::string_view creator_member_id,
-                              const crypto::P256PrivateKey& creator_sign_key);
+                              const crypto::P256PrivateKey& creator_sign_key,
+                              const crypto::P256PrivateKey* ephemeral = nullptr);
 
 // Checks the signature with the creator's signing key, then opens the pouch key with the
 // member's HPKE private key. Throws FormatError on any failure.

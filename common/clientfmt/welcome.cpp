@@ -44,10 +44,12 @@ std::string welcome_info(std::string_view request_id) {
 }  // namespace
 
 std::string seal_welcome(const Welcome& w, const PublicJwk& cli_enc_pub,
-                         std::string_view request_id) {
-    crypto::hpke::Sealed s =
-        crypto::hpke::seal(cli_enc_pub.point(), welcome_info(request_id), "", w.jcs());
-    return crypto::b64url_encode(s.enc + s.ct);
+                         std::string_view request_id, const crypto::P256PrivateKey* ephemeral) {
+    std::string info = welcome_info(request_id);
+    crypto::hpke::Sender s = ephemeral
+                                 ? crypto::hpke::setup_base_s(cli_enc_pub.point(), info, *ephemeral)
+                                 : crypto::hpke::setup_base_s(cli_enc_pub.point(), info);
+    return crypto::b64url_encode(s.enc + s.ctx.seal("", w.jcs()));
 }
 
 Welcome open_welcome(std::string_view welcome, const crypto::P256PrivateKey& cli_enc_key,

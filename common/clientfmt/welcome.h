@@ -23,8 +23,10 @@ struct Welcome {
 };
 
 // info = "pouch/welcome/v1" || id(request_id); welcome string = b64url(enc || ct).
+// `ephemeral` fixes HPKE's ephemeral key (test vectors); fresh otherwise.
 std::string seal_welcome(const Welcome& w, const PublicJwk& cli_enc_pub,
-                         std::string_view request_id);
+                         std::string_view request_id,
+                         const crypto::P256PrivateKey* ephemeral = nullptr);
 Welcome open_welcome(std::string_view welcome, const crypto::P256PrivateKey& cli_enc_key,
                      std::string_view request_id);  // throws FormatError
 
