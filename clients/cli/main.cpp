@@ -40,6 +40,10 @@ int help(const std::vector<std::string>& rest) {
         std::fputs(man_page().c_str(), stdout);
         return kExitOk;
     }
+    if (a.flag("help")) {
+        std::fputs(command_help(*find_command_doc("help")).c_str(), stdout);
+        return kExitOk;
+    }
     if (a.positional.empty()) {
         std::fputs(overview_help().c_str(), stdout);
         return kExitOk;

@@ -3,7 +3,9 @@
 # ports (rate limits off; a second nginx with them on for the tests of the limits), runs the
 # suites, always tears down, and ends with one line "N passed, N failed".
 # Suites: unit (BUILD/bin/unit_tests on database pouch_unit), interop (tests/interop/run.sh),
-# smoke (tests/smoke/[0-9]*.sh), faults (tests/faults/run.sh, on a stack of its own).
+# smoke (tests/smoke/[0-9]*.sh), cli (tests/cli/run.sh, the `pouch` CLI end to end), openapi
+# (tests/openapi/run.sh: lint docs/openapi.yaml, validate the smoke answers against it),
+# faults (tests/faults/run.sh, on a stack of its own).
 # POUCH_SUITES="unit smoke" picks some; POUCH_SMOKE_FILES="30 40" some smoke scripts;
 # POUCH_KEEP_VAR=1 keeps the directory for a look afterwards. Relies on tools/stack/lib.sh.
 set -euo pipefail
@@ -11,7 +13,7 @@ cd "$(dirname "$0")/../.."
 # shellcheck source=tools/stack/lib.sh
 source tools/stack/lib.sh
 
-suites=${POUCH_SUITES:-unit interop smoke faults}
+suites=${POUCH_SUITES:-unit interop smoke cli openapi faults}
 passed=0
 failed=0
 failures=()     # names of failed tests and crashed suites, for the end of the report
@@ -158,6 +160,22 @@ suite_smoke() {
     ((found)) || echo "=== smoke: no tests/smoke/[0-9]*.sh yet"
 }
 
+# --- the CLI and the OpenAPI description (issue 15) ---------------------------------------------
+# The smoke suite records every answer (method, path, status, body) in this file for the
+# OpenAPI check (tests/smoke/lib.sh's req appends when POUCH_API_LOG is set).
+export POUCH_API_LOG=$TEST_VAR/api-answers.jsonl
+
+suite_cli() {
+    run_lines cli "${POUCH_CLI_TIMEOUT:-600}" bash tests/cli/run.sh
+    if ! grep -qx 'SMOKE END' "$TEST_VAR/cli.out"; then
+        crashed cli "stopped before its end (see its output above)"
+    fi
+}
+
+suite_openapi() {
+    run_lines openapi "${POUCH_OPENAPI_TIMEOUT:-600}" bash tests/openapi/run.sh "$POUCH_API_LOG"
+}
+
 suite_nginx_conf() {
     echo "=== nginx"
     if tools/stack/render-nginx.sh --check; then
@@ -170,8 +188,8 @@ suite_nginx_conf() {
 
 for suite in $suites; do
     case $suite in
-        unit | interop | smoke | faults) ;;
-        *) stack_die "unknown suite '$suite' in POUCH_SUITES (unit interop smoke faults)" ;;
+        unit | interop | smoke | cli | openapi | faults) ;;
+        *) stack_die "unknown suite '$suite' in POUCH_SUITES (unit interop smoke cli openapi faults)" ;;
     esac
 done
 
@@ -184,6 +202,8 @@ stack_start_nginx nginx-limited "$limited_port" on
 export POUCH_URL_RATE_LIMITED=http://127.0.0.1:$limited_port
 if [[ " $suites " == *" interop "* ]]; then suite_interop; fi
 if [[ " $suites " == *" smoke "* ]]; then suite_smoke; fi
+if [[ " $suites " == *" cli "* ]]; then suite_cli; fi
+if [[ " $suites " == *" openapi "* ]]; then suite_openapi; fi
 # The fault scenarios (issue 7, `make test-faults`) break a stack of their own on purpose:
 # tests/faults/run.sh starts it in its own directory on its own ports, so this one is untouched.
 if [[ " $suites " == *" faults "* ]]; then
