@@ -2,10 +2,12 @@
 // of common/clientfmt/proofs.h and the strict JSON parser.
 #include "clients/cli/api.h"
 
+#include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <thread>
 
 #include "clients/cli/errors.h"
@@ -34,6 +36,22 @@ double retry_after(const ApiAnswer& a, double fallback) {
 }
 
 constexpr int kMaxAttempts = 6;
+
+// POUCH_API_LOG=FILE appends every JSON answer as one line {method, path, status, body}: the
+// OpenAPI check of `make test` validates what the CLI suite received (tests/openapi/).
+void log_answer(const std::string& method, const std::string& path, long status,
+                const std::string& body) {
+    const char* file = std::getenv("POUCH_API_LOG");
+    if (!file || !*file) return;
+    json::Out o;
+    o.kv("method", method).kv("path", path).kv("status", static_cast<long long>(status)).kv("body", body);
+    std::string line = o.done() + "\n";
+    int fd = ::open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) return;
+    ssize_t n = ::write(fd, line.data(), line.size());  // one write: lines of parallel processes stay whole
+    (void)n;
+    ::close(fd);
+}
 
 }  // namespace
 
@@ -113,6 +131,7 @@ ApiAnswer Api::send_once(const std::string& method, const std::string& path,
     a.status = a.http.status;
     a.raw = a.http.body;
     bool json_body = a.http.header("content-type").rfind("application/json", 0) == 0;
+    if (json_body) log_answer(method, path, a.status, a.raw);
     if ((a.ok() && opt.raw) || !json_body) {
         if (!a.ok() && !json_body) a.message = a.raw.substr(0, 200);
         return a;
