@@ -5,6 +5,7 @@
 //   pouch-testweb revoke  --state DIR DEVICE_ID
 //   pouch-testweb put     --state DIR NAME --file PATH
 //   pouch-testweb get     --state DIR NAME            (the content on stdout)
+//   pouch-testweb hpke    < requests.jsonl             (the interop suite's HPKE driver)
 #include <cstdio>
 #include <cstring>
 
@@ -122,7 +123,7 @@ struct Command {
 const Command kCommands[] = {
     {"signup", testweb::cmd_signup}, {"genesis", testweb::cmd_genesis},
     {"approve", testweb::cmd_approve}, {"revoke", testweb::cmd_revoke},
-    {"put", testweb::cmd_put}, {"get", testweb::cmd_get},
+    {"put", testweb::cmd_put}, {"get", testweb::cmd_get}, {"hpke", testweb::cmd_hpke},
 };
 
 }  // namespace

@@ -54,5 +54,6 @@ int cmd_approve(const Args& a);
 int cmd_revoke(const Args& a);
 int cmd_put(const Args& a);
 int cmd_get(const Args& a);
+int cmd_hpke(const Args& a);  // the interop suite's HPKE driver (hpke.cpp)
 
 }  // namespace testweb
