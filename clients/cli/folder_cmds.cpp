@@ -240,6 +240,9 @@ int cmd_sync(const Args& a) {
     Watcher watcher(b.root);
     s.progress.say("watching " + b.root + " (Ctrl-C to stop)");
     while (!interrupted()) {
+        // Drained before the run, not after: a change made while the run works stays pending
+        // and starts the next run at once (this run's own writes cost one idle run at most).
+        watcher.drain();
         try {
             SyncStats st = run_once(s, b, Mode::kSync);
             if (st.downloaded || st.removed || st.uploaded || st.renamed || st.deleted || st.conflicts || st.refused)
@@ -250,15 +253,12 @@ int cmd_sync(const Args& a) {
             for (int i = 0; i < 50 && !interrupted(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
             continue;
         }
-        watcher.drain();  // our own writes
-        watcher.rewatch();
+        watcher.rewatch();  // directories made by the run
         auto st = load_folder_state(s.cfg, b.root);
         SyncEngine waiter(s.api, s.trust, s.cfg, s.device, *st, s.progress);
         waiter.wait_for_events(25, [&] { return interrupted() || watcher.pending(); });
-        if (watcher.pending()) {
+        if (watcher.pending())
             std::this_thread::sleep_for(std::chrono::milliseconds(300));  // let a burst of writes settle
-            watcher.drain();
-        }
     }
     s.progress.say("stopped");
     return kExitInterrupted;
