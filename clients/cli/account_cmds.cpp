@@ -1,6 +1,7 @@
 // account_cmds.cpp -- `pouch status`, `pouch devices`, `pouch rename` and `pouch logout`
 // (with its signed roster removal and the key rotation to every remaining member).
 #include <cstdio>
+#include <map>
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -175,30 +176,50 @@ int cmd_logout(const Args& a) {
     // member that stays: what this device's keys open ends with what was written before.
     s.trust.fetch_keys();
     Keyring held = s.cfg.load_keys();
-    std::vector<fmt::KeyEnvelope> envs;
-    int pouches = 0;
+    std::map<std::string, std::vector<fmt::KeyEnvelope>> by_pouch;
+    size_t total = 0;
     s.api.list("/v1/pouches", "", [&](const rapidjson::Value& p) {
         std::string id = jstr(p, "id");
         if (!held.count(id)) return;
         long long gen = jint(p, "key_gen") + 1;
         std::string key = crypto::random_bytes(32);
-        ++pouches;
+        auto& envs = by_pouch[id];
         for (const fmt::Member* m : roster.active_members()) {
             if (m->id == s.device.member_id) continue;
             envs.push_back(fmt::seal_key_envelope(id, m->id, gen, m->enc_pub, key, s.device.member_id, s.sign));
+            ++total;
         }
     });
-    if (envs.size() > 2000)
-        throw CliError(kExitFailure, "the rotation needs " + std::to_string(envs.size()) +
+    int pouches = static_cast<int>(by_pouch.size());
+    if (total > 2000)
+        throw CliError(kExitFailure, "the rotation needs " + std::to_string(total) +
                                          " key envelopes, more than one revoke carries (2000); revoke "
                                          "this device from the web app instead");
-    json::Out o;
-    o.key("roster").obj().key("statements").arr().obj().kv("statement", st.statement);
-    o.kv("signature", st.signature).end_obj().end_arr();
-    o.key("key_envelopes").arr();
-    for (const auto& e : envs) o.raw(e.json());
-    o.end_arr().end_obj().kv("reason", "pouch logout");
-    ApiAnswer r = s.api.call("POST", "/v1/devices/" + s.device.device_id + "/revoke", o.done());
+    auto revoke_body = [&](bool with_keys) {
+        json::Out o;
+        o.key("roster").obj().key("statements").arr().obj().kv("statement", st.statement);
+        o.kv("signature", st.signature).end_obj().end_arr();
+        o.key("key_envelopes").arr();
+        if (with_keys)
+            for (const auto& [id, envs] : by_pouch)
+                for (const auto& e : envs) o.raw(e.json());
+        o.end_arr().end_obj().kv("reason", "pouch logout");
+        return o.done();
+    };
+    ApiAnswer r = s.api.call("POST", "/v1/devices/" + s.device.device_id + "/revoke", revoke_body(true));
+    if (r.status == 409 && r.code == "key_gen_conflict") {
+        // A server that wants one key_gen per request across pouches refused the whole revoke
+        // (and stored nothing): rotate each pouch on its own while this device may still
+        // call, then revoke with the removal alone.
+        for (const auto& [id, envs] : by_pouch) {
+            json::Out k;
+            k.key("key_envelopes").arr();
+            for (const auto& e : envs) k.raw(e.json());
+            k.end_arr();
+            s.api.must("POST", "/v1/pouches/" + id + "/key-envelopes", k.done());
+        }
+        r = s.api.call("POST", "/v1/devices/" + s.device.device_id + "/revoke", revoke_body(false));
+    }
     if (!r.ok()) throw CliError(kExitFailure, "revoke: " + describe(r));
     bool pending = r.data().HasMember("rotation_pending") && r.data()["rotation_pending"].IsTrue();
     s.cfg.forget_everything();

@@ -2,6 +2,7 @@
 // the login start with a DPoP proof, the confirm code, the token long-poll (honouring
 // interval and slow_down), then the welcome opened and checked against the verified roster,
 // and the pouch keys opened.
+#include <fcntl.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -52,6 +53,27 @@ long long header_seconds(const ApiAnswer& a, long long fallback) {
     } catch (const std::exception&) {
         return fallback;
     }
+}
+
+// On a desktop session with a terminal, hands the link to the desktop's opener (xdg-open,
+// or $BROWSER) in the background; anywhere else the printed link is all there is.
+void open_in_browser(const std::string& link) {
+    if (!::isatty(STDOUT_FILENO) || (!std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY"))) return;
+    const char* browser = std::getenv("BROWSER");
+    std::string opener = browser && *browser ? browser : "xdg-open";
+    pid_t pid = ::fork();
+    if (pid == 0) {
+        int null = ::open("/dev/null", O_RDWR);
+        if (null >= 0) {
+            ::dup2(null, STDIN_FILENO);
+            ::dup2(null, STDOUT_FILENO);
+            ::dup2(null, STDERR_FILENO);
+        }
+        ::execlp(opener.c_str(), opener.c_str(), link.c_str(), static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    // Not waited for: the opener may outlive the login; SIGCHLD is left at its default, so the
+    // kernel keeps only a zombie until pouch exits.
 }
 
 // docs/CLIENT-FORMAT.md "Welcome": the roster verifies, its genesis and the pinned head are
@@ -119,19 +141,27 @@ int cmd_login(const Args& a) {
     CallOptions opt;
     opt.authenticated = false;
     ApiAnswer start = api.call("POST", "/v1/cli-auth/requests", body.done(), {}, opt);
+    if (start.status == 401 && start.code == "invalid_dpop_proof")
+        throw CliError(kExitFailure, "cannot start the login: " + describe(start) +
+                                         ". DPoP proofs name the URL they are sent to: give --server "
+                                         "exactly as the server's public URL (POUCH_PUBLIC_URL)");
     if (!start.ok()) throw CliError(kExitFailure, "cannot start the login: " + describe(start));
     std::string request_id = jstr(start.data(), "request_id");
     std::string url = jstr(start.data(), "authorize_url");
     long long interval = jint(start.data(), "interval");
     long long deadline = now_s() + jint(start.data(), "expires_in");
     std::string code = crypto::confirm_code(request_id, crypto::jwk_thumbprint(sign.x(), sign.y()));
-    cfg.save_pending_login({server, request_id, url, code, name, deadline});
+    // docs/CLIENT-FORMAT.md "The approval link": the browser needs this device's public keys,
+    // which the request details do not show; the fragment never reaches a server.
+    std::string link = url + "#keys=" + sign.x() + "." + sign.y() + "." + enc.x() + "." + enc.y();
+    cfg.save_pending_login({server, request_id, link, code, name, deadline});
 
     std::printf("Open this address in a browser where you are signed in to Pouch Sync:\n\n  %s\n\n"
                 "and approve the device \"%s\" if the page shows this confirm code:\n\n  %s\n\n"
                 "Waiting for the approval (until it expires in %lld minutes)...\n",
-                url.c_str(), name.c_str(), code.c_str(), (deadline - now_s()) / 60);
+                link.c_str(), name.c_str(), code.c_str(), (deadline - now_s()) / 60);
     std::fflush(stdout);
+    open_in_browser(link);
 
     ApiAnswer tok;
     while (true) {

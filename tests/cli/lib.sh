@@ -38,12 +38,16 @@ login() {
     (XDG_CONFIG_HOME=$cfg "$POUCH" login --server "$POUCH_URL" --name "$name" \
         >"$CLI_TMP/$name.login" 2>&1; echo $? >"$CLI_TMP/$name.login.rc") &
     local pid=$!
+    # The approval link as a person copies it from the terminal (with its #keys= fragment).
+    LINK=""
     for i in $(seq 100); do
-        [[ -f $cfg/pouch/login.json ]] && break
+        LINK=$(grep -o 'http[^ ]*/cli/approve?request=[^ ]*' "$CLI_TMP/$name.login" 2>/dev/null || true)
+        [[ -n $LINK ]] && break
         sleep 0.1
     done
-    REQ=$(jq -r .request_id "$cfg/pouch/login.json" 2>/dev/null)
-    DEVICE_ID=$(web approve "$REQ" --login-file "$cfg/pouch/login.json")
+    REQ=${LINK#*request=}
+    REQ=${REQ%%#*}
+    DEVICE_ID=$(web approve "$REQ" --link "$LINK")
     wait "$pid"
     LOGIN_OUT=$(cat "$CLI_TMP/$name.login")
     RC=$(cat "$CLI_TMP/$name.login.rc")

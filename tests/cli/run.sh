@@ -20,6 +20,8 @@ web_account || { echo "FAIL setup: no web account"; smoke_done; }
 login laptop-a
 expect_true "login exits 0 (got $RC: $LOGIN_OUT)" test "$RC" = 0
 expect_true "login prints the authorize_url" grep -q "/cli/approve?request=$REQ" <<<"$LOGIN_OUT"
+expect_true "the approval link carries the four key coordinates (#keys=)" \
+    grep -Eq "request=$REQ#keys=[A-Za-z0-9_-]{43}(\.[A-Za-z0-9_-]{43}){3}" <<<"$LOGIN_OUT"
 code=$(web_code=$(curl -s "$POUCH_URL/v1/cli-auth/requests/$REQ" -H "Authorization: Bearer $(jq -r .session_token "$CLI_TMP/web/web.json")" | jq -r .data.confirm_code); echo "$web_code")
 expect_true "login prints the confirm code the browser shows ($code)" grep -q "$code" <<<"$LOGIN_OUT"
 expect_true "login says it is done" grep -q "Logged in to" <<<"$LOGIN_OUT"

@@ -1,7 +1,7 @@
 // main.cpp -- pouch-testweb (see web.h): dispatch, its state directory and the web caller.
 //   pouch-testweb signup  --server URL --state DIR [--email E]
 //   pouch-testweb genesis --state DIR
-//   pouch-testweb approve --state DIR REQUEST_ID [--login-file CLI_CONFIG/login.json]
+//   pouch-testweb approve --state DIR REQUEST_ID [--link APPROVAL_LINK | --login-file F]
 //   pouch-testweb revoke  --state DIR DEVICE_ID
 //   pouch-testweb put     --state DIR NAME --file PATH
 //   pouch-testweb get     --state DIR NAME            (the content on stdout)

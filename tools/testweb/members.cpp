@@ -94,7 +94,7 @@ int cmd_genesis(const Args& argv) {
 }
 
 int cmd_approve(const Args& argv) {
-    auto a = pouch::cli::parse_args(argv, {"state", "login-file", "sign-pub", "enc-pub"}, {"deny"});
+    auto a = pouch::cli::parse_args(argv, {"state", "login-file", "link", "sign-pub", "enc-pub"}, {"deny"});
     if (a.positional.size() != 1) throw CliError(2, "usage: approve --state DIR REQUEST_ID");
     Web w(WebState::load(state_dir(a)));
     std::string req = a.positional[0];
@@ -110,6 +110,16 @@ int cmd_approve(const Args& argv) {
     if (d.HasMember("sign_pub") && d.HasMember("enc_pub")) {
         sign_pub = fmt::PublicJwk::from_json(d["sign_pub"], "sign_pub");
         enc_pub = fmt::PublicJwk::from_json(d["enc_pub"], "enc_pub");
+    } else if (auto link = a.get("link")) {
+        // docs/CLIENT-FORMAT.md "The approval link": #keys=sign.x.sign.y.enc.x.enc.y
+        auto pos = link->find("#keys=");
+        std::string k = pos == std::string::npos ? "" : link->substr(pos + 6);
+        if (k.size() != 4 * 43 + 3 || k[43] != '.' || k[87] != '.' || k[131] != '.')
+            throw CliError(2, "the link has no #keys= fragment of four coordinates");
+        sign_pub = fmt::PublicJwk{k.substr(0, 43), k.substr(44, 43)};
+        enc_pub = fmt::PublicJwk{k.substr(88, 43), k.substr(132, 43)};
+        sign_pub.point();
+        enc_pub.point();
     } else if (auto f = a.get("login-file")) {
         auto text = pouch::cli::read_file(*f);
         if (!text) throw CliError(1, *f + " does not exist");
@@ -120,7 +130,7 @@ int cmd_approve(const Args& argv) {
         sign_pub = jwk_from_text(*a.get("sign-pub"), "sign_pub");
         enc_pub = jwk_from_text(*a.get("enc-pub"), "enc_pub");
     } else {
-        throw CliError(2, "the server does not show the CLI's keys: give --login-file or --sign-pub/--enc-pub");
+        throw CliError(2, "the server does not show the CLI's keys: give --link, --login-file or --sign-pub/--enc-pub");
     }
     // The sign key must be the one the request was started with (its thumbprint is shown).
     if (sign_pub.jkt() != jstr(d, "sign_jkt")) throw CliError(5, "sign_pub is not the key of this login request");
