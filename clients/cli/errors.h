@@ -23,4 +23,10 @@ struct CliError : std::runtime_error {
     CliError(int code, const std::string& message) : std::runtime_error(message), code(code) {}
 };
 
+// This device was never given the pouch key a revision needs (an approval that sealed only
+// the newest generation, say): that file cannot be read here, the rest of the pouch can.
+struct MissingKey : CliError {
+    using CliError::CliError;
+};
+
 }  // namespace pouch::cli

@@ -177,10 +177,16 @@ int cmd_ls(const Args& a) {
     }
     std::string pouch = resolve_pouch(s, a.positional[0]);
     std::vector<Revision> items;
+    int unreadable = 0;
     s.api.list("/v1/pouches/" + pouch + "/artifacts", a.flag("deleted") ? "include_deleted=true&" : "",
                [&](const rapidjson::Value& it) {
-                   if (it.HasMember("head") && it["head"].IsObject())
+                   if (!it.HasMember("head") || !it["head"].IsObject()) return;
+                   try {
                        items.push_back(open_revision(s.trust, pouch, it["head"]));
+                   } catch (const MissingKey& e) {
+                       ++unreadable;
+                       s.progress.say("artifact " + jstr(it, "id") + " cannot be read here: " + e.what());
+                   }
                }, 500);
     std::sort(items.begin(), items.end(),
               [](const Revision& x, const Revision& y) { return x.content.name < y.content.name; });
@@ -196,7 +202,7 @@ int cmd_ls(const Args& a) {
         }
         o.end_arr();
         std::printf("%s\n", o.done().c_str());
-        return kExitOk;
+        return unreadable ? kExitFailure : kExitOk;
     }
     for (const auto& r : items) {
         std::time_t t = static_cast<std::time_t>(r.content.mtime / 1000);
@@ -205,7 +211,7 @@ int cmd_ls(const Args& a) {
         std::printf("%10s  %s  %s%s\n", human_bytes(r.content.size).c_str(), when, r.content.name.c_str(),
                     r.deleted() ? "  (deleted)" : "");
     }
-    return kExitOk;
+    return unreadable ? kExitFailure : kExitOk;
 }
 
 int cmd_push(const Args& a) {

@@ -114,12 +114,25 @@ std::optional<Revision> SyncEngine::fetch_head(const std::string& artifact_id) {
     return open_revision(trust_, s_.pouch_id, items[0]);
 }
 
+void SyncEngine::unreadable(const std::string& artifact_id, const std::string& why) {
+    ++stats_.refused;
+    stats_.messages.push_back("artifact " + artifact_id + " cannot be read here: " + why);
+}
+
+void SyncEngine::apply_readable(const rapidjson::Value& rev) {
+    try {
+        apply_head(open_revision(trust_, s_.pouch_id, rev));
+    } catch (const MissingKey& e) {
+        unreadable(jstr(rev, "artifact_id"), e.what());
+    }
+}
+
 void SyncEngine::full_resync() {
     long long hw = high_water_;
     std::string q = s_.files.empty() ? "" : "include_deleted=true&";
     api_.list("/v1/pouches/" + s_.pouch_id + "/artifacts", q, [&](const rapidjson::Value& item) {
         if (!item.HasMember("head") || !item["head"].IsObject()) return;
-        apply_head(open_revision(trust_, s_.pouch_id, item["head"]));
+        apply_readable(item["head"]);
     }, 500);
     s_.seq = hw;
     save();
@@ -153,8 +166,13 @@ bool SyncEngine::apply_events_page() {
             continue;  // this folder's own commit, already recorded
         if (seen.insert(aid).second) changed.push_back(aid);
     }
-    for (const auto& aid : changed)
-        if (auto h = fetch_head(aid)) apply_head(*h);
+    for (const auto& aid : changed) {
+        try {
+            if (auto h = fetch_head(aid)) apply_head(*h);
+        } catch (const MissingKey& e) {
+            unreadable(aid, e.what());
+        }
+    }
     s_.seq = last;
     save();
     return items.Size() >= 1000;

@@ -51,6 +51,10 @@ private:
     bool apply_events_page();
     std::optional<Revision> fetch_head(const std::string& artifact_id);
     void apply_head(const Revision& h);
+    // apply_head of a revision whose key this device may lack: such a file is reported and
+    // skipped (the command then exits 1), the others are applied.
+    void apply_readable(const rapidjson::Value& rev);
+    void unreadable(const std::string& artifact_id, const std::string& why);
     void apply_put(const Revision& h, const std::string* prev_local);
     void apply_delete(const Revision& h, const std::string& local);
     void write_content(const std::string& local, const Revision& h);

@@ -69,7 +69,7 @@ bool Trust::has_key(const std::string& pouch_id, long long key_gen) {
 std::string Trust::pouch_key(const std::string& pouch_id, long long key_gen) {
     if (!has_key(pouch_id, key_gen)) fetch_keys(pouch_id);
     if (!has_key(pouch_id, key_gen))
-        throw CliError(kExitIntegrity, "this device holds no key for pouch " + pouch_id +
+        throw MissingKey(kExitFailure, "this device holds no key for pouch " + pouch_id +
                                            " generation " + std::to_string(key_gen) +
                                            " (no envelope for it was sealed to this device)");
     return (*keys_)[pouch_id][key_gen];

@@ -32,7 +32,8 @@ public:
     std::string my_label();
 
     // The pouch key of (pouch, key_gen): from keys.json, else fetched from the server's
-    // envelopes for this member. kExitIntegrity when no verified envelope opens it.
+    // envelopes for this member. MissingKey when none was sealed to this member;
+    // kExitIntegrity when an envelope does not verify or open.
     std::string pouch_key(const std::string& pouch_id, long long key_gen);
     bool has_key(const std::string& pouch_id, long long key_gen);
     // Fetches every envelope of this member for the pouch (all pouches when empty) and

@@ -47,7 +47,8 @@ login() {
     done
     REQ=${LINK#*request=}
     REQ=${REQ%%#*}
-    DEVICE_ID=$(web approve "$REQ" --link "$LINK")
+    # shellcheck disable=SC2086  # APPROVE_ARGS: extra options of pouch-testweb approve
+    DEVICE_ID=$(web approve "$REQ" --link "$LINK" ${APPROVE_ARGS:-})
     wait "$pid"
     LOGIN_OUT=$(cat "$CLI_TMP/$name.login")
     RC=$(cat "$CLI_TMP/$name.login.rc")

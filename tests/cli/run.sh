@@ -258,6 +258,17 @@ web get after-logout.txt >"$CLI_TMP/al.txt"
 expect_true "the web member verifies the roster and reads it" cmp -s "$A/after-logout.txt" "$CLI_TMP/al.txt"
 check logout_revokes_with_a_signed_removal_and_a_key_rotation
 
+# --- a device given only the newest key generation -----------------------------------------------
+
+APPROVE_ARGS=--current-only login laptop-d
+D=$CLI_TMP/D
+dev laptop-d sync "$D"
+expect_true "a sync that meets revisions it has no key for exits 1 ($RC)" test "$RC" = 1
+expect_true "and names what it cannot read ($ERR)" grep -q "cannot be read here" <<<"$ERR"
+expect_true "files of the newest generation still arrive" cmp -s "$A/after-logout.txt" "$D/after-logout.txt"
+expect_true "files of older generations do not" test ! -e "$D/big.bin"
+check a_device_without_old_keys_reads_what_it_can_and_says_what_it_cannot
+
 # --- the command line itself ----------------------------------------------------------------------
 
 dev laptop-a help --man

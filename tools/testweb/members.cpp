@@ -94,7 +94,9 @@ int cmd_genesis(const Args& argv) {
 }
 
 int cmd_approve(const Args& argv) {
-    auto a = pouch::cli::parse_args(argv, {"state", "login-file", "link", "sign-pub", "enc-pub"}, {"deny"});
+    // --current-only seals each pouch's newest generation only (as the web app does today).
+    auto a = pouch::cli::parse_args(argv, {"state", "login-file", "link", "sign-pub", "enc-pub"},
+                                    {"deny", "current-only"});
     if (a.positional.size() != 1) throw CliError(2, "usage: approve --state DIR REQUEST_ID");
     Web w(WebState::load(state_dir(a)));
     std::string req = a.positional[0];
@@ -156,9 +158,14 @@ int cmd_approve(const Args& argv) {
     Out o;
     o.key("statement").obj().kv("statement", st.statement).kv("signature", st.signature).end_obj();
     o.key("key_envelopes").arr();
-    for (const auto& [pouch, gens] : w.keys())
-        for (const auto& [gen, key] : gens)
+    // Every generation this member holds, so the device can read revisions written before a
+    // rotation too (a new member needs the old keys).
+    for (const auto& [pouch, gens] : w.keys()) {
+        for (const auto& [gen, key] : gens) {
+            if (a.flag("current-only") && gen != gens.rbegin()->first) continue;
             o.raw(fmt::seal_key_envelope(pouch, member, gen, enc_pub, key, w.st.member_id, sign).json());
+        }
+    }
     o.end_arr();
     fmt::Welcome wel{w.st.account_id, r.genesis_hash, b.seq, fmt::statement_hash(st.statement),
                      w.st.member_id, jwk(sign), jwk(enc)};
