@@ -20,7 +20,9 @@ namespace fmt = pouch::clientfmt;
 
 namespace {
 
-void print_json(const std::string& s) { std::printf("%s\n", s.c_str()); }
+void print_json(const std::string& s) {
+    std::printf("%s\n", s.c_str());
+}
 
 std::string cell(const std::string& s, size_t w) {
     return s.size() >= w ? s.substr(0, w) : s + std::string(w - s.size(), ' ');
@@ -37,8 +39,12 @@ int cmd_status(const Args& a) {
             json::Out o;
             o.kv("logged_in", false);
             if (pending) {
-                o.key("pending_login").obj().kv("server", pending->server).kv("request_id", pending->request_id);
-                o.kv("authorize_url", pending->authorize_url).kv("confirm_code", pending->confirm_code);
+                o.key("pending_login")
+                    .obj()
+                    .kv("server", pending->server)
+                    .kv("request_id", pending->request_id);
+                o.kv("authorize_url", pending->authorize_url)
+                    .kv("confirm_code", pending->confirm_code);
                 o.kv("expires_at", pending->expires_at).end_obj();
             }
             print_json(o.done());
@@ -92,9 +98,11 @@ int cmd_status(const Args& a) {
                 s.device.server.c_str(), s.device.account_id.c_str(), s.device.device_name.c_str(),
                 s.device.device_id.c_str(), s.device.member_id.c_str(), session_state.c_str());
     if (stored >= 0)
-        std::printf("storage:  %s of %s\n", human_bytes(stored).c_str(), human_bytes(limit).c_str());
+        std::printf("storage:  %s of %s\n", human_bytes(stored).c_str(),
+                    human_bytes(limit).c_str());
     for (const auto& [p, gens] : keys)
-        std::printf("pouch:    %s (key generation %lld)\n", p.c_str(), gens.empty() ? 0 : gens.rbegin()->first);
+        std::printf("pouch:    %s (key generation %lld)\n", p.c_str(),
+                    gens.empty() ? 0 : gens.rbegin()->first);
     for (const auto& f : folders)
         std::printf("folder:   %s -> pouch %s, event %lld, %zu files%s\n", f.root.c_str(),
                     f.pouch_id.substr(0, 8).c_str(), f.seq, f.files.size(),
@@ -126,8 +134,9 @@ int cmd_devices(const Args& a) {
     for (const auto& d : all.GetArray()) {
         std::string id = jstr(d, "id");
         bool revoked = jopt(d, "revoked_at").has_value();
-        std::printf("%s %s %s %s %s\n", id == s.device.device_id ? "*" : " ", cell(jstr(d, "name"), 24).c_str(),
-                    cell(id, 36).c_str(), cell(jopt(d, "last_seen_at").value_or("-"), 24).c_str(),
+        std::printf("%s %s %s %s %s\n", id == s.device.device_id ? "*" : " ",
+                    cell(jstr(d, "name"), 24).c_str(), cell(id, 36).c_str(),
+                    cell(jopt(d, "last_seen_at").value_or("-"), 24).c_str(),
                     revoked ? "revoked" : "active");
     }
     return kExitOk;
@@ -151,7 +160,8 @@ int cmd_logout(const Args& a) {
     Config cfg = config_from(a);
     if (a.flag("local")) {
         cfg.forget_everything();
-        std::printf("forgot this device's keys, tokens and folder bindings (the server was not asked)\n");
+        std::printf(
+            "forgot this device's keys, tokens and folder bindings (the server was not asked)\n");
         return kExitOk;
     }
     Session s(a);
@@ -186,15 +196,17 @@ int cmd_logout(const Args& a) {
         auto& envs = by_pouch[id];
         for (const fmt::Member* m : roster.active_members()) {
             if (m->id == s.device.member_id) continue;
-            envs.push_back(fmt::seal_key_envelope(id, m->id, gen, m->enc_pub, key, s.device.member_id, s.sign));
+            envs.push_back(fmt::seal_key_envelope(id, m->id, gen, m->enc_pub, key,
+                                                  s.device.member_id, s.sign));
             ++total;
         }
     });
     int pouches = static_cast<int>(by_pouch.size());
     if (total > 2000)
-        throw CliError(kExitFailure, "the rotation needs " + std::to_string(total) +
-                                         " key envelopes, more than one revoke carries (2000); revoke "
-                                         "this device from the web app instead");
+        throw CliError(kExitFailure,
+                       "the rotation needs " + std::to_string(total) +
+                           " key envelopes, more than one revoke carries (2000); revoke "
+                           "this device from the web app instead");
     auto revoke_body = [&](bool with_keys) {
         json::Out o;
         o.key("roster").obj().key("statements").arr().obj().kv("statement", st.statement);
@@ -206,7 +218,8 @@ int cmd_logout(const Args& a) {
         o.end_arr().end_obj().kv("reason", "pouch logout");
         return o.done();
     };
-    ApiAnswer r = s.api.call("POST", "/v1/devices/" + s.device.device_id + "/revoke", revoke_body(true));
+    ApiAnswer r =
+        s.api.call("POST", "/v1/devices/" + s.device.device_id + "/revoke", revoke_body(true));
     if (r.status == 409 && r.code == "key_gen_conflict") {
         // A server that wants one key_gen per request across pouches refused the whole revoke
         // (and stored nothing): rotate each pouch on its own while this device may still
@@ -223,11 +236,12 @@ int cmd_logout(const Args& a) {
     if (!r.ok()) throw CliError(kExitFailure, "revoke: " + describe(r));
     bool pending = r.data().HasMember("rotation_pending") && r.data()["rotation_pending"].IsTrue();
     s.cfg.forget_everything();
-    std::printf("this device is revoked and forgotten; %d pouch key%s rotated for %zu remaining "
-                "member%s%s\n",
-                pouches, pouches == 1 ? "" : "s", roster.active_members().size() - 1,
-                roster.active_members().size() == 2 ? "" : "s",
-                pending ? " (the server reports a rotation still pending)" : "");
+    std::printf(
+        "this device is revoked and forgotten; %d pouch key%s rotated for %zu remaining "
+        "member%s%s\n",
+        pouches, pouches == 1 ? "" : "s", roster.active_members().size() - 1,
+        roster.active_members().size() == 2 ? "" : "s",
+        pending ? " (the server reports a rotation still pending)" : "");
     return kExitOk;
 }
 

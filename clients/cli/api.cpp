@@ -20,9 +20,13 @@ namespace pouch::cli {
 
 namespace {
 
-long long now_s() { return static_cast<long long>(::time(nullptr)); }
+long long now_s() {
+    return static_cast<long long>(::time(nullptr));
+}
 
-void sleep_s(double s) { std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<long>(s * 1000))); }
+void sleep_s(double s) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<long>(s * 1000)));
+}
 
 double retry_after(const ApiAnswer& a, double fallback) {
     std::string v = a.http.header("retry-after");
@@ -44,11 +48,15 @@ void log_answer(const std::string& method, const std::string& path, long status,
     const char* file = std::getenv("POUCH_API_LOG");
     if (!file || !*file) return;
     json::Out o;
-    o.kv("method", method).kv("path", path).kv("status", static_cast<long long>(status)).kv("body", body);
+    o.kv("method", method)
+        .kv("path", path)
+        .kv("status", static_cast<long long>(status))
+        .kv("body", body);
     std::string line = o.done() + "\n";
     int fd = ::open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
     if (fd < 0) return;
-    ssize_t n = ::write(fd, line.data(), line.size());  // one write: lines of parallel processes stay whole
+    ssize_t n =
+        ::write(fd, line.data(), line.size());  // one write: lines of parallel processes stay whole
     (void)n;
     ::close(fd);
 }
@@ -139,7 +147,8 @@ ApiAnswer Api::send_once(const std::string& method, const std::string& path,
     try {
         a.doc = json::parse_strict_any(a.raw);
     } catch (const std::exception& e) {
-        throw CliError(kExitFailure, "the server's answer is not valid JSON: " + std::string(e.what()));
+        throw CliError(kExitFailure,
+                       "the server's answer is not valid JSON: " + std::string(e.what()));
     }
     if (!a.ok() && a.doc.IsObject() && a.doc.HasMember("error") && a.doc["error"].IsObject()) {
         const auto& e = a.doc["error"];
@@ -195,7 +204,8 @@ ApiAnswer Api::must(const std::string& method, const std::string& path, const st
                     const std::vector<std::string>& headers, const CallOptions& opt) {
     ApiAnswer a = call(method, path, body, headers, opt);
     if (!a.ok())
-        throw CliError(kExitFailure, method + " " + path.substr(0, path.find('?')) + ": " + describe(a));
+        throw CliError(kExitFailure,
+                       method + " " + path.substr(0, path.find('?')) + ": " + describe(a));
     return a;
 }
 
@@ -227,7 +237,8 @@ void Api::list_roster(const std::function<void(const rapidjson::Value&)>& each,
     std::optional<std::string> cursor;
     while (true) {
         std::string q = "/v1/account/roster?limit=1000";
-        if (cursor) q += std::string(roster_uses_after_ ? "&after=" : "&cursor=") + url_encode(*cursor);
+        if (cursor)
+            q += std::string(roster_uses_after_ ? "&after=" : "&cursor=") + url_encode(*cursor);
         ApiAnswer a = call("GET", q, "", headers, opt);
         if (!a.ok() && cursor && !roster_uses_after_ && a.code == "validation_failed" &&
             a.field == "?cursor") {
@@ -261,7 +272,8 @@ void Api::refresh() {
     CallOptions opt;
     opt.authenticated = false;
     ApiAnswer a = send_once("POST", "/v1/cli-auth/refresh", o.done(), {}, opt);
-    for (int attempt = 1; (a.status == 429 || a.status >= 502) && attempt < kMaxAttempts; ++attempt) {
+    for (int attempt = 1; (a.status == 429 || a.status >= 502) && attempt < kMaxAttempts;
+         ++attempt) {
         sleep_s(retry_after(a, attempt));
         a = send_once("POST", "/v1/cli-auth/refresh", o.done(), {}, opt);
     }
@@ -274,8 +286,9 @@ void Api::refresh() {
         throw CliError(kExitNeedLogin,
                        "this device was revoked; run `pouch logout --local` and then "
                        "`pouch login` to enrol it again");
-    if (!a.ok()) throw CliError(a.status >= 500 ? kExitUnreachable : kExitFailure,
-                                "cannot refresh the access token: " + describe(a));
+    if (!a.ok())
+        throw CliError(a.status >= 500 ? kExitUnreachable : kExitFailure,
+                       "cannot refresh the access token: " + describe(a));
     const auto& d = a.data();
     device_->access_token = jstr(d, "access_token");
     device_->refresh_token = jstr(d, "refresh_token");

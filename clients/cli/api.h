@@ -21,12 +21,12 @@ struct ApiAnswer {
     long status = 0;
     std::string code, message;  // of a failure envelope
     std::string field;
-    rapidjson::Document doc;    // the parsed envelope (empty for raw answers)
-    std::string raw;            // the body as received
+    rapidjson::Document doc;  // the parsed envelope (empty for raw answers)
+    std::string raw;          // the body as received
     HttpResponse http;
 
     bool ok() const { return status >= 200 && status < 300; }
-    const rapidjson::Value& data() const;     // doc["data"]; throws if missing
+    const rapidjson::Value& data() const;  // doc["data"]; throws if missing
     std::optional<std::string> next_cursor() const;
     const rapidjson::Value* details() const;  // error.details, if any
 };
@@ -34,14 +34,14 @@ struct ApiAnswer {
 struct CallOptions {
     std::string content_type = "application/json";
     long timeout_seconds = 60;
-    bool retry = true;           // retry transport errors, 429 and 5xx
-    bool authenticated = true;   // send the access token (and refresh it)
-    bool raw = false;            // do not parse the body as JSON on success
+    bool retry = true;          // retry transport errors, 429 and 5xx
+    bool authenticated = true;  // send the access token (and refresh it)
+    bool raw = false;           // do not parse the body as JSON on success
     std::function<bool(long long, long long, long long, long long)> progress;
 };
 
 class Api {
-public:
+  public:
     // A client without a session (login): DPoP proofs are signed with `key` when given.
     Api(Http& http, std::string server, const crypto::P256PrivateKey* key = nullptr);
     // A client of the enrolled device; refreshed tokens are saved through cfg.
@@ -52,14 +52,12 @@ public:
     // One call; `path` starts with /v1 and may carry a query. Failures of the session
     // (revoked, ended) throw CliError kExitNeedLogin; an unreachable server kExitUnreachable.
     // Other API errors come back in the answer for the caller to judge.
-    ApiAnswer call(const std::string& method, const std::string& path,
-                   const std::string& body = "", const std::vector<std::string>& headers = {},
-                   const CallOptions& opt = {});
+    ApiAnswer call(const std::string& method, const std::string& path, const std::string& body = "",
+                   const std::vector<std::string>& headers = {}, const CallOptions& opt = {});
 
     // As call, but any answer other than 2xx throws CliError describing it.
-    ApiAnswer must(const std::string& method, const std::string& path,
-                   const std::string& body = "", const std::vector<std::string>& headers = {},
-                   const CallOptions& opt = {});
+    ApiAnswer must(const std::string& method, const std::string& path, const std::string& body = "",
+                   const std::vector<std::string>& headers = {}, const CallOptions& opt = {});
 
     // Every item of a paged list (follows meta.next_cursor until null). `query` holds the
     // list's own parameters ("member_id=..&"), without limit/cursor. Each item is passed to
@@ -80,10 +78,9 @@ public:
     // Refreshes the access token now (under the config lock).
     void refresh();
 
-private:
-    ApiAnswer send_once(const std::string& method, const std::string& path,
-                        const std::string& body, const std::vector<std::string>& headers,
-                        const CallOptions& opt);
+  private:
+    ApiAnswer send_once(const std::string& method, const std::string& path, const std::string& body,
+                        const std::vector<std::string>& headers, const CallOptions& opt);
     void ensure_fresh_token();
     Http& http_;
     std::string server_;

@@ -43,7 +43,8 @@ Args parse_args(const std::vector<std::string>& argv, const std::set<std::string
             if (i + 1 >= argv.size()) throw CliError(kExitUsage, "--" + name + " needs a value");
             value = argv[++i];
         }
-        if (!a.opts.emplace(name, value).second) throw CliError(kExitUsage, "--" + name + " given twice");
+        if (!a.opts.emplace(name, value).second)
+            throw CliError(kExitUsage, "--" + name + " given twice");
     }
     return a;
 }

@@ -57,14 +57,18 @@ std::string Config::default_dir() {
     return join_path(join_path(home, ".config"), "pouch");
 }
 
-std::string Config::path(const std::string& name) const { return join_path(dir_, name); }
+std::string Config::path(const std::string& name) const {
+    return join_path(dir_, name);
+}
 
 void Config::ensure_dir() const {
     make_dirs(dir_, 0700);
     make_dirs(path("folders"), 0700);
 }
 
-bool Config::logged_in() const { return exists(path("device.json")); }
+bool Config::logged_in() const {
+    return exists(path("device.json"));
+}
 
 DeviceState Config::load_device() const {
     auto text = read_file(path("device.json"));
@@ -82,9 +86,9 @@ std::optional<PendingLogin> Config::load_pending_login() const {
     if (!text) return std::nullopt;
     try {
         auto d = fmt::parse_object(*text);
-        return PendingLogin{fmt::get_str(d, "server"), fmt::get_str(d, "request_id"),
+        return PendingLogin{fmt::get_str(d, "server"),        fmt::get_str(d, "request_id"),
                             fmt::get_str(d, "authorize_url"), fmt::get_str(d, "confirm_code"),
-                            fmt::get_str(d, "device_name"), fmt::get_int(d, "expires_at")};
+                            fmt::get_str(d, "device_name"),   fmt::get_int(d, "expires_at")};
     } catch (const fmt::FormatError&) {
         return std::nullopt;
     }
@@ -107,12 +111,18 @@ void Config::save_pending_login(const PendingLogin& p) const {
 crypto::P256PrivateKey Config::load_key(const char* name) const {
     std::string err;
     auto k = crypto::P256PrivateKey::load(path(name), err);
-    if (!k) throw CliError(kExitNeedLogin, "this device has no usable key (" + err + "): run `pouch login`");
+    if (!k)
+        throw CliError(kExitNeedLogin,
+                       "this device has no usable key (" + err + "): run `pouch login`");
     return *k;
 }
 
-crypto::P256PrivateKey Config::sign_key() const { return load_key("sign.pem"); }
-crypto::P256PrivateKey Config::enc_key() const { return load_key("enc.pem"); }
+crypto::P256PrivateKey Config::sign_key() const {
+    return load_key("sign.pem");
+}
+crypto::P256PrivateKey Config::enc_key() const {
+    return load_key("enc.pem");
+}
 
 Keyring Config::load_keys() const {
     Keyring k;

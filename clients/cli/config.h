@@ -36,7 +36,7 @@ struct PendingLogin {
 using Keyring = std::map<std::string, std::map<long long, std::string>>;
 
 class Config {
-public:
+  public:
     explicit Config(std::string dir);
     static std::string default_dir();  // from XDG_CONFIG_HOME / HOME
 
@@ -60,7 +60,7 @@ public:
     // Removes the session, the keys and the folder states (logout).
     void forget_everything() const;
 
-private:
+  private:
     crypto::P256PrivateKey load_key(const char* name) const;
     std::string dir_;
 };

@@ -9,13 +9,13 @@ namespace pouch::cli {
 
 enum ExitCode : int {
     kExitOk = 0,
-    kExitFailure = 1,       // anything not listed below
-    kExitUsage = 2,         // bad command line
-    kExitNeedLogin = 3,     // not logged in, revoked, or the session ended: run `pouch login`
-    kExitUnreachable = 4,   // the server cannot be reached or keeps answering 5xx
-    kExitIntegrity = 5,     // a roster, signature, key envelope or envelope did not verify
-    kExitLoginRefused = 6,  // the login was denied in the browser or expired
-    kExitInterrupted = 130, // SIGINT / SIGTERM
+    kExitFailure = 1,        // anything not listed below
+    kExitUsage = 2,          // bad command line
+    kExitNeedLogin = 3,      // not logged in, revoked, or the session ended: run `pouch login`
+    kExitUnreachable = 4,    // the server cannot be reached or keeps answering 5xx
+    kExitIntegrity = 5,      // a roster, signature, key envelope or envelope did not verify
+    kExitLoginRefused = 6,   // the login was denied in the browser or expired
+    kExitInterrupted = 130,  // SIGINT / SIGTERM
 };
 
 struct CliError : std::runtime_error {

@@ -101,7 +101,8 @@ void make_dirs(const std::string& path, int mode) {
     if (path.empty()) return;
     struct stat st {};
     if (::stat(path.c_str(), &st) == 0) {
-        if (!S_ISDIR(st.st_mode)) throw CliError(kExitFailure, path + " exists and is not a directory");
+        if (!S_ISDIR(st.st_mode))
+            throw CliError(kExitFailure, path + " exists and is not a directory");
         if ((st.st_mode & 0777) != static_cast<unsigned>(mode) && ::chmod(path.c_str(), mode) != 0)
             throw io_error("cannot chmod", path);
         return;

@@ -8,7 +8,8 @@
 
 namespace pouch::cli {
 
-std::optional<std::string> read_file(const std::string& path);  // nullopt if absent; throws on other errors
+std::optional<std::string> read_file(
+    const std::string& path);  // nullopt if absent; throws on other errors
 // Writes data to path atomically with `mode`; throws CliError on failure.
 void write_file_atomic(const std::string& path, const std::string& data, int mode = 0600);
 // mkdir -p; the last component gets `mode` (and is chmod-ed to it if it existed).
@@ -21,13 +22,13 @@ std::string absolute_path(const std::string& path);  // realpath of an existing 
 
 // flock(LOCK_EX) on path (created 0600) for the owner's lifetime.
 class FileLock {
-public:
+  public:
     explicit FileLock(const std::string& path);
     ~FileLock();
     FileLock(const FileLock&) = delete;
     FileLock& operator=(const FileLock&) = delete;
 
-private:
+  private:
     int fd_ = -1;
 };
 

@@ -17,7 +17,12 @@ namespace fmt = pouch::clientfmt;
 namespace {
 
 void write_chunk(json::Out& o, const fmt::ChunkRef& c) {
-    o.obj().kv("blob_id", c.blob_id).kv("size", c.size).kv("key", c.key).kv("hash", c.hash).end_obj();
+    o.obj()
+        .kv("blob_id", c.blob_id)
+        .kv("size", c.size)
+        .kv("key", c.key)
+        .kv("hash", c.hash)
+        .end_obj();
 }
 
 fmt::ChunkRef read_chunk(const rapidjson::Value& v) {
@@ -49,7 +54,9 @@ FileEntry read_entry(const rapidjson::Value& v) {
     return e;
 }
 
-std::string name_of(const rapidjson::Value& n) { return std::string(n.GetString(), n.GetStringLength()); }
+std::string name_of(const rapidjson::Value& n) {
+    return std::string(n.GetString(), n.GetStringLength());
+}
 
 }  // namespace
 
@@ -124,7 +131,8 @@ const std::string* FolderState::local_name_of(const std::string& artifact_id) co
 }
 
 std::string folder_state_path(const Config& cfg, const std::string& root) {
-    return join_path(cfg.path("folders"), crypto::to_hex(crypto::sha256(root)).substr(0, 32) + ".json");
+    return join_path(cfg.path("folders"),
+                     crypto::to_hex(crypto::sha256(root)).substr(0, 32) + ".json");
 }
 
 std::optional<FolderState> load_folder_state(const Config& cfg, const std::string& root) {
@@ -145,7 +153,8 @@ std::vector<FolderState> all_folder_states(const Config& cfg) {
     while (dirent* e = ::readdir(d)) {
         std::string n = e->d_name;
         if (n.size() < 6 || n.substr(n.size() - 5) != ".json") continue;
-        if (auto text = read_file(join_path(cfg.path("folders"), n))) out.push_back(FolderState::from_json(*text));
+        if (auto text = read_file(join_path(cfg.path("folders"), n)))
+            out.push_back(FolderState::from_json(*text));
     }
     ::closedir(d);
     return out;

@@ -19,17 +19,17 @@ struct FileEntry {
     std::string remote_name;               // content.name on the server (NFC)
     std::string fp;                        // content fingerprint (scan.h)
     long long size = 0;
-    long long mtime_ns = 0;                // local stat when last matched
+    long long mtime_ns = 0;  // local stat when last matched
     long long mode = 0644;
     std::vector<clientfmt::ChunkRef> chunks;
 };
 
 // One op of the batch in flight and what the folder state becomes when it is applied.
 struct OpIntent {
-    std::string type;        // put | delete
-    std::string local_name;  // the entry it writes (put) or drops (delete)
+    std::string type;             // put | delete
+    std::string local_name;       // the entry it writes (put) or drops (delete)
     std::string prev_local_name;  // a rename's old local name ("" otherwise)
-    FileEntry entry;         // for put: the entry once applied (revision_id = the new one)
+    FileEntry entry;              // for put: the entry once applied (revision_id = the new one)
 };
 
 struct PendingCommit {
@@ -41,9 +41,9 @@ struct PendingCommit {
 struct FolderState {
     std::string root;  // absolute path
     std::string pouch_id, epoch;
-    long long seq = 0;  // last event applied
-    std::map<std::string, FileEntry> files;          // by local name
-    std::map<std::string, std::string> conflict_of;  // conflict copy -> revision it lost to
+    long long seq = 0;                                       // last event applied
+    std::map<std::string, FileEntry> files;                  // by local name
+    std::map<std::string, std::string> conflict_of;          // conflict copy -> revision it lost to
     std::map<std::string, clientfmt::ChunkRef> chunk_cache;  // plaintext hash -> uploaded chunk
     std::optional<PendingCommit> pending;
 

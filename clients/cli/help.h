@@ -24,8 +24,8 @@ struct CommandDoc {
 const std::vector<CommandDoc>& command_docs();
 const CommandDoc* find_command_doc(const std::string& name);
 
-std::string overview_help();                      // `pouch --help`
-std::string command_help(const CommandDoc& c);    // `pouch CMD --help`
-std::string man_page();                           // roff for docs/pouch.1
+std::string overview_help();                    // `pouch --help`
+std::string command_help(const CommandDoc& c);  // `pouch CMD --help`
+std::string man_page();                         // roff for docs/pouch.1
 
 }  // namespace pouch::cli

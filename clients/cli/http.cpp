@@ -63,7 +63,9 @@ Http::Http() : impl_(std::make_unique<Impl>()) {
     if (!impl_->curl) throw HttpError("cannot initialise libcurl", false);
 }
 
-Http::~Http() { curl_easy_cleanup(impl_->curl); }
+Http::~Http() {
+    curl_easy_cleanup(impl_->curl);
+}
 
 HttpResponse Http::send(const HttpRequest& req) {
     CURL* c = impl_->curl;

@@ -19,7 +19,8 @@ struct HttpRequest {
     long timeout_seconds = 60;
     // Called about once a second and on every transfer step; return false to abort.
     std::function<bool(long long up_now, long long up_total, long long down_now,
-                       long long down_total)> progress;
+                       long long down_total)>
+        progress;
 };
 
 struct HttpResponse {
@@ -36,14 +37,14 @@ struct HttpError : std::runtime_error {
 };
 
 class Http {
-public:
+  public:
     Http();
     ~Http();
     Http(const Http&) = delete;
     Http& operator=(const Http&) = delete;
     HttpResponse send(const HttpRequest& req);  // throws HttpError
 
-private:
+  private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

@@ -29,9 +29,13 @@ namespace fmt = pouch::clientfmt;
 
 namespace {
 
-long long now_s() { return static_cast<long long>(::time(nullptr)); }
+long long now_s() {
+    return static_cast<long long>(::time(nullptr));
+}
 
-void sleep_s(long long s) { std::this_thread::sleep_for(std::chrono::seconds(s)); }
+void sleep_s(long long s) {
+    std::this_thread::sleep_for(std::chrono::seconds(s));
+}
 
 size_t code_points(const std::string& s) {
     size_t n = 0;
@@ -58,7 +62,8 @@ long long header_seconds(const ApiAnswer& a, long long fallback) {
 // On a desktop session with a terminal, hands the link to the desktop's opener (xdg-open,
 // or $BROWSER) in the background; anywhere else the printed link is all there is.
 void open_in_browser(const std::string& link) {
-    if (!::isatty(STDOUT_FILENO) || (!std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY"))) return;
+    if (!::isatty(STDOUT_FILENO) || (!std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY")))
+        return;
     const char* browser = std::getenv("BROWSER");
     std::string opener = browser && *browser ? browser : "xdg-open";
     pid_t pid = ::fork();
@@ -82,18 +87,25 @@ void open_in_browser(const std::string& link) {
 void check_welcome(const fmt::Welcome& w, const fmt::Roster& r, const DeviceState& d,
                    const crypto::P256PrivateKey& sign, const crypto::P256PrivateKey& enc) {
     if (w.account_id != d.account_id) throw fmt::FormatError("the welcome names another account");
-    if (r.genesis_hash != w.genesis_hash) throw fmt::FormatError("the roster's genesis is not the welcome's");
+    if (r.genesis_hash != w.genesis_hash)
+        throw fmt::FormatError("the roster's genesis is not the welcome's");
     if (r.hash_at(w.head_seq) != w.head_hash)
-        throw fmt::FormatError("roster statement " + std::to_string(w.head_seq) + " is not the one the approver signed");
+        throw fmt::FormatError("roster statement " + std::to_string(w.head_seq) +
+                               " is not the one the approver signed");
     const fmt::StatementBody& add = r.bodies[static_cast<size_t>(w.head_seq)];
     if (add.kind != "add" || add.member_id != d.member_id)
         throw fmt::FormatError("the welcome's roster head does not add this device's member");
-    if (!(add.sign_pub == fmt::PublicJwk{sign.x(), sign.y()}) || !(add.enc_pub == fmt::PublicJwk{enc.x(), enc.y()}))
-        throw fmt::FormatError("the roster adds this device's member with keys that are not this device's");
+    if (!(add.sign_pub == fmt::PublicJwk{sign.x(), sign.y()}) ||
+        !(add.enc_pub == fmt::PublicJwk{enc.x(), enc.y()}))
+        throw fmt::FormatError(
+            "the roster adds this device's member with keys that are not this device's");
     const fmt::Member* approver = r.find_active(w.approver_id);
-    if (!approver || !(approver->sign_pub == w.approver_sign) || !(approver->enc_pub == w.approver_enc))
-        throw fmt::FormatError("the approver is not an active member with the keys the welcome names");
-    if (add.by != w.approver_id) throw fmt::FormatError("the roster head was not signed by the approver");
+    if (!approver || !(approver->sign_pub == w.approver_sign) ||
+        !(approver->enc_pub == w.approver_enc))
+        throw fmt::FormatError(
+            "the approver is not an active member with the keys the welcome names");
+    if (add.by != w.approver_id)
+        throw fmt::FormatError("the roster head was not signed by the approver");
 }
 
 }  // namespace
@@ -105,8 +117,8 @@ int cmd_login(const Args& a) {
         throw CliError(kExitFailure, "already logged in to " + d.server + " as \"" + d.device_name +
                                          "\"; run `pouch logout` first");
     }
-    std::string server = a.get("server").value_or(std::getenv("POUCH_SERVER") ? std::getenv("POUCH_SERVER")
-                                                                                : "http://127.0.0.1:8080");
+    std::string server = a.get("server").value_or(
+        std::getenv("POUCH_SERVER") ? std::getenv("POUCH_SERVER") : "http://127.0.0.1:8080");
     while (!server.empty() && server.back() == '/') server.pop_back();
     if (server.rfind("http://", 0) != 0 && server.rfind("https://", 0) != 0)
         throw CliError(kExitUsage, "--server must be an http:// or https:// address");
@@ -142,9 +154,10 @@ int cmd_login(const Args& a) {
     opt.authenticated = false;
     ApiAnswer start = api.call("POST", "/v1/cli-auth/requests", body.done(), {}, opt);
     if (start.status == 401 && start.code == "invalid_dpop_proof")
-        throw CliError(kExitFailure, "cannot start the login: " + describe(start) +
-                                         ". DPoP proofs name the URL they are sent to: give --server "
-                                         "exactly as the server's public URL (POUCH_PUBLIC_URL)");
+        throw CliError(kExitFailure,
+                       "cannot start the login: " + describe(start) +
+                           ". DPoP proofs name the URL they are sent to: give --server "
+                           "exactly as the server's public URL (POUCH_PUBLIC_URL)");
     if (!start.ok()) throw CliError(kExitFailure, "cannot start the login: " + describe(start));
     std::string request_id = jstr(start.data(), "request_id");
     std::string url = jstr(start.data(), "authorize_url");
@@ -156,19 +169,24 @@ int cmd_login(const Args& a) {
     std::string link = url + "#keys=" + sign.x() + "." + sign.y() + "." + enc.x() + "." + enc.y();
     cfg.save_pending_login({server, request_id, link, code, name, deadline});
 
-    std::printf("Open this address in a browser where you are signed in to Pouch Sync:\n\n  %s\n\n"
-                "and approve the device \"%s\" if the page shows this confirm code:\n\n  %s\n\n"
-                "Waiting for the approval (until it expires in %lld minutes)...\n",
-                link.c_str(), name.c_str(), code.c_str(), (deadline - now_s()) / 60);
+    std::printf(
+        "Open this address in a browser where you are signed in to Pouch Sync:\n\n  %s\n\n"
+        "and approve the device \"%s\" if the page shows this confirm code:\n\n  %s\n\n"
+        "Waiting for the approval (until it expires in %lld minutes)...\n",
+        link.c_str(), name.c_str(), code.c_str(), (deadline - now_s()) / 60);
     std::fflush(stdout);
     open_in_browser(link);
 
     ApiAnswer tok;
     while (true) {
         long long left = deadline - now_s();
-        if (left <= 0) throw CliError(kExitLoginRefused, "the login expired before it was approved; run `pouch login` again");
+        if (left <= 0)
+            throw CliError(kExitLoginRefused,
+                           "the login expired before it was approved; run `pouch login` again");
         json::Out t;
-        t.kv("request_id", request_id).kv("code_verifier", verifier).kv("wait", std::min(30LL, std::max(1LL, left)));
+        t.kv("request_id", request_id)
+            .kv("code_verifier", verifier)
+            .kv("wait", std::min(30LL, std::max(1LL, left)));
         CallOptions topt;
         topt.authenticated = false;
         topt.timeout_seconds = 50;
@@ -186,7 +204,8 @@ int cmd_login(const Args& a) {
         if (tok.ok()) {
             if (tok.data().HasMember("interval")) interval = jint(tok.data(), "interval");
             // A pending answer that came back at once (no long-poll) waits out the interval.
-            if (std::chrono::steady_clock::now() - sent < std::chrono::seconds(1)) sleep_s(interval);
+            if (std::chrono::steady_clock::now() - sent < std::chrono::seconds(1))
+                sleep_s(interval);
             continue;
         }
         if (tok.status == 429) {
@@ -198,8 +217,11 @@ int cmd_login(const Args& a) {
             sleep_s(header_seconds(tok, interval));
             continue;
         }
-        if (tok.status == 403) throw CliError(kExitLoginRefused, "the login was denied in the browser");
-        if (tok.status == 410) throw CliError(kExitLoginRefused, "the login expired before it was approved; run `pouch login` again");
+        if (tok.status == 403)
+            throw CliError(kExitLoginRefused, "the login was denied in the browser");
+        if (tok.status == 410)
+            throw CliError(kExitLoginRefused,
+                           "the login expired before it was approved; run `pouch login` again");
         throw CliError(kExitFailure, "the login failed: " + describe(tok));
     }
 
@@ -230,11 +252,13 @@ int cmd_login(const Args& a) {
         check_welcome(w, trust.roster(), dev, sign, enc);
         int keys = trust.fetch_keys();
         std::printf("Logged in to %s as \"%s\" (device %s). This device holds %d pouch key%s.\n",
-                    server.c_str(), name.c_str(), dev.device_id.c_str(), keys, keys == 1 ? "" : "s");
+                    server.c_str(), name.c_str(), dev.device_id.c_str(), keys,
+                    keys == 1 ? "" : "s");
     } catch (const fmt::FormatError& e) {
-        throw CliError(kExitIntegrity, std::string("the approval does not check out: ") + e.what() +
-                                           ". This device trusts nothing of it; run `pouch logout` to "
-                                           "revoke it.");
+        throw CliError(kExitIntegrity,
+                       std::string("the approval does not check out: ") + e.what() +
+                           ". This device trusts nothing of it; run `pouch logout` to "
+                           "revoke it.");
     }
     return kExitOk;
 }

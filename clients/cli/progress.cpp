@@ -3,8 +3,8 @@
 
 #include <unistd.h>
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 
 namespace pouch::cli {
@@ -28,8 +28,10 @@ std::string human_bytes(long long n) {
         ++u;
     }
     char buf[32];
-    if (u == 0) std::snprintf(buf, sizeof buf, "%lld B", n);
-    else std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
+    if (u == 0)
+        std::snprintf(buf, sizeof buf, "%lld B", n);
+    else
+        std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
     return buf;
 }
 
@@ -41,8 +43,10 @@ void Progress::begin(const std::string& label, long long total) {
     total_ = total;
     done_ = 0;
     active_ = true;
-    if (tty_) draw(true);
-    else std::fprintf(stderr, "%s (%s)\n", label.c_str(), human_bytes(total).c_str());
+    if (tty_)
+        draw(true);
+    else
+        std::fprintf(stderr, "%s (%s)\n", label.c_str(), human_bytes(total).c_str());
 }
 
 void Progress::update(long long done) {

@@ -7,7 +7,7 @@
 namespace pouch::cli {
 
 class Progress {
-public:
+  public:
     Progress();
     bool tty() const { return tty_; }
     // A transfer of `total` bytes named `label` (a bar on a terminal, one line otherwise).
@@ -17,7 +17,7 @@ public:
     // A line of its own (ends any bar first).
     void say(const std::string& line);
 
-private:
+  private:
     void draw(bool force);
     bool tty_;
     std::string label_;

@@ -21,8 +21,9 @@ Revision open_revision(Trust& trust, const std::string& pouch_id, const rapidjso
     fmt::RevisionIds ids{pouch_id, h.artifact_id, h.revision_id, h.key_gen};
     const fmt::Member& signer = trust.signer(h.signer);
     if (!fmt::verify_revision(signer.sign_pub, ids, envelope, jstr(rev, "signature")))
-        throw CliError(kExitIntegrity, "revision " + h.revision_id + " of artifact " + h.artifact_id +
-                                           ": the signature of " + h.signer + " does not verify");
+        throw CliError(kExitIntegrity, "revision " + h.revision_id + " of artifact " +
+                                           h.artifact_id + ": the signature of " + h.signer +
+                                           " does not verify");
     std::string key = trust.pouch_key(pouch_id, h.key_gen);
     try {
         h.content = fmt::open_envelope(key, ids, envelope);

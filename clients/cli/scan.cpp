@@ -5,8 +5,8 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 #include <uninorm.h>
+#include <unistd.h>
 #include <unistr.h>
 
 #include <cerrno>
@@ -31,7 +31,8 @@ void walk(const std::string& root, const std::string& rel, std::map<std::string,
     std::string dir = rel.empty() ? root : join_path(root, rel);
     DIR* d = ::opendir(dir.c_str());
     if (!d) {
-        if (rel.empty()) throw CliError(kExitFailure, "cannot read " + dir + ": " + std::strerror(errno));
+        if (rel.empty())
+            throw CliError(kExitFailure, "cannot read " + dir + ": " + std::strerror(errno));
         if (skipped) skipped->push_back(rel);
         return;
     }
@@ -50,17 +51,18 @@ void walk(const std::string& root, const std::string& rel, std::map<std::string,
                 if (skipped) skipped->push_back(child);
                 continue;
             }
-            out[child] = LocalFile{child, static_cast<long long>(st.st_size),
-                                   static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL +
-                                       st.st_mtim.tv_nsec,
-                                   static_cast<long long>(st.st_mode & 07777)};
+            out[child] = LocalFile{
+                child, static_cast<long long>(st.st_size),
+                static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec,
+                static_cast<long long>(st.st_mode & 07777)};
         }
     }
 }
 
 }  // namespace
 
-std::map<std::string, LocalFile> scan_folder(const std::string& root, std::vector<std::string>* skipped) {
+std::map<std::string, LocalFile> scan_folder(const std::string& root,
+                                             std::vector<std::string>* skipped) {
     std::map<std::string, LocalFile> out;
     walk(root, "", out, skipped);
     return out;
@@ -68,7 +70,8 @@ std::map<std::string, LocalFile> scan_folder(const std::string& root, std::vecto
 
 std::optional<LocalFile> stat_file(const std::string& root, const std::string& name) {
     struct stat st {};
-    if (::lstat(join_path(root, name).c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+    if (::lstat(join_path(root, name).c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+        return std::nullopt;
     return LocalFile{name, static_cast<long long>(st.st_size),
                      static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec,
                      static_cast<long long>(st.st_mode & 07777)};
@@ -118,7 +121,8 @@ FileDigest digest_file(const std::string& path, long long size) {
         while (filled < buf.size()) {
             ssize_t n = ::read(fd, buf.data() + filled, buf.size() - filled);
             if (n < 0 && errno == EINTR) continue;
-            if (n < 0) throw CliError(kExitFailure, "cannot read " + path + ": " + std::strerror(errno));
+            if (n < 0)
+                throw CliError(kExitFailure, "cannot read " + path + ": " + std::strerror(errno));
             if (n == 0) break;
             filled += static_cast<size_t>(n);
         }

@@ -9,7 +9,9 @@ namespace {
 
 volatile std::sig_atomic_t g_interrupted = 0;
 
-void on_signal(int) { g_interrupted = 1; }
+void on_signal(int) {
+    g_interrupted = 1;
+}
 
 }  // namespace
 
@@ -25,7 +27,9 @@ Session::Session(const Args& a)
       api(http, cfg, device, sign),
       trust(api, cfg, device) {}
 
-bool interrupted() { return g_interrupted != 0; }
+bool interrupted() {
+    return g_interrupted != 0;
+}
 
 void install_interrupt_handler() {
     struct sigaction sa {};

@@ -7,9 +7,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <cstdlib>
-#include <cerrno>
 #include <cstring>
 #include <ctime>
 #include <set>
@@ -29,8 +29,8 @@ namespace fmt = pouch::clientfmt;
 
 namespace {
 
-constexpr size_t kMaxOps = 50;                       // decisions §3: 1..50 ops per commit
-constexpr size_t kMaxBatchBytes = 6 * 1024 * 1024;   // under the 8 MiB commit body limit
+constexpr size_t kMaxOps = 50;                      // decisions §3: 1..50 ops per commit
+constexpr size_t kMaxBatchBytes = 6 * 1024 * 1024;  // under the 8 MiB commit body limit
 constexpr int kMaxRounds = 8;
 
 long long now_ms() {
@@ -83,7 +83,9 @@ SyncEngine::SyncEngine(Api& api, Trust& trust, const Config& cfg, DeviceState& d
                        FolderState& state, Progress& progress)
     : api_(api), trust_(trust), cfg_(cfg), device_(device), s_(state), progress_(progress) {}
 
-void SyncEngine::save() { save_folder_state(cfg_, s_); }
+void SyncEngine::save() {
+    save_folder_state(cfg_, s_);
+}
 
 void SyncEngine::load_pouch() {
     ApiAnswer a = api_.call("GET", "/v1/pouches/" + s_.pouch_id);
@@ -105,8 +107,8 @@ void SyncEngine::load_pouch() {
 // ---- reading the pouch ---------------------------------------------------------------------
 
 std::optional<Revision> SyncEngine::fetch_head(const std::string& artifact_id) {
-    ApiAnswer a = api_.call("GET", "/v1/pouches/" + s_.pouch_id + "/artifacts/" + artifact_id +
-                                       "/revisions?limit=1");
+    ApiAnswer a = api_.call(
+        "GET", "/v1/pouches/" + s_.pouch_id + "/artifacts/" + artifact_id + "/revisions?limit=1");
     if (a.status == 404) return std::nullopt;
     if (!a.ok()) throw CliError(kExitFailure, "GET revisions: " + describe(a));
     const auto& items = a.data()["items"];
@@ -130,10 +132,13 @@ void SyncEngine::apply_readable(const rapidjson::Value& rev) {
 void SyncEngine::full_resync() {
     long long hw = high_water_;
     std::string q = s_.files.empty() ? "" : "include_deleted=true&";
-    api_.list("/v1/pouches/" + s_.pouch_id + "/artifacts", q, [&](const rapidjson::Value& item) {
-        if (!item.HasMember("head") || !item["head"].IsObject()) return;
-        apply_readable(item["head"]);
-    }, 500);
+    api_.list(
+        "/v1/pouches/" + s_.pouch_id + "/artifacts", q,
+        [&](const rapidjson::Value& item) {
+            if (!item.HasMember("head") || !item["head"].IsObject()) return;
+            apply_readable(item["head"]);
+        },
+        500);
     s_.seq = hw;
     save();
 }
@@ -162,7 +167,8 @@ bool SyncEngine::apply_events_page() {
         if (kind != "revision") continue;  // key_rotation: keys are fetched when first needed
         std::string aid = jstr(ev, "artifact_id");
         std::string rid = jstr(ev, "revision_id");
-        if (const std::string* local = s_.local_name_of(aid); local && s_.files[*local].revision_id == rid)
+        if (const std::string* local = s_.local_name_of(aid);
+            local && s_.files[*local].revision_id == rid)
             continue;  // this folder's own commit, already recorded
         if (seen.insert(aid).second) changed.push_back(aid);
     }
@@ -204,9 +210,10 @@ bool SyncEngine::wait_for_events(int seconds, const std::function<bool()>& stop)
     opt.timeout_seconds = seconds + 15;
     opt.progress = [&](long long, long long, long long, long long) { return !stop(); };
     try {
-        ApiAnswer a = api_.call("GET", "/v1/pouches/" + s_.pouch_id + "/events?epoch=" + s_.epoch +
-                                           "&after=" + std::to_string(s_.seq) +
-                                           "&limit=1&wait=" + std::to_string(seconds),
+        ApiAnswer a = api_.call("GET",
+                                "/v1/pouches/" + s_.pouch_id + "/events?epoch=" + s_.epoch +
+                                    "&after=" + std::to_string(s_.seq) +
+                                    "&limit=1&wait=" + std::to_string(seconds),
                                 "", {}, opt);
         if (!a.ok()) return a.status == 409;
         const auto& items = a.data()["items"];
@@ -240,12 +247,15 @@ std::string SyncEngine::conflict_copy(const std::string& local, const std::strin
     for (int n = 2; exists(join_path(s_.root, name)); ++n)
         name = fmt::conflict_name(base, label, date + " " + std::to_string(n));
     if (::rename(join_path(s_.root, local).c_str(), join_path(s_.root, name).c_str()) != 0)
-        throw CliError(kExitFailure, "cannot keep the conflicting " + local + ": " + std::strerror(errno));
+        throw CliError(kExitFailure,
+                       "cannot keep the conflicting " + local + ": " + std::strerror(errno));
     s_.files.erase(local);
     s_.conflict_of[name] = loses_to;
     ++stats_.conflicts;
-    progress_.say("conflict: " + local + " changed here and elsewhere; this device's version is "
-                  "kept as \"" + name + "\"");
+    progress_.say("conflict: " + local +
+                  " changed here and elsewhere; this device's version is "
+                  "kept as \"" +
+                  name + "\"");
     return name;
 }
 
@@ -258,21 +268,24 @@ void SyncEngine::write_content(const std::string& local, const Revision& h) {
         struct stat st {};
         if (::lstat(dir.c_str(), &st) == 0) {
             if (!S_ISDIR(st.st_mode))
-                throw CliError(kExitFailure, "cannot write " + local + ": " + dir + " is not a directory");
+                throw CliError(kExitFailure,
+                               "cannot write " + local + ": " + dir + " is not a directory");
         } else if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
             throw CliError(kExitFailure, "cannot create " + dir + ": " + std::strerror(errno));
         }
     }
     std::string path = join_path(s_.root, local);
-    std::string tmp = join_path(parent_dir(path), std::string(kTempPrefix) +
-                                                      crypto::b64url_encode(crypto::random_bytes(9)));
+    std::string tmp =
+        join_path(parent_dir(path),
+                  std::string(kTempPrefix) + crypto::b64url_encode(crypto::random_bytes(9)));
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0) throw CliError(kExitFailure, "cannot create " + tmp + ": " + std::strerror(errno));
     auto write_all = [&](std::string_view data) {
         for (size_t off = 0; off < data.size();) {
             ssize_t n = ::write(fd, data.data() + off, data.size() - off);
             if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) throw CliError(kExitFailure, "cannot write " + tmp + ": " + std::strerror(errno));
+            if (n <= 0)
+                throw CliError(kExitFailure, "cannot write " + tmp + ": " + std::strerror(errno));
             off += static_cast<size_t>(n);
         }
     };
@@ -291,9 +304,10 @@ void SyncEngine::write_content(const std::string& local, const Revision& h) {
                     progress_.update(done + now);
                     return true;
                 };
-                ApiAnswer a = api_.call("GET", "/v1/pouches/" + s_.pouch_id + "/blobs/" + ch.blob_id,
-                                        "", {}, opt);
-                if (!a.ok()) throw CliError(kExitFailure, "GET blob " + ch.blob_id + ": " + describe(a));
+                ApiAnswer a = api_.call(
+                    "GET", "/v1/pouches/" + s_.pouch_id + "/blobs/" + ch.blob_id, "", {}, opt);
+                if (!a.ok())
+                    throw CliError(kExitFailure, "GET blob " + ch.blob_id + ": " + describe(a));
                 try {
                     write_all(fmt::open_chunk(ch, a.raw));
                 } catch (const fmt::FormatError& e) {
@@ -304,7 +318,8 @@ void SyncEngine::write_content(const std::string& local, const Revision& h) {
             }
             progress_.end();
         }
-        if (::fsync(fd) != 0) throw CliError(kExitFailure, "cannot sync " + tmp + ": " + std::strerror(errno));
+        if (::fsync(fd) != 0)
+            throw CliError(kExitFailure, "cannot sync " + tmp + ": " + std::strerror(errno));
         ::fchmod(fd, static_cast<mode_t>(c.mode.value_or(0644) & 0777));
         timespec times[2];
         times[0].tv_sec = times[1].tv_sec = static_cast<time_t>(c.mtime / 1000);
@@ -360,8 +375,10 @@ void SyncEngine::apply_put(const Revision& h, const std::string* prev_local) {
     if (prev_local && *prev_local != name) {
         std::string old = *prev_local;  // the entry is erased below
         LocalStatus st = local_status(old, s_.files[old]);
-        if (st.kind == LocalStatus::kChanged) conflict_copy(old, h.revision_id);
-        else if (st.kind == LocalStatus::kUnchanged) remove_after = old;
+        if (st.kind == LocalStatus::kChanged)
+            conflict_copy(old, h.revision_id);
+        else if (st.kind == LocalStatus::kUnchanged)
+            remove_after = old;
         s_.files.erase(old);
     }
     auto it = s_.files.find(name);
@@ -374,7 +391,8 @@ void SyncEngine::apply_put(const Revision& h, const std::string* prev_local) {
             std::string label = trust_.signer(h.signer).label;
             std::string alt = fmt::conflict_name(name, label, date);
             ++stats_.conflicts;
-            progress_.say("conflict: two files named " + name + "; the other is kept as \"" + alt + "\"");
+            progress_.say("conflict: two files named " + name + "; the other is kept as \"" + alt +
+                          "\"");
             write_content(alt, h);
             s_.files[alt].remote_name = name;  // renamed on the server at the next push
         } else {
@@ -383,10 +401,12 @@ void SyncEngine::apply_put(const Revision& h, const std::string* prev_local) {
             std::string alt = fmt::conflict_name(name, trust_.my_label(), date);
             if (exists(join_path(s_.root, name)) &&
                 ::rename(join_path(s_.root, name).c_str(), join_path(s_.root, alt).c_str()) != 0)
-                throw CliError(kExitFailure, "cannot move " + name + " aside: " + std::strerror(errno));
+                throw CliError(kExitFailure,
+                               "cannot move " + name + " aside: " + std::strerror(errno));
             s_.files[alt] = ours;
             ++stats_.conflicts;
-            progress_.say("conflict: two files named " + name + "; this device's is kept as \"" + alt + "\"");
+            progress_.say("conflict: two files named " + name + "; this device's is kept as \"" +
+                          alt + "\"");
             write_content(name, h);
         }
     } else if (it != s_.files.end()) {
@@ -406,7 +426,8 @@ void SyncEngine::apply_put(const Revision& h, const std::string* prev_local) {
         write_content(name, h);
     } else if (auto f = stat_file(s_.root, name)) {
         if (digest_file(join_path(s_.root, name), f->size).fp == h.fp) {
-            FileEntry e{h.artifact_id, h.revision_id, name, h.fp, h.content.size, f->mtime_ns, f->mode, {}};
+            FileEntry e{h.artifact_id,  h.revision_id, name,    h.fp,
+                        h.content.size, f->mtime_ns,   f->mode, {}};
             if (h.content.chunks) e.chunks = *h.content.chunks;
             s_.files[name] = e;
             save();
@@ -417,14 +438,16 @@ void SyncEngine::apply_put(const Revision& h, const std::string* prev_local) {
     } else {
         write_content(name, h);
     }
-    if (remove_after && !s_.files.count(*remove_after)) remove_file(join_path(s_.root, *remove_after));
+    if (remove_after && !s_.files.count(*remove_after))
+        remove_file(join_path(s_.root, *remove_after));
 }
 
 void SyncEngine::apply_head(const Revision& h) {
     const std::string* local = s_.local_name_of(h.artifact_id);
     if (local && s_.files[*local].revision_id == h.revision_id) return;
     if (h.bad_name) {
-        progress_.say("skipped artifact " + h.artifact_id + ": its name is not a safe relative path");
+        progress_.say("skipped artifact " + h.artifact_id +
+                      ": its name is not a safe relative path");
         return;
     }
     if (h.deleted()) {
@@ -444,7 +467,8 @@ void SyncEngine::apply_head(const Revision& h) {
 std::vector<SyncEngine::Planned> SyncEngine::plan(const std::string& scope) {
     std::vector<std::string> skipped;
     auto files = scan_folder(s_.root, &skipped);
-    for (const auto& s : skipped) progress_.say("skipped " + s + ": its name is not UTF-8 or it cannot be read");
+    for (const auto& s : skipped)
+        progress_.say("skipped " + s + ": its name is not UTF-8 or it cannot be read");
     std::vector<Planned> out;
     std::vector<std::string> missing;
     bool touched = false;
@@ -496,7 +520,8 @@ std::vector<SyncEngine::Planned> SyncEngine::plan(const std::string& scope) {
             missing.erase(m);
         } else {
             p.artifact_id = crypto::uuid_v4();
-            if (auto c = s_.conflict_of.find(name); c != s_.conflict_of.end()) p.conflict_id = c->second;
+            if (auto c = s_.conflict_of.find(name); c != s_.conflict_of.end())
+                p.conflict_id = c->second;
         }
         out.push_back(std::move(p));
     }
@@ -525,7 +550,8 @@ void SyncEngine::upload_chunks(Planned& p, const std::string& path) {
         while (filled < buf.size()) {
             ssize_t n = ::read(fd, buf.data() + filled, buf.size() - filled);
             if (n < 0 && errno == EINTR) continue;
-            if (n < 0) throw CliError(kExitFailure, "cannot read " + path + ": " + std::strerror(errno));
+            if (n < 0)
+                throw CliError(kExitFailure, "cannot read " + path + ": " + std::strerror(errno));
             if (n == 0) break;
             filled += static_cast<size_t>(n);
         }
@@ -542,7 +568,8 @@ void SyncEngine::upload_chunks(Planned& p, const std::string& path) {
             json::Out o;
             o.key("blobs").arr().obj().kv("id", sc.entry.blob_id);
             o.kv("stored_size", static_cast<long long>(sc.stored.size())).end_obj().end_arr();
-            ApiAnswer chk = api_.call("POST", "/v1/pouches/" + s_.pouch_id + "/blobs/check", o.done());
+            ApiAnswer chk =
+                api_.call("POST", "/v1/pouches/" + s_.pouch_id + "/blobs/check", o.done());
             if (chk.status == 403 && chk.code == "quota_exceeded")
                 throw CliError(kExitFailure, "the account's storage is full: " + describe(chk));
             if (!chk.ok()) throw CliError(kExitFailure, "blob check: " + describe(chk));
@@ -556,8 +583,9 @@ void SyncEngine::upload_chunks(Planned& p, const std::string& path) {
                                                 static_cast<long long>(sc.stored.size()));
                     return true;
                 };
-                ApiAnswer up = api_.call("PUT", "/v1/pouches/" + s_.pouch_id + "/blobs/" + sc.entry.blob_id,
-                                         sc.stored, {}, opt);
+                ApiAnswer up =
+                    api_.call("PUT", "/v1/pouches/" + s_.pouch_id + "/blobs/" + sc.entry.blob_id,
+                              sc.stored, {}, opt);
                 if (!up.ok()) throw CliError(kExitFailure, "blob upload: " + describe(up));
                 stats_.bytes_sent += static_cast<long long>(sc.stored.size());
             } else {
@@ -597,7 +625,8 @@ void SyncEngine::build_put(Planned& p) {
     } else {
         upload_chunks(p, path);
     }
-    if (!p.intent.entry.chunks.empty() || p.file.size > fmt::kInlineMax) c.chunks = p.intent.entry.chunks;
+    if (!p.intent.entry.chunks.empty() || p.file.size > fmt::kInlineMax)
+        c.chunks = p.intent.entry.chunks;
     c.size = p.file.size;
 
     std::string revision_id = crypto::uuid_v4();
@@ -607,8 +636,10 @@ void SyncEngine::build_put(Planned& p) {
     crypto::P256PrivateKey sign = cfg_.sign_key();
     json::Out o;
     o.kv("type", "put").kv("artifact_id", p.artifact_id).kv("revision_id", revision_id);
-    if (p.base.empty()) o.kv_null("base_revision_id");
-    else o.kv("base_revision_id", p.base);
+    if (p.base.empty())
+        o.kv_null("base_revision_id");
+    else
+        o.kv("base_revision_id", p.base);
     o.kv_null("merge_parent_id").kv("name_index", fmt::name_index(key, c.name));
     o.kv("conflict_id", p.conflict_id).kv("key_gen", key_gen_).kv("envelope", envelope);
     o.kv("signature", fmt::sign_revision(sign, ids, envelope));
@@ -662,7 +693,8 @@ void SyncEngine::send_batches(std::vector<Planned>& ops) {
             std::string revision_id = crypto::uuid_v4();
             fmt::RevisionIds ids{s_.pouch_id, p.artifact_id, revision_id, key_gen_};
             std::string key = trust_.pouch_key(s_.pouch_id, key_gen_);
-            std::string envelope = fmt::seal_envelope(key, ids, fmt::tombstone(p.old.remote_name, "file", now_ms()));
+            std::string envelope =
+                fmt::seal_envelope(key, ids, fmt::tombstone(p.old.remote_name, "file", now_ms()));
             json::Out o;
             o.kv("type", "delete").kv("artifact_id", p.artifact_id).kv("revision_id", revision_id);
             o.kv("base_revision_id", p.base).kv_null("merge_parent_id").kv_null("name_index");
@@ -675,7 +707,9 @@ void SyncEngine::send_batches(std::vector<Planned>& ops) {
             p.intent.local_name = p.local;
             p.intent.entry = p.old;
         }
-        if (batch.size() == kMaxOps || (!batch.empty() && bytes + p.op_json.size() > kMaxBatchBytes)) flush();
+        if (batch.size() == kMaxOps ||
+            (!batch.empty() && bytes + p.op_json.size() > kMaxBatchBytes))
+            flush();
         batch.push_back(&p);
         bytes += p.op_json.size();
     }
@@ -695,7 +729,8 @@ void SyncEngine::commit_pending() {
         if (a.code == "epoch_mismatch") load_pouch();
         return;
     }
-    if (!a.ok()) throw CliError(kExitFailure, "commit: " + describe(a) + " (it is resent next time)");
+    if (!a.ok())
+        throw CliError(kExitFailure, "commit: " + describe(a) + " (it is resent next time)");
     kill_point_for_tests();
     const auto& results = a.data()["results"];
     for (rapidjson::SizeType i = 0; i < results.Size() && i < pc.intents.size(); ++i) {
@@ -739,8 +774,8 @@ void SyncEngine::commit_pending() {
 
 bool SyncEngine::resend_pending() {
     if (!s_.pending) return false;
-    progress_.say("resending the commit of an interrupted run (" + std::to_string(s_.pending->intents.size()) +
-                  " operations)");
+    progress_.say("resending the commit of an interrupted run (" +
+                  std::to_string(s_.pending->intents.size()) + " operations)");
     commit_pending();
     return true;
 }
@@ -763,8 +798,7 @@ void SyncEngine::push(const std::string& scope) {
             if (aid.empty()) continue;
             if (auto h = fetch_head(aid)) {
                 const std::string* local = s_.local_name_of(aid);
-                if (local && !h->deleted() &&
-                    s_.files[*local].fp == h->fp) {
+                if (local && !h->deleted() && s_.files[*local].fp == h->fp) {
                     s_.files[*local].revision_id = h->revision_id;  // same content won already
                     continue;
                 }

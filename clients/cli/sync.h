@@ -22,15 +22,15 @@ namespace pouch::cli {
 struct SyncStats {
     int downloaded = 0, removed = 0, uploaded = 0, deleted = 0, renamed = 0, conflicts = 0;
     int refused = 0;
-    long long bytes_sent = 0;      // blob bytes uploaded
-    int chunks_reused = 0;         // chunks the server already held
+    long long bytes_sent = 0;  // blob bytes uploaded
+    int chunks_reused = 0;     // chunks the server already held
     std::vector<std::string> messages;
 };
 
 class SyncEngine {
-public:
-    SyncEngine(Api& api, Trust& trust, const Config& cfg, DeviceState& device,
-               FolderState& state, Progress& progress);
+  public:
+    SyncEngine(Api& api, Trust& trust, const Config& cfg, DeviceState& device, FolderState& state,
+               Progress& progress);
 
     // Applies every event after the folder's position, then reports it (cursor).
     void pull();
@@ -42,7 +42,7 @@ public:
 
     const SyncStats& stats() const { return stats_; }
 
-private:
+  private:
     struct Planned;
     struct LocalStatus;
 

@@ -12,7 +12,9 @@ namespace fmt = pouch::clientfmt;
 Trust::Trust(Api& api, const Config& cfg, DeviceState& device)
     : api_(api), cfg_(cfg), device_(device) {}
 
-void Trust::reload() { roster_.reset(); }
+void Trust::reload() {
+    roster_.reset();
+}
 
 const fmt::Roster& Trust::roster() {
     if (roster_) return *roster_;
@@ -29,14 +31,15 @@ const fmt::Roster& Trust::roster() {
         if (device_.pin_seq >= 0) fmt::check_pin(r, device_.pin_seq, device_.pin_hash);
         roster_ = std::move(r);
     } catch (const fmt::FormatError& e) {
-        throw CliError(kExitIntegrity, std::string("the account's roster does not verify: ") + e.what() +
-                                           ". Nothing was trusted or changed.");
+        throw CliError(kExitIntegrity, std::string("the account's roster does not verify: ") +
+                                           e.what() + ". Nothing was trusted or changed.");
     }
     const fmt::Member* me = roster_->find(device_.member_id);
     if (!me) throw CliError(kExitIntegrity, "this device's member is not in the verified roster");
     if (!me->active())
-        throw CliError(kExitNeedLogin, "this device was removed from the account's roster; run "
-                                       "`pouch logout --local` and then `pouch login`");
+        throw CliError(kExitNeedLogin,
+                       "this device was removed from the account's roster; run "
+                       "`pouch logout --local` and then `pouch login`");
     if (roster_->head_seq != device_.pin_seq) {
         device_.pin_seq = roster_->head_seq;
         device_.pin_hash = roster_->head_hash;
@@ -51,7 +54,9 @@ const fmt::Member& Trust::signer(const std::string& member_id) {
         reload();  // it may have joined after this process verified the roster
         m = roster().find(member_id);
     }
-    if (!m) throw CliError(kExitIntegrity, "signed by " + member_id + ", who is not in the verified roster");
+    if (!m)
+        throw CliError(kExitIntegrity,
+                       "signed by " + member_id + ", who is not in the verified roster");
     return *m;
 }
 
@@ -81,7 +86,8 @@ int Trust::fetch_keys(const std::string& pouch_id) {
     if (!pouch_id.empty()) {
         pouches.push_back(pouch_id);
     } else {
-        api_.list("/v1/pouches", "", [&](const rapidjson::Value& p) { pouches.push_back(jstr(p, "id")); });
+        api_.list("/v1/pouches", "",
+                  [&](const rapidjson::Value& p) { pouches.push_back(jstr(p, "id")); });
     }
     crypto::P256PrivateKey enc = cfg_.enc_key();
     int added = 0;
@@ -92,7 +98,8 @@ int Trust::fetch_keys(const std::string& pouch_id) {
                       try {
                           envs.push_back(fmt::KeyEnvelope::from_json(v));
                       } catch (const fmt::FormatError& e) {
-                          throw CliError(kExitIntegrity, std::string("a key envelope is malformed: ") + e.what());
+                          throw CliError(kExitIntegrity,
+                                         std::string("a key envelope is malformed: ") + e.what());
                       }
                   });
         for (const auto& e : envs) {

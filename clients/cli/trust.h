@@ -15,7 +15,7 @@
 namespace pouch::cli {
 
 class Trust {
-public:
+  public:
     Trust(Api& api, const Config& cfg, DeviceState& device);
 
     // The verified roster (fetched once per process unless reload() is called). Throws
@@ -40,7 +40,7 @@ public:
     // opens the new ones; returns how many keys were added.
     int fetch_keys(const std::string& pouch_id = "");
 
-private:
+  private:
     Api& api_;
     const Config& cfg_;
     DeviceState& device_;

@@ -101,13 +101,16 @@ std::string seal_envelope(std::string_view pouch_key, const RevisionIds& ids,
 Content open_envelope(std::string_view pouch_key, const RevisionIds& ids,
                       std::string_view envelope) {
     auto bytes = crypto::b64url_decode(envelope);
-    if (!bytes || bytes->size() < 12 + 16) throw FormatError("envelope is not b64url of nonce || ciphertext");
+    if (!bytes || bytes->size() < 12 + 16)
+        throw FormatError("envelope is not b64url of nonce || ciphertext");
     auto pt = crypto::aes_gcm_open(
         artifact_key(pouch_key, ids.artifact_id), std::string_view(*bytes).substr(0, 12),
         artifact_aad(ids.pouch_id, ids.artifact_id, ids.revision_id, ids.key_gen),
         std::string_view(*bytes).substr(12));
-    if (!pt) throw FormatError("revision " + ids.revision_id + " does not open with the pouch key of key_gen " +
-                               std::to_string(ids.key_gen));
+    if (!pt)
+        throw FormatError("revision " + ids.revision_id +
+                          " does not open with the pouch key of key_gen " +
+                          std::to_string(ids.key_gen));
     return Content::parse(*pt);
 }
 
@@ -144,7 +147,8 @@ bool valid_name(std::string_view name) {
     size_t start = 0;
     while (true) {
         size_t end = name.find('/', start);
-        std::string_view seg = name.substr(start, end == std::string_view::npos ? name.npos : end - start);
+        std::string_view seg =
+            name.substr(start, end == std::string_view::npos ? name.npos : end - start);
         if (seg.empty() || seg == "." || seg == "..") return false;
         if (end == std::string_view::npos) return true;
         start = end + 1;

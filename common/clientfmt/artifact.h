@@ -13,8 +13,8 @@
 
 namespace pouch::clientfmt {
 
-constexpr long long kInlineMax = 65536;         // data inline up to this size
-constexpr long long kChunkSize = 4194304;       // 4 MiB chunks above it
+constexpr long long kInlineMax = 65536;    // data inline up to this size
+constexpr long long kChunkSize = 4194304;  // 4 MiB chunks above it
 
 struct ChunkRef {
     std::string blob_id;  // b64url BLAKE3 of the stored bytes
@@ -27,11 +27,11 @@ struct Content {
     std::string name;
     std::string kind = "file";  // file | note | folder
     long long size = 0;
-    long long mtime = 0;        // ms since 1970
+    long long mtime = 0;  // ms since 1970
     std::optional<long long> mode;
-    std::optional<std::string> data;             // b64url, size <= 65,536
-    std::optional<std::vector<ChunkRef>> chunks; // size > 65,536
-    bool deleted = false;                        // a tombstone
+    std::optional<std::string> data;              // b64url, size <= 65,536
+    std::optional<std::vector<ChunkRef>> chunks;  // size > 65,536
+    bool deleted = false;                         // a tombstone
 
     std::string jcs() const;
     // Reads the JSON content (unknown members are ignored, for later versions); throws

@@ -27,7 +27,8 @@ std::string open_chunk(const ChunkRef& entry, std::string_view stored) {
         throw FormatError("blob " + entry.blob_id + " does not hash to its id");
     auto key = crypto::b64url_decode(entry.key);
     if (!key || key->size() != 32) throw FormatError("chunk key is not 32 bytes of b64url");
-    if (stored.size() < kChunkOverhead) throw FormatError("blob " + entry.blob_id + " is too short");
+    if (stored.size() < kChunkOverhead)
+        throw FormatError("blob " + entry.blob_id + " is too short");
     auto pt = crypto::aes_gcm_open(*key, stored.substr(0, 12), "pouch/chunk/v1", stored.substr(12));
     if (!pt) throw FormatError("blob " + entry.blob_id + " does not open with its chunk key");
     if (static_cast<long long>(pt->size()) != entry.size ||

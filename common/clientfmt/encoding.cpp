@@ -31,7 +31,9 @@ std::string lower_uuid(std::string_view uuid) {
     return out;
 }
 
-std::string id_bytes(std::string_view uuid) { return lower_uuid(uuid); }
+std::string id_bytes(std::string_view uuid) {
+    return lower_uuid(uuid);
+}
 
 std::string u64be(uint64_t n) {
     std::string out(8, '\0');
@@ -64,7 +66,8 @@ std::string jcs_of(std::string_view json_text) {
 namespace {
 
 const rapidjson::Value* find(const rapidjson::Value& o, const char* name) {
-    if (!o.IsObject()) throw FormatError(std::string("not an object where '") + name + "' was expected");
+    if (!o.IsObject())
+        throw FormatError(std::string("not an object where '") + name + "' was expected");
     auto it = o.FindMember(name);
     return it == o.MemberEnd() ? nullptr : &it->value;
 }
@@ -121,7 +124,9 @@ std::string PublicJwk::point() const {
     return *p;
 }
 
-std::string PublicJwk::jkt() const { return crypto::jwk_thumbprint(x, y); }
+std::string PublicJwk::jkt() const {
+    return crypto::jwk_thumbprint(x, y);
+}
 
 PublicJwk PublicJwk::from_json(const rapidjson::Value& v, const char* what) {
     if (!v.IsObject() || v.MemberCount() != 4)
@@ -143,6 +148,8 @@ std::string rfc3339_utc(long long unix_seconds) {
     return buf;
 }
 
-long long now_unix() { return static_cast<long long>(std::time(nullptr)); }
+long long now_unix() {
+    return static_cast<long long>(std::time(nullptr));
+}
 
 }  // namespace pouch::clientfmt

@@ -35,7 +35,8 @@ rapidjson::Document parse_object(std::string_view text, bool must_be_canonical =
 
 // Field readers for a parsed object: a missing or mistyped field throws FormatError naming it.
 std::string get_str(const rapidjson::Value& o, const char* name);
-std::optional<std::string> get_opt_str(const rapidjson::Value& o, const char* name);  // null or absent
+std::optional<std::string> get_opt_str(const rapidjson::Value& o,
+                                       const char* name);  // null or absent
 long long get_int(const rapidjson::Value& o, const char* name);
 std::optional<long long> get_opt_int(const rapidjson::Value& o, const char* name);
 const rapidjson::Value& get_obj(const rapidjson::Value& o, const char* name);

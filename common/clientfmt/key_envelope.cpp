@@ -74,8 +74,8 @@ KeyEnvelope seal_key_envelope(std::string_view pouch_id, std::string_view member
 
 std::string open_key_envelope(const KeyEnvelope& e, const PublicJwk& creator_sign_pub,
                               const crypto::P256PrivateKey& member_enc_key) {
-    std::string where = "key envelope of pouch " + e.pouch_id + " key_gen " +
-                        std::to_string(e.key_gen);
+    std::string where =
+        "key envelope of pouch " + e.pouch_id + " key_gen " + std::to_string(e.key_gen);
     auto key = crypto::P256PublicKey::from_jwk(creator_sign_pub.x, creator_sign_pub.y);
     auto sig = crypto::b64url_decode(e.signature);
     if (!key || !sig || !key->verify(e.signed_bytes(), *sig))

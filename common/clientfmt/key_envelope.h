@@ -19,8 +19,8 @@ struct KeyEnvelope {
     long long key_gen = 0;
     std::string hpke_enc, ciphertext, created_by_member, signature;
 
-    std::string json() const;            // the API object (all seven fields)
-    std::string signed_bytes() const;    // JCS of the object without `signature`
+    std::string json() const;          // the API object (all seven fields)
+    std::string signed_bytes() const;  // JCS of the object without `signature`
     static KeyEnvelope from_json(const rapidjson::Value& v);  // throws FormatError
 };
 

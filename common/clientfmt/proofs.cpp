@@ -22,7 +22,13 @@ std::string make_dpop_proof(const crypto::P256PrivateKey& key, std::string_view 
                             std::optional<long long> iat, std::optional<std::string> jti) {
     json::Out h;
     h.kv("typ", "dpop+jwt").kv("alg", "ES256");
-    h.key("jwk").obj().kv("kty", "EC").kv("crv", "P-256").kv("x", key.x()).kv("y", key.y()).end_obj();
+    h.key("jwk")
+        .obj()
+        .kv("kty", "EC")
+        .kv("crv", "P-256")
+        .kv("x", key.x())
+        .kv("y", key.y())
+        .end_obj();
     json::Out c;
     // 16 random bytes: unguessable and unique enough for the server's 10-minute replay window.
     c.kv("jti", jti ? *jti : crypto::b64url_encode(crypto::random_bytes(16)));
@@ -30,8 +36,7 @@ std::string make_dpop_proof(const crypto::P256PrivateKey& key, std::string_view 
     // RFC 9449 §4.2: htu is the target URI without query and fragment.
     c.kv("htu", url.substr(0, url.find_first_of("?#")));
     c.kv("iat", iat ? *iat : static_cast<long long>(std::time(nullptr)));
-    if (access_token)
-        c.kv("ath", crypto::b64url_encode(crypto::sha256(*access_token)));
+    if (access_token) c.kv("ath", crypto::b64url_encode(crypto::sha256(*access_token)));
     return crypto::jws_compact(key, h.done(), c.done());
 }
 
@@ -44,8 +49,9 @@ std::string make_service_signature(const crypto::P256PrivateKey& key, std::strin
     }
     auto canonical = json::jcs(doc);
     if (!canonical)
-        throw std::runtime_error("the body has no exact JCS form (a non-integer or out-of-range "
-                                 "number?); the server would reject it");
+        throw std::runtime_error(
+            "the body has no exact JCS form (a non-integer or out-of-range "
+            "number?); the server would reject it");
     std::string hash_b64 = crypto::b64url_encode(crypto::blake3_256(*canonical));
     // kid is b64url, so the header needs no escaping.
     std::string header =

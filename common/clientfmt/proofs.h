@@ -15,8 +15,7 @@ namespace pouch::clientfmt {
 // access token is given. iat defaults to now, jti to 16 random bytes in b64url.
 std::string make_dpop_proof(const crypto::P256PrivateKey& key, std::string_view method,
                             std::string_view url, std::optional<std::string_view> access_token,
-                            std::optional<long long> iat = {},
-                            std::optional<std::string> jti = {});
+                            std::optional<long long> iat = {}, std::optional<std::string> jti = {});
 
 // The Service-Signature header value for a JSON body: strict parse, JCS, BLAKE3-256, then
 // `b64url({"alg":"ES256","kid":jkt}) ".." b64url(R||S)`. Throws std::runtime_error (with

@@ -33,8 +33,9 @@ StatementBody decode_statement(std::string_view statement) {
     if (!bytes) throw FormatError("statement is not b64url");
     rapidjson::Document d = parse_object(*bytes, true);
     if (d.MemberCount() != 11)
-        throw FormatError("statement must have exactly v, seq, prev, kind, by, member_id, "
-                          "sign_pub, enc_pub, label, device_id and at");
+        throw FormatError(
+            "statement must have exactly v, seq, prev, kind, by, member_id, "
+            "sign_pub, enc_pub, label, device_id and at");
     if (get_int(d, "v") != 1) throw FormatError("statement version is not 1");
     StatementBody b;
     b.seq = get_int(d, "seq");
@@ -51,7 +52,8 @@ StatementBody decode_statement(std::string_view statement) {
     b.enc_pub = PublicJwk::from_json(get_obj(d, "enc_pub"), "enc_pub");
     b.label = get_str(d, "label");
     b.device_id = get_opt_str(d, "device_id");
-    if (!d.HasMember("device_id")) throw FormatError("'device_id' must be present (null or a UUID)");
+    if (!d.HasMember("device_id"))
+        throw FormatError("'device_id' must be present (null or a UUID)");
     if (b.device_id && !is_uuid(*b.device_id)) throw FormatError("device_id must be a UUID");
     b.at = get_str(d, "at");
     return b;
@@ -105,9 +107,10 @@ Roster verify_roster(std::vector<SignedStatement> statements) {
             if (b.kind != "genesis") throw fail("statement 0 must be genesis");
             if (b.by != b.member_id) throw fail("genesis must be signed by its own member");
             auto key = crypto::P256PublicKey::from_jwk(b.sign_pub.x, b.sign_pub.y);
-            if (!key || !key->verify(signed_bytes, *sig)) throw fail("genesis signature does not verify");
-            r.members[b.member_id] = Member{b.member_id, b.sign_pub, b.enc_pub, b.label,
-                                            std::nullopt, 0, std::nullopt};
+            if (!key || !key->verify(signed_bytes, *sig))
+                throw fail("genesis signature does not verify");
+            r.members[b.member_id] =
+                Member{b.member_id, b.sign_pub, b.enc_pub, b.label, std::nullopt, 0, std::nullopt};
             r.genesis_hash = statement_hash(s.statement);
         } else {
             if (b.kind == "genesis") throw fail("only statement 0 may be genesis");
@@ -117,8 +120,8 @@ Roster verify_roster(std::vector<SignedStatement> statements) {
             if (!key || !key->verify(signed_bytes, *sig)) throw fail("signature does not verify");
             if (b.kind == "add") {
                 if (r.find(b.member_id)) throw fail("adds " + b.member_id + ", already seen");
-                r.members[b.member_id] = Member{b.member_id, b.sign_pub, b.enc_pub, b.label,
-                                                std::nullopt, b.seq, std::nullopt};
+                r.members[b.member_id] = Member{b.member_id,  b.sign_pub, b.enc_pub,   b.label,
+                                                std::nullopt, b.seq,      std::nullopt};
             } else {
                 auto it = r.members.find(b.member_id);
                 if (it == r.members.end() || !it->second.active())

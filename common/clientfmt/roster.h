@@ -57,7 +57,7 @@ struct Member {
 struct Roster {
     std::vector<SignedStatement> statements;  // index order
     std::vector<StatementBody> bodies;
-    std::map<std::string, Member> members;    // every member ever added, by id
+    std::map<std::string, Member> members;  // every member ever added, by id
     std::string genesis_hash;
     long long head_seq = -1;
     std::string head_hash;

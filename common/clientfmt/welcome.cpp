@@ -57,9 +57,9 @@ Welcome open_welcome(std::string_view welcome, const crypto::P256PrivateKey& cli
     auto bytes = crypto::b64url_decode(welcome);
     if (!bytes || bytes->size() <= crypto::hpke::kEncSize + 16)
         throw FormatError("the welcome is not b64url of enc || ciphertext");
-    auto pt = crypto::hpke::open(cli_enc_key, std::string_view(*bytes).substr(0, crypto::hpke::kEncSize),
-                                 welcome_info(request_id), "",
-                                 std::string_view(*bytes).substr(crypto::hpke::kEncSize));
+    auto pt = crypto::hpke::open(
+        cli_enc_key, std::string_view(*bytes).substr(0, crypto::hpke::kEncSize),
+        welcome_info(request_id), "", std::string_view(*bytes).substr(crypto::hpke::kEncSize));
     if (!pt) throw FormatError("the welcome does not open with this device's key");
     return Welcome::parse(*pt);
 }

@@ -19,14 +19,19 @@ struct CtxFree {
 using Ctx = std::unique_ptr<EVP_CIPHER_CTX, CtxFree>;
 
 const EVP_CIPHER* cipher_for(std::string_view key, std::string_view nonce) {
-    if (nonce.size() != kGcmNonceSize) throw std::invalid_argument("AES-GCM nonce must be 12 bytes");
+    if (nonce.size() != kGcmNonceSize)
+        throw std::invalid_argument("AES-GCM nonce must be 12 bytes");
     if (key.size() == 16) return EVP_aes_128_gcm();
     if (key.size() == 32) return EVP_aes_256_gcm();
     throw std::invalid_argument("AES-GCM key must be 16 or 32 bytes");
 }
 
-const unsigned char* u(std::string_view s) { return reinterpret_cast<const unsigned char*>(s.data()); }
-unsigned char* u(std::string& s) { return reinterpret_cast<unsigned char*>(s.data()); }
+const unsigned char* u(std::string_view s) {
+    return reinterpret_cast<const unsigned char*>(s.data());
+}
+unsigned char* u(std::string& s) {
+    return reinterpret_cast<unsigned char*>(s.data());
+}
 
 // EVP_*Update take an int length; larger inputs go through in pieces.
 constexpr size_t kStep = size_t{1} << 30;

@@ -14,7 +14,8 @@ namespace {
 
 std::string i2osp(uint64_t v, size_t n) {
     std::string out(n, '\0');
-    for (size_t i = 0; i < n && i < 8; ++i) out[n - 1 - i] = static_cast<char>((v >> (8 * i)) & 0xff);
+    for (size_t i = 0; i < n && i < 8; ++i)
+        out[n - 1 - i] = static_cast<char>((v >> (8 * i)) & 0xff);
     return out;
 }
 
@@ -28,16 +29,16 @@ const std::string& hpke_suite() {
     return s;
 }
 
-std::string labeled_extract(const std::string& suite, std::string_view salt,
-                            std::string_view label, std::string_view ikm) {
+std::string labeled_extract(const std::string& suite, std::string_view salt, std::string_view label,
+                            std::string_view ikm) {
     std::string labeled = "HPKE-v1" + suite;
     labeled.append(label);
     labeled.append(ikm);
     return hkdf_extract(salt, labeled);
 }
 
-std::string labeled_expand(const std::string& suite, std::string_view prk,
-                           std::string_view label, std::string_view info, size_t length) {
+std::string labeled_expand(const std::string& suite, std::string_view prk, std::string_view label,
+                           std::string_view info, size_t length) {
     std::string labeled = i2osp(length, 2) + "HPKE-v1" + suite;
     labeled.append(label);
     labeled.append(info);
@@ -105,8 +106,7 @@ std::string Context::export_secret(std::string_view exporter_context, size_t len
     return labeled_expand(hpke_suite(), exporter_secret_, "sec", exporter_context, length);
 }
 
-Sender setup_base_s(std::string_view pk_r, std::string_view info,
-                    const P256PrivateKey& ephemeral) {
+Sender setup_base_s(std::string_view pk_r, std::string_view info, const P256PrivateKey& ephemeral) {
     auto dh = ephemeral.ecdh(pk_r);
     if (!dh) throw std::invalid_argument("the recipient key is not a P-256 point");
     std::string enc = ephemeral.public_point();
@@ -135,8 +135,7 @@ Sealed seal(std::string_view pk_r, std::string_view info, std::string_view aad,
 }
 
 std::optional<std::string> open(const P256PrivateKey& sk_r, std::string_view enc,
-                                std::string_view info, std::string_view aad,
-                                std::string_view ct) {
+                                std::string_view info, std::string_view aad, std::string_view ct) {
     if (enc.size() != kEncSize) return std::nullopt;
     auto ctx = setup_base_r(enc, sk_r, info);
     if (!ctx) return std::nullopt;

@@ -25,7 +25,7 @@ P256PrivateKey derive_key_pair(std::string_view ikm);
 // A context of §5.2 (key, base_nonce, exporter_secret, sequence number). Seal and open
 // advance the sequence number; one context either seals or opens, never both.
 class Context {
-public:
+  public:
     Context(std::string key, std::string base_nonce, std::string exporter_secret);
     std::string seal(std::string_view aad, std::string_view pt);
     // nullopt when the ciphertext does not open; the sequence number then stays.
@@ -36,7 +36,7 @@ public:
     const std::string& base_nonce() const { return base_nonce_; }
     const std::string& exporter_secret() const { return exporter_secret_; }
 
-private:
+  private:
     std::string nonce() const;  // base_nonce XOR I2OSP(seq, Nn)
     std::string key_, base_nonce_, exporter_secret_;
     uint64_t seq_ = 0;
@@ -51,8 +51,7 @@ struct Sender {
 // SetupBaseS(pkR, info) with the ephemeral key given (the RFC's vectors fix it) or fresh.
 // pk_r is the recipient's uncompressed point; std::invalid_argument when it is not on the
 // curve.
-Sender setup_base_s(std::string_view pk_r, std::string_view info,
-                    const P256PrivateKey& ephemeral);
+Sender setup_base_s(std::string_view pk_r, std::string_view info, const P256PrivateKey& ephemeral);
 Sender setup_base_s(std::string_view pk_r, std::string_view info);
 
 // SetupBaseR(enc, skR, info); nullopt when enc is not a point of the curve.
@@ -68,7 +67,6 @@ struct Sealed {
 Sealed seal(std::string_view pk_r, std::string_view info, std::string_view aad,
             std::string_view pt);
 std::optional<std::string> open(const P256PrivateKey& sk_r, std::string_view enc,
-                                std::string_view info, std::string_view aad,
-                                std::string_view ct);
+                                std::string_view info, std::string_view aad, std::string_view ct);
 
 }  // namespace pouch::crypto::hpke

@@ -23,10 +23,12 @@ struct Free {
 template <class T>
 using Owned = std::unique_ptr<T, Free>;
 
-void* ptr(std::string_view s) { return const_cast<char*>(s.data()); }
+void* ptr(std::string_view s) {
+    return const_cast<char*>(s.data());
+}
 
-std::string run_hkdf(int mode, std::string_view key, std::string_view salt,
-                     std::string_view info, size_t length) {
+std::string run_hkdf(int mode, std::string_view key, std::string_view salt, std::string_view info,
+                     size_t length) {
     Owned<EVP_KDF> kdf(EVP_KDF_fetch(nullptr, "HKDF", nullptr));
     Owned<EVP_KDF_CTX> ctx(kdf ? EVP_KDF_CTX_new(kdf.get()) : nullptr);
     if (!ctx) throw std::runtime_error("HKDF is not available");
@@ -67,10 +69,10 @@ std::string hmac_sha256(std::string_view key, std::string_view msg) {
     std::string out(32, '\0');
     size_t len = 0;
     if (EVP_MAC_init(ctx.get(), k, key.size(), params) != 1 ||
-        EVP_MAC_update(ctx.get(), reinterpret_cast<const unsigned char*>(msg.data()),
-                       msg.size()) != 1 ||
-        EVP_MAC_final(ctx.get(), reinterpret_cast<unsigned char*>(out.data()), &len,
-                      out.size()) != 1 ||
+        EVP_MAC_update(ctx.get(), reinterpret_cast<const unsigned char*>(msg.data()), msg.size()) !=
+            1 ||
+        EVP_MAC_final(ctx.get(), reinterpret_cast<unsigned char*>(out.data()), &len, out.size()) !=
+            1 ||
         len != 32) {
         ERR_clear_error();
         throw std::runtime_error("HMAC-SHA256 failed");
@@ -83,7 +85,8 @@ std::string hkdf_extract(std::string_view salt, std::string_view ikm) {
 }
 
 std::string hkdf_expand(std::string_view prk, std::string_view info, size_t length) {
-    if (length == 0 || length > 255 * 32) throw std::runtime_error("HKDF-Expand length out of range");
+    if (length == 0 || length > 255 * 32)
+        throw std::runtime_error("HKDF-Expand length out of range");
     return run_hkdf(EVP_KDF_HKDF_MODE_EXPAND_ONLY, prk, {}, info, length);
 }
 

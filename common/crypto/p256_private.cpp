@@ -40,7 +40,9 @@ struct Free {
 template <class T>
 using Owned = std::unique_ptr<T, Free>;
 
-std::shared_ptr<EVP_PKEY> own(EVP_PKEY* k) { return {k, EVP_PKEY_free}; }
+std::shared_ptr<EVP_PKEY> own(EVP_PKEY* k) {
+    return {k, EVP_PKEY_free};
+}
 
 std::string ssl_error() {
     char buf[256] = "unknown OpenSSL error";
@@ -111,10 +113,11 @@ std::optional<P256PrivateKey> P256PrivateKey::from_scalar(std::string_view d32) 
     Owned<OSSL_PARAM_BLD> bld(OSSL_PARAM_BLD_new());
     char group_name[] = "P-256";
     if (!bld ||
-        OSSL_PARAM_BLD_push_utf8_string(bld.get(), OSSL_PKEY_PARAM_GROUP_NAME, group_name, 0) != 1 ||
+        OSSL_PARAM_BLD_push_utf8_string(bld.get(), OSSL_PKEY_PARAM_GROUP_NAME, group_name, 0) !=
+            1 ||
         OSSL_PARAM_BLD_push_BN(bld.get(), OSSL_PKEY_PARAM_PRIV_KEY, d.get()) != 1 ||
-        OSSL_PARAM_BLD_push_octet_string(bld.get(), OSSL_PKEY_PARAM_PUB_KEY, point,
-                                         sizeof point) != 1)
+        OSSL_PARAM_BLD_push_octet_string(bld.get(), OSSL_PKEY_PARAM_PUB_KEY, point, sizeof point) !=
+            1)
         throw std::runtime_error("cannot build key parameters: " + ssl_error());
     Owned<OSSL_PARAM> params(OSSL_PARAM_BLD_to_param(bld.get()));
     Owned<EVP_PKEY_CTX> ctx(EVP_PKEY_CTX_new_from_name(nullptr, "EC", nullptr));
@@ -129,9 +132,8 @@ std::optional<P256PrivateKey> P256PrivateKey::from_pem(std::string_view pem, std
     Owned<BIO> bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
     // No passphrase callback: key files are protected by their mode, and a prompt would
     // hang a script.
-    EVP_PKEY* raw = bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr,
-                                                  const_cast<char*>(""))
-                        : nullptr;
+    EVP_PKEY* raw =
+        bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, const_cast<char*>("")) : nullptr;
     if (!raw) {
         err = "not a PEM private key: " + ssl_error();
         return std::nullopt;
@@ -167,8 +169,8 @@ std::optional<P256PrivateKey> P256PrivateKey::load(const std::string& path, std:
 std::string P256PrivateKey::to_pem() const {
     Owned<BIO> mem(BIO_new(BIO_s_mem()));
     // PEM_write_bio_PrivateKey writes PKCS#8 ("BEGIN PRIVATE KEY") in OpenSSL 3.
-    if (!mem || PEM_write_bio_PrivateKey(mem.get(), key_.get(), nullptr, nullptr, 0, nullptr,
-                                         nullptr) != 1)
+    if (!mem ||
+        PEM_write_bio_PrivateKey(mem.get(), key_.get(), nullptr, nullptr, 0, nullptr, nullptr) != 1)
         throw std::runtime_error("cannot encode key: " + ssl_error());
     char* data = nullptr;
     long len = BIO_get_mem_data(mem.get(), &data);
@@ -196,8 +198,10 @@ bool P256PrivateKey::save(const std::string& path, std::string& err) const {
     for (size_t off = 0; ok && off < pem.size();) {
         ssize_t n = ::write(fd, pem.data() + off, pem.size() - off);
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) ok = false;
-        else off += static_cast<size_t>(n);
+        if (n <= 0)
+            ok = false;
+        else
+            off += static_cast<size_t>(n);
     }
     if (ok && ::fsync(fd) != 0) ok = false;
     if (!ok) err = "cannot write " + path + ": " + std::strerror(errno);
@@ -234,8 +238,8 @@ std::string P256PrivateKey::sign_es256(std::string_view msg) const {
         EVP_DigestSign(md.get(), nullptr, &der_len, bytes(msg), msg.size()) != 1)
         throw std::runtime_error("ES256 signing failed: " + ssl_error());
     std::string der(der_len, '\0');
-    if (EVP_DigestSign(md.get(), reinterpret_cast<unsigned char*>(der.data()), &der_len,
-                       bytes(msg), msg.size()) != 1)
+    if (EVP_DigestSign(md.get(), reinterpret_cast<unsigned char*>(der.data()), &der_len, bytes(msg),
+                       msg.size()) != 1)
         throw std::runtime_error("ES256 signing failed: " + ssl_error());
     // OpenSSL produces DER; JWS wants the two 32-byte integers side by side.
     const unsigned char* p = bytes(der);
@@ -272,7 +276,8 @@ std::shared_ptr<EVP_PKEY> p256_public_from_point(std::string_view point) {
     Owned<OSSL_PARAM_BLD> bld(OSSL_PARAM_BLD_new());
     char group_name[] = "P-256";
     if (!bld ||
-        OSSL_PARAM_BLD_push_utf8_string(bld.get(), OSSL_PKEY_PARAM_GROUP_NAME, group_name, 0) != 1 ||
+        OSSL_PARAM_BLD_push_utf8_string(bld.get(), OSSL_PKEY_PARAM_GROUP_NAME, group_name, 0) !=
+            1 ||
         OSSL_PARAM_BLD_push_octet_string(bld.get(), OSSL_PKEY_PARAM_PUB_KEY, point.data(),
                                          point.size()) != 1)
         return nullptr;

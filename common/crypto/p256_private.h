@@ -13,7 +13,7 @@
 namespace pouch::crypto {
 
 class P256PrivateKey {
-public:
+  public:
     static P256PrivateKey generate();  // throws std::runtime_error when OpenSSL fails
     // The key whose scalar is the 32 big-endian bytes d; nullopt when d is 0 or >= the
     // group order (RFC 9180 DeriveKeyPair retries such candidates).
@@ -40,7 +40,7 @@ public:
     // shared point. nullopt when the peer point is malformed or not on the curve.
     std::optional<std::string> ecdh(std::string_view peer_point) const;
 
-private:
+  private:
     explicit P256PrivateKey(std::shared_ptr<EVP_PKEY> key);
     std::shared_ptr<EVP_PKEY> key_;
     std::string x_, y_;

@@ -71,12 +71,14 @@ TEST(CliFolderState, RoundTripsThroughJsonWithABatchInFlight) {
     s.pouch_id = crypto::uuid_v4();
     s.epoch = crypto::uuid_v4();
     s.seq = 42;
-    FileEntry e{crypto::uuid_v4(), crypto::uuid_v4(), "notes/a.md", "5:i:x", 5, 123456789, 0644,
-                {{"blob", 7, "key", "hash"}}};
+    FileEntry e{
+        crypto::uuid_v4(),           crypto::uuid_v4(), "notes/a.md", "5:i:x", 5, 123456789, 0644,
+        {{"blob", 7, "key", "hash"}}};
     s.files["notes/a.md"] = e;
     s.conflict_of["a (conflict b 2026-11-23).md"] = crypto::uuid_v4();
     s.chunk_cache["hash"] = {"blob", 7, "key", "hash"};
-    s.pending = PendingCommit{crypto::uuid_v4(), R"({"ops":[]})", {{"put", "notes/a.md", "old.md", e}}};
+    s.pending =
+        PendingCommit{crypto::uuid_v4(), R"({"ops":[]})", {{"put", "notes/a.md", "old.md", e}}};
     FolderState back = FolderState::from_json(s.to_json());
     EXPECT_EQ(back.to_json(), s.to_json());
     ASSERT_TRUE(back.pending);
@@ -140,7 +142,8 @@ TEST(CliScan, ListsRegularFilesAndSkipsSymlinksAndPouchTemporaries) {
 
 TEST(CliHelp, EveryCommandHasHelpAndTheManPageNamesThemAll) {
     std::string man = man_page();
-    for (const char* c : {"login", "logout", "status", "devices", "rename", "ls", "push", "pull", "sync", "help"}) {
+    for (const char* c :
+         {"login", "logout", "status", "devices", "rename", "ls", "push", "pull", "sync", "help"}) {
         const CommandDoc* d = find_command_doc(c);
         ASSERT_TRUE(d) << c;
         EXPECT_NE(command_help(*d).find(std::string("usage: pouch ") + c), std::string::npos);

@@ -18,7 +18,9 @@ using crypto::P256PrivateKey;
 
 namespace {
 
-PublicJwk jwk(const P256PrivateKey& k) { return {k.x(), k.y()}; }
+PublicJwk jwk(const P256PrivateKey& k) {
+    return {k.x(), k.y()};
+}
 
 struct TestMember {
     std::string id = crypto::uuid_v4();
@@ -47,7 +49,8 @@ struct Chain {
     std::vector<SignedStatement> s;
     Chain() {
         s.push_back(sign_statement(body("genesis", 0, "", web, web), web.sign));
-        s.push_back(sign_statement(body("add", 1, statement_hash(s[0].statement), web, cli), web.sign));
+        s.push_back(
+            sign_statement(body("add", 1, statement_hash(s[0].statement), web, cli), web.sign));
     }
     void remove_cli() {
         auto b = body("remove", 2, statement_hash(s[1].statement), cli, cli);
@@ -89,7 +92,8 @@ TEST(Roster, RefusesAStatementWhosePrevDoesNotHashTheOneBefore) {
 
 TEST(Roster, RefusesAnAddSignedByAKeyThatIsNotTheSigner) {
     Chain c;
-    c.s[1] = sign_statement(body("add", 1, statement_hash(c.s[0].statement), c.web, c.cli), c.cli.sign);
+    c.s[1] =
+        sign_statement(body("add", 1, statement_hash(c.s[0].statement), c.web, c.cli), c.cli.sign);
     EXPECT_NE(error_of(c.s).find("signature does not verify"), std::string::npos);
 }
 
@@ -105,8 +109,8 @@ TEST(Roster, RefusesARemovedMemberSigningLater) {
     Chain c;
     c.remove_cli();
     TestMember other;
-    c.s.push_back(sign_statement(body("add", 3, statement_hash(c.s[2].statement), c.cli, other),
-                                 c.cli.sign));
+    c.s.push_back(
+        sign_statement(body("add", 3, statement_hash(c.s[2].statement), c.cli, other), c.cli.sign));
     EXPECT_NE(error_of(c.s).find("statement 3: signed by"), std::string::npos);
 }
 
@@ -130,8 +134,8 @@ TEST(Roster, RefusesARemoveThatNamesOtherKeys) {
 
 TEST(Roster, RefusesAddingTheSameMemberTwice) {
     Chain c;
-    c.s.push_back(sign_statement(body("add", 2, statement_hash(c.s[1].statement), c.web, c.cli),
-                                 c.web.sign));
+    c.s.push_back(
+        sign_statement(body("add", 2, statement_hash(c.s[1].statement), c.web, c.cli), c.web.sign));
     EXPECT_NE(error_of(c.s).find("already seen"), std::string::npos);
 }
 
@@ -155,8 +159,8 @@ TEST(Roster, PinnedHeadMustStillBeThere) {
 TEST(KeyEnvelope, SealedEnvelopeOpensForItsMemberOnly) {
     TestMember creator, member;
     std::string pouch = crypto::uuid_v4(), key = crypto::random_bytes(32);
-    KeyEnvelope e = seal_key_envelope(pouch, member.id, 3, jwk(member.enc), key, creator.id,
-                                      creator.sign);
+    KeyEnvelope e =
+        seal_key_envelope(pouch, member.id, 3, jwk(member.enc), key, creator.id, creator.sign);
     EXPECT_EQ(e.hpke_enc.size(), 87u);
     EXPECT_EQ(e.ciphertext.size(), 64u);
     EXPECT_EQ(e.signature.size(), 86u);

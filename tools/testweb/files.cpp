@@ -37,11 +37,14 @@ std::optional<Found> find(Web& w, const pouch::cli::Keyring& keys, const fmt::Ro
                                    (cursor.empty() ? "" : "&cursor=" + cursor));
         for (const auto& it : a.data()["items"].GetArray()) {
             const auto& h = it["head"];
-            fmt::RevisionIds ids{w.st.pouch_id, jstr(h, "artifact_id"), jstr(h, "id"), jint(h, "key_gen")};
+            fmt::RevisionIds ids{w.st.pouch_id, jstr(h, "artifact_id"), jstr(h, "id"),
+                                 jint(h, "key_gen")};
             const fmt::Member* signer = r.find(jstr(h, "signer_member_id"));
-            if (!signer || !fmt::verify_revision(signer->sign_pub, ids, jstr(h, "envelope"), jstr(h, "signature")))
+            if (!signer || !fmt::verify_revision(signer->sign_pub, ids, jstr(h, "envelope"),
+                                                 jstr(h, "signature")))
                 throw CliError(5, "a revision does not verify");
-            fmt::Content c = fmt::open_envelope(keys.at(w.st.pouch_id).at(ids.key_gen), ids, jstr(h, "envelope"));
+            fmt::Content c = fmt::open_envelope(keys.at(w.st.pouch_id).at(ids.key_gen), ids,
+                                                jstr(h, "envelope"));
             if (c.name == name && !c.deleted) return Found{ids.artifact_id, ids.revision_id, c};
         }
         auto next = a.next_cursor();
@@ -54,7 +57,8 @@ std::optional<Found> find(Web& w, const pouch::cli::Keyring& keys, const fmt::Ro
 
 int cmd_put(const Args& argv) {
     auto a = pouch::cli::parse_args(argv, {"state", "file"}, {});
-    if (a.positional.size() != 1 || !a.get("file")) throw CliError(2, "usage: put --state DIR NAME --file PATH");
+    if (a.positional.size() != 1 || !a.get("file"))
+        throw CliError(2, "usage: put --state DIR NAME --file PATH");
     Web w(WebState::load(*a.get("state")));
     auto keys = w.keys();
     fmt::Roster r = w.roster();
@@ -76,7 +80,8 @@ int cmd_put(const Args& argv) {
     } else {
         std::vector<fmt::ChunkRef> refs;
         for (size_t off = 0; off < bytes->size(); off += fmt::kChunkSize) {
-            fmt::SealedChunk sc = fmt::seal_chunk(std::string_view(*bytes).substr(off, fmt::kChunkSize));
+            fmt::SealedChunk sc =
+                fmt::seal_chunk(std::string_view(*bytes).substr(off, fmt::kChunkSize));
             pouch::json::Out chk;
             chk.key("blobs").arr().obj().kv("id", sc.entry.blob_id);
             chk.kv("stored_size", static_cast<long long>(sc.stored.size())).end_obj().end_arr();
@@ -85,8 +90,9 @@ int cmd_put(const Args& argv) {
                 pouch::cli::CallOptions opt;
                 opt.authenticated = false;
                 opt.content_type = "application/octet-stream";
-                auto up = w.api.call("PUT", "/v1/pouches/" + w.st.pouch_id + "/blobs/" + sc.entry.blob_id,
-                                     sc.stored, {"Authorization: Bearer " + w.st.session_token}, opt);
+                auto up =
+                    w.api.call("PUT", "/v1/pouches/" + w.st.pouch_id + "/blobs/" + sc.entry.blob_id,
+                               sc.stored, {"Authorization: Bearer " + w.st.session_token}, opt);
                 if (!up.ok()) throw CliError(1, "upload: " + pouch::cli::describe(up));
             }
             refs.push_back(sc.entry);
@@ -100,10 +106,16 @@ int cmd_put(const Args& argv) {
     std::string env = fmt::seal_envelope(key, ids, c);
     pouch::json::Out op;
     op.kv("type", "put").kv("artifact_id", artifact).kv("revision_id", revision);
-    if (existing) op.kv("base_revision_id", existing->revision_id);
-    else op.kv_null("base_revision_id");
-    op.kv_null("merge_parent_id").kv("name_index", fmt::name_index(key, c.name)).kv_null("conflict_id");
-    op.kv("key_gen", gen).kv("envelope", env).kv("signature", fmt::sign_revision(w.sign_key(), ids, env));
+    if (existing)
+        op.kv("base_revision_id", existing->revision_id);
+    else
+        op.kv_null("base_revision_id");
+    op.kv_null("merge_parent_id")
+        .kv("name_index", fmt::name_index(key, c.name))
+        .kv_null("conflict_id");
+    op.kv("key_gen", gen)
+        .kv("envelope", env)
+        .kv("signature", fmt::sign_revision(w.sign_key(), ids, env));
     op.kv("signer_member_id", w.st.member_id).key("blob_ids").arr();
     for (const auto& b : blob_ids) op.str(b);
     op.end_arr();

@@ -37,14 +37,18 @@ std::string answer(const std::string& line) {
         o.kv("d", crypto::b64url_encode(k.scalar())).key("jwk").raw(k.public_jwk_json());
     } else if (op == "seal") {
         fmt::PublicJwk pk = fmt::PublicJwk::from_json(fmt::get_obj(req, "jwk"), "jwk");
-        crypto::hpke::Sealed s = crypto::hpke::seal(pk.point(), bytes(req, "info"), bytes(req, "aad"), bytes(req, "pt"));
+        crypto::hpke::Sealed s =
+            crypto::hpke::seal(pk.point(), bytes(req, "info"), bytes(req, "aad"), bytes(req, "pt"));
         o.kv("enc", crypto::b64url_encode(s.enc)).kv("ct", crypto::b64url_encode(s.ct));
     } else if (op == "open") {
         auto k = crypto::P256PrivateKey::from_scalar(bytes(req, "d"));
         if (!k) throw fmt::FormatError("d is not a P-256 scalar");
-        auto pt = crypto::hpke::open(*k, bytes(req, "enc"), bytes(req, "info"), bytes(req, "aad"), bytes(req, "ct"));
-        if (pt) o.kv("pt", crypto::b64url_encode(*pt));
-        else o.kv("error", "does not open");
+        auto pt = crypto::hpke::open(*k, bytes(req, "enc"), bytes(req, "info"), bytes(req, "aad"),
+                                     bytes(req, "ct"));
+        if (pt)
+            o.kv("pt", crypto::b64url_encode(*pt));
+        else
+            o.kv("error", "does not open");
     } else {
         throw fmt::FormatError("unknown op " + op);
     }

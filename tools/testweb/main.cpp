@@ -21,7 +21,9 @@ namespace testweb {
 namespace fmt = pouch::clientfmt;
 using pouch::cli::CliError;
 
-std::string WebState::path(const std::string& name) const { return pouch::cli::join_path(dir, name); }
+std::string WebState::path(const std::string& name) const {
+    return pouch::cli::join_path(dir, name);
+}
 
 WebState WebState::load(const std::string& dir) {
     auto text = pouch::cli::read_file(pouch::cli::join_path(dir, "web.json"));
@@ -87,9 +89,11 @@ fmt::Roster Web::roster() {
     std::vector<fmt::SignedStatement> items;
     pouch::cli::CallOptions opt;
     opt.authenticated = false;
-    api.list_roster([&](const rapidjson::Value& it) {
-        items.push_back({pouch::cli::jstr(it, "statement"), pouch::cli::jstr(it, "signature")});
-    }, {"Authorization: Bearer " + st.session_token}, opt);
+    api.list_roster(
+        [&](const rapidjson::Value& it) {
+            items.push_back({pouch::cli::jstr(it, "statement"), pouch::cli::jstr(it, "signature")});
+        },
+        {"Authorization: Bearer " + st.session_token}, opt);
     return fmt::verify_roster(std::move(items));
 }
 
@@ -98,7 +102,8 @@ pouch::cli::Keyring Web::keys() {
     fmt::Roster r = roster();
     auto enc = enc_key();
     std::vector<std::string> pouches;
-    list("/v1/pouches", "", [&](const rapidjson::Value& p) { pouches.push_back(pouch::cli::jstr(p, "id")); });
+    list("/v1/pouches", "",
+         [&](const rapidjson::Value& p) { pouches.push_back(pouch::cli::jstr(p, "id")); });
     for (const auto& id : pouches) {
         list("/v1/pouches/" + id + "/key-envelopes", "member_id=" + st.member_id + "&",
              [&](const rapidjson::Value& v) {
@@ -121,16 +126,19 @@ struct Command {
 };
 
 const Command kCommands[] = {
-    {"signup", testweb::cmd_signup}, {"genesis", testweb::cmd_genesis},
+    {"signup", testweb::cmd_signup},   {"genesis", testweb::cmd_genesis},
     {"approve", testweb::cmd_approve}, {"revoke", testweb::cmd_revoke},
-    {"put", testweb::cmd_put}, {"get", testweb::cmd_get}, {"hpke", testweb::cmd_hpke},
+    {"put", testweb::cmd_put},         {"get", testweb::cmd_get},
+    {"hpke", testweb::cmd_hpke},
 };
 
 }  // namespace
 
 int main(int argc, char** argv) {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: pouch-testweb signup|genesis|approve|revoke|put|get ... (see tools/testweb/main.cpp)\n");
+        std::fprintf(stderr,
+                     "usage: pouch-testweb signup|genesis|approve|revoke|put|get ... (see "
+                     "tools/testweb/main.cpp)\n");
         return 2;
     }
     for (const auto& c : kCommands) {

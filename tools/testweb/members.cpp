@@ -30,7 +30,9 @@ std::string state_dir(const pouch::cli::Args& a) {
     return *d;
 }
 
-fmt::PublicJwk jwk(const crypto::P256PrivateKey& k) { return {k.x(), k.y()}; }
+fmt::PublicJwk jwk(const crypto::P256PrivateKey& k) {
+    return {k.x(), k.y()};
+}
 
 fmt::PublicJwk jwk_from_text(const std::string& text, const char* what) {
     auto d = fmt::parse_object(text);
@@ -66,7 +68,8 @@ int cmd_genesis(const Args& argv) {
     auto sign = crypto::P256PrivateKey::generate();
     auto enc = crypto::P256PrivateKey::generate();
     std::string err;
-    if (!sign.save(w.st.path("sign.pem"), err) || !enc.save(w.st.path("enc.pem"), err)) throw CliError(1, err);
+    if (!sign.save(w.st.path("sign.pem"), err) || !enc.save(w.st.path("enc.pem"), err))
+        throw CliError(1, err);
     std::string member = crypto::uuid_v4(), pouch = crypto::uuid_v4();
     fmt::StatementBody b;
     b.seq = 0;
@@ -80,7 +83,13 @@ int cmd_genesis(const Args& argv) {
     std::string key = crypto::random_bytes(32);
     fmt::KeyEnvelope e = fmt::seal_key_envelope(pouch, member, 1, jwk(enc), key, member, sign);
     Out o;
-    o.key("statements").arr().obj().kv("statement", s0.statement).kv("signature", s0.signature).end_obj().end_arr();
+    o.key("statements")
+        .arr()
+        .obj()
+        .kv("statement", s0.statement)
+        .kv("signature", s0.signature)
+        .end_obj()
+        .end_arr();
     o.key("key_envelopes").arr().raw(e.json()).end_arr();
     auto r = w.call("POST", "/v1/account/roster/genesis", o.done());
     if (r.status != 201) throw CliError(1, "genesis: " + pouch::cli::describe(r));
@@ -132,12 +141,16 @@ int cmd_approve(const Args& argv) {
         sign_pub = jwk_from_text(*a.get("sign-pub"), "sign_pub");
         enc_pub = jwk_from_text(*a.get("enc-pub"), "enc_pub");
     } else {
-        throw CliError(2, "the server does not show the CLI's keys: give --link, --login-file or --sign-pub/--enc-pub");
+        throw CliError(2,
+                       "the server does not show the CLI's keys: give --link, --login-file or "
+                       "--sign-pub/--enc-pub");
     }
     // The sign key must be the one the request was started with (its thumbprint is shown).
-    if (sign_pub.jkt() != jstr(d, "sign_jkt")) throw CliError(5, "sign_pub is not the key of this login request");
+    if (sign_pub.jkt() != jstr(d, "sign_jkt"))
+        throw CliError(5, "sign_pub is not the key of this login request");
     std::string code = jstr(d, "confirm_code");
-    if (code != crypto::confirm_code(req, sign_pub.jkt())) throw CliError(5, "the confirm code does not match");
+    if (code != crypto::confirm_code(req, sign_pub.jkt()))
+        throw CliError(5, "the confirm code does not match");
 
     fmt::Roster r = w.roster();
     auto sign = w.sign_key();
@@ -163,12 +176,13 @@ int cmd_approve(const Args& argv) {
     for (const auto& [pouch, gens] : w.keys()) {
         for (const auto& [gen, key] : gens) {
             if (a.flag("current-only") && gen != gens.rbegin()->first) continue;
-            o.raw(fmt::seal_key_envelope(pouch, member, gen, enc_pub, key, w.st.member_id, sign).json());
+            o.raw(fmt::seal_key_envelope(pouch, member, gen, enc_pub, key, w.st.member_id, sign)
+                      .json());
         }
     }
     o.end_arr();
-    fmt::Welcome wel{w.st.account_id, r.genesis_hash, b.seq, fmt::statement_hash(st.statement),
-                     w.st.member_id, jwk(sign), jwk(enc)};
+    fmt::Welcome wel{w.st.account_id, r.genesis_hash, b.seq,   fmt::statement_hash(st.statement),
+                     w.st.member_id,  jwk(sign),      jwk(enc)};
     o.kv("welcome", fmt::seal_welcome(wel, enc_pub, req)).kv("confirm_code", code);
     auto ans = w.call("POST", "/v1/cli-auth/requests/" + req + "/approve", o.done());
     if (!ans.ok()) throw CliError(1, "approve: " + pouch::cli::describe(ans));
@@ -215,11 +229,14 @@ int cmd_revoke(const Args& argv) {
         std::string key = crypto::random_bytes(32);
         for (const fmt::Member* keep : r.active_members())
             if (keep->id != member)
-                o.raw(fmt::seal_key_envelope(id, keep->id, gen, keep->enc_pub, key, w.st.member_id, sign).json());
+                o.raw(fmt::seal_key_envelope(id, keep->id, gen, keep->enc_pub, key, w.st.member_id,
+                                             sign)
+                          .json());
     });
     o.end_arr().end_obj().kv("reason", "revoked by pouch-testweb");
     auto ans = w.must("POST", "/v1/devices/" + device + "/revoke", o.done());
-    std::printf("rotation_pending=%s\n", ans.data()["rotation_pending"].IsTrue() ? "true" : "false");
+    std::printf("rotation_pending=%s\n",
+                ans.data()["rotation_pending"].IsTrue() ? "true" : "false");
     return 0;
 }
 

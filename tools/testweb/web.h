@@ -29,7 +29,7 @@ struct WebState {
 
 // A web caller: every request carries the session as a Bearer token.
 class Web {
-public:
+  public:
     explicit Web(WebState st);
     WebState st;
     pouch::cli::Http http;
@@ -45,7 +45,7 @@ public:
     pouch::crypto::P256PrivateKey sign_key() const;
     pouch::crypto::P256PrivateKey enc_key() const;
     pouch::clientfmt::Roster roster();  // fetched and verified
-    pouch::cli::Keyring keys();          // this member's pouch keys, opened from the server
+    pouch::cli::Keyring keys();         // this member's pouch keys, opened from the server
 };
 
 int cmd_signup(const Args& a);
