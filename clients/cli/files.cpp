@@ -131,6 +131,27 @@ std::string absolute_path(const std::string& path) {
     return buf;
 }
 
+ChunkReader::ChunkReader(const std::string& path, size_t chunk_size)
+    : path_(path), buf_(chunk_size, '\0'), fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
+    if (fd_ < 0) throw io_error("cannot open", path);
+}
+
+ChunkReader::~ChunkReader() {
+    ::close(fd_);
+}
+
+std::string_view ChunkReader::next() {
+    size_t filled = 0;
+    while (!done_ && filled < buf_.size()) {
+        ssize_t n = ::read(fd_, buf_.data() + filled, buf_.size() - filled);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) throw io_error("cannot read", path_);
+        if (n == 0) done_ = true;
+        filled += static_cast<size_t>(n);
+    }
+    return std::string_view(buf_.data(), filled);
+}
+
 FileLock::FileLock(const std::string& path) {
     fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (fd_ < 0) throw io_error("cannot open lock", path);

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace pouch::cli {
 
@@ -19,6 +20,23 @@ bool exists(const std::string& path);
 std::string parent_dir(const std::string& path);
 std::string join_path(const std::string& a, const std::string& b);
 std::string absolute_path(const std::string& path);  // realpath of an existing path
+
+// A file read in chunks of a fixed size (4 MiB for pouch's chunks): next() fills the buffer
+// as far as the file allows and returns the bytes read, an empty view at the end. The file
+// descriptor is owned and closed with the reader.
+class ChunkReader {
+  public:
+    ChunkReader(const std::string& path, size_t chunk_size);  // CliError when it cannot open
+    ~ChunkReader();
+    ChunkReader(const ChunkReader&) = delete;
+    ChunkReader& operator=(const ChunkReader&) = delete;
+    std::string_view next();
+
+  private:
+    std::string path_, buf_;
+    int fd_ = -1;
+    bool done_ = false;
+};
 
 // flock(LOCK_EX) on path (created 0600) for the owner's lifetime.
 class FileLock {

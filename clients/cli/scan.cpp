@@ -109,29 +109,14 @@ std::string fingerprint_of_content(const fmt::Content& c) {
 }
 
 FileDigest digest_file(const std::string& path, long long size) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw CliError(kExitFailure, "cannot open " + path + ": " + std::strerror(errno));
-    std::unique_ptr<int, void (*)(int*)> closer(&fd, [](int* f) { ::close(*f); });
+    ChunkReader file(path, static_cast<size_t>(fmt::kChunkSize));
     FileDigest d;
-    std::string buf(static_cast<size_t>(fmt::kChunkSize), '\0');
     crypto::Blake3Hasher whole;
     long long total = 0;
-    while (true) {
-        size_t filled = 0;
-        while (filled < buf.size()) {
-            ssize_t n = ::read(fd, buf.data() + filled, buf.size() - filled);
-            if (n < 0 && errno == EINTR) continue;
-            if (n < 0)
-                throw CliError(kExitFailure, "cannot read " + path + ": " + std::strerror(errno));
-            if (n == 0) break;
-            filled += static_cast<size_t>(n);
-        }
-        if (filled == 0) break;
-        std::string_view chunk(buf.data(), filled);
+    for (std::string_view chunk = file.next(); !chunk.empty(); chunk = file.next()) {
         whole.update(chunk);
         d.chunk_hashes.push_back(crypto::b64url_encode(crypto::blake3_256(chunk)));
-        total += static_cast<long long>(filled);
-        if (filled < buf.size()) break;
+        total += static_cast<long long>(chunk.size());
     }
     // The size the fingerprint names is the one read, so a file that grew meanwhile is
     // simply seen as changed again at the next scan.

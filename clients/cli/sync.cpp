@@ -538,25 +538,12 @@ std::vector<SyncEngine::Planned> SyncEngine::plan(const std::string& scope) {
 }
 
 void SyncEngine::upload_chunks(Planned& p, const std::string& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw CliError(kExitFailure, "cannot open " + path + ": " + std::strerror(errno));
-    std::unique_ptr<int, void (*)(int*)> closer(&fd, [](int* f) { ::close(*f); });
-    std::string buf(static_cast<size_t>(fmt::kChunkSize), '\0');
+    ChunkReader file(path, static_cast<size_t>(fmt::kChunkSize));
     long long total = 0;
     std::vector<std::string> hashes;
     progress_.begin("push " + p.local, p.file.size);
-    while (true) {
-        size_t filled = 0;
-        while (filled < buf.size()) {
-            ssize_t n = ::read(fd, buf.data() + filled, buf.size() - filled);
-            if (n < 0 && errno == EINTR) continue;
-            if (n < 0)
-                throw CliError(kExitFailure, "cannot read " + path + ": " + std::strerror(errno));
-            if (n == 0) break;
-            filled += static_cast<size_t>(n);
-        }
-        if (filled == 0) break;
-        std::string_view pt(buf.data(), filled);
+    for (std::string_view pt = file.next(); !pt.empty(); pt = file.next()) {
+        size_t filled = pt.size();
         std::string hash = crypto::b64url_encode(crypto::blake3_256(pt));
         hashes.push_back(hash);
         auto cached = s_.chunk_cache.find(hash);
@@ -597,7 +584,6 @@ void SyncEngine::upload_chunks(Planned& p, const std::string& path) {
         }
         total += static_cast<long long>(filled);
         progress_.update(total);
-        if (filled < buf.size()) break;
     }
     progress_.end();
     p.file.size = total;
