@@ -40,7 +40,7 @@ login() {
     local pid=$!
     # The approval link as a person copies it from the terminal (with its #keys= fragment).
     LINK=""
-    for i in $(seq 100); do
+    for i in $(seq 300); do
         LINK=$(grep -o 'http[^ ]*/cli/approve?request=[^ ]*' "$CLI_TMP/$name.login" 2>/dev/null || true)
         [[ -n $LINK ]] && break
         sleep 0.1
