@@ -111,7 +111,7 @@ test-unit: build
 	$(UNIT_TESTS)
 
 format:
-	clang-format -i $$(find common handlers tools tests -name '*.cpp' -o -name '*.h')
+	clang-format -i $$(find common handlers clients tools tests -name '*.cpp' -o -name '*.h')
 
 clean:
 	rm -rf build

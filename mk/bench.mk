@@ -5,7 +5,8 @@
 # BUILD/bench/results.md. Not part of `make test`.
 
 BENCH_BIN      := $(BUILD)/bin/bench_crypto
-BENCH_SIGN_OBJ := $(BUILD)/obj/tools/pouchctl/client_key.o $(BUILD)/obj/tools/pouchctl/client_jws.o
+# The CLI's signing code moved into the common library (common/crypto/p256_private, jws_sign).
+BENCH_SIGN_OBJ :=
 
 $(BENCH_BIN): $$(patsubst %.cpp,$(BUILD)/obj/%.o,$$(wildcard tests/bench/*.cpp)) $(BENCH_SIGN_OBJ) $(LIB)
 	@mkdir -p $(@D)

@@ -1,10 +1,11 @@
 #!/bin/sh
 # run.sh -- the interop suite: installs the pinned npm packages (jose, canonicalize,
 # @noble/hashes, @noble/curves, @hpke/core) into a git-ignored folder, then runs interop.mjs
-# against pouchctl and pouch-interop-verify, and vectors.mjs: docs/client-format-vectors.json
+# against pouchctl and pouch-interop-verify, vectors.mjs: docs/client-format-vectors.json
 # against the web app's crypto module (clients/web, installed by `make build`) and independent
-# code. Prints `PASS name` / `FAIL name: detail`, exits 1 on any failure.
-# Env: POUCHCTL, POUCH_INTEROP_VERIFY, INTEROP_SEED, INTEROP_CASES, BUILD.
+# code, and hpke.mjs: the C++ HPKE against @hpke/core through pouch-testweb's HPKE driver.
+# Prints `PASS name` / `FAIL name: detail`, exits 1 on any failure. Env: POUCHCTL,
+# POUCH_INTEROP_VERIFY, POUCH_TESTWEB, INTEROP_SEED, INTEROP_CASES, INTEROP_HPKE_CASES, BUILD.
 set -eu
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -14,9 +15,10 @@ case $build in /*) ;; *) build="$root/$build" ;; esac
 abs() { case $1 in /*) echo "$1" ;; *) echo "$root/$1" ;; esac; }
 POUCHCTL=$(abs "${POUCHCTL:-$build/bin/pouchctl}")
 POUCH_INTEROP_VERIFY=$(abs "${POUCH_INTEROP_VERIFY:-$build/bin/pouch-interop-verify}")
+POUCH_TESTWEB=$(abs "${POUCH_TESTWEB:-$build/bin/pouch-testweb}")
 node_dir=$(abs "${INTEROP_NODE_DIR:-build/interop-node}")
 
-for bin in "$POUCHCTL" "$POUCH_INTEROP_VERIFY"; do
+for bin in "$POUCHCTL" "$POUCH_INTEROP_VERIFY" "$POUCH_TESTWEB"; do
     if [ ! -x "$bin" ]; then
         echo "FAIL setup: $bin is missing (make build)"
         exit 1
@@ -44,11 +46,13 @@ if [ ! -d "$node_dir/node_modules" ] || ! cmp -s "$here/package-lock.json" "$nod
     fi
 fi
 # ESM resolves packages next to the script, so the scripts run from the install folder.
-cp "$here/interop.mjs" "$here/gen.mjs" "$here/vectors.mjs" "$node_dir/"
+cp "$here/interop.mjs" "$here/gen.mjs" "$here/vectors.mjs" "$here/hpke.mjs" "$node_dir/"
 
-export POUCHCTL POUCH_INTEROP_VERIFY
+export POUCHCTL POUCH_INTEROP_VERIFY POUCH_TESTWEB
 status=0
 node "$node_dir/interop.mjs" || status=1
+# The C++ HPKE against @hpke/core (issue 15).
+node "$node_dir/hpke.mjs" || status=1
 
 # The client-format vectors need the web app's own packages (make build installs them).
 if [ ! -f "$root/clients/web/node_modules/.package-lock.json" ]; then

@@ -48,6 +48,11 @@ req() {
     [[ -n $STATUS ]] || STATUS=000
     HEADERS=$(tr -d '\r' <"$SMOKE_TMP/headers")
     BODY=$(cat "$SMOKE_TMP/body")
+    # The OpenAPI check (tests/openapi/) validates every JSON answer recorded here.
+    if [[ -n ${POUCH_API_LOG:-} ]] && [[ ${HEADERS,,} == *"content-type: application/json"* ]]; then
+        jq -nc --arg m "$method" --arg p "$path" --arg s "$STATUS" --rawfile b "$SMOKE_TMP/body" \
+            '{method:$m, path:$p, status:($s|tonumber), body:$b}' >>"$POUCH_API_LOG" 2>/dev/null || true
+    fi
 }
 
 # header NAME: the value of response header NAME of the last req (last one if repeated).

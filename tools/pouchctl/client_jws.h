@@ -1,20 +1,13 @@
-// client_jws.h -- producing ES256 JWS compact serializations with the CLI sign key:
-// attached `h.p.s` (DPoP proofs) and detached `h..s` (Service-Signature, RFC 7515 App. F).
+// client_jws.h -- ES256 JWS signing for the pouchctl client helpers: the functions of
+// common/crypto/jws_sign.h (shared with the `pouch` CLI), under their historical names.
 #pragma once
 
-#include <string>
-#include <string_view>
-
+#include "common/crypto/jws_sign.h"
 #include "tools/pouchctl/client_key.h"
 
 namespace pouchctl {
 
-// b64url(header) "." b64url(payload) "." b64url(R||S)
-std::string jws_compact(const SignKey& key, std::string_view header_json,
-                        std::string_view payload);
-
-// b64url(header) ".." b64url(R||S), signed over b64url(header) "." payload_b64.
-std::string jws_detached(const SignKey& key, std::string_view header_json,
-                         std::string_view payload_b64);
+using pouch::crypto::jws_compact;
+using pouch::crypto::jws_detached;
 
 }  // namespace pouchctl

@@ -6,6 +6,7 @@ set -euo pipefail
 
 packages=(
     g++ make curl jq b3sum python3
+    libcurl4-openssl-dev libunistring-dev
     libfcgi-dev rapidjson-dev libpq-dev libssl-dev libhiredis-dev libsodium-dev
     librust-blake3-dev libgtest-dev libbenchmark-dev
     postgresql postgresql-contrib redis-server nginx wrk

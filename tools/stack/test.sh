@@ -4,9 +4,10 @@
 # the tests of the limits), runs the suites, always tears down, and ends with one line
 # "N passed, N failed".
 # Suites: unit (BUILD/bin/unit_tests on database pouch_unit), interop (tests/interop/run.sh),
-# smoke (tests/smoke/[0-9]*.sh), faults (tests/faults/run.sh, on a stack of its own),
-# browser (tests/browser/run.sh: the web app in Debian's chromium; screenshots in
-# BUILD/browser-screenshots).
+# smoke (tests/smoke/[0-9]*.sh), browser (tests/browser/run.sh: the web app in Debian's
+# chromium; screenshots in BUILD/browser-screenshots), cli (tests/cli/run.sh, the `pouch` CLI
+# end to end), openapi (tests/openapi/run.sh: lint docs/openapi.yaml, validate the smoke
+# answers against it), faults (tests/faults/run.sh, on a stack of its own).
 # POUCH_SUITES="unit smoke" picks some; POUCH_SMOKE_FILES="30 40" some smoke scripts;
 # POUCH_KEEP_VAR=1 keeps the directory for a look afterwards. Relies on tools/stack/lib.sh.
 set -euo pipefail
@@ -14,7 +15,7 @@ cd "$(dirname "$0")/../.."
 # shellcheck source=tools/stack/lib.sh
 source tools/stack/lib.sh
 
-suites=${POUCH_SUITES:-unit interop smoke browser faults}
+suites=${POUCH_SUITES:-unit interop smoke browser cli openapi faults}
 passed=0
 failed=0
 failures=()     # names of failed tests and crashed suites, for the end of the report
@@ -161,6 +162,22 @@ suite_smoke() {
     ((found)) || echo "=== smoke: no tests/smoke/[0-9]*.sh yet"
 }
 
+# --- the CLI and the OpenAPI description (issue 15) ---------------------------------------------
+# The smoke suite records every answer (method, path, status, body) in this file for the
+# OpenAPI check (tests/smoke/lib.sh's req appends when POUCH_API_LOG is set).
+export POUCH_API_LOG=$TEST_VAR/api-answers.jsonl
+
+suite_cli() {
+    run_lines cli "${POUCH_CLI_TIMEOUT:-600}" bash tests/cli/run.sh
+    if ! grep -qx 'SMOKE END' "$TEST_VAR/cli.out"; then
+        crashed cli "stopped before its end (see its output above)"
+    fi
+}
+
+suite_openapi() {
+    run_lines openapi "${POUCH_OPENAPI_TIMEOUT:-600}" bash tests/openapi/run.sh "$POUCH_API_LOG"
+}
+
 suite_nginx_conf() {
     echo "=== nginx"
     if tools/stack/render-nginx.sh --check; then
@@ -173,8 +190,8 @@ suite_nginx_conf() {
 
 for suite in $suites; do
     case $suite in
-        unit | interop | smoke | faults | browser) ;;
-        *) stack_die "unknown suite '$suite' in POUCH_SUITES (unit interop smoke browser faults)" ;;
+        unit | interop | smoke | browser | cli | openapi | faults) ;;
+        *) stack_die "unknown suite '$suite' in POUCH_SUITES (unit interop smoke browser cli openapi faults)" ;;
     esac
 done
 
@@ -193,6 +210,8 @@ if [[ " $suites " == *" smoke "* ]]; then suite_smoke; fi
 if [[ " $suites " == *" browser "* ]]; then
     run_lines browser "${POUCH_BROWSER_TIMEOUT:-300}" env BUILD="$STACK_BUILD" bash tests/browser/run.sh
 fi
+if [[ " $suites " == *" cli "* ]]; then suite_cli; fi
+if [[ " $suites " == *" openapi "* ]]; then suite_openapi; fi
 # The fault scenarios (issue 7, `make test-faults`) break a stack of their own on purpose:
 # tests/faults/run.sh starts it in its own directory on its own ports, so this one is untouched.
 if [[ " $suites " == *" faults "* ]]; then

@@ -1,0 +1,299 @@
+// api.cpp -- authenticated, retried API calls for the CLI (api.h) on http.h, the DPoP proofs
+// of common/clientfmt/proofs.h and the strict JSON parser.
+#include "clients/cli/api.h"
+
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include "clients/cli/errors.h"
+#include "clients/cli/files.h"
+#include "common/clientfmt/proofs.h"
+#include "common/json/out.h"
+#include "common/json/parse.h"
+
+namespace pouch::cli {
+
+namespace {
+
+long long now_s() {
+    return static_cast<long long>(::time(nullptr));
+}
+
+void sleep_s(double s) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<long>(s * 1000)));
+}
+
+double retry_after(const ApiAnswer& a, double fallback) {
+    std::string v = a.http.header("retry-after");
+    if (v.empty()) return fallback;
+    try {
+        double s = std::stod(v);
+        return s < 0 ? fallback : std::min(s, 30.0);
+    } catch (const std::exception&) {
+        return fallback;
+    }
+}
+
+constexpr int kMaxAttempts = 6;
+
+// POUCH_API_LOG=FILE appends every JSON answer as one line {method, path, status, body}: the
+// OpenAPI check of `make test` validates what the CLI suite received (tests/openapi/).
+void log_answer(const std::string& method, const std::string& path, long status,
+                const std::string& body) {
+    const char* file = std::getenv("POUCH_API_LOG");
+    if (!file || !*file) return;
+    json::Out o;
+    o.kv("method", method)
+        .kv("path", path)
+        .kv("status", static_cast<long long>(status))
+        .kv("body", body);
+    std::string line = o.done() + "\n";
+    int fd = ::open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) return;
+    ssize_t n =
+        ::write(fd, line.data(), line.size());  // one write: lines of parallel processes stay whole
+    (void)n;
+    ::close(fd);
+}
+
+}  // namespace
+
+const rapidjson::Value& ApiAnswer::data() const {
+    if (!doc.IsObject() || !doc.HasMember("data"))
+        throw CliError(kExitFailure, "the server's answer has no data");
+    return doc["data"];
+}
+
+std::optional<std::string> ApiAnswer::next_cursor() const {
+    if (!doc.IsObject() || !doc.HasMember("meta")) return std::nullopt;
+    const auto& m = doc["meta"];
+    if (!m.IsObject() || !m.HasMember("next_cursor") || !m["next_cursor"].IsString())
+        return std::nullopt;
+    return std::string(m["next_cursor"].GetString(), m["next_cursor"].GetStringLength());
+}
+
+const rapidjson::Value* ApiAnswer::details() const {
+    if (!doc.IsObject() || !doc.HasMember("error")) return nullptr;
+    const auto& e = doc["error"];
+    if (!e.IsObject() || !e.HasMember("details")) return nullptr;
+    return &e["details"];
+}
+
+std::string describe(const ApiAnswer& a) {
+    std::string s = "the server answered " + std::to_string(a.status);
+    if (!a.code.empty()) s += " " + a.code;
+    if (!a.message.empty()) s += ": " + a.message;
+    if (!a.field.empty()) s += " (" + a.field + ")";
+    return s;
+}
+
+std::string jstr(const rapidjson::Value& o, const char* name) {
+    if (!o.IsObject() || !o.HasMember(name) || !o[name].IsString())
+        throw CliError(kExitFailure, std::string("the server's answer lacks '") + name + "'");
+    return std::string(o[name].GetString(), o[name].GetStringLength());
+}
+
+std::optional<std::string> jopt(const rapidjson::Value& o, const char* name) {
+    if (!o.IsObject() || !o.HasMember(name) || o[name].IsNull()) return std::nullopt;
+    return jstr(o, name);
+}
+
+long long jint(const rapidjson::Value& o, const char* name) {
+    if (!o.IsObject() || !o.HasMember(name) || !o[name].IsInt64())
+        throw CliError(kExitFailure, std::string("the server's answer lacks '") + name + "'");
+    return o[name].GetInt64();
+}
+
+Api::Api(Http& http, std::string server, const crypto::P256PrivateKey* key)
+    : http_(http), server_(std::move(server)), key_(key) {}
+
+Api::Api(Http& http, const Config& cfg, DeviceState& device, const crypto::P256PrivateKey& key)
+    : http_(http), server_(device.server), key_(&key), cfg_(&cfg), device_(&device) {}
+
+ApiAnswer Api::send_once(const std::string& method, const std::string& path,
+                         const std::string& body, const std::vector<std::string>& headers,
+                         const CallOptions& opt) {
+    HttpRequest req;
+    req.method = method;
+    req.url = server_ + path;
+    req.body = body;
+    req.timeout_seconds = opt.timeout_seconds;
+    req.progress = opt.progress;
+    req.headers = headers;
+    if (!body.empty() || method == "POST" || method == "PUT" || method == "PATCH")
+        req.headers.push_back("Content-Type: " + opt.content_type);
+    bool with_token = opt.authenticated && device_;
+    if (with_token) req.headers.push_back("Authorization: DPoP " + device_->access_token);
+    if (key_) {
+        std::optional<std::string_view> ath;
+        if (with_token) ath = device_->access_token;
+        req.headers.push_back("DPoP: " + clientfmt::make_dpop_proof(*key_, method, req.url, ath));
+    }
+    ApiAnswer a;
+    a.http = http_.send(req);
+    a.status = a.http.status;
+    a.raw = a.http.body;
+    bool json_body = a.http.header("content-type").rfind("application/json", 0) == 0;
+    if (json_body) log_answer(method, path, a.status, a.raw);
+    if ((a.ok() && opt.raw) || !json_body) {
+        if (!a.ok() && !json_body) a.message = a.raw.substr(0, 200);
+        return a;
+    }
+    try {
+        a.doc = json::parse_strict_any(a.raw);
+    } catch (const std::exception& e) {
+        throw CliError(kExitFailure,
+                       "the server's answer is not valid JSON: " + std::string(e.what()));
+    }
+    if (!a.ok() && a.doc.IsObject() && a.doc.HasMember("error") && a.doc["error"].IsObject()) {
+        const auto& e = a.doc["error"];
+        if (auto c = jopt(e, "code")) a.code = *c;
+        if (auto m = jopt(e, "message")) a.message = *m;
+        if (auto f = jopt(e, "field")) a.field = *f;
+    }
+    return a;
+}
+
+ApiAnswer Api::call(const std::string& method, const std::string& path, const std::string& body,
+                    const std::vector<std::string>& headers, const CallOptions& opt) {
+    bool refreshed = false;
+    for (int attempt = 1;; ++attempt) {
+        if (opt.authenticated && device_) ensure_fresh_token();
+        ApiAnswer a;
+        try {
+            a = send_once(method, path, body, headers, opt);
+        } catch (const HttpError& e) {
+            if (e.aborted) throw;
+            if (!opt.retry || attempt >= kMaxAttempts)
+                throw CliError(kExitUnreachable, "cannot reach " + server_ + ": " + e.what());
+            sleep_s(0.5 * (1 << (attempt - 1)));
+            continue;
+        }
+        if (a.status == 401 && opt.authenticated && device_) {
+            if (a.code == "device_revoked")
+                throw CliError(kExitNeedLogin,
+                               "this device was revoked; run `pouch logout --local` and then "
+                               "`pouch login` to enrol it again");
+            if ((a.code == "token_expired" || a.code == "unauthenticated") && !refreshed) {
+                refreshed = true;
+                refresh();
+                continue;
+            }
+            if (a.code == "unauthenticated")
+                throw CliError(kExitNeedLogin,
+                               "the server no longer accepts this device's tokens; run "
+                               "`pouch logout --local` and then `pouch login`");
+        }
+        bool transient = a.status == 429 || a.status == 502 || a.status == 503 || a.status == 504;
+        if (transient && a.code != "slow_down" && opt.retry && attempt < kMaxAttempts) {
+            sleep_s(retry_after(a, 1.0 * attempt));
+            continue;
+        }
+        if (transient && a.status != 429 && opt.retry)
+            throw CliError(kExitUnreachable, server_ + " is unavailable: " + describe(a));
+        return a;
+    }
+}
+
+ApiAnswer Api::must(const std::string& method, const std::string& path, const std::string& body,
+                    const std::vector<std::string>& headers, const CallOptions& opt) {
+    ApiAnswer a = call(method, path, body, headers, opt);
+    if (!a.ok())
+        throw CliError(kExitFailure,
+                       method + " " + path.substr(0, path.find('?')) + ": " + describe(a));
+    return a;
+}
+
+void Api::list(const std::string& path, const std::string& query,
+               const std::function<void(const rapidjson::Value&)>& each, int limit,
+               const std::vector<std::string>& headers, const CallOptions& opt) {
+    std::optional<std::string> cursor;
+    while (true) {
+        bool paged = !unpaged_.count(path);
+        std::string q = path + "?" + query + (paged ? "limit=" + std::to_string(limit) : "");
+        if (cursor) q += "&cursor=" + url_encode(*cursor);
+        if (q.back() == '?' || q.back() == '&') q.pop_back();
+        ApiAnswer a = call("GET", q, "", headers, opt);
+        if (!a.ok() && paged && !cursor && a.code == "validation_failed" && a.field == "?limit") {
+            unpaged_.insert(path);  // a server from before list paging (decisions §13)
+            continue;
+        }
+        if (!a.ok()) throw CliError(kExitFailure, "GET " + path + ": " + describe(a));
+        const auto& items = a.data()["items"];
+        if (!items.IsArray()) throw CliError(kExitFailure, "GET " + path + ": no items");
+        for (const auto& it : items.GetArray()) each(it);
+        cursor = a.next_cursor();
+        if (!cursor) return;
+    }
+}
+
+void Api::list_roster(const std::function<void(const rapidjson::Value&)>& each,
+                      const std::vector<std::string>& headers, const CallOptions& opt) {
+    std::optional<std::string> cursor;
+    while (true) {
+        std::string q = "/v1/account/roster?limit=1000";
+        if (cursor)
+            q += std::string(roster_uses_after_ ? "&after=" : "&cursor=") + url_encode(*cursor);
+        ApiAnswer a = call("GET", q, "", headers, opt);
+        if (!a.ok() && cursor && !roster_uses_after_ && a.code == "validation_failed" &&
+            a.field == "?cursor") {
+            roster_uses_after_ = true;  // a server from before list cursors (decisions §13)
+            continue;
+        }
+        if (!a.ok()) throw CliError(kExitFailure, "GET /v1/account/roster: " + describe(a));
+        const auto& items = a.data()["items"];
+        for (const auto& it : items.GetArray()) each(it);
+        cursor = a.next_cursor();
+        if (!cursor || items.Empty()) return;
+    }
+}
+
+void Api::ensure_fresh_token() {
+    if (device_->access_expires_at - 60 > now_s()) return;
+    refresh();
+}
+
+void Api::refresh() {
+    FileLock lock(cfg_->path("lock"));
+    // Another pouch process may have refreshed meanwhile: its tokens are the ones to use,
+    // and our refresh token is already spent.
+    DeviceState on_disk = cfg_->load_device();
+    if (on_disk.refresh_token != device_->refresh_token) {
+        *device_ = on_disk;
+        if (device_->access_expires_at - 60 > now_s()) return;
+    }
+    json::Out o;
+    o.kv("refresh_token", device_->refresh_token);
+    CallOptions opt;
+    opt.authenticated = false;
+    ApiAnswer a = send_once("POST", "/v1/cli-auth/refresh", o.done(), {}, opt);
+    for (int attempt = 1; (a.status == 429 || a.status >= 502) && attempt < kMaxAttempts;
+         ++attempt) {
+        sleep_s(retry_after(a, attempt));
+        a = send_once("POST", "/v1/cli-auth/refresh", o.done(), {}, opt);
+    }
+    if (a.status == 400 && a.code == "invalid_grant")
+        throw CliError(kExitNeedLogin,
+                       "this device's session has ended (its refresh token was already used, or "
+                       "it expired; a reused refresh token revokes every token of the device). "
+                       "Run `pouch logout --local` and then `pouch login`");
+    if (a.status == 401 && a.code == "device_revoked")
+        throw CliError(kExitNeedLogin,
+                       "this device was revoked; run `pouch logout --local` and then "
+                       "`pouch login` to enrol it again");
+    if (!a.ok())
+        throw CliError(a.status >= 500 ? kExitUnreachable : kExitFailure,
+                       "cannot refresh the access token: " + describe(a));
+    const auto& d = a.data();
+    device_->access_token = jstr(d, "access_token");
+    device_->refresh_token = jstr(d, "refresh_token");
+    device_->access_expires_at = now_s() + jint(d, "expires_in");
+    cfg_->save_device(*device_);
+}
+
+}  // namespace pouch::cli

@@ -1,0 +1,68 @@
+// config.h -- where `pouch` keeps its state: $XDG_CONFIG_HOME/pouch (else ~/.config/pouch),
+// mode 0700, with the device's keys (sign.pem, enc.pem, 0600), its session (device.json,
+// 0600), its opened pouch keys (keys.json, 0600) and one state file per synced folder
+// (folders/). Every file is replaced atomically.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "common/crypto/p256_private.h"
+
+namespace pouch::cli {
+
+// The enrolled device: who it is and its tokens. Written once the login is redeemed.
+struct DeviceState {
+    std::string server;  // base URL, no trailing slash
+    std::string device_id, member_id, account_id, device_name, request_id;
+    std::string access_token, refresh_token;
+    long long access_expires_at = 0;  // unix seconds
+    // The roster head last verified (the pin of docs/CLIENT-FORMAT.md step 5).
+    long long pin_seq = -1;
+    std::string pin_hash, genesis_hash;
+
+    std::string to_json() const;
+    static DeviceState from_json(const std::string& text);  // throws CliError
+};
+
+// The login in progress (login.json): what `pouch status` shows while the browser decides.
+struct PendingLogin {
+    std::string server, request_id, authorize_url, confirm_code, device_name;
+    long long expires_at = 0;
+};
+
+// Opened pouch keys: pouch id -> key_gen -> 32 bytes.
+using Keyring = std::map<std::string, std::map<long long, std::string>>;
+
+class Config {
+  public:
+    explicit Config(std::string dir);
+    static std::string default_dir();  // from XDG_CONFIG_HOME / HOME
+
+    const std::string& dir() const { return dir_; }
+    std::string path(const std::string& name) const;
+    void ensure_dir() const;  // 0700, also folders/
+
+    bool logged_in() const;
+    DeviceState load_device() const;  // CliError kExitNeedLogin when there is none
+    void save_device(const DeviceState& d) const;
+
+    std::optional<PendingLogin> load_pending_login() const;
+    void save_pending_login(const PendingLogin& p) const;
+
+    crypto::P256PrivateKey sign_key() const;
+    crypto::P256PrivateKey enc_key() const;
+
+    Keyring load_keys() const;
+    void save_keys(const Keyring& k) const;
+
+    // Removes the session, the keys and the folder states (logout).
+    void forget_everything() const;
+
+  private:
+    crypto::P256PrivateKey load_key(const char* name) const;
+    std::string dir_;
+};
+
+}  // namespace pouch::cli

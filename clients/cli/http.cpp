@@ -1,0 +1,130 @@
+// http.cpp -- libcurl easy-handle wrapper (http.h). curl_global_init runs once; the handle
+// is reset between requests so no option leaks from one to the next.
+#include "clients/cli/http.h"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <cctype>
+#include <mutex>
+
+namespace pouch::cli {
+
+namespace {
+
+struct SlistFree {
+    void operator()(curl_slist* l) const { curl_slist_free_all(l); }
+};
+
+size_t on_body(char* data, size_t size, size_t n, void* user) {
+    static_cast<std::string*>(user)->append(data, size * n);
+    return size * n;
+}
+
+size_t on_header(char* data, size_t size, size_t n, void* user) {
+    auto* headers = static_cast<std::map<std::string, std::string>*>(user);
+    std::string line(data, size * n);
+    auto colon = line.find(':');
+    if (line.rfind("HTTP/", 0) == 0) headers->clear();  // a new response (after 100 Continue)
+    if (colon == std::string::npos) return size * n;
+    std::string name = line.substr(0, colon);
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::string value = line.substr(colon + 1);
+    auto not_space = [](unsigned char c) { return !std::isspace(c); };
+    value.erase(value.begin(), std::find_if(value.begin(), value.end(), not_space));
+    value.erase(std::find_if(value.rbegin(), value.rend(), not_space).base(), value.end());
+    (*headers)[name] = value;
+    return size * n;
+}
+
+int on_progress(void* user, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+                curl_off_t ulnow) {
+    const auto* req = static_cast<const HttpRequest*>(user);
+    if (!req->progress) return 0;
+    return req->progress(ulnow, ultotal, dlnow, dltotal) ? 0 : 1;
+}
+
+}  // namespace
+
+struct Http::Impl {
+    CURL* curl = nullptr;
+};
+
+std::string HttpResponse::header(const std::string& lower_name) const {
+    auto it = headers.find(lower_name);
+    return it == headers.end() ? std::string() : it->second;
+}
+
+Http::Http() : impl_(std::make_unique<Impl>()) {
+    static std::once_flag once;
+    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+    impl_->curl = curl_easy_init();
+    if (!impl_->curl) throw HttpError("cannot initialise libcurl", false);
+}
+
+Http::~Http() {
+    curl_easy_cleanup(impl_->curl);
+}
+
+HttpResponse Http::send(const HttpRequest& req) {
+    CURL* c = impl_->curl;
+    curl_easy_reset(c);
+    HttpResponse resp;
+    std::unique_ptr<curl_slist, SlistFree> headers;
+    for (const auto& h : req.headers) {
+        curl_slist* next = curl_slist_append(headers.get(), h.c_str());
+        if (!next) throw HttpError("out of memory", false);
+        (void)headers.release();
+        headers.reset(next);
+    }
+    // "Expect: 100-continue" would add a round trip before every upload.
+    curl_slist* next = curl_slist_append(headers.get(), "Expect:");
+    (void)headers.release();
+    headers.reset(next);
+
+    curl_easy_setopt(c, CURLOPT_URL, req.url.c_str());
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, req.method.c_str());
+    if (req.method == "GET") curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+    if (!req.body.empty() || req.method == "POST" || req.method == "PUT" || req.method == "PATCH") {
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, req.body.data());
+        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size()));
+    }
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &resp.body);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, &resp.headers);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, req.timeout_seconds);
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(c, CURLOPT_USERAGENT, "pouch-cli");
+    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(c, CURLOPT_XFERINFODATA, &req);
+
+    CURLcode rc = curl_easy_perform(c);
+    if (rc != CURLE_OK)
+        throw HttpError(std::string(curl_easy_strerror(rc)), rc == CURLE_ABORTED_BY_CALLBACK);
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp.status);
+    return resp;
+}
+
+std::string url_encode(const std::string& s) {
+    static const char* hex = "0123456789ABCDEF";
+    std::string out;
+    for (unsigned char ch : s) {
+        if (std::isalnum(ch) || ch == '-' || ch == '.' || ch == '_' || ch == '~') {
+            out.push_back(static_cast<char>(ch));
+        } else {
+            out.push_back('%');
+            out.push_back(hex[ch >> 4]);
+            out.push_back(hex[ch & 15]);
+        }
+    }
+    return out;
+}
+
+}  // namespace pouch::cli

@@ -1,0 +1,41 @@
+// revision.cpp -- verifying and opening a revision (revision.h) with common/clientfmt.
+#include "clients/cli/revision.h"
+
+#include "clients/cli/errors.h"
+#include "clients/cli/scan.h"
+
+namespace pouch::cli {
+
+namespace fmt = pouch::clientfmt;
+
+Revision open_revision(Trust& trust, const std::string& pouch_id, const rapidjson::Value& rev) {
+    Revision h;
+    h.artifact_id = jstr(rev, "artifact_id");
+    h.revision_id = jstr(rev, "id");
+    h.signer = jstr(rev, "signer_member_id");
+    h.key_gen = jint(rev, "key_gen");
+    h.kind = jopt(rev, "kind").value_or("put");
+    h.created_at = jopt(rev, "created_at").value_or("");
+    if (rev.HasMember("seq") && rev["seq"].IsInt64()) h.seq = rev["seq"].GetInt64();
+    std::string envelope = jstr(rev, "envelope");
+    fmt::RevisionIds ids{pouch_id, h.artifact_id, h.revision_id, h.key_gen};
+    const fmt::Member& signer = trust.signer(h.signer);
+    if (!fmt::verify_revision(signer.sign_pub, ids, envelope, jstr(rev, "signature")))
+        throw CliError(kExitIntegrity, "revision " + h.revision_id + " of artifact " +
+                                           h.artifact_id + ": the signature of " + h.signer +
+                                           " does not verify");
+    std::string key = trust.pouch_key(pouch_id, h.key_gen);
+    try {
+        h.content = fmt::open_envelope(key, ids, envelope);
+    } catch (const fmt::FormatError& e) {
+        throw CliError(kExitIntegrity, "artifact " + h.artifact_id + ": " + e.what());
+    }
+    auto nfc = to_nfc(h.content.name);
+    h.bad_name = !fmt::valid_name(h.content.name) || !nfc || *nfc != h.content.name ||
+                 h.content.name.rfind(kTempPrefix, 0) == 0 ||
+                 h.content.name.find("/" + std::string(kTempPrefix)) != std::string::npos;
+    h.fp = fingerprint_of_content(h.content);
+    return h;
+}
+
+}  // namespace pouch::cli

@@ -1,0 +1,50 @@
+// scan.h -- the local side of a synced folder: walking it (regular files only; symlinks,
+// devices and pouch's own temporary files are skipped), Unicode NFC names (libunistring),
+// and content fingerprints that a local file and a remote content object share, so "is it
+// the same?" never needs the remote bytes.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/clientfmt/artifact.h"
+
+namespace pouch::cli {
+
+struct LocalFile {
+    std::string name;  // relative, '/'-separated, as on disk
+    long long size = 0;
+    long long mtime_ns = 0;
+    long long mode = 0644;  // permission bits
+};
+
+constexpr const char* kTempPrefix = ".pouch-tmp-";
+
+// Every regular file under root, by relative name. Names that are not valid UTF-8 are
+// skipped (and reported through `skipped`).
+std::map<std::string, LocalFile> scan_folder(const std::string& root,
+                                             std::vector<std::string>* skipped = nullptr);
+std::optional<LocalFile> stat_file(const std::string& root, const std::string& name);
+
+// NFC of a UTF-8 string; nullopt when it is not valid UTF-8.
+std::optional<std::string> to_nfc(const std::string& s);
+
+// fingerprint = "<size>:i:<b64url BLAKE3(bytes)>" for size <= 64 KiB,
+//               "<size>:c:<b64url BLAKE3(hash_1 || ... || hash_n)>" above, with hash_i the
+// BLAKE3 of the i-th 4 MiB chunk: the same value for a file and for its content object.
+std::string fingerprint_of_content(const clientfmt::Content& c);
+// The file's fingerprint and, for chunked sizes, each chunk's plaintext hash (b64url).
+struct FileDigest {
+    std::string fp;
+    std::vector<std::string> chunk_hashes;
+};
+FileDigest digest_file(const std::string& path, long long size);
+std::string fingerprint_from_parts(long long size, const std::string& inline_hash_raw,
+                                   const std::vector<std::string>& chunk_hashes_b64);
+
+// YYYY-MM-DD (UTC) of a unix time, for conflict names.
+std::string utc_date(long long unix_seconds);
+
+}  // namespace pouch::cli

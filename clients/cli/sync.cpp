@@ -1,0 +1,811 @@
+// sync.cpp -- pull, push and conflicts of one folder (sync.h) on the Api, Trust (verified
+// roster and pouch keys), common/clientfmt (envelopes, chunks, names) and scan.h.
+#include "clients/cli/sync.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <set>
+
+#include "clients/cli/errors.h"
+#include "clients/cli/files.h"
+#include "common/clientfmt/chunk.h"
+#include "common/clientfmt/proofs.h"
+#include "common/crypto/b64url.h"
+#include "common/crypto/hash.h"
+#include "common/crypto/random.h"
+#include "common/json/out.h"
+
+namespace pouch::cli {
+
+namespace fmt = pouch::clientfmt;
+
+namespace {
+
+constexpr size_t kMaxOps = 50;                      // decisions §3: 1..50 ops per commit
+constexpr size_t kMaxBatchBytes = 6 * 1024 * 1024;  // under the 8 MiB commit body limit
+constexpr int kMaxRounds = 8;
+
+long long now_ms() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_REALTIME, &ts);
+    return static_cast<long long>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+// POUCH_TEST_KILL_AFTER_COMMIT=N: the process kills itself (SIGKILL) once the server has
+// answered its N-th commit and before the answer is recorded -- the worst moment to die,
+// reproduced exactly for the CLI suite's resume test. Not set in normal use.
+void kill_point_for_tests() {
+    static int commits = 0;
+    const char* n = std::getenv("POUCH_TEST_KILL_AFTER_COMMIT");
+    if (n && ++commits == std::atoi(n)) ::raise(SIGKILL);
+}
+
+bool in_scope(const std::string& name, const std::string& scope) {
+    return scope.empty() || name == scope ||
+           (name.size() > scope.size() && name.compare(0, scope.size(), scope) == 0 &&
+            name[scope.size()] == '/');
+}
+
+std::string read_whole(const std::string& path) {
+    auto data = read_file(path);
+    if (!data) throw CliError(kExitFailure, path + " disappeared while it was being read");
+    return *data;
+}
+
+}  // namespace
+
+struct SyncEngine::LocalStatus {
+    enum Kind { kMissing, kUnchanged, kChanged } kind = kMissing;
+    std::string fp;  // when computed
+};
+
+struct SyncEngine::Planned {
+    std::string type;  // put | delete
+    std::string local, prev_local;
+    std::string artifact_id, base;
+    std::optional<std::string> conflict_id;
+    LocalFile file;
+    std::string remote_name;
+    FileEntry old;  // delete: the entry being deleted
+    std::string op_json;
+    OpIntent intent;
+};
+
+SyncEngine::SyncEngine(Api& api, Trust& trust, const Config& cfg, DeviceState& device,
+                       FolderState& state, Progress& progress)
+    : api_(api), trust_(trust), cfg_(cfg), device_(device), s_(state), progress_(progress) {}
+
+void SyncEngine::save() {
+    save_folder_state(cfg_, s_);
+}
+
+void SyncEngine::load_pouch() {
+    ApiAnswer a = api_.call("GET", "/v1/pouches/" + s_.pouch_id);
+    if (a.status == 404)
+        throw CliError(kExitFailure, "the pouch " + s_.pouch_id + " bound to " + s_.root +
+                                         " is not visible to this device any more");
+    if (!a.ok()) throw CliError(kExitFailure, "GET /v1/pouches/{id}: " + describe(a));
+    std::string epoch = jstr(a.data(), "epoch");
+    key_gen_ = jint(a.data(), "key_gen");
+    high_water_ = jint(a.data(), "high_water");
+    if (s_.epoch != epoch) {
+        if (!s_.epoch.empty()) progress_.say("the pouch's event log was reset; reading it again");
+        s_.epoch = epoch;
+        s_.seq = 0;
+        save();
+    }
+}
+
+// ---- reading the pouch ---------------------------------------------------------------------
+
+std::optional<Revision> SyncEngine::fetch_head(const std::string& artifact_id) {
+    ApiAnswer a = api_.call(
+        "GET", "/v1/pouches/" + s_.pouch_id + "/artifacts/" + artifact_id + "/revisions?limit=1");
+    if (a.status == 404) return std::nullopt;
+    if (!a.ok()) throw CliError(kExitFailure, "GET revisions: " + describe(a));
+    const auto& items = a.data()["items"];
+    if (!items.IsArray() || items.Empty()) return std::nullopt;
+    return open_revision(trust_, s_.pouch_id, items[0]);
+}
+
+void SyncEngine::unreadable(const std::string& artifact_id, const std::string& why) {
+    ++stats_.refused;
+    stats_.messages.push_back("artifact " + artifact_id + " cannot be read here: " + why);
+}
+
+void SyncEngine::apply_readable(const rapidjson::Value& rev) {
+    try {
+        apply_head(open_revision(trust_, s_.pouch_id, rev));
+    } catch (const MissingKey& e) {
+        unreadable(jstr(rev, "artifact_id"), e.what());
+    }
+}
+
+void SyncEngine::full_resync() {
+    long long hw = high_water_;
+    std::string q = s_.files.empty() ? "" : "include_deleted=true&";
+    api_.list(
+        "/v1/pouches/" + s_.pouch_id + "/artifacts", q,
+        [&](const rapidjson::Value& item) {
+            if (!item.HasMember("head") || !item["head"].IsObject()) return;
+            apply_readable(item["head"]);
+        },
+        500);
+    s_.seq = hw;
+    save();
+}
+
+bool SyncEngine::apply_events_page() {
+    ApiAnswer a = api_.call("GET", "/v1/pouches/" + s_.pouch_id + "/events?epoch=" + s_.epoch +
+                                       "&after=" + std::to_string(s_.seq) + "&limit=1000");
+    if (a.status == 409 && a.code == "epoch_mismatch") {
+        load_pouch();
+        full_resync();
+        return false;
+    }
+    if (!a.ok()) throw CliError(kExitFailure, "GET events: " + describe(a));
+    const auto& items = a.data()["items"];
+    if (!items.IsArray() || items.Empty()) return false;
+    std::vector<std::string> changed;
+    std::set<std::string> seen;
+    long long last = s_.seq;
+    for (const auto& ev : items.GetArray()) {
+        last = jint(ev, "seq");
+        std::string kind = jstr(ev, "kind");
+        if (kind == "roster") {
+            trust_.reload();
+            continue;
+        }
+        if (kind != "revision") continue;  // key_rotation: keys are fetched when first needed
+        std::string aid = jstr(ev, "artifact_id");
+        std::string rid = jstr(ev, "revision_id");
+        if (const std::string* local = s_.local_name_of(aid);
+            local && s_.files[*local].revision_id == rid)
+            continue;  // this folder's own commit, already recorded
+        if (seen.insert(aid).second) changed.push_back(aid);
+    }
+    for (const auto& aid : changed) {
+        try {
+            if (auto h = fetch_head(aid)) apply_head(*h);
+        } catch (const MissingKey& e) {
+            unreadable(aid, e.what());
+        }
+    }
+    s_.seq = last;
+    save();
+    return items.Size() >= 1000;
+}
+
+void SyncEngine::pull() {
+    load_pouch();
+    if (s_.seq == 0) {
+        full_resync();
+    } else {
+        while (apply_events_page()) {
+        }
+    }
+    ack();
+}
+
+void SyncEngine::ack() {
+    if (s_.seq <= 0) return;
+    json::Out o;
+    o.kv("pouch_id", s_.pouch_id).kv("epoch", s_.epoch).kv("acked_seq", s_.seq);
+    ApiAnswer a = api_.call("PUT", "/v1/devices/me/cursor", o.done());
+    // A reset epoch or a seq the pouch no longer has is corrected by the next pull.
+    if (!a.ok() && a.status != 409 && a.status != 400)
+        throw CliError(kExitFailure, "PUT /v1/devices/me/cursor: " + describe(a));
+}
+
+bool SyncEngine::wait_for_events(int seconds, const std::function<bool()>& stop) {
+    CallOptions opt;
+    opt.timeout_seconds = seconds + 15;
+    opt.progress = [&](long long, long long, long long, long long) { return !stop(); };
+    try {
+        ApiAnswer a = api_.call("GET",
+                                "/v1/pouches/" + s_.pouch_id + "/events?epoch=" + s_.epoch +
+                                    "&after=" + std::to_string(s_.seq) +
+                                    "&limit=1&wait=" + std::to_string(seconds),
+                                "", {}, opt);
+        if (!a.ok()) return a.status == 409;
+        const auto& items = a.data()["items"];
+        return items.IsArray() && !items.Empty();
+    } catch (const HttpError& e) {
+        if (e.aborted) return false;
+        throw;
+    }
+}
+
+// ---- applying a remote head to the folder --------------------------------------------------
+
+SyncEngine::LocalStatus SyncEngine::local_status(const std::string& local, const FileEntry& e) {
+    LocalStatus st;
+    auto f = stat_file(s_.root, local);
+    if (!f) return st;
+    if (f->size == e.size && f->mtime_ns == e.mtime_ns && (f->mode & 0777) == (e.mode & 0777)) {
+        st.kind = LocalStatus::kUnchanged;
+        return st;
+    }
+    st.fp = digest_file(join_path(s_.root, local), f->size).fp;
+    st.kind = st.fp == e.fp ? LocalStatus::kUnchanged : LocalStatus::kChanged;
+    return st;
+}
+
+std::string SyncEngine::conflict_copy(const std::string& local, const std::string& loses_to) {
+    std::string base = to_nfc(local).value_or(local);
+    std::string date = utc_date(std::time(nullptr));
+    std::string label = trust_.my_label();
+    std::string name = fmt::conflict_name(base, label, date);
+    for (int n = 2; exists(join_path(s_.root, name)); ++n)
+        name = fmt::conflict_name(base, label, date + " " + std::to_string(n));
+    if (::rename(join_path(s_.root, local).c_str(), join_path(s_.root, name).c_str()) != 0)
+        throw CliError(kExitFailure,
+                       "cannot keep the conflicting " + local + ": " + std::strerror(errno));
+    s_.files.erase(local);
+    s_.conflict_of[name] = loses_to;
+    ++stats_.conflicts;
+    progress_.say("conflict: " + local +
+                  " changed here and elsewhere; this device's version is "
+                  "kept as \"" +
+                  name + "\"");
+    return name;
+}
+
+void SyncEngine::write_content(const std::string& local, const Revision& h) {
+    // Every directory on the way must be a real directory inside the folder: a symlink would
+    // let a name written by someone else land outside it.
+    std::string dir = s_.root;
+    for (size_t pos = local.find('/'); pos != std::string::npos; pos = local.find('/', pos + 1)) {
+        dir = join_path(s_.root, local.substr(0, pos));
+        struct stat st {};
+        if (::lstat(dir.c_str(), &st) == 0) {
+            if (!S_ISDIR(st.st_mode))
+                throw CliError(kExitFailure,
+                               "cannot write " + local + ": " + dir + " is not a directory");
+        } else if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+            throw CliError(kExitFailure, "cannot create " + dir + ": " + std::strerror(errno));
+        }
+    }
+    std::string path = join_path(s_.root, local);
+    std::string tmp =
+        join_path(parent_dir(path),
+                  std::string(kTempPrefix) + crypto::b64url_encode(crypto::random_bytes(9)));
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) throw CliError(kExitFailure, "cannot create " + tmp + ": " + std::strerror(errno));
+    auto write_all = [&](std::string_view data) {
+        for (size_t off = 0; off < data.size();) {
+            ssize_t n = ::write(fd, data.data() + off, data.size() - off);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0)
+                throw CliError(kExitFailure, "cannot write " + tmp + ": " + std::strerror(errno));
+            off += static_cast<size_t>(n);
+        }
+    };
+    try {
+        const fmt::Content& c = h.content;
+        if (c.data) {
+            write_all(crypto::b64url_decode(*c.data).value_or(""));
+        } else if (c.chunks) {
+            progress_.begin("pull " + local, c.size);
+            long long done = 0;
+            for (const auto& ch : *c.chunks) {
+                CallOptions opt;
+                opt.raw = true;
+                opt.timeout_seconds = 600;
+                opt.progress = [&](long long, long long, long long now, long long) {
+                    progress_.update(done + now);
+                    return true;
+                };
+                ApiAnswer a = api_.call(
+                    "GET", "/v1/pouches/" + s_.pouch_id + "/blobs/" + ch.blob_id, "", {}, opt);
+                if (!a.ok())
+                    throw CliError(kExitFailure, "GET blob " + ch.blob_id + ": " + describe(a));
+                try {
+                    write_all(fmt::open_chunk(ch, a.raw));
+                } catch (const fmt::FormatError& e) {
+                    throw CliError(kExitIntegrity, local + ": " + e.what());
+                }
+                done += ch.size;
+                progress_.update(done);
+            }
+            progress_.end();
+        }
+        if (::fsync(fd) != 0)
+            throw CliError(kExitFailure, "cannot sync " + tmp + ": " + std::strerror(errno));
+        ::fchmod(fd, static_cast<mode_t>(c.mode.value_or(0644) & 0777));
+        timespec times[2];
+        times[0].tv_sec = times[1].tv_sec = static_cast<time_t>(c.mtime / 1000);
+        times[0].tv_nsec = times[1].tv_nsec = static_cast<long>((c.mtime % 1000) * 1000000);
+        ::futimens(fd, times);
+    } catch (...) {
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        throw;
+    }
+    ::close(fd);
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+        ::unlink(tmp.c_str());
+        throw CliError(kExitFailure, "cannot replace " + path + ": " + std::strerror(errno));
+    }
+    auto f = stat_file(s_.root, local);
+    FileEntry e;
+    e.artifact_id = h.artifact_id;
+    e.revision_id = h.revision_id;
+    e.remote_name = h.content.name;
+    e.fp = h.fp;
+    e.size = h.content.size;
+    e.mtime_ns = f ? f->mtime_ns : 0;
+    e.mode = f ? f->mode : 0644;
+    if (h.content.chunks) e.chunks = *h.content.chunks;
+    for (const auto& ch : e.chunks) s_.chunk_cache[ch.hash] = ch;
+    s_.files[local] = e;
+    ++stats_.downloaded;
+    save();
+}
+
+void SyncEngine::apply_delete(const Revision& h, const std::string& local) {
+    FileEntry& e = s_.files[local];
+    LocalStatus st = local_status(local, e);
+    if (st.kind == LocalStatus::kChanged) {
+        // Changed here, deleted elsewhere: keep it; the next push restores it on the tombstone.
+        e.revision_id = h.revision_id;
+        progress_.say("kept " + local + ": changed here, deleted elsewhere");
+        ++stats_.conflicts;
+    } else {
+        if (st.kind == LocalStatus::kUnchanged) {
+            remove_file(join_path(s_.root, local));
+            ++stats_.removed;
+        }
+        s_.files.erase(local);
+    }
+    save();
+}
+
+void SyncEngine::apply_put(const Revision& h, const std::string* prev_local) {
+    const std::string& name = h.content.name;
+    std::optional<std::string> remove_after;
+    if (prev_local && *prev_local != name) {
+        std::string old = *prev_local;  // the entry is erased below
+        LocalStatus st = local_status(old, s_.files[old]);
+        if (st.kind == LocalStatus::kChanged)
+            conflict_copy(old, h.revision_id);
+        else if (st.kind == LocalStatus::kUnchanged)
+            remove_after = old;
+        s_.files.erase(old);
+    }
+    auto it = s_.files.find(name);
+    if (it != s_.files.end() && it->second.artifact_id != h.artifact_id) {
+        // Two artifacts claim one name (made at once on two devices). The larger artifact id
+        // gives way, on every device alike: it is kept under a conflict name, which the next
+        // push also gives it on the server.
+        std::string date = utc_date(std::time(nullptr));
+        if (h.artifact_id > it->second.artifact_id) {
+            std::string label = trust_.signer(h.signer).label;
+            std::string alt = fmt::conflict_name(name, label, date);
+            ++stats_.conflicts;
+            progress_.say("conflict: two files named " + name + "; the other is kept as \"" + alt +
+                          "\"");
+            write_content(alt, h);
+            s_.files[alt].remote_name = name;  // renamed on the server at the next push
+        } else {
+            FileEntry ours = it->second;
+            s_.files.erase(it);
+            std::string alt = fmt::conflict_name(name, trust_.my_label(), date);
+            if (exists(join_path(s_.root, name)) &&
+                ::rename(join_path(s_.root, name).c_str(), join_path(s_.root, alt).c_str()) != 0)
+                throw CliError(kExitFailure,
+                               "cannot move " + name + " aside: " + std::strerror(errno));
+            s_.files[alt] = ours;
+            ++stats_.conflicts;
+            progress_.say("conflict: two files named " + name + "; this device's is kept as \"" +
+                          alt + "\"");
+            write_content(name, h);
+        }
+    } else if (it != s_.files.end()) {
+        LocalStatus st = local_status(name, it->second);
+        if (st.kind == LocalStatus::kChanged) {
+            if (st.fp == h.fp) {  // the same change on both sides
+                auto f = stat_file(s_.root, name);
+                it->second.revision_id = h.revision_id;
+                it->second.fp = h.fp;
+                it->second.size = h.content.size;
+                if (f) it->second.mtime_ns = f->mtime_ns, it->second.mode = f->mode;
+                save();
+                return;
+            }
+            conflict_copy(name, h.revision_id);
+        }
+        write_content(name, h);
+    } else if (auto f = stat_file(s_.root, name)) {
+        if (digest_file(join_path(s_.root, name), f->size).fp == h.fp) {
+            FileEntry e{h.artifact_id,  h.revision_id, name,    h.fp,
+                        h.content.size, f->mtime_ns,   f->mode, {}};
+            if (h.content.chunks) e.chunks = *h.content.chunks;
+            s_.files[name] = e;
+            save();
+        } else {
+            conflict_copy(name, h.revision_id);
+            write_content(name, h);
+        }
+    } else {
+        write_content(name, h);
+    }
+    if (remove_after && !s_.files.count(*remove_after))
+        remove_file(join_path(s_.root, *remove_after));
+}
+
+void SyncEngine::apply_head(const Revision& h) {
+    const std::string* local = s_.local_name_of(h.artifact_id);
+    if (local && s_.files[*local].revision_id == h.revision_id) return;
+    if (h.bad_name) {
+        progress_.say("skipped artifact " + h.artifact_id +
+                      ": its name is not a safe relative path");
+        return;
+    }
+    if (h.deleted()) {
+        if (local) apply_delete(h, std::string(*local));
+        return;
+    }
+    if (h.content.kind == "folder") {
+        make_dirs(join_path(s_.root, h.content.name), 0755);
+        return;
+    }
+    std::string prev = local ? *local : "";
+    apply_put(h, local ? &prev : nullptr);
+}
+
+// ---- pushing local changes -----------------------------------------------------------------
+
+std::vector<SyncEngine::Planned> SyncEngine::plan(const std::string& scope) {
+    std::vector<std::string> skipped;
+    auto files = scan_folder(s_.root, &skipped);
+    for (const auto& s : skipped)
+        progress_.say("skipped " + s + ": its name is not UTF-8 or it cannot be read");
+    std::vector<Planned> out;
+    std::vector<std::string> missing;
+    bool touched = false;
+    for (auto& [local, e] : s_.files) {
+        if (!in_scope(local, scope)) continue;
+        auto it = files.find(local);
+        if (it == files.end()) {
+            missing.push_back(local);
+            continue;
+        }
+        const LocalFile& f = it->second;
+        std::string nfc = to_nfc(local).value_or(local);
+        bool renamed = e.remote_name != nfc;
+        bool mode_changed = (f.mode & 0777) != (e.mode & 0777);
+        if (!renamed && !mode_changed && f.size == e.size && f.mtime_ns == e.mtime_ns) continue;
+        if (!renamed && !mode_changed) {
+            std::string fp = digest_file(join_path(s_.root, local), f.size).fp;
+            if (fp == e.fp) {
+                e.mtime_ns = f.mtime_ns;  // touched, not changed
+                touched = true;
+                continue;
+            }
+        }
+        Planned p;
+        p.type = "put";
+        p.local = p.prev_local = local;
+        p.artifact_id = e.artifact_id;
+        p.base = e.revision_id;
+        p.file = f;
+        p.remote_name = nfc;
+        out.push_back(std::move(p));
+    }
+    if (touched) save();
+    for (const auto& [name, f] : files) {
+        if (!in_scope(name, scope) || s_.files.count(name)) continue;
+        Planned p;
+        p.type = "put";
+        p.local = name;
+        p.file = f;
+        p.remote_name = to_nfc(name).value_or(name);
+        // A tracked file that vanished while this one appeared with its content: a move.
+        std::string fp = digest_file(join_path(s_.root, name), f.size).fp;
+        auto m = std::find_if(missing.begin(), missing.end(),
+                              [&](const std::string& old) { return s_.files[old].fp == fp; });
+        if (m != missing.end()) {
+            p.prev_local = *m;
+            p.artifact_id = s_.files[*m].artifact_id;
+            p.base = s_.files[*m].revision_id;
+            missing.erase(m);
+        } else {
+            p.artifact_id = crypto::uuid_v4();
+            if (auto c = s_.conflict_of.find(name); c != s_.conflict_of.end())
+                p.conflict_id = c->second;
+        }
+        out.push_back(std::move(p));
+    }
+    for (const auto& local : missing) {
+        Planned p;
+        p.type = "delete";
+        p.local = local;
+        p.old = s_.files[local];
+        p.artifact_id = p.old.artifact_id;
+        p.base = p.old.revision_id;
+        out.push_back(std::move(p));
+    }
+    return out;
+}
+
+void SyncEngine::upload_chunks(Planned& p, const std::string& path) {
+    ChunkReader file(path, static_cast<size_t>(fmt::kChunkSize));
+    long long total = 0;
+    std::vector<std::string> hashes;
+    progress_.begin("push " + p.local, p.file.size);
+    for (std::string_view pt = file.next(); !pt.empty(); pt = file.next()) {
+        size_t filled = pt.size();
+        std::string hash = crypto::b64url_encode(crypto::blake3_256(pt));
+        hashes.push_back(hash);
+        auto cached = s_.chunk_cache.find(hash);
+        if (cached != s_.chunk_cache.end()) {
+            p.intent.entry.chunks.push_back(cached->second);
+            ++stats_.chunks_reused;
+        } else {
+            fmt::SealedChunk sc = fmt::seal_chunk(pt);
+            json::Out o;
+            o.key("blobs").arr().obj().kv("id", sc.entry.blob_id);
+            o.kv("stored_size", static_cast<long long>(sc.stored.size())).end_obj().end_arr();
+            ApiAnswer chk =
+                api_.call("POST", "/v1/pouches/" + s_.pouch_id + "/blobs/check", o.done());
+            if (chk.status == 403 && chk.code == "quota_exceeded")
+                throw CliError(kExitFailure, "the account's storage is full: " + describe(chk));
+            if (!chk.ok()) throw CliError(kExitFailure, "blob check: " + describe(chk));
+            if (!chk.data()["missing"].Empty()) {
+                CallOptions opt;
+                opt.content_type = "application/octet-stream";
+                opt.timeout_seconds = 600;
+                long long base = total;
+                opt.progress = [&](long long up, long long, long long, long long) {
+                    progress_.update(base + up * static_cast<long long>(filled) /
+                                                static_cast<long long>(sc.stored.size()));
+                    return true;
+                };
+                ApiAnswer up =
+                    api_.call("PUT", "/v1/pouches/" + s_.pouch_id + "/blobs/" + sc.entry.blob_id,
+                              sc.stored, {}, opt);
+                if (!up.ok()) throw CliError(kExitFailure, "blob upload: " + describe(up));
+                stats_.bytes_sent += static_cast<long long>(sc.stored.size());
+            } else {
+                ++stats_.chunks_reused;
+            }
+            s_.chunk_cache[hash] = sc.entry;
+            save();  // a killed push reuses what it already uploaded
+            p.intent.entry.chunks.push_back(sc.entry);
+        }
+        total += static_cast<long long>(filled);
+        progress_.update(total);
+    }
+    progress_.end();
+    p.file.size = total;
+    p.intent.entry.fp = fingerprint_from_parts(total, "", hashes);
+}
+
+void SyncEngine::build_put(Planned& p) {
+    std::string path = join_path(s_.root, p.local);
+    fmt::Content c;
+    c.name = p.remote_name;
+    c.kind = "file";
+    c.mode = p.file.mode & 0777;
+    c.mtime = p.file.mtime_ns / 1000000;
+    p.intent.entry = FileEntry{};
+    if (p.file.size <= fmt::kInlineMax) {
+        std::string bytes = read_whole(path);
+        if (static_cast<long long>(bytes.size()) > fmt::kInlineMax) {
+            p.file.size = static_cast<long long>(bytes.size());
+            upload_chunks(p, path);  // it grew past the inline limit meanwhile
+        } else {
+            p.file.size = static_cast<long long>(bytes.size());
+            c.data = crypto::b64url_encode(bytes);
+            p.intent.entry.fp = fingerprint_from_parts(p.file.size, crypto::blake3_256(bytes), {});
+        }
+    } else {
+        upload_chunks(p, path);
+    }
+    if (!p.intent.entry.chunks.empty() || p.file.size > fmt::kInlineMax)
+        c.chunks = p.intent.entry.chunks;
+    c.size = p.file.size;
+
+    std::string revision_id = crypto::uuid_v4();
+    fmt::RevisionIds ids{s_.pouch_id, p.artifact_id, revision_id, key_gen_};
+    std::string key = trust_.pouch_key(s_.pouch_id, key_gen_);
+    std::string envelope = fmt::seal_envelope(key, ids, c);
+    crypto::P256PrivateKey sign = cfg_.sign_key();
+    json::Out o;
+    o.kv("type", "put").kv("artifact_id", p.artifact_id).kv("revision_id", revision_id);
+    if (p.base.empty())
+        o.kv_null("base_revision_id");
+    else
+        o.kv("base_revision_id", p.base);
+    o.kv_null("merge_parent_id").kv("name_index", fmt::name_index(key, c.name));
+    o.kv("conflict_id", p.conflict_id).kv("key_gen", key_gen_).kv("envelope", envelope);
+    o.kv("signature", fmt::sign_revision(sign, ids, envelope));
+    o.kv("signer_member_id", device_.member_id);
+    o.key("blob_ids").arr();
+    std::set<std::string> blob_ids;
+    for (const auto& ch : p.intent.entry.chunks)
+        if (blob_ids.insert(ch.blob_id).second) o.str(ch.blob_id);
+    o.end_arr();
+    p.op_json = o.done();
+
+    FileEntry& e = p.intent.entry;
+    e.artifact_id = p.artifact_id;
+    e.revision_id = revision_id;
+    e.remote_name = c.name;
+    e.size = c.size;
+    e.mtime_ns = p.file.mtime_ns;
+    e.mode = p.file.mode;
+    p.intent.type = "put";
+    p.intent.local_name = p.local;
+    p.intent.prev_local_name = p.prev_local != p.local ? p.prev_local : "";
+}
+
+void SyncEngine::send_batches(std::vector<Planned>& ops) {
+    std::vector<Planned*> batch;
+    size_t bytes = 0;
+    auto flush = [&] {
+        if (batch.empty()) return;
+        json::Out o;
+        std::string operation_id = crypto::uuid_v4();
+        o.kv("operation_id", operation_id).kv("epoch", s_.epoch);
+        o.key("ops").arr();
+        PendingCommit pc{operation_id, "", {}};
+        for (Planned* p : batch) {
+            o.raw(p->op_json);
+            pc.intents.push_back(p->intent);
+        }
+        o.end_arr();
+        pc.body = o.done();
+        s_.pending = std::move(pc);
+        save();  // written before it is sent: a rerun resends this very body
+        commit_pending();
+        batch.clear();
+        bytes = 0;
+    };
+    for (Planned& p : ops) {
+        if (p.type == "put") {
+            if (!stat_file(s_.root, p.local)) continue;  // gone since the scan
+            build_put(p);
+        } else {
+            std::string revision_id = crypto::uuid_v4();
+            fmt::RevisionIds ids{s_.pouch_id, p.artifact_id, revision_id, key_gen_};
+            std::string key = trust_.pouch_key(s_.pouch_id, key_gen_);
+            std::string envelope =
+                fmt::seal_envelope(key, ids, fmt::tombstone(p.old.remote_name, "file", now_ms()));
+            json::Out o;
+            o.kv("type", "delete").kv("artifact_id", p.artifact_id).kv("revision_id", revision_id);
+            o.kv("base_revision_id", p.base).kv_null("merge_parent_id").kv_null("name_index");
+            o.kv_null("conflict_id").kv("key_gen", key_gen_).kv("envelope", envelope);
+            o.kv("signature", fmt::sign_revision(cfg_.sign_key(), ids, envelope));
+            o.kv("signer_member_id", device_.member_id);
+            o.key("blob_ids").arr().end_arr();
+            p.op_json = o.done();
+            p.intent.type = "delete";
+            p.intent.local_name = p.local;
+            p.intent.entry = p.old;
+        }
+        if (batch.size() == kMaxOps ||
+            (!batch.empty() && bytes + p.op_json.size() > kMaxBatchBytes))
+            flush();
+        batch.push_back(&p);
+        bytes += p.op_json.size();
+    }
+    flush();
+}
+
+void SyncEngine::commit_pending() {
+    const PendingCommit& pc = *s_.pending;
+    std::string sig = fmt::make_service_signature(cfg_.sign_key(), pc.body);
+    ApiAnswer a = api_.call("POST", "/v1/pouches/" + s_.pouch_id + "/operations", pc.body,
+                            {"Service-Signature: " + sig});
+    if (a.status == 409 && (a.code == "epoch_mismatch" || a.code == "operation_id_reused")) {
+        // The batch can never apply as it is; the next round plans it again.
+        progress_.say("a commit was refused (" + a.code + "); planning it again");
+        s_.pending.reset();
+        save();
+        if (a.code == "epoch_mismatch") load_pouch();
+        return;
+    }
+    if (!a.ok())
+        throw CliError(kExitFailure, "commit: " + describe(a) + " (it is resent next time)");
+    kill_point_for_tests();
+    const auto& results = a.data()["results"];
+    for (rapidjson::SizeType i = 0; i < results.Size() && i < pc.intents.size(); ++i) {
+        const auto& r = results[i];
+        const OpIntent& in = pc.intents[i];
+        std::string status = jstr(r, "status");
+        if (status == "applied") {
+            if (in.type == "put") {
+                if (!in.prev_local_name.empty()) {
+                    s_.files.erase(in.prev_local_name);
+                    ++stats_.renamed;
+                } else {
+                    ++stats_.uploaded;
+                }
+                s_.files[in.local_name] = in.entry;
+                s_.conflict_of.erase(in.local_name);
+                for (const auto& ch : in.entry.chunks) s_.chunk_cache[ch.hash] = ch;
+            } else {
+                s_.files.erase(in.local_name);
+                ++stats_.deleted;
+            }
+            continue;
+        }
+        std::string code = jopt(r, "code").value_or("");
+        if (status == "conflict" || code == "not_found") {
+            to_refetch_.push_back(jstr(r, "artifact_id"));
+        } else if (code == "stale_key_gen") {
+            keys_stale_ = true;
+        } else if (code == "missing_blob") {
+            for (const auto& ch : in.entry.chunks) s_.chunk_cache.erase(ch.hash);
+            to_refetch_.push_back("");  // plan again
+        } else {
+            ++stats_.refused;
+            stats_.messages.push_back(in.local_name + ": refused (" + code + ": " +
+                                      jopt(r, "message").value_or("") + ")");
+        }
+    }
+    s_.pending.reset();
+    save();
+}
+
+bool SyncEngine::resend_pending() {
+    if (!s_.pending) return false;
+    progress_.say("resending the commit of an interrupted run (" +
+                  std::to_string(s_.pending->intents.size()) + " operations)");
+    commit_pending();
+    return true;
+}
+
+void SyncEngine::push(const std::string& scope) {
+    load_pouch();
+    resend_pending();
+    for (int round = 0; round < kMaxRounds; ++round) {
+        to_refetch_.clear();
+        keys_stale_ = false;
+        auto ops = plan(scope);
+        if (ops.empty()) return;
+        int refused_before = stats_.refused;
+        send_batches(ops);
+        if (keys_stale_) {
+            trust_.fetch_keys(s_.pouch_id);
+            load_pouch();
+        }
+        for (const auto& aid : to_refetch_) {
+            if (aid.empty()) continue;
+            if (auto h = fetch_head(aid)) {
+                const std::string* local = s_.local_name_of(aid);
+                if (local && !h->deleted() && s_.files[*local].fp == h->fp) {
+                    s_.files[*local].revision_id = h->revision_id;  // same content won already
+                    continue;
+                }
+                // An entry whose base lost: fetch the winner; our version becomes a copy.
+                if (local) {
+                    FileEntry& e = s_.files[*local];
+                    auto st = local_status(*local, e);
+                    if (st.kind == LocalStatus::kUnchanged && e.remote_name != *local) {
+                        // Only our rename lost: take the new head's content under our name;
+                        // the next round renames it again, on that head.
+                        std::string keep = *local;
+                        write_content(keep, *h);
+                        continue;
+                    }
+                }
+                apply_head(*h);
+            }
+        }
+        if (to_refetch_.empty() && !keys_stale_ && stats_.refused > refused_before) return;
+    }
+    progress_.say("the folder kept changing; some changes wait for the next run");
+}
+
+}  // namespace pouch::cli

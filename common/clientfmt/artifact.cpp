@@ -1,0 +1,177 @@
+// artifact.cpp -- content JSON, envelopes, revision signatures, name_index and conflict
+// names (artifact.h) on common/crypto (HKDF, HMAC, AES-GCM, BLAKE3, ES256).
+#include "common/clientfmt/artifact.h"
+
+#include "common/crypto/aead.h"
+#include "common/crypto/b64url.h"
+#include "common/crypto/es256.h"
+#include "common/crypto/hash.h"
+#include "common/crypto/kdf.h"
+#include "common/crypto/random.h"
+#include "common/json/out.h"
+
+namespace pouch::clientfmt {
+
+std::string Content::jcs() const {
+    json::Out o;
+    o.kv("name", name).kv("kind", kind).kv("size", size).kv("mtime", mtime);
+    if (mode) o.kv("mode", *mode);
+    if (data) o.kv("data", *data);
+    if (chunks) {
+        o.key("chunks").arr();
+        for (const auto& c : *chunks) {
+            o.obj();
+            o.kv("blob_id", c.blob_id).kv("size", c.size).kv("key", c.key).kv("hash", c.hash);
+            o.end_obj();
+        }
+        o.end_arr();
+    }
+    if (deleted) o.kv("deleted", true);
+    return jcs_of(o.done());
+}
+
+Content Content::parse(std::string_view json) {
+    rapidjson::Document d = parse_object(json);
+    Content c;
+    c.name = get_str(d, "name");
+    c.kind = get_str(d, "kind");
+    c.size = get_int(d, "size");
+    c.mtime = get_int(d, "mtime");
+    c.mode = get_opt_int(d, "mode");
+    c.data = get_opt_str(d, "data");
+    if (d.HasMember("deleted")) {
+        if (!d["deleted"].IsBool()) throw FormatError("'deleted' must be true or absent");
+        c.deleted = d["deleted"].GetBool();
+    }
+    if (d.HasMember("chunks")) {
+        std::vector<ChunkRef> list;
+        long long total = 0;
+        for (const auto& e : get_arr(d, "chunks").GetArray()) {
+            ChunkRef r{get_str(e, "blob_id"), get_int(e, "size"), get_str(e, "key"),
+                       get_str(e, "hash")};
+            if (r.size < 1 || r.size > kChunkSize) throw FormatError("chunk size out of range");
+            total += r.size;
+            list.push_back(std::move(r));
+        }
+        if (total != c.size) throw FormatError("chunk sizes do not add up to the file size");
+        c.chunks = std::move(list);
+    }
+    if (c.kind != "file" && c.kind != "note" && c.kind != "folder")
+        throw FormatError("unknown kind '" + c.kind + "'");
+    if (c.size < 0) throw FormatError("negative size");
+    if (c.data) {
+        auto bytes = crypto::b64url_decode(*c.data);
+        if (!bytes || static_cast<long long>(bytes->size()) != c.size)
+            throw FormatError("inline data does not match the size");
+    }
+    if (!c.deleted && c.kind != "folder" && !c.data && !c.chunks)
+        throw FormatError("a file has neither data nor chunks");
+    return c;
+}
+
+Content tombstone(const std::string& name, const std::string& kind, long long mtime_ms) {
+    Content c;
+    c.name = name;
+    c.kind = kind;
+    c.size = 0;
+    c.mtime = mtime_ms;
+    c.deleted = true;
+    return c;
+}
+
+std::string artifact_key(std::string_view pouch_key, std::string_view artifact_id) {
+    return crypto::hkdf_sha256(pouch_key, "", "pouch/artifact/v1" + id_bytes(artifact_id), 32);
+}
+
+std::string artifact_aad(std::string_view pouch_id, std::string_view artifact_id,
+                         std::string_view revision_id, long long key_gen) {
+    return id_bytes(pouch_id) + id_bytes(artifact_id) + id_bytes(revision_id) +
+           u64be(static_cast<uint64_t>(key_gen));
+}
+
+std::string seal_envelope(std::string_view pouch_key, const RevisionIds& ids,
+                          const Content& content, std::optional<std::string> nonce) {
+    std::string n = nonce ? *nonce : crypto::random_bytes(12);
+    std::string sealed = crypto::aes_gcm_seal(
+        artifact_key(pouch_key, ids.artifact_id), n,
+        artifact_aad(ids.pouch_id, ids.artifact_id, ids.revision_id, ids.key_gen), content.jcs());
+    return crypto::b64url_encode(n + sealed);
+}
+
+Content open_envelope(std::string_view pouch_key, const RevisionIds& ids,
+                      std::string_view envelope) {
+    auto bytes = crypto::b64url_decode(envelope);
+    if (!bytes || bytes->size() < 12 + 16)
+        throw FormatError("envelope is not b64url of nonce || ciphertext");
+    auto pt = crypto::aes_gcm_open(
+        artifact_key(pouch_key, ids.artifact_id), std::string_view(*bytes).substr(0, 12),
+        artifact_aad(ids.pouch_id, ids.artifact_id, ids.revision_id, ids.key_gen),
+        std::string_view(*bytes).substr(12));
+    if (!pt)
+        throw FormatError("revision " + ids.revision_id +
+                          " does not open with the pouch key of key_gen " +
+                          std::to_string(ids.key_gen));
+    return Content::parse(*pt);
+}
+
+namespace {
+
+std::string revision_digest(const RevisionIds& ids, std::string_view envelope) {
+    std::string m = id_bytes(ids.pouch_id) + id_bytes(ids.artifact_id) + id_bytes(ids.revision_id);
+    m.append(envelope);
+    return crypto::blake3_256(m);
+}
+
+}  // namespace
+
+std::string sign_revision(const crypto::P256PrivateKey& signer, const RevisionIds& ids,
+                          std::string_view envelope) {
+    return crypto::b64url_encode(signer.sign_es256(revision_digest(ids, envelope)));
+}
+
+bool verify_revision(const PublicJwk& signer, const RevisionIds& ids, std::string_view envelope,
+                     std::string_view signature) {
+    auto key = crypto::P256PublicKey::from_jwk(signer.x, signer.y);
+    auto sig = crypto::b64url_decode(signature);
+    return key && sig && key->verify(revision_digest(ids, envelope), *sig);
+}
+
+std::string name_index(std::string_view pouch_key, std::string_view name) {
+    std::string k = crypto::hkdf_sha256(pouch_key, "", "pouch/name-index/v1", 32);
+    return crypto::b64url_encode(crypto::hmac_sha256(k, name));
+}
+
+bool valid_name(std::string_view name) {
+    if (name.empty() || name.front() == '/' || name.find('\0') != std::string_view::npos)
+        return false;
+    size_t start = 0;
+    while (true) {
+        size_t end = name.find('/', start);
+        std::string_view seg =
+            name.substr(start, end == std::string_view::npos ? name.npos : end - start);
+        if (seg.empty() || seg == "." || seg == "..") return false;
+        if (end == std::string_view::npos) return true;
+        start = end + 1;
+    }
+}
+
+std::string conflict_name(std::string_view name, std::string_view label, std::string_view date) {
+    size_t slash = name.rfind('/');
+    size_t seg = slash == std::string_view::npos ? 0 : slash + 1;
+    size_t dot = name.rfind('.');
+    std::string_view stem = name, ext;
+    if (dot != std::string_view::npos && dot > seg) {
+        stem = name.substr(0, dot);
+        ext = name.substr(dot);
+    }
+    std::string out(stem);
+    out += " (conflict ";
+    out += label;
+    out += " ";
+    out += date;
+    out += ")";
+    out += ext;
+    return out;
+}
+
+}  // namespace pouch::clientfmt

@@ -1,0 +1,289 @@
+#!/usr/bin/env bash
+# run.sh -- the CLI suite: two `pouch` devices of one account (approved by pouch-testweb, the
+# dev/test browser member) keep a folder in sync both ways against the real stack: small
+# files, a 20 MB file in chunks (an unchanged chunk is not sent again), a rename, a delete, a
+# conflict made on purpose, --watch, a push killed mid-way and rerun, a revoked device, a
+# logout with rotation, files crossing between the web member's and the CLI's code, tokens
+# refreshed, and the help/man page. Prints PASS/FAIL lines and SMOKE END (tools/stack/test.sh).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+source tests/smoke/lib.sh
+source tests/cli/lib.sh
+
+A=$CLI_TMP/A
+B=$CLI_TMP/B
+mkdir -p "$A" "$B"
+
+# --- login -------------------------------------------------------------------------------------
+
+web_account || { echo "FAIL setup: no web account"; smoke_done; }
+login laptop-a
+expect_true "login exits 0 (got $RC: $LOGIN_OUT)" test "$RC" = 0
+expect_true "login prints the authorize_url" grep -q "/cli/approve?request=$REQ" <<<"$LOGIN_OUT"
+expect_true "the approval link carries the four key coordinates (#keys=)" \
+    grep -Eq "request=$REQ#keys=[A-Za-z0-9_-]{43}(\.[A-Za-z0-9_-]{43}){3}" <<<"$LOGIN_OUT"
+code=$(web_code=$(curl -s "$POUCH_URL/v1/cli-auth/requests/$REQ" -H "Authorization: Bearer $(jq -r .session_token "$CLI_TMP/web/web.json")" | jq -r .data.confirm_code); echo "$web_code")
+expect_true "login prints the confirm code the browser shows ($code)" grep -q "$code" <<<"$LOGIN_OUT"
+expect_true "login says it is done" grep -q "Logged in to" <<<"$LOGIN_OUT"
+cfg=$CLI_TMP/laptop-a/pouch
+expect_true "the config directory is 0700" test "$(mode_of "$cfg")" = 700
+for f in sign.pem enc.pem device.json keys.json; do
+    expect_true "$f is 0600" test "$(mode_of "$cfg/$f")" = 600
+done
+expect_true "the login file is gone" test ! -e "$cfg/login.json"
+expect_json_db() { [[ $(sql "$1") == "$2" ]]; }
+expect_true "the roster holds genesis and the device's add" expect_json_db \
+    "SELECT count(*) FROM roster_entries r JOIN storage_accounts a ON a.id = r.account_id WHERE a.id = '$(jq -r .account_id "$cfg/device.json")'" 2
+check login_enrols_the_device_and_verifies_the_roster
+
+dev laptop-a status --json
+expect_true "status --json is JSON with logged_in true" test "$(jq -r .logged_in <<<"$OUT")" = true
+expect_true "status shows the pouch with key generation 1" test "$(jq -r '.pouches[0].key_gens[0]' <<<"$OUT")" = 1
+expect_true "status names the device" test "$(jq -r .device_name <<<"$OUT")" = laptop-a
+check status_json_describes_the_device
+
+login laptop-b
+expect_true "second login exits 0 ($RC)" test "$RC" = 0
+dev laptop-b devices --json
+expect_true "devices --json lists both devices" test "$(jq '.items | length' <<<"$OUT")" = 2
+expect_true "devices --json names this device" test "$(jq -r .this_device <<<"$OUT")" = "$(device_id laptop-b)"
+dev laptop-b rename "laptop b"
+expect_true "rename exits 0" test "$RC" = 0
+dev laptop-b devices
+expect_true "devices shows the new name and marks this device" grep -q '^\* laptop b' <<<"$OUT"
+dev laptop-b rename ""
+expect_true "an empty name is a usage error (exit 2, got $RC)" test "$RC" = 2
+check devices_lists_and_rename_renames
+
+# --- push and pull ------------------------------------------------------------------------------
+
+echo "hello" >"$A/hello.txt"
+mkdir -p "$A/notes/deep"
+printf 'α and ω\n' >"$A/notes/deep/greek.md"
+: >"$A/empty.txt"
+head -c $((20 * 1024 * 1024)) /dev/urandom >"$A/big.bin"
+chmod 600 "$A/notes/deep/greek.md"
+dev laptop-a push "$A"
+expect_true "push exits 0 ($RC: $ERR)" test "$RC" = 0
+expect_true "push reports 4 files sent" grep -q "4 sent" <<<"$ERR"
+dev laptop-b sync "$B"
+expect_true "sync exits 0 ($RC: $ERR)" test "$RC" = 0
+expect_true "B holds A's files byte for byte" same_tree "$A" "$B"
+expect_true "the mode travels" test "$(mode_of "$B/notes/deep/greek.md")" = 600
+expect_true "the mtime travels (to the millisecond)" test "$(stat -c %Y "$A/big.bin")" = "$(stat -c %Y "$B/big.bin")"
+expect_true "no temporary file is left" test -z "$(find "$B" -name '.pouch-tmp-*')"
+chunks=$(sql "SELECT cardinality(blob_ids) FROM revisions WHERE pouch_id = '$POUCH_ID' AND cardinality(blob_ids) > 0")
+expect_true "the 20 MB file is 5 chunks of 4 MiB (got '$chunks')" test "$chunks" = 5
+inline=$(sql "SELECT count(*) FROM revisions WHERE pouch_id = '$POUCH_ID' AND cardinality(blob_ids) = 0")
+expect_true "the three small files are inline ($inline)" test "$inline" = 3
+check two_devices_sync_small_files_and_a_20mb_file_in_chunks
+
+blobs_before=$(sql "SELECT count(*) FROM blobs b JOIN pouches p ON p.account_id = b.account_id WHERE p.id = '$POUCH_ID'")
+printf 'tail' >>"$A/big.bin"
+dev laptop-a sync "$A"
+blobs_after=$(sql "SELECT count(*) FROM blobs b JOIN pouches p ON p.account_id = b.account_id WHERE p.id = '$POUCH_ID'")
+expect_true "only the new sixth chunk is uploaded ($blobs_before -> $blobs_after)" test "$((blobs_after - blobs_before))" = 1
+expect_true "push says the 5 old chunks were already stored ($ERR)" grep -q "5 chunks already stored" <<<"$ERR"
+dev laptop-b sync "$B"
+expect_true "B gets the changed big file" cmp -s "$A/big.bin" "$B/big.bin"
+check an_unchanged_chunk_is_never_sent_twice
+
+artifact=$(sql "SELECT count(*) FROM artifacts WHERE pouch_id = '$POUCH_ID'")
+mv "$A/hello.txt" "$A/notes/hello-renamed.txt"
+dev laptop-a sync "$A"
+expect_true "the rename is reported ($ERR)" grep -q "1 renamed" <<<"$ERR"
+dev laptop-b sync "$B"
+expect_true "B has the new name and not the old" test -f "$B/notes/hello-renamed.txt" -a ! -e "$B/hello.txt"
+expect_true "no artifact was added by the rename" test "$(sql "SELECT count(*) FROM artifacts WHERE pouch_id = '$POUCH_ID'")" = "$artifact"
+expect_true "the trees agree" same_tree "$A" "$B"
+check a_rename_is_a_put_on_the_same_artifact
+
+rm "$B/empty.txt"
+dev laptop-b sync "$B"
+expect_true "the delete is reported" grep -q "1 deleted" <<<"$ERR"
+dev laptop-a sync "$A"
+expect_true "A loses the file too" test ! -e "$A/empty.txt"
+dev laptop-a ls "$POUCH_ID" --deleted --json
+expect_true "ls --deleted shows it as deleted" test "$(jq -r '.items[] | select(.name == "empty.txt") | .deleted' <<<"$OUT")" = true
+dev laptop-a ls "${POUCH_ID:0:8}" --json
+expect_true "ls by id prefix lists the 3 live files" test "$(jq '.items | length' <<<"$OUT")" = 3
+expect_true "ls decrypts names" test "$(jq -r '[.items[].name] | sort | join(",")' <<<"$OUT")" = "big.bin,notes/deep/greek.md,notes/hello-renamed.txt"
+check a_delete_reaches_the_other_device
+
+# --- a conflict made on purpose ----------------------------------------------------------------
+
+echo "version from A" >"$A/notes/deep/greek.md"
+echo "version from B" >"$B/notes/deep/greek.md"
+dev laptop-a sync "$A"
+head_a=$(sql "SELECT a.head_revision_id FROM artifacts a WHERE a.pouch_id = '$POUCH_ID' AND a.head_seq = (SELECT max(head_seq) FROM artifacts WHERE pouch_id = '$POUCH_ID')")
+dev laptop-b sync "$B"
+expect_true "B says it kept both ($ERR)" grep -q "conflict" <<<"$ERR"
+# The label is the device's roster label (its name when it was approved), not its new name.
+copy=$(cd "$B" && ls notes/deep/ | grep 'conflict laptop-b')
+expect_true "the copy is named after the device and the date ($copy)" \
+    test "$copy" = "greek (conflict laptop-b $(date -u +%F)).md"
+expect_true "the winning version stays at its name on B" grep -qx "version from A" "$B/notes/deep/greek.md"
+expect_true "B's own version is in the copy" grep -qx "version from B" "$B/notes/deep/$copy"
+cid=$(sql "SELECT conflict_id FROM revisions WHERE pouch_id = '$POUCH_ID' AND conflict_id IS NOT NULL")
+expect_true "the copy's revision carries conflict_id = the winning head ($cid vs $head_a)" test "$cid" = "$head_a"
+dev laptop-a sync "$A"
+expect_true "A receives the copy" test -f "$A/notes/deep/$copy"
+expect_true "both devices agree" same_tree "$A" "$B"
+check a_stale_base_keeps_both_versions
+
+# --- files between the web member and the CLI ------------------------------------------------------
+
+printf 'written in the browser\n' >"$CLI_TMP/web.txt"
+head -c 100000 /dev/urandom >"$CLI_TMP/web.bin"
+web put "from-web.txt" --file "$CLI_TMP/web.txt" >/dev/null
+web put "from-web.bin" --file "$CLI_TMP/web.bin" >/dev/null
+dev laptop-a sync "$A"
+expect_true "a web file opens in the CLI" cmp -s "$CLI_TMP/web.txt" "$A/from-web.txt"
+expect_true "a chunked web file opens in the CLI" cmp -s "$CLI_TMP/web.bin" "$A/from-web.bin"
+web get "notes/hello-renamed.txt" >"$CLI_TMP/got.txt"
+expect_true "a CLI file opens in the web member" cmp -s "$A/notes/hello-renamed.txt" "$CLI_TMP/got.txt"
+web get "big.bin" >"$CLI_TMP/got.bin"
+expect_true "a chunked CLI file opens in the web member" cmp -s "$A/big.bin" "$CLI_TMP/got.bin"
+check files_cross_between_web_and_cli
+
+# --- --watch ----------------------------------------------------------------------------------------
+
+dev laptop-b sync "$B"
+XDG_CONFIG_HOME=$CLI_TMP/laptop-b "$POUCH" sync "$B" --watch >"$CLI_TMP/watch.out" 2>&1 &
+watch_pid=$!
+sleep 1
+echo "pushed by A while B watches" >"$A/watched.txt"
+start=$(now_ms)
+dev laptop-a push "$A"
+expect_true "a remote change reaches the watching device within 10 s" retry 10 test -f "$B/watched.txt"
+remote_ms=$(($(now_ms) - start))
+echo "written on B while it watches" >"$B/local.txt"
+start=$(now_ms)
+expect_true "a local change is pushed within 10 s" retry 10 bash -c \
+    "[[ \$(XDG_CONFIG_HOME=$CLI_TMP/laptop-a $POUCH ls $POUCH_ID --json | jq '[.items[] | select(.name == \"local.txt\")] | length') == 1 ]]"
+local_ms=$(($(now_ms) - start))
+kill -INT "$watch_pid"
+wait "$watch_pid"
+watch_rc=$?
+expect_true "--watch stops on SIGINT with exit 130 (got $watch_rc)" test "$watch_rc" = 130
+echo "# watch: remote change in ${remote_ms} ms, local change in ${local_ms} ms"
+check sync_watch_follows_both_sides
+
+# --- a push killed mid-way ------------------------------------------------------------------------
+
+mkdir -p "$A/many"
+for i in $(seq 1 120); do echo "file $i" >"$A/many/f$i.txt"; done
+dev laptop-a sync "$A"  # nothing new on the server side first
+rm -rf "$A/many"
+mkdir -p "$A/many"
+for i in $(seq 121 240); do echo "file $i" >"$A/many/f$i.txt"; done
+artifacts_before=$(sql "SELECT count(*) FROM artifacts WHERE pouch_id = '$POUCH_ID'")
+RC=0
+XDG_CONFIG_HOME=$CLI_TMP/laptop-a POUCH_TEST_KILL_AFTER_COMMIT=2 "$POUCH" push "$A" >/dev/null 2>&1 || RC=$?
+expect_true "the push died by SIGKILL after its second commit (status $RC)" test "$RC" = 137
+dev laptop-a status --json
+expect_true "its state holds the batch in flight" test "$(jq '.folders[0].pending_ops' <<<"$OUT")" -gt 0
+dev laptop-a push "$A"
+expect_true "the rerun exits 0 ($RC: $ERR)" test "$RC" = 0
+expect_true "the rerun resends the interrupted batch" grep -q "resending" <<<"$ERR"
+dup=$(sql "SELECT count(*) FROM (SELECT r.envelope_hash FROM revisions r WHERE pouch_id = '$POUCH_ID' GROUP BY artifact_id, envelope_hash HAVING count(*) > 1) d")
+expect_true "no revision is stored twice ($dup)" test "$dup" = 0
+dev laptop-a ls "$POUCH_ID" --json
+for i in 121 180 240; do
+    expect_true "f$i.txt is stored once" test "$(jq "[.items[] | select(.name == \"many/f$i.txt\")] | length" <<<"$OUT")" = 1
+done
+expect_true "the 120 new files are live, the 120 old ones deleted" \
+    test "$(jq '[.items[] | select(.name | startswith("many/"))] | length' <<<"$OUT")" = 120
+artifacts_after=$(sql "SELECT count(*) FROM artifacts WHERE pouch_id = '$POUCH_ID'")
+expect_true "exactly 120 artifacts were made ($artifacts_before -> $artifacts_after)" \
+    test $((artifacts_after - artifacts_before)) = 120
+dev laptop-b sync "$B"
+expect_true "B ends with the same tree" same_tree "$A" "$B"
+check a_killed_push_resumes_and_stores_each_file_once
+
+# --- tokens -----------------------------------------------------------------------------------------
+
+cfgb=$CLI_TMP/laptop-b/pouch
+old_rt=$(jq -r .refresh_token "$cfgb/device.json")
+cp "$cfgb/device.json" "$CLI_TMP/device-b.json"
+jq '.access_expires_at = 0' "$cfgb/device.json" >"$CLI_TMP/d.json" && cp "$CLI_TMP/d.json" "$cfgb/device.json"
+dev laptop-b devices
+expect_true "an expired access token is refreshed transparently ($RC: $ERR)" test "$RC" = 0
+expect_true "the refresh token rotated" test "$(jq -r .refresh_token "$cfgb/device.json")" != "$old_rt"
+good=$(cat "$cfgb/device.json")
+jq '.access_expires_at = 0' "$CLI_TMP/device-b.json" >"$cfgb/device.json"
+dev laptop-b devices
+expect_true "a spent refresh token ends the session with exit 3 ($RC)" test "$RC" = 3
+expect_true "and says to log in again ($ERR)" grep -q "pouch login" <<<"$ERR"
+printf '%s\n' "$good" >"$cfgb/device.json"
+dev laptop-b devices
+expect_true "the device works again with its current tokens ($RC: $ERR)" test "$RC" = 0
+check tokens_refresh_transparently_and_reuse_is_said_plainly
+
+# --- revocation and logout --------------------------------------------------------------------------
+
+gen_before=$(sql "SELECT key_gen FROM pouches WHERE id = '$POUCH_ID'")
+web revoke "$(device_id laptop-b)" >/dev/null
+dev laptop-b ls
+expect_true "a revoked device is refused with exit 3 ($RC)" test "$RC" = 3
+expect_true "and says it was revoked ($ERR)" grep -q "revoked" <<<"$ERR"
+expect_true "the browser rotated the pouch key" test "$(sql "SELECT key_gen FROM pouches WHERE id = '$POUCH_ID'")" = $((gen_before + 1))
+echo "after the rotation" >"$A/rotated.txt"
+dev laptop-a sync "$A"
+expect_true "A writes under the new key generation ($RC: $ERR)" test "$RC" = 0
+expect_true "the new revision uses key_gen $((gen_before + 1))" \
+    test "$(sql "SELECT key_gen FROM revisions WHERE pouch_id = '$POUCH_ID' ORDER BY seq DESC LIMIT 1")" = $((gen_before + 1))
+web get rotated.txt >"$CLI_TMP/rot.txt"
+expect_true "the web member reads it" cmp -s "$A/rotated.txt" "$CLI_TMP/rot.txt"
+dev laptop-b logout --local
+expect_true "logout --local forgets the revoked device" test "$RC" = 0 -a ! -e "$cfgb/device.json"
+check a_revoked_device_is_refused_and_says_so
+
+login laptop-c
+gen_before=$(sql "SELECT key_gen FROM pouches WHERE id = '$POUCH_ID'")
+member_c=$(member_id laptop-c)
+dev laptop-c logout
+expect_true "logout exits 0 ($RC: $ERR)" test "$RC" = 0
+expect_true "logout forgets the device locally" test ! -e "$CLI_TMP/laptop-c/pouch/device.json"
+expect_true "the device is revoked on the server" test -n "$(sql "SELECT revoked_at FROM devices WHERE member_id = '$member_c'")"
+expect_true "the pouch key rotated" test "$(sql "SELECT key_gen FROM pouches WHERE id = '$POUCH_ID'")" = $((gen_before + 1))
+expect_true "new envelopes for both remaining members (web, A)" \
+    test "$(sql "SELECT count(*) FROM key_envelopes WHERE pouch_id = '$POUCH_ID' AND key_gen = $((gen_before + 1))")" = 2
+expect_true "created by the device that left" \
+    test "$(sql "SELECT DISTINCT created_by_member FROM key_envelopes WHERE pouch_id = '$POUCH_ID' AND key_gen = $((gen_before + 1))")" = "$member_c"
+echo "after logout" >"$A/after-logout.txt"
+dev laptop-a sync "$A"
+expect_true "A verifies the removal, opens the new key and writes ($RC: $ERR)" test "$RC" = 0
+web get after-logout.txt >"$CLI_TMP/al.txt"
+expect_true "the web member verifies the roster and reads it" cmp -s "$A/after-logout.txt" "$CLI_TMP/al.txt"
+check logout_revokes_with_a_signed_removal_and_a_key_rotation
+
+# --- a device given only the newest key generation -----------------------------------------------
+
+APPROVE_ARGS=--current-only login laptop-d
+D=$CLI_TMP/D
+dev laptop-d sync "$D"
+expect_true "a sync that meets revisions it has no key for exits 1 ($RC)" test "$RC" = 1
+expect_true "and names what it cannot read ($ERR)" grep -q "cannot be read here" <<<"$ERR"
+expect_true "files of the newest generation still arrive" cmp -s "$A/after-logout.txt" "$D/after-logout.txt"
+expect_true "files of older generations do not" test ! -e "$D/big.bin"
+check a_device_without_old_keys_reads_what_it_can_and_says_what_it_cannot
+
+# --- the command line itself ----------------------------------------------------------------------
+
+dev laptop-a help --man
+expect_true "docs/pouch.1 is what \`pouch help --man\` prints" bash -c "diff -q <(printf '%s\n' \"\$1\") docs/pouch.1" _ "$OUT"
+for c in login logout status devices rename ls push pull sync help; do
+    dev laptop-a "$c" --help
+    expect_true "$c --help exits 0" test "$RC" = 0
+    expect_true "$c --help shows its usage" grep -q "usage: pouch $c" <<<"$OUT"
+done
+dev laptop-a push --nope
+expect_true "an unknown option exits 2" test "$RC" = 2
+dev nobody status
+expect_true "status without a login exits 3" test "$RC" = 3
+dev nobody ls
+expect_true "ls without a login exits 3 and says so" test "$RC" = 3 -a -n "$(grep 'pouch login' <<<"$ERR")"
+check help_man_page_and_exit_codes
+
+smoke_done

@@ -1,0 +1,154 @@
+// cli_logic_test.cpp -- the `pouch` CLI's pure parts (clients/cli): command-line parsing, the
+// folder state file, fingerprints that a file and its content object share, NFC names, the
+// scan's choices, and the help that --help and the man page both come from.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "clients/cli/args.h"
+#include "clients/cli/errors.h"
+#include "clients/cli/folder_state.h"
+#include "clients/cli/help.h"
+#include "clients/cli/scan.h"
+#include "common/clientfmt/chunk.h"
+#include "common/crypto/b64url.h"
+#include "common/crypto/random.h"
+
+using namespace pouch;
+using namespace pouch::cli;
+
+namespace {
+
+struct TempDir {
+    std::string path;
+    TempDir() {
+        char tmpl[] = "/tmp/pouch-cli-test.XXXXXX";
+        path = ::mkdtemp(tmpl);
+    }
+    ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
+    std::string write(const std::string& name, const std::string& data) const {
+        std::string p = path + "/" + name;
+        std::ofstream(p, std::ios::binary) << data;
+        return p;
+    }
+};
+
+int usage_code(const std::vector<std::string>& argv) {
+    try {
+        parse_args(argv, {"pouch"}, {"json"});
+    } catch (const CliError& e) {
+        return e.code;
+    }
+    return 0;
+}
+
+}  // namespace
+
+TEST(CliArgs, OptionsFlagsAndPositionalsAreSeparated) {
+    Args a = parse_args({"DIR", "--pouch", "abc", "--json", "--config=/x", "--", "--not-an-option"},
+                        {"pouch"}, {"json"});
+    EXPECT_EQ(a.get("pouch"), "abc");
+    EXPECT_EQ(a.get("config"), "/x");
+    EXPECT_TRUE(a.flag("json"));
+    EXPECT_EQ(a.positional, (std::vector<std::string>{"DIR", "--not-an-option"}));
+}
+
+TEST(CliArgs, UnknownRepeatedOrValuelessOptionsAreUsageErrors) {
+    EXPECT_EQ(usage_code({"--nope"}), kExitUsage);
+    EXPECT_EQ(usage_code({"--pouch", "a", "--pouch", "b"}), kExitUsage);
+    EXPECT_EQ(usage_code({"--pouch"}), kExitUsage);
+    EXPECT_EQ(usage_code({"--json=1"}), kExitUsage);
+    EXPECT_EQ(usage_code({"--help"}), 0);
+}
+
+TEST(CliFolderState, RoundTripsThroughJsonWithABatchInFlight) {
+    FolderState s;
+    s.root = "/home/ada/Notes";
+    s.pouch_id = crypto::uuid_v4();
+    s.epoch = crypto::uuid_v4();
+    s.seq = 42;
+    FileEntry e{
+        crypto::uuid_v4(),           crypto::uuid_v4(), "notes/a.md", "5:i:x", 5, 123456789, 0644,
+        {{"blob", 7, "key", "hash"}}};
+    s.files["notes/a.md"] = e;
+    s.conflict_of["a (conflict b 2026-11-23).md"] = crypto::uuid_v4();
+    s.chunk_cache["hash"] = {"blob", 7, "key", "hash"};
+    s.pending =
+        PendingCommit{crypto::uuid_v4(), R"({"ops":[]})", {{"put", "notes/a.md", "old.md", e}}};
+    FolderState back = FolderState::from_json(s.to_json());
+    EXPECT_EQ(back.to_json(), s.to_json());
+    ASSERT_TRUE(back.pending);
+    EXPECT_EQ(back.pending->body, R"({"ops":[]})");
+    EXPECT_EQ(back.pending->intents[0].prev_local_name, "old.md");
+    EXPECT_EQ(*back.local_name_of(e.artifact_id), "notes/a.md");
+}
+
+TEST(CliFolderState, ADamagedFileIsACliErrorNotACrash) {
+    EXPECT_THROW(FolderState::from_json("{\"root\":1}"), CliError);
+    EXPECT_THROW(FolderState::from_json("not json"), CliError);
+}
+
+TEST(CliFingerprint, AFileAndItsInlineContentAgree) {
+    TempDir d;
+    std::string data = crypto::random_bytes(1000);
+    std::string p = d.write("f", data);
+    clientfmt::Content c;
+    c.name = "f";
+    c.size = 1000;
+    c.data = crypto::b64url_encode(data);
+    EXPECT_EQ(digest_file(p, 1000).fp, fingerprint_of_content(c));
+}
+
+TEST(CliFingerprint, AFileAndItsChunkedContentAgreeAndDifferFromAnyChange) {
+    TempDir d;
+    std::string data = crypto::random_bytes(clientfmt::kChunkSize + 100);
+    std::string p = d.write("big", data);
+    clientfmt::Content c;
+    c.name = "big";
+    c.size = static_cast<long long>(data.size());
+    c.chunks = std::vector<clientfmt::ChunkRef>{
+        clientfmt::seal_chunk(std::string_view(data).substr(0, clientfmt::kChunkSize)).entry,
+        clientfmt::seal_chunk(std::string_view(data).substr(clientfmt::kChunkSize)).entry};
+    FileDigest dig = digest_file(p, c.size);
+    EXPECT_EQ(dig.fp, fingerprint_of_content(c));
+    EXPECT_EQ(dig.chunk_hashes.size(), 2u);
+    data[5] ^= 1;
+    EXPECT_NE(digest_file(d.write("big2", data), c.size).fp, dig.fp);
+}
+
+TEST(CliNames, NfcNormalisesDecomposedNamesAndRefusesInvalidUtf8) {
+    EXPECT_EQ(to_nfc("cafe\xcc\x81"), "caf\xc3\xa9");
+    EXPECT_EQ(to_nfc("plain/a.txt"), "plain/a.txt");
+    EXPECT_FALSE(to_nfc("bad\xff"));
+}
+
+TEST(CliScan, ListsRegularFilesAndSkipsSymlinksAndPouchTemporaries) {
+    TempDir d;
+    ::mkdir((d.path + "/sub").c_str(), 0755);
+    d.write("sub/a.txt", "a");
+    d.write(".hidden", "h");
+    d.write(std::string(kTempPrefix) + "x", "partial");
+    ASSERT_EQ(::symlink("/etc/passwd", (d.path + "/link").c_str()), 0);
+    auto files = scan_folder(d.path);
+    std::vector<std::string> names;
+    for (const auto& [n, f] : files) names.push_back(n);
+    EXPECT_EQ(names, (std::vector<std::string>{".hidden", "sub/a.txt"}));
+    EXPECT_EQ(files["sub/a.txt"].size, 1);
+}
+
+TEST(CliHelp, EveryCommandHasHelpAndTheManPageNamesThemAll) {
+    std::string man = man_page();
+    for (const char* c :
+         {"login", "logout", "status", "devices", "rename", "ls", "push", "pull", "sync", "help"}) {
+        const CommandDoc* d = find_command_doc(c);
+        ASSERT_TRUE(d) << c;
+        EXPECT_NE(command_help(*d).find(std::string("usage: pouch ") + c), std::string::npos);
+        EXPECT_NE(man.find(".SS " + std::string(c)), std::string::npos) << c;
+    }
+    EXPECT_NE(man.find(".SH EXIT STATUS"), std::string::npos);
+    EXPECT_NE(overview_help().find("130"), std::string::npos);
+}

@@ -1,0 +1,317 @@
+// clientfmt_vectors_test.cpp -- the C++ client format (common/clientfmt, common/crypto and the
+// CLI's NFC) against docs/client-format-vectors.json, the vectors the web app's crypto module
+// made from fixed inputs: a file pushed by one client opens in the other. Deterministic parts
+// (JCS, hashes, HKDF, AES-GCM with the given nonces, HPKE with the given ekm) must match byte
+// for byte; signatures are checked by verifying.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "clients/cli/scan.h"
+#include "common/clientfmt/artifact.h"
+#include "common/clientfmt/chunk.h"
+#include "common/clientfmt/key_envelope.h"
+#include "common/clientfmt/roster.h"
+#include "common/clientfmt/welcome.h"
+#include "common/crypto/aead.h"
+#include "common/crypto/b64url.h"
+#include "common/crypto/confirm_code.h"
+#include "common/crypto/es256.h"
+#include "common/crypto/hash.h"
+#include "common/crypto/hpke.h"
+#include "common/crypto/kdf.h"
+#include "common/json/jcs.h"
+#include "common/json/parse.h"
+
+using namespace pouch;
+using namespace pouch::clientfmt;
+using crypto::P256PrivateKey;
+
+namespace {
+
+std::string unhex(const std::string& h) {
+    std::string out;
+    for (size_t i = 0; i + 1 < h.size(); i += 2)
+        out.push_back(static_cast<char>(std::stoi(h.substr(i, 2), nullptr, 16)));
+    return out;
+}
+
+std::string str(const rapidjson::Value& o, const char* k) {
+    return std::string(o[k].GetString(), o[k].GetStringLength());
+}
+
+std::string text_of(const rapidjson::Value& v) {
+    rapidjson::StringBuffer b;
+    rapidjson::Writer<rapidjson::StringBuffer> w(b);
+    v.Accept(w);
+    return std::string(b.GetString(), b.GetSize());
+}
+
+PublicJwk jwk(const rapidjson::Value& v) {
+    return PublicJwk{str(v, "x"), str(v, "y")};
+}
+
+P256PrivateKey priv(const rapidjson::Value& private_jwk) {
+    auto k = P256PrivateKey::from_scalar(*crypto::b64url_decode(str(private_jwk, "d")));
+    if (!k) throw std::runtime_error("bad private key in the vectors");
+    return *k;
+}
+
+// The file, from the source tree: tests run from the repository root (make test), or
+// POUCH_SOURCE_DIR says where it is.
+const rapidjson::Document& vectors() {
+    static rapidjson::Document doc = [] {
+        std::string dir = std::getenv("POUCH_SOURCE_DIR") ? std::getenv("POUCH_SOURCE_DIR") : ".";
+        std::ifstream in(dir + "/docs/client-format-vectors.json");
+        std::stringstream ss;
+        ss << in.rdbuf();
+        if (ss.str().empty())
+            throw std::runtime_error(
+                "docs/client-format-vectors.json not found (run from the repository root)");
+        return json::parse_strict_any(ss.str());
+    }();
+    return doc;
+}
+
+const rapidjson::Value& V(const char* k) {
+    return vectors()[k];
+}
+
+}  // namespace
+
+TEST(ClientFormatVectors, JcsOfEveryInputIsTheGivenOutput) {
+    for (const auto& c : V("primitives")["jcs"].GetArray()) {
+        rapidjson::Document d = json::parse_strict_any(text_of(c["input"]));
+        EXPECT_EQ(json::jcs(d).value_or("<none>"), str(c, "output"));
+    }
+}
+
+TEST(ClientFormatVectors, Blake3HkdfHmacAndAesGcmMatch) {
+    for (const auto& c : V("primitives")["blake3"].GetArray()) {
+        EXPECT_EQ(crypto::to_hex(crypto::blake3_256(unhex(str(c, "input_hex")))),
+                  str(c, "hash_hex"));
+        EXPECT_EQ(crypto::b64url_encode(crypto::blake3_256(unhex(str(c, "input_hex")))),
+                  str(c, "hash_b64url"));
+    }
+    for (const auto& c : V("primitives")["hkdf_sha256"].GetArray())
+        EXPECT_EQ(
+            crypto::to_hex(crypto::hkdf_sha256(unhex(str(c, "ikm_hex")), unhex(str(c, "salt_hex")),
+                                               unhex(str(c, "info_hex")), 32)),
+            str(c, "okm_hex"));
+    for (const auto& c : V("primitives")["hmac_sha256"].GetArray())
+        EXPECT_EQ(crypto::to_hex(
+                      crypto::hmac_sha256(unhex(str(c, "key_hex")), unhex(str(c, "message_hex")))),
+                  str(c, "mac_hex"));
+    for (const auto& c : V("primitives")["aes_256_gcm"].GetArray()) {
+        std::string key = unhex(str(c, "key_hex")), nonce = unhex(str(c, "nonce_hex")),
+                    aad = unhex(str(c, "aad_hex"));
+        EXPECT_EQ(
+            crypto::to_hex(crypto::aes_gcm_seal(key, nonce, aad, unhex(str(c, "plaintext_hex")))),
+            str(c, "sealed_hex"));
+        EXPECT_EQ(crypto::aes_gcm_open(key, nonce, aad, unhex(str(c, "sealed_hex"))),
+                  unhex(str(c, "plaintext_hex")));
+    }
+}
+
+TEST(ClientFormatVectors, Es256VerdictsAndThumbprintsMatch) {
+    for (const auto& c : V("primitives")["es256"].GetArray()) {
+        auto key =
+            crypto::P256PublicKey::from_jwk(str(c["public_jwk"], "x"), str(c["public_jwk"], "y"));
+        ASSERT_TRUE(key);
+        bool ok = key->verify(unhex(str(c, "message_hex")),
+                              *crypto::b64url_decode(str(c, "signature_b64url")));
+        EXPECT_EQ(ok, c["valid"].GetBool());
+    }
+    for (const auto& c : V("primitives")["jwk_thumbprint"].GetArray())
+        EXPECT_EQ(jwk(c["public_jwk"]).jkt(), str(c, "jkt"));
+}
+
+TEST(ClientFormatVectors, HpkeRfc9180A3SealMatches) {
+    const auto& v = V("hpke_rfc9180_a3");
+    P256PrivateKey eph = crypto::hpke::derive_key_pair(unhex(str(v, "ikmE_hex")));
+    EXPECT_EQ(crypto::to_hex(eph.scalar()), str(v, "skEm_hex"));
+    crypto::hpke::Sender s =
+        crypto::hpke::setup_base_s(unhex(str(v, "pkRm_hex")), unhex(str(v, "info_hex")), eph);
+    EXPECT_EQ(crypto::to_hex(s.enc), str(v, "enc_hex"));
+    EXPECT_EQ(crypto::to_hex(s.ctx.seal(unhex(str(v, "aad_hex")), unhex(str(v, "pt_hex")))),
+              str(v, "ct_hex"));
+}
+
+TEST(ClientFormatVectors, RosterStatementsAreOurJcsAndTheChainVerifies) {
+    const auto& r = V("roster");
+    std::vector<SignedStatement> chain;
+    for (const auto& e : r["entries"].GetArray()) {
+        const auto& b = e["body"];
+        StatementBody body;
+        body.seq = b["seq"].GetInt64();
+        body.prev = str(b, "prev");
+        body.kind = str(b, "kind");
+        body.by = str(b, "by");
+        body.member_id = str(b, "member_id");
+        body.sign_pub = jwk(b["sign_pub"]);
+        body.enc_pub = jwk(b["enc_pub"]);
+        body.label = str(b, "label");
+        if (!b["device_id"].IsNull()) body.device_id = str(b, "device_id");
+        body.at = str(b, "at");
+        EXPECT_EQ(body.jcs(), str(e, "jcs"));
+        EXPECT_EQ(crypto::b64url_encode(body.jcs()), str(e, "statement"));
+        EXPECT_EQ(statement_hash(str(e, "statement")), str(e, "hash"));
+        EXPECT_EQ(decode_statement(str(e, "statement")).jcs(), str(e, "jcs"));
+        chain.push_back({str(e, "statement"), str(e, "signature")});
+    }
+    Roster full = verify_roster(chain);
+    EXPECT_EQ(full.genesis_hash, str(r, "genesis_hash"));
+    // active_after is keyed by the index of the last statement applied ("1": after 0..1);
+    // the vectors' "3" names the whole 3-statement roster, so an index past the end means
+    // "after the last one" (reported to the web app's vectors as ambiguous).
+    for (const auto& m : r["active_after"].GetObject()) {
+        size_t n = std::min<size_t>(std::stoul(m.name.GetString()) + 1, chain.size());
+        Roster prefix = verify_roster(
+            std::vector<SignedStatement>(chain.begin(), chain.begin() + static_cast<long>(n)));
+        std::vector<std::string> want, got;
+        for (const auto& id : m.value.GetArray()) want.emplace_back(id.GetString());
+        for (const Member* a : prefix.active_members()) got.push_back(a->id);
+        std::sort(want.begin(), want.end());
+        EXPECT_EQ(got, want) << "after " << n << " statements";
+    }
+}
+
+TEST(ClientFormatVectors, KeyEnvelopeSealsByteForByteAndOpens) {
+    const auto& v = V("key_envelope");
+    const auto& e = v["envelope"];
+    P256PrivateKey eph = crypto::hpke::derive_key_pair(unhex(str(v, "ekm_hex")));
+    EXPECT_EQ(crypto::to_hex(key_envelope_info(str(v, "pouch_id"), str(v, "member_id"),
+                                               v["key_gen"].GetInt64())),
+              str(v, "info_hex"));
+    // Sealed with the same ephemeral key, ours equals theirs; the signature is ours, so
+    // only the sealed fields and the signing input are compared.
+    KeyEnvelope ours = seal_key_envelope(
+        str(v, "pouch_id"), str(v, "member_id"), v["key_gen"].GetInt64(),
+        jwk(v["recipient_public_jwk"]), unhex(str(v, "pouch_key_hex")), str(v, "created_by_member"),
+        priv(V("keys")["web_sign"]["private_jwk"]), &eph);
+    EXPECT_EQ(ours.hpke_enc, str(e, "hpke_enc"));
+    EXPECT_EQ(ours.ciphertext, str(e, "ciphertext"));
+    KeyEnvelope theirs = KeyEnvelope::from_json(e);
+    EXPECT_EQ(theirs.signed_bytes(), str(v, "signing_input_jcs"));
+    EXPECT_EQ(crypto::to_hex(open_key_envelope(theirs, jwk(v["creator_public_jwk"]),
+                                               priv(v["recipient_private_jwk"]))),
+              str(v, "pouch_key_hex"));
+    EXPECT_EQ(
+        open_key_envelope(ours, jwk(v["creator_public_jwk"]), priv(v["recipient_private_jwk"])),
+        unhex(str(v, "pouch_key_hex")));
+}
+
+TEST(ClientFormatVectors, ChunksSealByteForByteAndOpen) {
+    for (const auto& c : V("chunks").GetArray()) {
+        std::string pt = unhex(str(c, "plaintext_hex"));
+        EXPECT_EQ(crypto::to_hex(std::string("pouch/chunk/v1")), str(c, "aad_hex"));
+        SealedChunk s = seal_chunk(pt, unhex(str(c, "key_hex")), unhex(str(c, "nonce_hex")));
+        EXPECT_EQ(crypto::to_hex(s.stored), str(c, "stored_hex"));
+        EXPECT_EQ(static_cast<long long>(s.stored.size()), c["stored_size"].GetInt64());
+        const auto& e = c["entry"];
+        EXPECT_EQ(s.entry.blob_id, str(e, "blob_id"));
+        EXPECT_EQ(s.entry.size, e["size"].GetInt64());
+        EXPECT_EQ(s.entry.key, str(e, "key"));
+        EXPECT_EQ(s.entry.hash, str(e, "hash"));
+        ChunkRef ref{str(e, "blob_id"), e["size"].GetInt64(), str(e, "key"), str(e, "hash")};
+        EXPECT_EQ(open_chunk(ref, unhex(str(c, "stored_hex"))), pt);
+    }
+}
+
+TEST(ClientFormatVectors, ArtifactEnvelopesSealByteForByteVerifyAndOpen) {
+    for (const auto& a : V("artifacts").GetArray()) {
+        RevisionIds ids{str(a, "pouch_id"), str(a, "artifact_id"), str(a, "revision_id"),
+                        a["key_gen"].GetInt64()};
+        std::string key = unhex(str(a, "pouch_key_hex"));
+        Content c = Content::parse(text_of(a["content"]));
+        EXPECT_EQ(c.jcs(), str(a, "content_jcs"));
+        EXPECT_EQ(crypto::to_hex(artifact_key(key, ids.artifact_id)), str(a, "artifact_key_hex"));
+        EXPECT_EQ(crypto::to_hex(
+                      artifact_aad(ids.pouch_id, ids.artifact_id, ids.revision_id, ids.key_gen)),
+                  str(a, "aad_hex"));
+        std::string env = seal_envelope(key, ids, c, unhex(str(a, "nonce_hex")));
+        EXPECT_EQ(env, str(a, "envelope"));
+        EXPECT_EQ(crypto::b64url_encode(crypto::blake3_256(env)), str(a, "envelope_hash"));
+        std::string input = ids.pouch_id + ids.artifact_id + ids.revision_id + str(a, "envelope");
+        EXPECT_EQ(crypto::to_hex(crypto::blake3_256(input)), str(a, "signing_input_hex"));
+        EXPECT_TRUE(verify_revision(jwk(a["signer_public_jwk"]), ids, str(a, "envelope"),
+                                    str(a, "signature")));
+        EXPECT_EQ(open_envelope(key, ids, str(a, "envelope")).jcs(), str(a, "content_jcs"));
+        EXPECT_EQ(name_index(key, c.name), str(a, "name_index"));
+        // And what the CLI signs, the web app's verifier accepts the same way: ours verifies too.
+        P256PrivateKey cli = priv(V("keys")["cli_sign"]["private_jwk"]);
+        EXPECT_TRUE(
+            verify_revision(jwk(a["signer_public_jwk"]), ids, env, sign_revision(cli, ids, env)));
+    }
+}
+
+TEST(ClientFormatVectors, NameIndexIsOverTheNfcName) {
+    for (const auto& n : V("name_index").GetArray()) {
+        std::string key = unhex(str(n, "pouch_key_hex"));
+        std::string name = unhex(str(n, "name_hex"));
+        auto nfc = cli::to_nfc(name);
+        ASSERT_TRUE(nfc);
+        EXPECT_EQ(crypto::to_hex(*nfc), str(n, "nfc_hex"));
+        EXPECT_EQ(crypto::to_hex(crypto::hkdf_sha256(key, "", "pouch/name-index/v1", 32)),
+                  str(n, "index_key_hex"));
+        EXPECT_EQ(name_index(key, *nfc), str(n, "name_index"));
+    }
+}
+
+TEST(ClientFormatVectors, WelcomeSealsByteForByteAndOpens) {
+    const auto& v = V("welcome");
+    Welcome w = Welcome::parse(text_of(v["welcome"]));
+    EXPECT_EQ(w.jcs(), str(v, "welcome_jcs"));
+    EXPECT_EQ(crypto::to_hex("pouch/welcome/v1" + str(v, "request_id")), str(v, "info_hex"));
+    P256PrivateKey eph = crypto::hpke::derive_key_pair(unhex(str(v, "ekm_hex")));
+    EXPECT_EQ(seal_welcome(w, jwk(v["recipient_public_jwk"]), str(v, "request_id"), &eph),
+              str(v, "welcome_string"));
+    Welcome opened = open_welcome(str(v, "welcome_string"), priv(v["recipient_private_jwk"]),
+                                  str(v, "request_id"));
+    EXPECT_EQ(opened.jcs(), str(v, "welcome_jcs"));
+    EXPECT_EQ(opened.head_hash, str(V("roster")["entries"][1], "hash"));
+}
+
+TEST(ClientFormatVectors, ShareBundleAndLabelOpenWithTheLinkKey) {
+    // The CLI makes no shares; this checks that the page's share layout is what the web app
+    // writes, with the same primitives.
+    const auto& v = V("share");
+    std::string k = *crypto::b64url_decode(str(v, "key_b64url"));
+    EXPECT_EQ(crypto::to_hex(k), str(v, "key_hex"));
+    std::string bundle = *crypto::b64url_decode(str(v, "bundle"));
+    auto payload = crypto::aes_gcm_open(k, bundle.substr(0, 12),
+                                        "pouch/share/v1" + str(v, "share_id"), bundle.substr(12));
+    ASSERT_TRUE(payload);
+    EXPECT_EQ(crypto::to_hex(*payload), str(v, "payload_hex"));
+    uint32_t len = (static_cast<uint8_t>((*payload)[0]) << 24) |
+                   (static_cast<uint8_t>((*payload)[1]) << 16) |
+                   (static_cast<uint8_t>((*payload)[2]) << 8) | static_cast<uint8_t>((*payload)[3]);
+    EXPECT_EQ(payload->substr(4, len), str(v, "meta_jcs"));
+    EXPECT_EQ(crypto::to_hex(payload->substr(4 + len)), str(v, "file_hex"));
+    std::string label = *crypto::b64url_decode(str(v, "label_enc"));
+    EXPECT_EQ(crypto::aes_gcm_open(k, label.substr(0, 12),
+                                   "pouch/share-label/v1" + str(v, "share_id"), label.substr(12)),
+              str(v, "label"));
+}
+
+TEST(ClientFormatVectors, RecoveryKitOpensWithItsCode) {
+    const auto& v = V("recovery_kit");
+    std::string kek = crypto::hkdf_sha256(unhex(str(v, "code_bytes_hex")),
+                                          unhex(str(v, "salt_hex")), "pouch/recovery/v1", 32);
+    EXPECT_EQ(crypto::to_hex(kek), str(v, "kek_hex"));
+    const auto& kit = v["kit"];
+    auto secret = crypto::aes_gcm_open(kek, *crypto::b64url_decode(str(kit, "nonce")),
+                                       "pouch/recovery/v1" + str(kit, "member_id"),
+                                       *crypto::b64url_decode(str(kit, "ciphertext")));
+    EXPECT_EQ(secret, str(v, "secret_jcs"));
+}
+
+TEST(ClientFormatVectors, ConfirmCodesMatch) {
+    for (const auto& c : V("confirm_code").GetArray())
+        EXPECT_EQ(crypto::confirm_code(str(c, "request_id"), str(c, "jkt")), str(c, "code"));
+}

@@ -1,0 +1,158 @@
+// files.cpp -- pouch-testweb put and get: a file written and read by the browser member in
+// the client format (inline data or chunks through blob check and upload), so the CLI suite
+// can check that what one client writes the other opens.
+#include <cstdio>
+
+#include "clients/cli/args.h"
+#include "clients/cli/errors.h"
+#include "clients/cli/files.h"
+#include "common/clientfmt/artifact.h"
+#include "common/clientfmt/chunk.h"
+#include "common/crypto/b64url.h"
+#include "common/crypto/random.h"
+#include "common/json/out.h"
+#include "tools/testweb/web.h"
+
+namespace testweb {
+
+namespace fmt = pouch::clientfmt;
+namespace crypto = pouch::crypto;
+using pouch::cli::CliError;
+using pouch::cli::jint;
+using pouch::cli::jstr;
+
+namespace {
+
+struct Found {
+    std::string artifact_id, revision_id;
+    fmt::Content content;
+};
+
+// The live artifact named `name`, decrypted and verified against the roster.
+std::optional<Found> find(Web& w, const pouch::cli::Keyring& keys, const fmt::Roster& r,
+                          const std::string& name) {
+    std::string cursor;
+    while (true) {
+        auto a = w.must("GET", "/v1/pouches/" + w.st.pouch_id + "/artifacts?limit=500" +
+                                   (cursor.empty() ? "" : "&cursor=" + cursor));
+        for (const auto& it : a.data()["items"].GetArray()) {
+            const auto& h = it["head"];
+            fmt::RevisionIds ids{w.st.pouch_id, jstr(h, "artifact_id"), jstr(h, "id"),
+                                 jint(h, "key_gen")};
+            const fmt::Member* signer = r.find(jstr(h, "signer_member_id"));
+            if (!signer || !fmt::verify_revision(signer->sign_pub, ids, jstr(h, "envelope"),
+                                                 jstr(h, "signature")))
+                throw CliError(5, "a revision does not verify");
+            fmt::Content c = fmt::open_envelope(keys.at(w.st.pouch_id).at(ids.key_gen), ids,
+                                                jstr(h, "envelope"));
+            if (c.name == name && !c.deleted) return Found{ids.artifact_id, ids.revision_id, c};
+        }
+        auto next = a.next_cursor();
+        if (!next) return std::nullopt;
+        cursor = pouch::cli::url_encode(*next);
+    }
+}
+
+}  // namespace
+
+int cmd_put(const Args& argv) {
+    auto a = pouch::cli::parse_args(argv, {"state", "file"}, {});
+    if (a.positional.size() != 1 || !a.get("file"))
+        throw CliError(2, "usage: put --state DIR NAME --file PATH");
+    Web w(WebState::load(*a.get("state")));
+    auto keys = w.keys();
+    fmt::Roster r = w.roster();
+    auto pouch = w.must("GET", "/v1/pouches/" + w.st.pouch_id);
+    long long gen = jint(pouch.data(), "key_gen");
+    std::string key = keys.at(w.st.pouch_id).at(gen);
+    auto bytes = pouch::cli::read_file(*a.get("file"));
+    if (!bytes) throw CliError(1, "no file " + *a.get("file"));
+    auto existing = find(w, keys, r, a.positional[0]);
+
+    fmt::Content c;
+    c.name = a.positional[0];
+    c.kind = "file";
+    c.size = static_cast<long long>(bytes->size());
+    c.mtime = fmt::now_unix() * 1000;  // the web app sends no mode
+    std::vector<std::string> blob_ids;
+    if (c.size <= fmt::kInlineMax) {
+        c.data = crypto::b64url_encode(*bytes);
+    } else {
+        std::vector<fmt::ChunkRef> refs;
+        for (size_t off = 0; off < bytes->size(); off += fmt::kChunkSize) {
+            fmt::SealedChunk sc =
+                fmt::seal_chunk(std::string_view(*bytes).substr(off, fmt::kChunkSize));
+            pouch::json::Out chk;
+            chk.key("blobs").arr().obj().kv("id", sc.entry.blob_id);
+            chk.kv("stored_size", static_cast<long long>(sc.stored.size())).end_obj().end_arr();
+            auto m = w.must("POST", "/v1/pouches/" + w.st.pouch_id + "/blobs/check", chk.done());
+            if (!m.data()["missing"].Empty()) {
+                pouch::cli::CallOptions opt;
+                opt.authenticated = false;
+                opt.content_type = "application/octet-stream";
+                auto up =
+                    w.api.call("PUT", "/v1/pouches/" + w.st.pouch_id + "/blobs/" + sc.entry.blob_id,
+                               sc.stored, {"Authorization: Bearer " + w.st.session_token}, opt);
+                if (!up.ok()) throw CliError(1, "upload: " + pouch::cli::describe(up));
+            }
+            refs.push_back(sc.entry);
+            blob_ids.push_back(sc.entry.blob_id);
+        }
+        c.chunks = refs;
+    }
+    std::string artifact = existing ? existing->artifact_id : crypto::uuid_v4();
+    std::string revision = crypto::uuid_v4();
+    fmt::RevisionIds ids{w.st.pouch_id, artifact, revision, gen};
+    std::string env = fmt::seal_envelope(key, ids, c);
+    pouch::json::Out op;
+    op.kv("type", "put").kv("artifact_id", artifact).kv("revision_id", revision);
+    if (existing)
+        op.kv("base_revision_id", existing->revision_id);
+    else
+        op.kv_null("base_revision_id");
+    op.kv_null("merge_parent_id")
+        .kv("name_index", fmt::name_index(key, c.name))
+        .kv_null("conflict_id");
+    op.kv("key_gen", gen)
+        .kv("envelope", env)
+        .kv("signature", fmt::sign_revision(w.sign_key(), ids, env));
+    op.kv("signer_member_id", w.st.member_id).key("blob_ids").arr();
+    for (const auto& b : blob_ids) op.str(b);
+    op.end_arr();
+    pouch::json::Out body;
+    body.kv("operation_id", crypto::uuid_v4()).kv("epoch", jstr(pouch.data(), "epoch"));
+    body.key("ops").arr().raw(op.done()).end_arr();
+    auto ans = w.must("POST", "/v1/pouches/" + w.st.pouch_id + "/operations", body.done());
+    std::string status = jstr(ans.data()["results"][0], "status");
+    if (status != "applied") throw CliError(1, "put: " + status);
+    std::printf("%s\n", artifact.c_str());
+    return 0;
+}
+
+int cmd_get(const Args& argv) {
+    auto a = pouch::cli::parse_args(argv, {"state"}, {});
+    if (a.positional.size() != 1) throw CliError(2, "usage: get --state DIR NAME");
+    Web w(WebState::load(*a.get("state")));
+    auto keys = w.keys();
+    fmt::Roster r = w.roster();
+    auto f = find(w, keys, r, a.positional[0]);
+    if (!f) throw CliError(1, "no file " + a.positional[0]);
+    std::string out;
+    if (f->content.data) {
+        out = crypto::b64url_decode(*f->content.data).value_or("");
+    } else if (f->content.chunks) {
+        for (const auto& ch : *f->content.chunks) {
+            pouch::cli::CallOptions opt;
+            opt.authenticated = false;
+            opt.raw = true;
+            auto b = w.api.call("GET", "/v1/pouches/" + w.st.pouch_id + "/blobs/" + ch.blob_id, "",
+                                {"Authorization: Bearer " + w.st.session_token}, opt);
+            if (!b.ok()) throw CliError(1, "blob: " + pouch::cli::describe(b));
+            out += fmt::open_chunk(ch, b.raw);
+        }
+    }
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return 0;
+}
+
+}  // namespace testweb

@@ -1,0 +1,243 @@
+// members.cpp -- pouch-testweb signup, genesis, approve and revoke: the browser member's part
+// of docs/CLIENT-FORMAT.md done for real (member keys, signed roster statements, pouch keys
+// sealed with HPKE, the sealed welcome, rotation on revoke).
+#include <cstdio>
+
+#include "clients/cli/args.h"
+#include "clients/cli/errors.h"
+#include "clients/cli/files.h"
+#include "common/clientfmt/key_envelope.h"
+#include "common/clientfmt/welcome.h"
+#include "common/crypto/confirm_code.h"
+#include "common/crypto/es256.h"
+#include "common/crypto/random.h"
+#include "common/json/out.h"
+#include "tools/testweb/web.h"
+
+namespace testweb {
+
+namespace fmt = pouch::clientfmt;
+namespace crypto = pouch::crypto;
+using pouch::cli::CliError;
+using pouch::cli::jstr;
+using pouch::json::Out;
+
+namespace {
+
+std::string state_dir(const pouch::cli::Args& a) {
+    auto d = a.get("state");
+    if (!d) throw CliError(2, "--state DIR is required");
+    return *d;
+}
+
+fmt::PublicJwk jwk(const crypto::P256PrivateKey& k) {
+    return {k.x(), k.y()};
+}
+
+fmt::PublicJwk jwk_from_text(const std::string& text, const char* what) {
+    auto d = fmt::parse_object(text);
+    return fmt::PublicJwk::from_json(d, what);
+}
+
+}  // namespace
+
+int cmd_signup(const Args& argv) {
+    auto a = pouch::cli::parse_args(argv, {"server", "state", "email"}, {});
+    WebState st;
+    st.dir = state_dir(a);
+    st.server = a.get("server").value_or("http://127.0.0.1:8080");
+    st.email = a.get("email").value_or("web." + crypto::uuid_v4() + "@example.com");
+    pouch::cli::Http http;
+    pouch::cli::Api api(http, st.server, nullptr);
+    Out o;
+    o.kv("email", st.email).kv("password", "correct horse battery");
+    pouch::cli::CallOptions opt;
+    opt.authenticated = false;
+    auto r = api.call("POST", "/v1/account/signup", o.done(), {}, opt);
+    if (r.status != 201) throw CliError(1, "signup: " + pouch::cli::describe(r));
+    st.session_token = jstr(r.data(), "session_token");
+    st.account_id = jstr(r.data(), "storage_account_id");
+    st.save();
+    std::printf("%s\n", st.account_id.c_str());
+    return 0;
+}
+
+int cmd_genesis(const Args& argv) {
+    auto a = pouch::cli::parse_args(argv, {"state"}, {});
+    Web w(WebState::load(state_dir(a)));
+    auto sign = crypto::P256PrivateKey::generate();
+    auto enc = crypto::P256PrivateKey::generate();
+    std::string err;
+    if (!sign.save(w.st.path("sign.pem"), err) || !enc.save(w.st.path("enc.pem"), err))
+        throw CliError(1, err);
+    std::string member = crypto::uuid_v4(), pouch = crypto::uuid_v4();
+    fmt::StatementBody b;
+    b.seq = 0;
+    b.kind = "genesis";
+    b.by = b.member_id = member;
+    b.sign_pub = jwk(sign);
+    b.enc_pub = jwk(enc);
+    b.label = "web";
+    b.at = fmt::rfc3339_utc(fmt::now_unix());
+    fmt::SignedStatement s0 = fmt::sign_statement(b, sign);
+    std::string key = crypto::random_bytes(32);
+    fmt::KeyEnvelope e = fmt::seal_key_envelope(pouch, member, 1, jwk(enc), key, member, sign);
+    Out o;
+    o.key("statements")
+        .arr()
+        .obj()
+        .kv("statement", s0.statement)
+        .kv("signature", s0.signature)
+        .end_obj()
+        .end_arr();
+    o.key("key_envelopes").arr().raw(e.json()).end_arr();
+    auto r = w.call("POST", "/v1/account/roster/genesis", o.done());
+    if (r.status != 201) throw CliError(1, "genesis: " + pouch::cli::describe(r));
+    if (jstr(r.data(), "genesis_hash") != fmt::statement_hash(s0.statement))
+        throw CliError(5, "the server's genesis_hash is not BLAKE3 of statement 0");
+    w.st.member_id = member;
+    w.st.pouch_id = pouch;
+    w.st.save();
+    std::printf("%s\n", pouch.c_str());
+    return 0;
+}
+
+int cmd_approve(const Args& argv) {
+    // --current-only seals each pouch's newest generation only (as the web app does today).
+    auto a = pouch::cli::parse_args(argv, {"state", "login-file", "link", "sign-pub", "enc-pub"},
+                                    {"deny", "current-only"});
+    if (a.positional.size() != 1) throw CliError(2, "usage: approve --state DIR REQUEST_ID");
+    Web w(WebState::load(state_dir(a)));
+    std::string req = a.positional[0];
+    auto details = w.must("GET", "/v1/cli-auth/requests/" + req);
+    const auto& d = details.data();
+    if (a.flag("deny")) {
+        w.must("POST", "/v1/cli-auth/requests/" + req + "/deny");
+        return 0;
+    }
+    // The CLI's public keys: from the request details when the server shows them, else from
+    // the CLI's login file (today's server keeps them but does not show them to the browser).
+    fmt::PublicJwk sign_pub, enc_pub;
+    if (d.HasMember("sign_pub") && d.HasMember("enc_pub")) {
+        sign_pub = fmt::PublicJwk::from_json(d["sign_pub"], "sign_pub");
+        enc_pub = fmt::PublicJwk::from_json(d["enc_pub"], "enc_pub");
+    } else if (auto link = a.get("link")) {
+        // docs/CLIENT-FORMAT.md "The approval link": #keys=sign.x.sign.y.enc.x.enc.y
+        auto pos = link->find("#keys=");
+        std::string k = pos == std::string::npos ? "" : link->substr(pos + 6);
+        if (k.size() != 4 * 43 + 3 || k[43] != '.' || k[87] != '.' || k[131] != '.')
+            throw CliError(2, "the link has no #keys= fragment of four coordinates");
+        sign_pub = fmt::PublicJwk{k.substr(0, 43), k.substr(44, 43)};
+        enc_pub = fmt::PublicJwk{k.substr(88, 43), k.substr(132, 43)};
+        sign_pub.point();
+        enc_pub.point();
+    } else if (auto f = a.get("login-file")) {
+        auto text = pouch::cli::read_file(*f);
+        if (!text) throw CliError(1, *f + " does not exist");
+        auto doc = fmt::parse_object(*text);
+        sign_pub = fmt::PublicJwk::from_json(fmt::get_obj(doc, "sign_pub"), "sign_pub");
+        enc_pub = fmt::PublicJwk::from_json(fmt::get_obj(doc, "enc_pub"), "enc_pub");
+    } else if (a.get("sign-pub") && a.get("enc-pub")) {
+        sign_pub = jwk_from_text(*a.get("sign-pub"), "sign_pub");
+        enc_pub = jwk_from_text(*a.get("enc-pub"), "enc_pub");
+    } else {
+        throw CliError(2,
+                       "the server does not show the CLI's keys: give --link, --login-file or "
+                       "--sign-pub/--enc-pub");
+    }
+    // The sign key must be the one the request was started with (its thumbprint is shown).
+    if (sign_pub.jkt() != jstr(d, "sign_jkt"))
+        throw CliError(5, "sign_pub is not the key of this login request");
+    std::string code = jstr(d, "confirm_code");
+    if (code != crypto::confirm_code(req, sign_pub.jkt()))
+        throw CliError(5, "the confirm code does not match");
+
+    fmt::Roster r = w.roster();
+    auto sign = w.sign_key();
+    auto enc = w.enc_key();
+    std::string member = crypto::uuid_v4();
+    fmt::StatementBody b;
+    b.seq = r.head_seq + 1;
+    b.prev = r.head_hash;
+    b.kind = "add";
+    b.by = w.st.member_id;
+    b.member_id = member;
+    b.sign_pub = sign_pub;
+    b.enc_pub = enc_pub;
+    b.label = jstr(d, "device_name");
+    b.at = fmt::rfc3339_utc(fmt::now_unix());
+    fmt::SignedStatement st = fmt::sign_statement(b, sign);
+
+    Out o;
+    o.key("statement").obj().kv("statement", st.statement).kv("signature", st.signature).end_obj();
+    o.key("key_envelopes").arr();
+    // Every generation this member holds, so the device can read revisions written before a
+    // rotation too (a new member needs the old keys).
+    for (const auto& [pouch, gens] : w.keys()) {
+        for (const auto& [gen, key] : gens) {
+            if (a.flag("current-only") && gen != gens.rbegin()->first) continue;
+            o.raw(fmt::seal_key_envelope(pouch, member, gen, enc_pub, key, w.st.member_id, sign)
+                      .json());
+        }
+    }
+    o.end_arr();
+    fmt::Welcome wel{w.st.account_id, r.genesis_hash, b.seq,   fmt::statement_hash(st.statement),
+                     w.st.member_id,  jwk(sign),      jwk(enc)};
+    o.kv("welcome", fmt::seal_welcome(wel, enc_pub, req)).kv("confirm_code", code);
+    auto ans = w.call("POST", "/v1/cli-auth/requests/" + req + "/approve", o.done());
+    if (!ans.ok()) throw CliError(1, "approve: " + pouch::cli::describe(ans));
+    std::printf("%s\n", jstr(ans.data(), "device_id").c_str());
+    return 0;
+}
+
+int cmd_revoke(const Args& argv) {
+    auto a = pouch::cli::parse_args(argv, {"state"}, {"no-rotation"});
+    if (a.positional.size() != 1) throw CliError(2, "usage: revoke --state DIR DEVICE_ID");
+    Web w(WebState::load(state_dir(a)));
+    std::string device = a.positional[0];
+    std::string member;
+    w.list("/v1/devices", "", [&](const rapidjson::Value& d) {
+        if (jstr(d, "id") == device) member = jstr(d, "member_id");
+    });
+    if (member.empty()) throw CliError(1, "no device " + device);
+    if (a.flag("no-rotation")) {
+        w.must("POST", "/v1/devices/" + device + "/revoke");
+        return 0;
+    }
+    fmt::Roster r = w.roster();
+    const fmt::Member* m = r.find_active(member);
+    if (!m) throw CliError(1, "member " + member + " is not active");
+    auto sign = w.sign_key();
+    fmt::StatementBody b;
+    b.seq = r.head_seq + 1;
+    b.prev = r.head_hash;
+    b.kind = "remove";
+    b.by = w.st.member_id;
+    b.member_id = member;
+    b.sign_pub = m->sign_pub;
+    b.enc_pub = m->enc_pub;
+    b.label = m->label;
+    b.device_id = device;
+    b.at = fmt::rfc3339_utc(fmt::now_unix());
+    fmt::SignedStatement st = fmt::sign_statement(b, sign);
+    Out o;
+    o.key("roster").obj().key("statements").arr().obj().kv("statement", st.statement);
+    o.kv("signature", st.signature).end_obj().end_arr().key("key_envelopes").arr();
+    w.list("/v1/pouches", "", [&](const rapidjson::Value& p) {
+        std::string id = jstr(p, "id");
+        long long gen = pouch::cli::jint(p, "key_gen") + 1;
+        std::string key = crypto::random_bytes(32);
+        for (const fmt::Member* keep : r.active_members())
+            if (keep->id != member)
+                o.raw(fmt::seal_key_envelope(id, keep->id, gen, keep->enc_pub, key, w.st.member_id,
+                                             sign)
+                          .json());
+    });
+    o.end_arr().end_obj().kv("reason", "revoked by pouch-testweb");
+    auto ans = w.must("POST", "/v1/devices/" + device + "/revoke", o.done());
+    std::printf("rotation_pending=%s\n",
+                ans.data()["rotation_pending"].IsTrue() ? "true" : "false");
+    return 0;
+}
+
+}  // namespace testweb

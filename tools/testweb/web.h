@@ -1,0 +1,59 @@
+// web.h -- pouch-testweb, the dev/test stand-in for the browser member of an account (never
+// shipped, never part of the service): it signs up, does genesis, approves and revokes CLI
+// logins and reads and writes files, with real keys and the real client format
+// (common/clientfmt), over the public API with a web session. Its state lives in one
+// directory: web.json, sign.pem, enc.pem (the member's keys) and keys.json (pouch keys).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "clients/cli/api.h"
+#include "clients/cli/config.h"
+#include "clients/cli/http.h"
+#include "common/clientfmt/roster.h"
+
+namespace testweb {
+
+using Args = std::vector<std::string>;
+
+struct WebState {
+    std::string dir;
+    std::string server, email, session_token, account_id, member_id, pouch_id;
+
+    static WebState load(const std::string& dir);  // throws CliError
+    void save() const;
+    std::string path(const std::string& name) const;
+};
+
+// A web caller: every request carries the session as a Bearer token.
+class Web {
+  public:
+    explicit Web(WebState st);
+    WebState st;
+    pouch::cli::Http http;
+    pouch::cli::Api api;
+
+    pouch::cli::ApiAnswer call(const std::string& method, const std::string& path,
+                               const std::string& body = "");
+    pouch::cli::ApiAnswer must(const std::string& method, const std::string& path,
+                               const std::string& body = "");
+    // Every item of a paged list, as a web caller.
+    void list(const std::string& path, const std::string& query,
+              const std::function<void(const rapidjson::Value&)>& each);
+    pouch::crypto::P256PrivateKey sign_key() const;
+    pouch::crypto::P256PrivateKey enc_key() const;
+    pouch::clientfmt::Roster roster();  // fetched and verified
+    pouch::cli::Keyring keys();         // this member's pouch keys, opened from the server
+};
+
+int cmd_signup(const Args& a);
+int cmd_genesis(const Args& a);
+int cmd_approve(const Args& a);
+int cmd_revoke(const Args& a);
+int cmd_put(const Args& a);
+int cmd_get(const Args& a);
+int cmd_hpke(const Args& a);  // the interop suite's HPKE driver (hpke.cpp)
+
+}  // namespace testweb
