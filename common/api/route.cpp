@@ -2,6 +2,7 @@
 // Reading the body (413, 415) happens before, in the server, as nginx reads it before proxying.
 #include "common/api/route.h"
 
+#include "common/auth/dpop_check.h"
 #include "common/crypto/hash.h"
 #include "common/crypto/service_signature.h"
 #include "common/http/error.h"
@@ -19,6 +20,7 @@ const db::Statement kPouchOfAccount{
 std::optional<auth::Caller> authenticate(const Route& route, const Request& req, Services& s) {
     switch (route.who) {
         case Who::public_:
+        case Who::dpop:
             return std::nullopt;
         case Who::any:
             return auth::authenticate(req, s);
@@ -61,7 +63,8 @@ void check_late_uuids(const Route& route, Request& req) {
 }
 
 Response run(const Route& route, const Handler& handler, Request& req, Services& s) {
-    Call call{req, s, route, authenticate(route, req, s), {}, rapidjson::Document(), {}};
+    Call call{req, s, route, authenticate(route, req, s), {}, {}, rapidjson::Document(), {}};
+    if (route.who == Who::dpop) call.proof = auth::check_dpop(req, s, std::nullopt);
     check_late_uuids(route, req);
     if (!route.query.empty()) call.query = validate_query(req, route.query);
     call.body.SetObject();

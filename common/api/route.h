@@ -21,6 +21,7 @@
 #include <rapidjson/document.h>
 
 #include "common/auth/caller.h"
+#include "common/crypto/dpop.h"
 #include "common/http/query.h"
 #include "common/http/router.h"
 #include "common/http/server.h"
@@ -29,9 +30,11 @@
 
 namespace pouch::api {
 
-// Who may call: nobody needs credentials (public), any signed-in caller, a web session only,
-// a CLI device only, or a web session whose user has role admin.
-enum class Who { public_, any, web, cli, admin };
+// Who may call: nobody needs credentials (public); a CLI that proves possession of its key
+// with a DPoP proof but holds no token yet (dpop: login start, token, refresh; the proof is
+// checked, its jti recorded by the handler once it is bound to the expected key); any
+// signed-in caller; a web session only; a CLI device only; a web session of role admin.
+enum class Who { public_, dpop, any, web, cli, admin };
 
 struct Route {
     std::string method{};
@@ -59,7 +62,8 @@ struct Call {
     Request& req;
     Services& services;
     const Route& route;
-    std::optional<auth::Caller> caller;  // set unless the route is public
+    std::optional<auth::Caller> caller;  // set unless the route is public or dpop
+    std::optional<crypto::DpopProof> proof;  // Who::dpop: the verified proof
     QueryValues query;
     rapidjson::Document body;  // the validated body (an empty object when there is none)
     std::string body_hash;     // signed routes: BLAKE3-256 of the body's JCS form (raw bytes)

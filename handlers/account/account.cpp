@@ -8,8 +8,9 @@
 
 namespace pouch::account {
 
-Response get_account(Request& req, Services& s) {
-    auth::Caller c = auth::authenticate(req, s);
+Response get_account(api::Call& call) {
+    Services& s = call.services;
+    const auth::Caller& c = call.who();
     auto conn = s.db.acquire();
     db::Result r = conn->exec(sql::kAccountOverview, {c.user_id});
     if (r.rows() == 0) throw not_found();

@@ -21,19 +21,6 @@ namespace {
 
 namespace js = json::schema;
 
-// The interface types genesis statements as plain strings; decisions §3 still bounds them.
-const js::Node kGenesis = js::object({
-    js::req("statements", js::array(js::object({
-                                        js::req("statement", js::string().min_chars(1).max_chars(87382)),
-                                        js::req("signature", js::string().min_chars(1).max_chars(342)),
-                                    }))
-                              .min_items(1)
-                              .max_items(16)),
-    js::req("key_envelopes", js::array(model::key_envelope()).min_items(1).max_items(2000)),
-});
-
-std::string str(const rapidjson::Value& v) { return std::string(v.GetString(), v.GetStringLength()); }
-
 // Every envelope names the same pouch, creator and key_gen; throws at the first that differs.
 void require_same(const rapidjson::Value& envelopes, const char* member) {
     for (rapidjson::SizeType i = 1; i < envelopes.Size(); ++i) {
@@ -46,10 +33,10 @@ void require_same(const rapidjson::Value& envelopes, const char* member) {
 
 }  // namespace
 
-Response genesis(Request& req, Services& s) {
-    auth::Caller c = auth::require_web(req, s);
-    rapidjson::Document doc = json::parse_strict(req.body);
-    js::validate(doc, kGenesis);
+Response genesis(api::Call& call) {
+    Services& s = call.services;
+    const auth::Caller& c = call.who();
+    const rapidjson::Document& doc = call.body;
     const auto& statements = doc["statements"];
     for (rapidjson::SizeType i = 1; i < statements.Size(); ++i)
         for (rapidjson::SizeType j = 0; j < i; ++j)
@@ -60,8 +47,8 @@ Response genesis(Request& req, Services& s) {
     require_same(envelopes, "pouch_id");
     require_same(envelopes, "created_by_member");
     require_same(envelopes, "key_gen");
-    std::string pouch_id = str(envelopes[0]["pouch_id"]);
-    std::string member_id = str(envelopes[0]["created_by_member"]);
+    std::string pouch_id = json::text(envelopes[0]["pouch_id"]);
+    std::string member_id = json::text(envelopes[0]["created_by_member"]);
     std::string key_gen = std::to_string(envelopes[0]["key_gen"].GetInt64());
 
     {
@@ -88,7 +75,7 @@ Response genesis(Request& req, Services& s) {
 
     json::Out o;
     o.kv("genesis_hash",
-         crypto::b64url_encode(crypto::blake3_256(str(doc["statements"][0]["statement"]))));
+         crypto::b64url_encode(crypto::blake3_256(json::text(doc["statements"][0]["statement"]))));
     o.kv("pouch_id", pouch_id);
     Response r;
     r.status = 201;

@@ -11,14 +11,9 @@ namespace pouch::account {
 
 namespace js = json::schema;
 
-const js::Node kLogin = js::object({
-    js::req("email", js::string().min_chars(1).max_chars(254)),
-    js::req("password", js::string().min_chars(1).max_chars(1024)),
-});
-
-Response login(Request& req, Services& s) {
-    rapidjson::Document doc = json::parse_strict(req.body);
-    js::validate(doc, kLogin);
+Response login(api::Call& call) {
+    Services& s = call.services;
+    const rapidjson::Document& doc = call.body;
     std::string email = normalize_email(doc["email"].GetString());
     std::string password(doc["password"].GetString(), doc["password"].GetStringLength());
 

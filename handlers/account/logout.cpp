@@ -6,9 +6,9 @@
 
 namespace pouch::account {
 
-Response logout(Request& req, Services& s) {
-    auth::Caller c = auth::require_web(req, s);
-    json::schema::validate_empty_body(req.body);
+Response logout(api::Call& call) {
+    Services& s = call.services;
+    const auth::Caller& c = call.who();
     auto conn = s.db.acquire();
     conn->exec(sql::kDeleteSession, {c.session_id});
     return Response{};

@@ -5,15 +5,14 @@
 #include "handlers/account/routes.h"
 
 int main(int argc, char** argv) {
-    return pouch::handler_main("account", argc, argv, [](pouch::Router& r) {
-        pouch::account::password_init(pouch::Config::from_env().argon2_parallel);
-        r.add("POST", "/v1/account/signup", pouch::account::signup);
-        r.add("POST", "/v1/account/login", pouch::account::login);
-        r.add("POST", "/v1/account/logout", pouch::account::logout);
-        r.add("GET", "/v1/account", pouch::account::get_account);
-        pouch::RouteOptions big;  // up to 16 statements and 2,000 envelopes
-        big.body_limit = 16 * pouch::kMiB;
-        r.add("POST", "/v1/account/roster/genesis", pouch::account::genesis, big);
-        r.add_query("GET", "/v1/account/roster", pouch::account::roster);
+    using namespace pouch;
+    return handler_main("account", argc, argv, [](Router& r) {
+        account::password_init(Config::from_env().argon2_parallel);
+        api::add(r, account::kSignup, account::signup);
+        api::add(r, account::kLogin, account::login);
+        api::add(r, account::kLogout, account::logout);
+        api::add(r, account::kAccount, account::get_account);
+        api::add(r, account::kGenesis, account::genesis);
+        api::add(r, account::kRoster, account::roster);
     });
 }

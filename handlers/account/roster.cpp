@@ -10,10 +10,10 @@
 
 namespace pouch::account {
 
-Response roster(Request& req, Services& s) {
-    auth::Caller c = auth::authenticate(req, s);
-    QueryValues q = validate_query(req, {query_int("after", -1, 2147483647), paging::cursor_param(),
-                                         paging::limit_param()});
+Response roster(api::Call& call) {
+    Services& s = call.services;
+    const auth::Caller& c = call.who();
+    const QueryValues& q = call.query;
     if (q.has("after") && q.text("cursor"))
         throw validation_failed("?after", "give cursor or after, not both");
     const paging::List list("roster/" + c.account_id, {paging::Key::natural});

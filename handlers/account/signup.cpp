@@ -13,14 +13,9 @@ namespace pouch::account {
 
 namespace js = json::schema;
 
-const js::Node kCredentials = js::object({
-    js::req("email", js::string().min_chars(1).max_chars(254)),
-    js::req("password", js::string().min_chars(10).max_chars(1024)),
-});
-
-Response signup(Request& req, Services& s) {
-    rapidjson::Document doc = json::parse_strict(req.body);
-    js::validate(doc, kCredentials);
+Response signup(api::Call& call) {
+    Services& s = call.services;
+    const rapidjson::Document& doc = call.body;
     std::string email = normalize_email(doc["email"].GetString());
     std::string password(doc["password"].GetString(), doc["password"].GetStringLength());
     std::string hash = password_hash(password);

@@ -19,22 +19,6 @@ namespace {
 
 namespace js = json::schema;
 
-bool is_confirm_code(const std::string& s) {
-    auto digits = [&](size_t from, size_t n) {
-        return s.find_first_not_of("0123456789", from) >= from + n;
-    };
-    if (s.size() == 8) return digits(0, 8);
-    return s.size() == 9 && s[4] == '-' && digits(0, 4) && digits(5, 4);
-}
-
-const js::Node kApprove = js::object({
-    js::req("statement", model::roster_statement()),
-    js::req("welcome", js::b64url().min_chars(1).max_chars(349526)),
-    js::req("key_envelopes", js::array(model::key_envelope()).min_items(1).max_items(2000)),
-    js::opt("confirm_code", js::string().check(is_confirm_code, "dddd-dddd or dddddddd")),
-});
-
-std::string str(const rapidjson::Value& v) { return std::string(v.GetString(), v.GetStringLength()); }
 
 // The locked request, checked for this caller: found, not foreign, pending.
 db::Result lock_pending(db::Conn& conn, const std::string& id, const auth::Caller& c) {
@@ -53,14 +37,15 @@ void wake(Services& s, const std::string& channel) { s.redis.publish(channel, "1
 
 }  // namespace
 
-Response approve(Request& req, Services& s) {
-    auth::Caller c = auth::require_web(req, s);
-    rapidjson::Document doc = json::parse_strict(req.body);
-    js::validate(doc, kApprove);
+Response approve(api::Call& call) {
+    Request& req = call.req;
+    Services& s = call.services;
+    const auth::Caller& c = call.who();
+    rapidjson::Document& doc = call.body;
     const auto& envelopes = doc["key_envelopes"];
-    std::string member_id = str(envelopes[0]["member_id"]);
+    std::string member_id = json::text(envelopes[0]["member_id"]);
     for (rapidjson::SizeType i = 1; i < envelopes.Size(); ++i)
-        if (str(envelopes[i]["member_id"]) != member_id)
+        if (json::text(envelopes[i]["member_id"]) != member_id)
             throw validation_failed("/key_envelopes/" + std::to_string(i) + "/member_id",
                                     "every envelope must name the same new member");
 
@@ -73,7 +58,7 @@ Response approve(Request& req, Services& s) {
         db::Transaction tx(*conn);
         db::Result r = lock_pending(*conn, id, c);
         if (doc.HasMember("confirm_code") &&
-            !crypto::confirm_code_matches(str(doc["confirm_code"]),
+            !crypto::confirm_code_matches(json::text(doc["confirm_code"]),
                                           crypto::confirm_code(id, r.text(0, "sign_jkt"))))
             throw ApiError(400, "confirm_code_mismatch",
                            "the confirm code does not match the one the CLI shows");
@@ -91,7 +76,7 @@ Response approve(Request& req, Services& s) {
         if (appended != 1)
             throw validation_failed("/statement/statement", "is already in the roster");
         conn->exec(sql::kInsertMember, {member_id, c.account_id, device_id, std::to_string(index)});
-        conn->exec(sql::kInsertDevice, {device_id, c.account_id, member_id, str(doc["welcome"]), id});
+        conn->exec(sql::kInsertDevice, {device_id, c.account_id, member_id, json::text(doc["welcome"]), id});
         stored = model::store_key_envelopes(*conn, c.account_id, envelopes, "/key_envelopes",
                                             c.member_id, "", true, model::KeyGenRule::history);
         pouches = model::account_pouches(*conn, c.account_id);
@@ -110,9 +95,10 @@ Response approve(Request& req, Services& s) {
     return resp;
 }
 
-Response deny(Request& req, Services& s) {
-    auth::Caller c = auth::require_web(req, s);
-    js::validate_empty_body(req.body);
+Response deny(api::Call& call) {
+    Request& req = call.req;
+    Services& s = call.services;
+    const auth::Caller& c = call.who();
     std::string id = req.param("id");
     {
         auto conn = s.db.acquire();

@@ -9,9 +9,9 @@
 
 namespace pouch::cliauth {
 
-Response connect_token(Request& req, Services& s) {
-    auth::Caller c = auth::require_web(req, s);
-    json::schema::validate_empty_body(req.body);
+Response connect_token(api::Call& call) {
+    Services& s = call.services;
+    const auth::Caller& c = call.who();
     std::string token = "svc_lt_" + crypto::b64url_encode(crypto::random_bytes(24));
     auto conn = s.db.acquire();
     conn->exec(sql::kInsertConnectToken, {crypto::token_hash(token), c.account_id, c.user_id,

@@ -8,8 +8,10 @@
 
 namespace pouch::cliauth {
 
-Response details(Request& req, Services& s) {
-    auth::Caller c = auth::require_web(req, s);
+Response details(api::Call& call) {
+    Request& req = call.req;
+    Services& s = call.services;
+    const auth::Caller& c = call.who();
     auto conn = s.db.acquire();
     db::Result r = conn->exec(sql::kRequestDetails, {req.param("id")});
     if (r.rows() == 0) throw not_found();

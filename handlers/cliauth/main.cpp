@@ -5,18 +5,16 @@
 
 int main(int argc, char** argv) {
     using namespace pouch;
-    RouteOptions big;  // approve carries a welcome and up to 2,000 envelopes
-    big.body_limit = 16 * kMiB;
     return handler_main(
         "cliauth", argc, argv,
-        [&](Router& r) {
-            r.add("POST", "/v1/cli-auth/requests", cliauth::start);
-            r.add("GET", "/v1/cli-auth/requests/{id:uuid}", cliauth::details);
-            r.add("POST", "/v1/cli-auth/requests/{id:uuid}/approve", cliauth::approve, big);
-            r.add("POST", "/v1/cli-auth/requests/{id:uuid}/deny", cliauth::deny);
-            r.add("POST", "/v1/cli-auth/token", cliauth::token);
-            r.add("POST", "/v1/cli-auth/refresh", cliauth::refresh);
-            r.add("POST", "/v1/cli-auth/connect-tokens", cliauth::connect_token);
+        [](Router& r) {
+            api::add(r, cliauth::kStart, cliauth::start);
+            api::add(r, cliauth::kDetails, cliauth::details);
+            api::add(r, cliauth::kApprove, cliauth::approve);
+            api::add(r, cliauth::kDeny, cliauth::deny);
+            api::add(r, cliauth::kToken, cliauth::token);
+            api::add(r, cliauth::kRefresh, cliauth::refresh);
+            api::add(r, cliauth::kConnectToken, cliauth::connect_token);
         },
         HandlerOptions{.long_poll = true});
 }

@@ -18,16 +18,13 @@ namespace {
 
 namespace js = json::schema;
 
-const js::Node kRefresh = js::object({
-    js::req("refresh_token", js::string().min_chars(1).max_chars(64)),
-});
-
 }  // namespace
 
-Response refresh(Request& req, Services& s) {
-    crypto::DpopProof proof = auth::check_dpop(req, s, std::nullopt);
-    rapidjson::Document doc = json::parse_strict(req.body);
-    js::validate(doc, kRefresh);
+Response refresh(api::Call& call) {
+    Request& req = call.req;
+    Services& s = call.services;
+    const crypto::DpopProof& proof = *call.proof;
+    const rapidjson::Document& doc = call.body;
     std::string presented = doc["refresh_token"].GetString();
     if (!auth::has_token_shape(presented, "svc_rt_"))
         throw ApiError(400, "invalid_grant", "unknown refresh token");

@@ -18,14 +18,6 @@ namespace {
 
 namespace js = json::schema;
 
-const js::Node kToken = js::object({
-    js::req("request_id", js::uuid()),
-    js::req("code_verifier",
-            js::string().check([](const std::string& v) { return crypto::valid_code_verifier(v); },
-                               "43 to 128 characters of A-Z a-z 0-9 - . _ ~")),
-    js::opt("wait", js::integer().min(0).max(30)),
-});
-
 ApiError invalid_grant(const std::string& message) {
     return ApiError(400, "invalid_grant", message);
 }
@@ -75,10 +67,10 @@ std::string current_status(Services& s, const std::string& id) {
 
 }  // namespace
 
-Response token(Request& req, Services& s) {
-    crypto::DpopProof proof = auth::check_dpop(req, s, std::nullopt);
-    rapidjson::Document doc = json::parse_strict(req.body);
-    js::validate(doc, kToken);
+Response token(api::Call& call) {
+    Services& s = call.services;
+    const crypto::DpopProof& proof = *call.proof;
+    const rapidjson::Document& doc = call.body;
     std::string id = doc["request_id"].GetString();
     std::string verifier = doc["code_verifier"].GetString();
     int wait = doc.HasMember("wait") ? static_cast<int>(doc["wait"].GetInt64()) : 0;

@@ -322,6 +322,11 @@ await test('a_device_that_revoked_itself_shows_rotation_pending_until_the_keys_a
   await page.getByRole('button', { name: 'Approve' }).click();
   await page.getByText('Approved.').waitFor({ timeout: 30000 });
   const r = await redeemed;
+  // Approved after a rotation: it is given every generation, so it reads the older files too.
+  await cli.join();
+  ok(cli.keys.has(`${S.pouch.id}/1`) && cli.keys.has(`${S.pouch.id}/2`), 'the new CLI holds key generations 1 and 2');
+  const old = (await cli.files(S.pouch.id)).find((f) => f.name === 'hello.txt');
+  eq('a file of generation 1 opens', Buffer.from(old.data, 'base64url').toString(), S.small.toString());
   const self = await cli.call('POST', `/v1/devices/${r.device_id}/revoke`, {});
   eq('self revoke', `${self.status} ${self.json.data?.rotation_pending}`, '200 true');
   await page.goto(`${BASE}/devices`);

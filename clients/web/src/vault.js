@@ -342,11 +342,17 @@ export class Vault {
       device_id: null, at: nowIso(),
     });
     const statement = await F.signStatement(body, this.member.sign.privateKey);
+    // Every generation this browser holds, up to each pouch's current one: revisions written
+    // before a rotation stay under their old key, and the new device must read them too.
     const envelopes = [];
     for (const pouch of await getAll('/v1/pouches')) {
-      const key = await this.keyFor(pouch.id, pouch.key_gen);
-      envelopes.push(await F.sealKeyEnvelope({ pouchId: pouch.id, memberId: newMember, keyGen: pouch.key_gen, pouchKey: key,
-        encPub: keys.enc_pub, creatorId: this.memberId, creatorSignKey: this.member.sign.privateKey }));
+      const held = await this.pouchKeys(pouch.id, { fresh: true });
+      if (!held.has(pouch.key_gen)) await this.keyFor(pouch.id, pouch.key_gen);  // says which is missing
+      for (const [gen, key] of [...held.entries()].sort((a, b) => a[0] - b[0])) {
+        if (gen > pouch.key_gen) continue;
+        envelopes.push(await F.sealKeyEnvelope({ pouchId: pouch.id, memberId: newMember, keyGen: gen, pouchKey: key,
+          encPub: keys.enc_pub, creatorId: this.memberId, creatorSignKey: this.member.sign.privateKey }));
+      }
     }
     const welcome = {
       v: 1, account_id: this.account.storage_account_id, genesis_hash: roster.genesisHash,
