@@ -79,4 +79,13 @@ bool is_b64url(std::string_view text) {
     return true;
 }
 
+bool b64url_canonical(std::string_view text) {
+    size_t rest = text.size() % 4;
+    if (rest == 1) return false;
+    if (rest == 0) return true;
+    int v = value_of(text.back());
+    if (v < 0) return false;
+    return rest == 2 ? (v & 0x0f) == 0 : (v & 0x03) == 0;
+}
+
 }  // namespace pouch::crypto

@@ -18,4 +18,9 @@ std::optional<std::string> b64url_decode(std::string_view text);
 // True when every character is in the b64url alphabet (length not checked).
 bool is_b64url(std::string_view text);
 
+// True when `text` (already known to be of the alphabet) has exactly one decoding: a length
+// of 4k+1 leaves a lone character of 6 bits, and the unused low bits of the last character
+// must be zero. Checks an 11 MB bundle without decoding it.
+bool b64url_canonical(std::string_view text);
+
 }  // namespace pouch::crypto

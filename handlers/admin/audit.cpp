@@ -16,9 +16,9 @@ constexpr char kStartId[] = "9223372036854775807";
 
 }  // namespace
 
-Response list_audit(Request& req, Services& s) {
-    require_admin(req, s);
-    QueryValues q = validate_query(req, {paging::cursor_param(), paging::limit_param()});
+Response list_audit(api::Call& call) {
+    Services& s = call.services;
+    const QueryValues& q = call.query;
     long long limit = q.integer("limit");
     const paging::List list("audit", {paging::Key::positive});
     auto from = list.read(q);

@@ -24,34 +24,7 @@ namespace {
 
 namespace js = json::schema;
 
-bool is_slug(const std::string& s) {
-    if (s.empty() || s.size() > 64 || s[0] == '-') return false;
-    for (char ch : s)
-        if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-')) return false;
-    return true;
-}
 
-bool is_currency(const std::string& s) {
-    return s.size() == 3 && s[0] >= 'A' && s[0] <= 'Z' && s[1] >= 'A' && s[1] <= 'Z' &&
-           s[2] >= 'A' && s[2] <= 'Z';
-}
-
-// pouch_limit and sort are int columns; the others bigint, bounded by decisions §3.
-const js::Node kPlanEdit = js::object({
-    js::opt("slug",
-            js::string().check(is_slug, "1..64 of a-z, 0-9 and '-', not starting with '-'")),
-    js::opt("name", js::string().min_chars(1).max_chars(64)),
-    js::opt("description", js::string().max_chars(500)),
-    js::opt("price_cents", js::integer().min(0).max(js::kMaxSafeInt)),
-    js::opt("currency", js::string().check(is_currency, "three upper-case letters")),
-    js::opt("interval", js::one_of({"month", "year", "none"})),
-    js::opt("pouch_limit", js::integer().min(1).max(INT_MAX)),
-    js::opt("storage_bytes", js::integer().min(0).max(js::kMaxSafeInt)),
-    js::opt("is_public", js::boolean()),
-    js::opt("is_active", js::boolean()),
-    js::opt("sort", js::integer().min(INT_MIN).max(INT_MAX)),
-    js::opt("reason", js::string().max_chars(500)),
-});
 
 enum class Kind { text, integer, boolean };
 struct Field {
@@ -84,9 +57,9 @@ Response plan_response(const db::Result& r) {
 
 }  // namespace
 
-Response list_plans(Request& req, Services& s) {
-    require_admin(req, s);
-    QueryValues q = validate_query(req, {paging::cursor_param(), paging::limit_param()});
+Response list_plans(api::Call& call) {
+    Services& s = call.services;
+    const QueryValues& q = call.query;
     long long limit = q.integer("limit");
     const paging::List list("plans", {paging::Key::integer, paging::Key::text});
     auto after = list.read(q);
@@ -100,20 +73,21 @@ Response list_plans(Request& req, Services& s) {
     });
 }
 
-Response get_plan(Request& req, Services& s) {
-    require_admin(req, s);
-    std::string id = path_uuid(req);
+Response get_plan(api::Call& call) {
+    Services& s = call.services;
+    const std::string& id = call.param("id");
     auto conn = s.db.acquire();
     db::Result r = conn->exec(sql::kGetPlan, {id});
     if (r.rows() == 0) throw not_found();
     return plan_response(r);
 }
 
-Response update_plan(Request& req, Services& s) {
-    auth::Caller c = require_admin(req, s);
-    std::string id = path_uuid(req);
-    rapidjson::Document doc = json::parse_strict(req.body);
-    js::validate(doc, kPlanEdit);
+Response update_plan(api::Call& call) {
+    Request& req = call.req;
+    Services& s = call.services;
+    const auth::Caller& c = call.who();
+    const std::string& id = call.param("id");
+    const rapidjson::Document& doc = call.body;
 
     auto conn = s.db.acquire();
     db::Transaction tx(*conn);

@@ -19,11 +19,6 @@ namespace {
 
 namespace js = json::schema;
 
-const js::Node kSetRole = js::object({
-    js::req("role", js::one_of({"user", "support", "admin"})),
-    js::opt("reason", js::string().max_chars(500)),
-});
-
 std::string role_json(const std::string& role) {
     json::Out o;
     o.kv("role", role);
@@ -32,11 +27,12 @@ std::string role_json(const std::string& role) {
 
 }  // namespace
 
-Response set_role(Request& req, Services& s) {
-    auth::Caller c = require_admin(req, s);
-    std::string id = path_uuid(req);
-    rapidjson::Document doc = json::parse_strict(req.body);
-    js::validate(doc, kSetRole);
+Response set_role(api::Call& call) {
+    Request& req = call.req;
+    Services& s = call.services;
+    const auth::Caller& c = call.who();
+    const std::string& id = call.param("id");
+    const rapidjson::Document& doc = call.body;
     std::string role = doc["role"].GetString();
 
     auto conn = s.db.acquire();

@@ -1,26 +1,75 @@
 // routes.h -- the admin group (decisions §1 roles, §7): plans (list, get, edit = op 2), user
-// roles (op 12) and the audit log. Every path needs a web caller whose role is admin.
+// roles (op 12) and the audit log. Every path needs a web caller whose role is admin; the
+// pipeline checks authentication (401), caller kind (403 wrong_caller), role (403 forbidden),
+// then the path's {id} (404 unless a uuid: `uuid_after_auth`, so a non-admin learns nothing
+// from the shape of an id), then the body. Routes are declared here as data.
 #pragma once
 
+#include <climits>
 #include <string>
 
-#include "common/auth/caller.h"
-#include "common/http/server.h"
+#include "common/api/route.h"
+#include "common/http/paging.h"
 
 namespace pouch::admin {
 
-Response list_plans(Request& req, Services& s);   // GET  /v1/admin/plans
-Response get_plan(Request& req, Services& s);     // GET  /v1/admin/plans/{id}
-Response update_plan(Request& req, Services& s);  // PUT  /v1/admin/plans/{id}
-Response set_role(Request& req, Services& s);     // POST /v1/admin/users/{id}/role
-Response list_audit(Request& req, Services& s);   // GET  /v1/admin/audit
+namespace js = json::schema;
 
-// The gate of every admin path, in this order: authenticate (401), caller kind (403
-// wrong_caller for a CLI device), role (403 forbidden unless admin).
-auth::Caller require_admin(const Request& req, Services& s);
+inline bool is_slug(const std::string& s) {
+    if (s.empty() || s.size() > 64 || s[0] == '-') return false;
+    for (char ch : s)
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-')) return false;
+    return true;
+}
 
-// The path's {id} in lower case; 404 unless it is a uuid. Routes take {id} untyped so the
-// role check comes first and a non-admin learns nothing from the shape of an id.
-std::string path_uuid(const Request& req);
+inline bool is_currency(const std::string& s) {
+    return s.size() == 3 && s[0] >= 'A' && s[0] <= 'Z' && s[1] >= 'A' && s[1] <= 'Z' &&
+           s[2] >= 'A' && s[2] <= 'Z';
+}
+
+// pouch_limit and sort are int columns; the others bigint, bounded by decisions §3.
+inline const js::Node kPlanEditBody = js::object({
+    js::opt("slug",
+            js::string().check(is_slug, "1..64 of a-z, 0-9 and '-', not starting with '-'")),
+    js::opt("name", js::string().min_chars(1).max_chars(64)),
+    js::opt("description", js::string().max_chars(500)),
+    js::opt("price_cents", js::integer().min(0).max(js::kMaxSafeInt)),
+    js::opt("currency", js::string().check(is_currency, "three upper-case letters")),
+    js::opt("interval", js::one_of({"month", "year", "none"})),
+    js::opt("pouch_limit", js::integer().min(1).max(INT_MAX)),
+    js::opt("storage_bytes", js::integer().min(0).max(js::kMaxSafeInt)),
+    js::opt("is_public", js::boolean()),
+    js::opt("is_active", js::boolean()),
+    js::opt("sort", js::integer().min(INT_MIN).max(INT_MAX)),
+    js::opt("reason", js::string().max_chars(500)),
+});
+
+inline const js::Node kSetRoleBody = js::object({
+    js::req("role", js::one_of({"user", "support", "admin"})),
+    js::opt("reason", js::string().max_chars(500)),
+});
+
+inline const api::Route kListPlans{.method = "GET", .pattern = "/v1/admin/plans",
+                                   .who = api::Who::admin,
+                                   .query = {paging::cursor_param(), paging::limit_param()}};
+inline const api::Route kGetPlan{.method = "GET", .pattern = "/v1/admin/plans/{id:uuid_after_auth}",
+                                 .who = api::Who::admin};
+inline const api::Route kUpdatePlan{.method = "PUT",
+                                    .pattern = "/v1/admin/plans/{id:uuid_after_auth}",
+                                    .who = api::Who::admin, .schema = &kPlanEditBody};
+inline const api::Route kSetRole{.method = "POST",
+                                 .pattern = "/v1/admin/users/{id:uuid_after_auth}/role",
+                                 .who = api::Who::admin, .schema = &kSetRoleBody};
+inline const api::Route kAudit{.method = "GET", .pattern = "/v1/admin/audit", .who = api::Who::admin,
+                               .query = {paging::cursor_param(), paging::limit_param()}};
+
+inline const api::Route* const kRoutes[] = {&kListPlans, &kGetPlan, &kUpdatePlan, &kSetRole,
+                                            &kAudit};
+
+Response list_plans(api::Call& call);
+Response get_plan(api::Call& call);
+Response update_plan(api::Call& call);
+Response set_role(api::Call& call);
+Response list_audit(api::Call& call);
 
 }  // namespace pouch::admin

@@ -19,43 +19,13 @@ namespace {
 
 namespace js = json::schema;
 
-// Whether a string of the b64url alphabet has exactly one decoding (the rule of
-// common/crypto/b64url.h), checked without decoding 11 MB: a length of 4k+1 leaves a lone
-// character of 6 bits, and the unused low bits of the last character must be zero.
-bool decodes_exactly(const std::string& s) {
-    static const std::string kAlphabet =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    size_t rest = s.size() % 4;
-    if (rest == 1) return false;
-    if (rest == 0) return true;
-    size_t v = kAlphabet.find(s.back());
-    if (v == std::string::npos) return false;
-    return rest == 2 ? (v & 0x0f) == 0 : (v & 0x03) == 0;
-}
-
 // Live (active) shares an account may hold at once (decisions §13).
 constexpr long long kMaxLiveShares = 1000;
 
-const char* kDecodes = "b64url with exactly one decoding (length not 4k+1, unused bits zero)";
-
-// Bounds of interface.md; a sealed label always carries at least a nonce and a tag, so an
-// empty label_enc (or bundle) is refused.
-const js::Node kCreate = js::object({
-    js::req("id", js::uuid()),
-    js::req("bundle",
-            js::b64url().min_chars(1).max_chars(11184811).check(decodes_exactly, kDecodes)),
-    js::req("label_enc", js::b64url().min_chars(1).max_chars(683).check(decodes_exactly, kDecodes)),
-    js::opt("expires", js::one_of({"1d", "7d", "30d", "never"})),
-    js::opt("one_time", js::boolean()),
-});
-
-std::string str(const rapidjson::Value& v) {
-    return std::string(v.GetString(), v.GetStringLength());
-}
 
 // The lifetime as a PostgreSQL interval; nullopt (SQL NULL) for `never`.
 db::Param lifetime(const rapidjson::Document& doc) {
-    std::string e = doc.HasMember("expires") ? str(doc["expires"]) : "7d";
+    std::string e = doc.HasMember("expires") ? json::text(doc["expires"]) : "7d";
     if (e == "1d") return "1 day";
     if (e == "7d") return "7 days";
     if (e == "30d") return "30 days";
@@ -64,11 +34,12 @@ db::Param lifetime(const rapidjson::Document& doc) {
 
 }  // namespace
 
-Response create(Request& req, Services& s) {
-    auth::Caller c = auth::require_web(req, s);
-    rapidjson::Document doc = json::parse_strict(req.body);
-    js::validate(doc, kCreate);
-    std::string id = str(doc["id"]);
+Response create(api::Call& call) {
+    Request& req = call.req;
+    Services& s = call.services;
+    const auth::Caller& c = call.who();
+    const rapidjson::Document& doc = call.body;
+    std::string id = json::text(doc["id"]);
     std::string pouch_id = req.param("pouchId");
     const auto& bundle = doc["bundle"];
     // Unpadded b64url: every 4 characters carry 3 bytes, a tail of 2 or 3 carries 1 or 2.
@@ -77,7 +48,6 @@ Response create(Request& req, Services& s) {
 
     auto conn = s.db.acquire();
     db::Transaction tx(*conn);
-    if (conn->exec(sql::kPouchOfAccount, {pouch_id, c.account_id}).rows() == 0) throw not_found();
     model::Usage before = model::lock_account_usage(*conn, c.account_id);
     long long live = conn->exec(sql::kLiveShares, {c.account_id}).int64(0, "n");
     if (live >= kMaxLiveShares) {
@@ -95,8 +65,8 @@ Response create(Request& req, Services& s) {
     }
     db::Result r =
         conn->exec(sql::kCreateShare,
-                   {id, c.account_id, pouch_id, c.user_id, str(doc["label_enc"]), lifetime(doc),
-                    str(bundle), std::to_string(size), one_time ? "true" : "false"});
+                   {id, c.account_id, pouch_id, c.user_id, json::text(doc["label_enc"]), lifetime(doc),
+                    json::text(bundle), std::to_string(size), one_time ? "true" : "false"});
     if (r.rows() == 0) throw ApiError(409, "share_exists", "a share with this id exists");
     model::require_within_quota(*conn, c.account_id, before);
     tx.commit();

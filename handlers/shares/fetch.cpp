@@ -8,7 +8,9 @@
 
 namespace pouch::shares {
 
-Response fetch(Request& req, Services& s) {
+Response fetch(api::Call& call) {
+    Request& req = call.req;
+    Services& s = call.services;
     std::string id = req.param("id");
     auto conn = s.db.acquire();
     db::Result r = conn->exec(sql::kFetchShare, {id});

@@ -11,9 +11,9 @@
 
 namespace pouch::shares {
 
-Response import_share(Request& req, Services& s) {
-    auth::require_web(req, s);
-    json::schema::validate_empty_body(req.body);
+Response import_share(api::Call& call) {
+    Request& req = call.req;
+    Services& s = call.services;
     std::string id = req.param("id");
     auto conn = s.db.acquire();
     db::Result r = conn->exec(sql::kImportShare, {id});

@@ -11,15 +11,15 @@
 
 namespace pouch::shares {
 
-Response list(Request& req, Services& s) {
-    auth::Caller c = auth::authenticate(req, s);
-    QueryValues q = validate_query(req, {paging::cursor_param(), paging::limit_param()});
+Response list(api::Call& call) {
+    Request& req = call.req;
+    Services& s = call.services;
+    const QueryValues& q = call.query;
     long long limit = q.integer("limit");
     const std::string& pouch_id = req.param("pouchId");
     const paging::List list("shares/" + pouch_id, {paging::Key::natural, paging::Key::uuid});
     auto after = list.read(q);
     auto conn = s.db.acquire();
-    if (conn->exec(sql::kPouchOfAccount, {pouch_id, c.account_id}).rows() == 0) throw not_found();
     db::Result r = conn->exec(sql::kListShares, {pouch_id, after ? db::Param((*after)[0]) : db::Param(),
                                                  after ? db::Param((*after)[1]) : db::Param(),
                                                  std::to_string(limit + 1)});

@@ -9,9 +9,10 @@
 
 namespace pouch::shares {
 
-Response revoke(Request& req, Services& s) {
-    auth::Caller c = auth::require_web(req, s);
-    json::schema::validate_empty_body(req.body);
+Response revoke(api::Call& call) {
+    Request& req = call.req;
+    Services& s = call.services;
+    const auth::Caller& c = call.who();
     auto conn = s.db.acquire();
     db::Result r = conn->exec(sql::kRevokeShare, {req.param("id"), c.account_id});
     if (r.rows() == 0) throw not_found();

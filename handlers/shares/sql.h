@@ -22,8 +22,6 @@ namespace pouch::shares::sql {
     " iso(expires_at) AS expires_at, iso(revoked_at) AS revoked_at," \
     " iso(last_imported_at) AS last_imported_at, iso(created_at) AS created_at"
 
-inline const db::Statement kPouchOfAccount{
-    "shares_pouch_of_account", "SELECT 1 FROM pouches WHERE id = $1 AND account_id = $2"};
 
 // Active shares of an account (decisions §13: at most kMaxLiveShares); the account row is
 // locked by the caller, so two creates cannot both take the last place.
