@@ -30,7 +30,7 @@ FUZZ_COMMON_SRC := common/json/parse.cpp common/json/jcs.cpp common/json/schema.
                    common/crypto/b64url.cpp common/crypto/es256.cpp common/crypto/hash.cpp \
                    common/crypto/jws.cpp common/crypto/dpop.cpp \
                    common/http/request.cpp common/http/router.cpp common/http/query.cpp \
-                   common/http/response.cpp common/types/uuid.cpp handlers/sync/commit_schema.cpp
+                   common/http/response.cpp common/types/uuid.cpp
 FUZZ_COMMON_OBJ := $(FUZZ_COMMON_SRC:%.cpp=$(FUZZ_BUILD)/obj/%.o) \
                    $(FUZZ_BUILD)/obj/blake3/blake3.o $(FUZZ_BUILD)/obj/blake3/blake3_dispatch.o \
                    $(FUZZ_BUILD)/obj/blake3/blake3_portable.o

@@ -2,6 +2,8 @@
 // Reading the body (413, 415) happens before, in the server, as nginx reads it before proxying.
 #include "common/api/route.h"
 
+#include <vector>
+
 #include "common/auth/dpop_check.h"
 #include "common/crypto/hash.h"
 #include "common/crypto/service_signature.h"
@@ -62,7 +64,18 @@ void check_late_uuids(const Route& route, Request& req) {
     }
 }
 
-Response run(const Route& route, const Handler& handler, Request& req, Services& s) {
+// A streamed body the handler did not read (refused before, or nothing to store) is read to
+// its end before the answer, so the FastCGI connection stays in step with nginx.
+void drain(Request& req) noexcept {
+    try {
+        std::vector<char> buf(256 * 1024);
+        while (req.read_body(buf.data(), buf.size()) > 0) {
+        }
+    } catch (...) {
+    }
+}
+
+Response phases(const Route& route, const Handler& handler, Request& req, Services& s) {
     Call call{req, s, route, authenticate(route, req, s), {}, {}, rapidjson::Document(), {}};
     if (route.who == Who::dpop) call.proof = auth::check_dpop(req, s, std::nullopt);
     check_late_uuids(route, req);
@@ -90,6 +103,18 @@ Response run(const Route& route, const Handler& handler, Request& req, Services&
     }
     if (route.schema) json::schema::validate(call.body, *route.schema);
     return handler(call);
+}
+
+Response run(const Route& route, const Handler& handler, Request& req, Services& s) {
+    if (route.body != BodyKind::stream) return phases(route, handler, req, s);
+    try {
+        Response r = phases(route, handler, req, s);
+        drain(req);
+        return r;
+    } catch (...) {
+        drain(req);
+        throw;
+    }
 }
 
 }  // namespace

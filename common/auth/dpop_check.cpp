@@ -21,7 +21,11 @@ crypto::DpopProof check_dpop(const Request& req, Services& s,
     if (proof.find(',') != std::string::npos) throw dpop_error("exactly one DPoP header allowed");
     crypto::DpopInput in{proof, req.method, s.config.public_url, req.path, access_token,
                          static_cast<long long>(std::time(nullptr))};
-    return crypto::verify_dpop(in);
+    try {
+        return crypto::verify_dpop(in);
+    } catch (const Error& e) {  // crypto knows no HTTP: the challenge header is added here
+        throw dpop_error(e.message);
+    }
 }
 
 void record_dpop(const crypto::DpopProof& proof, Services& s) {

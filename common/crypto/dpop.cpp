@@ -1,5 +1,5 @@
 // dpop.cpp -- DPoP proof checks (see dpop.h) on parse_jws, P256PublicKey and
-// json::parse_strict for the claims. Every failure is one ApiError, so clients cannot
+// json::parse_strict for the claims. Every failure is one Error (Fault::unauthenticated, invalid_dpop_proof), so clients cannot
 // tell checks apart by status, only by the human message.
 #include "common/crypto/dpop.h"
 
@@ -9,7 +9,7 @@
 #include "common/crypto/ct.h"
 #include "common/crypto/hash.h"
 #include "common/crypto/jws.h"
-#include "common/http/error.h"
+#include "common/types/error.h"
 #include "common/json/parse.h"
 
 namespace pouch::crypto {
@@ -23,8 +23,8 @@ constexpr long long kIatPast = 120;
 constexpr long long kIatFuture = 60;
 
 [[noreturn]] void fail(std::string message) {
-    throw ApiError(401, "invalid_dpop_proof", "DPoP proof: " + std::move(message))
-        .with_header("WWW-Authenticate", "DPoP error=\"invalid_dpop_proof\"");
+    // common/auth/dpop_check.cpp adds the WWW-Authenticate challenge at the edge.
+    throw Error(Fault::unauthenticated, "invalid_dpop_proof", "DPoP proof: " + std::move(message));
 }
 
 std::string_view sv(const rapidjson::Value& v) {
@@ -151,7 +151,7 @@ DpopProof verify_dpop(const DpopInput& in) {
     rapidjson::Document claims;
     try {
         claims = json::parse_strict(jws->payload);
-    } catch (const ApiError&) {
+    } catch (const Error&) {
         fail("claims are not a strict JSON object");
     }
 

@@ -27,7 +27,8 @@ struct DpopProof {
     P256PublicKey key;
 };
 
-// Throws ApiError 401 invalid_dpop_proof with WWW-Authenticate: DPoP error="invalid_dpop_proof"
+// Throws Error (Fault::unauthenticated) invalid_dpop_proof; the HTTP edge adds
+// WWW-Authenticate: DPoP error="invalid_dpop_proof"
 // on any failure; the message names the failed check (never the token).
 DpopProof verify_dpop(const DpopInput& in);
 

@@ -1,9 +1,9 @@
 // jws.cpp -- JWS compact parsing (see jws.h). The header goes through json::parse_strict
-// (decisions §3), whose ApiError is turned into "not a JWS" here: callers choose the error.
+// (decisions §3), whose Error is turned into "not a JWS" here: callers choose the error.
 #include "common/crypto/jws.h"
 
 #include "common/crypto/b64url.h"
-#include "common/http/error.h"
+#include "common/types/error.h"
 #include "common/json/parse.h"
 
 namespace pouch::crypto {
@@ -33,7 +33,7 @@ std::optional<Jws> build(std::string_view h, std::string_view p, std::string_vie
     Jws j;
     try {
         j.header = json::parse_strict(*header);
-    } catch (const ApiError&) {
+    } catch (const Error&) {
         return std::nullopt;
     }
     if (!j.header.IsObject()) return std::nullopt;

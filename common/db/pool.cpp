@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "common/http/error.h"
+#include "common/types/error.h"
 
 namespace pouch::db {
 

@@ -1,7 +1,7 @@
 // pool.h -- PostgreSQL access through libpq: RAII results, named statements prepared once
 // per connection, a bounded thread-safe pool and transactions. A broken connection is reset
 // on next use; a connection that comes back inside a transaction is rolled back; when the
-// database cannot be reached acquire() throws ApiError 503 `unavailable`.
+// database cannot be reached acquire() throws Error `unavailable`.
 #pragma once
 
 #include <chrono>
@@ -100,7 +100,7 @@ class Pool {
 public:
     Pool(std::string url, int size,
          std::chrono::milliseconds acquire_timeout = std::chrono::milliseconds(5000));
-    // Throws ApiError 503 unavailable when no working connection is had in time.
+    // Throws Error unavailable (common/types/error.h) when no working connection is had in time.
     Lease acquire();
     int size() const { return size_; }
     int idle() const;

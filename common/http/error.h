@@ -1,45 +1,37 @@
-// error.h -- an API error as a value: HTTP status, machine code, human message, optional
-// JSON Pointer field, details and extra headers. Handlers throw it; only
-// common/http/response.cpp turns it into the JSON envelope (decisions §2).
+// error.h -- the HTTP edge of common/types/error.h: the status of each Fault (the one place
+// they are mapped), and ApiError, an Error that handlers raise with the status they mean
+// (`throw ApiError(409, "epoch_mismatch", ...)`). Only common/http/response.cpp turns an
+// Error into the JSON envelope (decisions §2).
 #pragma once
 
-#include <exception>
 #include <string>
 #include <utility>
-#include <vector>
+
+#include "common/types/error.h"
 
 namespace pouch {
 
-struct ApiError : std::exception {
+// 400, 401, 403, 404, 405, 409, 410, 413, 415, 429, 500, 503.
+int status_of(Fault fault);
+Fault fault_of(int status);  // the inverse; an unlisted status is Fault::internal
+
+struct ApiError : Error {
     int status;
-    std::string code;
-    std::string message;
-    std::string field;         // JSON Pointer ("/ops/3/artifact_id") or "?name"; empty if none
-    std::string details_json;  // serialized JSON object, empty if none
-    std::vector<std::pair<std::string, std::string>> headers;
 
     ApiError(int status, std::string code, std::string message, std::string field = {})
-        : status(status), code(std::move(code)), message(std::move(message)),
-          field(std::move(field)) {}
+        : Error(fault_of(status), std::move(code), std::move(message), std::move(field)),
+          status(status) {}
 
     ApiError& with_header(std::string name, std::string value) {
-        headers.emplace_back(std::move(name), std::move(value));
+        Error::with_header(std::move(name), std::move(value));
         return *this;
     }
     ApiError& with_details(std::string json_object) {
-        details_json = std::move(json_object);
+        Error::with_details(std::move(json_object));
         return *this;
     }
-    const char* what() const noexcept override { return message.c_str(); }
 };
 
-// The common ones, so codes and statuses are typed once.
-inline ApiError validation_failed(std::string field, std::string message) {
-    return ApiError(400, "validation_failed", std::move(message), std::move(field));
-}
-inline ApiError invalid_json(std::string message) {
-    return ApiError(400, "invalid_json", std::move(message));
-}
 inline ApiError not_found() { return ApiError(404, "not_found", "resource not found"); }
 inline ApiError unauthenticated(std::string message = "authentication required") {
     return ApiError(401, "unauthenticated", std::move(message));
@@ -49,9 +41,6 @@ inline ApiError forbidden(std::string message = "not allowed") {
 }
 inline ApiError wrong_caller(std::string message) {
     return ApiError(403, "wrong_caller", std::move(message));
-}
-inline ApiError unavailable(std::string message = "a dependency is unavailable, retry shortly") {
-    return ApiError(503, "unavailable", std::move(message)).with_header("Retry-After", "1");
 }
 inline ApiError internal_error() {
     return ApiError(500, "internal", "internal error");

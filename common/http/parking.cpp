@@ -17,9 +17,10 @@ constexpr size_t kSharedAnswersMax = 1024;  // share keys remembered (cleared pa
 
 }  // namespace
 
-Parking::Parking(const std::string& redis_url, int threads, size_t max_per_owner)
+Parking::Parking(const std::string& redis_url, const std::string& pattern, int threads,
+                 size_t max_per_owner)
     : max_per_owner_(max_per_owner) {
-    notifier_ = std::make_unique<redis::Notifier>(redis_url, static_cast<Listener&>(*this));
+    notifier_ = std::make_unique<redis::Notifier>(redis_url, pattern, static_cast<Listener&>(*this));
     for (int i = 0; i < std::max(threads, 1); ++i) pollers_.emplace_back([this] { poll_thread(); });
     timer_ = std::thread([this] { timer_thread(); });
 }

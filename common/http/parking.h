@@ -41,7 +41,9 @@ public:
     // `threads` poll threads (each poll leases its own database connection, so more than the
     // pool size gains nothing). At most `max_per_owner` requests of one LongPoll::owner are
     // parked at once; the next is answered 429 rate_limited (Retry-After 5) without parking.
-    Parking(const std::string& redis_url, int threads, size_t max_per_owner = 256);
+    // `pattern` is the PSUBSCRIBE pattern of the channels it waits on (common/wakeup).
+    Parking(const std::string& redis_url, const std::string& pattern, int threads,
+            size_t max_per_owner = 256);
     ~Parking();
     Parking(const Parking&) = delete;
     Parking& operator=(const Parking&) = delete;

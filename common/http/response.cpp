@@ -3,6 +3,8 @@
 // Cache-Control: no-store (bodies may hold tokens) and X-Content-Type-Options: nosniff.
 #include "common/http/response.h"
 
+#include <utility>
+
 #include "common/db/pool.h"
 #include "common/json/out.h"
 
@@ -31,6 +33,13 @@ const char* status_reason(int status) {
 
 namespace {
 
+constexpr std::pair<Fault, int> kStatuses[] = {
+    {Fault::bad_input, 400},       {Fault::unauthenticated, 401}, {Fault::forbidden, 403},
+    {Fault::not_found, 404},       {Fault::not_allowed, 405},     {Fault::conflict, 409},
+    {Fault::gone, 410},            {Fault::too_large, 413},       {Fault::unsupported_type, 415},
+    {Fault::too_many, 429},        {Fault::internal, 500},        {Fault::unavailable, 503},
+};
+
 void base_headers(Rendered& r, const std::string& request_id) {
     r.headers.emplace_back("Content-Type", "application/json");
     r.headers.emplace_back("Cache-Control", "no-store");
@@ -39,6 +48,18 @@ void base_headers(Rendered& r, const std::string& request_id) {
 }
 
 }  // namespace
+
+int status_of(Fault fault) {
+    for (const auto& [f, status] : kStatuses)
+        if (f == fault) return status;
+    return 500;
+}
+
+Fault fault_of(int status) {
+    for (const auto& [f, s] : kStatuses)
+        if (s == status) return f;
+    return Fault::internal;
+}
 
 Rendered render_success(const Response& resp, const std::string& request_id) {
     Rendered r{resp.status, {}, {}};
@@ -61,8 +82,8 @@ Rendered render_success(const Response& resp, const std::string& request_id) {
     return r;
 }
 
-Rendered render_error(const ApiError& e, const std::string& request_id) {
-    Rendered r{e.status, {}, {}};
+Rendered render_error(const Error& e, const std::string& request_id) {
+    Rendered r{status_of(e.fault), {}, {}};
     base_headers(r, request_id);
     for (const auto& h : e.headers) r.headers.push_back(h);
     json::Out o;
@@ -80,8 +101,8 @@ Rendered render_guarded(const std::string& request_id, std::string& error_detail
                         const std::function<Response()>& fn) {
     try {
         return render_success(fn(), request_id);
-    } catch (const ApiError& e) {
-        if (e.status >= 500) error_detail = e.message;
+    } catch (const Error& e) {
+        if (status_of(e.fault) >= 500) error_detail = e.message;
         return render_error(e, request_id);
     } catch (const db::Error& e) {
         error_detail = std::string("database: ") + e.what();

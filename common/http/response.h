@@ -61,8 +61,9 @@ struct Rendered {
 
 const char* status_reason(int status);
 Rendered render_success(const Response& r, const std::string& request_id);
-Rendered render_error(const ApiError& e, const std::string& request_id);
-// Runs a route-like function and renders what it returns or throws: ApiError as itself, a
+Rendered render_error(const Error& e, const std::string& request_id);
+// Runs a route-like function and renders what it returns or throws: an Error (ApiError
+// included) with the status of its fault, a
 // lost database connection as 503 unavailable, anything else as 500 with `error_detail` set
 // for the log. `request_id` is read only when rendering, so `fn` may fill it in.
 Rendered render_guarded(const std::string& request_id, std::string& error_detail,

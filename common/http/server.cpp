@@ -318,8 +318,9 @@ int handler_main(const std::string& group, int argc, char** argv,
         redis::Client redis(config.redis_url);
         auth::ReplayCache replay(redis, pool);
         std::unique_ptr<Parking> parking;
-        if (options.long_poll)
-            parking = std::make_unique<Parking>(config.redis_url, config.db_pool,
+        if (options.wakeups)
+            parking = std::make_unique<Parking>(config.redis_url, wakeup::pattern(*options.wakeups),
+                                                config.db_pool,
                                                 static_cast<size_t>(config.max_waiters_per_account));
         Services services{config, pool, redis, replay, parking.get()};
         Router router;

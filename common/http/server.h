@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "common/config/config.h"
@@ -11,6 +12,7 @@
 #include "common/http/parking.h"
 #include "common/http/router.h"
 #include "common/redis/client.h"
+#include "common/wakeup/wakeup.h"
 
 namespace pouch {
 
@@ -24,11 +26,13 @@ struct Services {
     db::Pool& db;
     redis::Client& redis;
     auth::ReplayCache& replay;
-    Parking* parking = nullptr;  // set for groups that long-poll (HandlerOptions::long_poll)
+    Parking* parking = nullptr;  // set for groups that long-poll (HandlerOptions::wakeups)
 };
 
 struct HandlerOptions {
-    bool long_poll = false;  // park long-polls (a Redis subscriber and poll threads)
+    // Set for a group that parks long-polls: a Redis subscriber to these wake-ups only
+    // (common/wakeup) and poll threads.
+    std::optional<wakeup::Topic> wakeups;
 };
 
 // Adds GET /v1/health ({status, database, redis}).

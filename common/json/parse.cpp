@@ -14,7 +14,7 @@
 #include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
 
-#include "common/http/error.h"
+#include "common/types/error.h"
 #include "common/json/utf8.h"
 
 namespace pouch::json {

@@ -20,7 +20,7 @@ constexpr int kMaxDepth = 32;
 constexpr size_t kMaxMembers = 1024;
 constexpr size_t kMaxValues = 262144;
 
-// Throws ApiError 400 `invalid_json` with a human message on any violation, the budget's
+// Throws Error (Fault::bad_input) `invalid_json` with a human message on any violation, the budget's
 // included.
 rapidjson::Document parse_strict(std::string_view body);
 

@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "common/crypto/b64url.h"
-#include "common/http/error.h"
+#include "common/types/error.h"
 #include "common/json/parse.h"
 #include "common/json/schema_spec.h"
 #include "common/json/utf8.h"

@@ -1,5 +1,5 @@
 // schema.h -- declarative request validation (decisions §3). One schema per request type,
-// written once next to its handler; validate() walks the document and throws ApiError 400
+// written once next to its handler; validate() walks the document and throws Error (bad_input)
 // `validation_failed` with a JSON Pointer `field` at the first violation. Unknown members
 // are rejected. Lengths are in Unicode code points.
 //
@@ -68,7 +68,7 @@ struct Member {
 inline Member req(std::string name, Node n) { return {std::move(name), std::move(n), true}; }
 inline Member opt(std::string name, Node n) { return {std::move(name), std::move(n), false}; }
 
-// Throws ApiError(400, "validation_failed", message, pointer). Every value a uuid() node
+// Throws Error(bad_input, "validation_failed", message, pointer). Every value a uuid() node
 // accepts is rewritten in place to its canonical lower-case form (decisions §13), so handlers
 // compare ids as plain strings. Hash or verify a signed body before calling this.
 void validate(rapidjson::Document& doc, const Node& schema);

@@ -138,8 +138,6 @@ void fail_at(const db::Result& r, const std::string& pointer, const char* member
 
 }  // namespace
 
-std::string events_channel(const std::string& pouch_id) { return "pouch:events:" + pouch_id; }
-
 void lock_roster(db::Conn& conn, const std::string& account_id) {
     conn.exec(kRosterLock, {account_id});
 }
@@ -218,11 +216,6 @@ long long append_roster(db::Conn& conn, const std::string& account_id,
     }
     if (appended) *appended = n;
     return first;
-}
-
-void wake_pouches(redis::Client& redis, const std::vector<std::string>& pouch_ids) {
-    for (const auto& id : pouch_ids)
-        if (!redis.publish(events_channel(id), "1")) return;
 }
 
 std::vector<std::string> account_pouches(db::Conn& conn, const std::string& account_id) {

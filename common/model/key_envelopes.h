@@ -11,7 +11,6 @@
 #include <rapidjson/document.h>
 
 #include "common/db/pool.h"
-#include "common/redis/client.h"
 
 namespace pouch::model {
 
@@ -62,13 +61,5 @@ long long append_roster(db::Conn& conn, const std::string& account_id,
 
 // The account's pouch ids, for roster events.
 std::vector<std::string> account_pouches(db::Conn& conn, const std::string& account_id);
-
-// The Redis channel that wakes event long-polls of a pouch.
-std::string events_channel(const std::string& pouch_id);
-
-// Publishes a wake-up for each pouch (after COMMIT). Stops at the first failure: Redis is
-// then down or stalled, waiters re-read the database every second by themselves, and 2,000
-// publishes each waiting out a timeout would hold the request for minutes.
-void wake_pouches(redis::Client& redis, const std::vector<std::string>& pouch_ids);
 
 }  // namespace pouch::model

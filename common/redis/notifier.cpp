@@ -1,4 +1,4 @@
-// notifier.cpp -- the subscriber thread: connect, PSUBSCRIBE pouch:*, then poll(2) the socket
+// notifier.cpp -- the subscriber thread: connect, PSUBSCRIBE its pattern, then poll(2) the socket
 // with a one-second timeout (so stop() is noticed) and feed hiredis's reader; any error
 // drops the context, marks the notifier disconnected, has every waiter re-read and reconnects.
 #include "common/redis/notifier.h"
@@ -31,8 +31,8 @@ struct ReplyOwner {
 
 }  // namespace
 
-Notifier::Notifier(std::string url, Listener& listener)
-    : url_(std::move(url)), listener_(listener) {
+Notifier::Notifier(std::string url, std::string pattern, Listener& listener)
+    : url_(std::move(url)), pattern_(std::move(pattern)), listener_(listener) {
     thread_ = std::thread([this] { run(); });
 }
 
@@ -64,7 +64,7 @@ void Notifier::run() {
         bool subscribed = false;
         if (ctx.c && !ctx.c->err) {
             ReplyOwner ack;
-            ack.r = static_cast<redisReply*>(redisCommand(ctx.c, "PSUBSCRIBE pouch:*"));
+            ack.r = static_cast<redisReply*>(redisCommand(ctx.c, "PSUBSCRIBE %s", pattern_.c_str()));
             subscribed = ack.r && ack.r->type == REDIS_REPLY_ARRAY && ctx.c->err == 0;
         }
         if (!subscribed) {

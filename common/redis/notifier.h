@@ -1,5 +1,6 @@
 // notifier.h -- the Redis side of long-polls (decisions §6, §5.2): one subscriber connection
-// per process (PSUBSCRIBE pouch:*) that tells a Listener which channel got a message, and
+// per process (PSUBSCRIBE to one pattern, common/wakeup) that tells a Listener which channel
+// got a message, and
 // tells it to have everyone re-read whenever messages may have been lost (connection made,
 // lost or re-made). http::Parking is the listener that owns the waiting requests.
 #pragma once
@@ -23,7 +24,7 @@ public:
         ~Listener() = default;
     };
 
-    Notifier(std::string url, Listener& listener);
+    Notifier(std::string url, std::string pattern, Listener& listener);
     ~Notifier();
     Notifier(const Notifier&) = delete;
     Notifier& operator=(const Notifier&) = delete;
@@ -38,6 +39,7 @@ private:
     void run();
 
     std::string url_;
+    std::string pattern_;
     Listener& listener_;
     std::atomic<bool> connected_{false};
     std::atomic<bool> stopping_{false};

@@ -33,7 +33,6 @@ db::Result lock_pending(db::Conn& conn, const std::string& id, const auth::Calle
     return r;
 }
 
-void wake(Services& s, const std::string& channel) { s.redis.publish(channel, "1"); }
 
 }  // namespace
 
@@ -85,8 +84,8 @@ Response approve(api::Call& call) {
         model::require_within_quota(*conn, c.account_id, before);
         tx.commit();
     }
-    wake(s, login_channel(id));
-    model::wake_pouches(s.redis, pouches);
+    wakeup::publish(s.redis, wakeup::Topic::login, id);
+    wakeup::publish(s.redis, wakeup::Topic::events, pouches);
 
     json::Out o;
     o.kv("device_id", device_id);
@@ -107,7 +106,7 @@ Response deny(api::Call& call) {
         conn->exec(sql::kMarkDenied, {id, c.account_id});
         tx.commit();
     }
-    wake(s, login_channel(id));
+    wakeup::publish(s.redis, wakeup::Topic::login, id);
     json::Out o;
     o.kv("status", "denied");
     Response resp;

@@ -16,5 +16,5 @@ int main(int argc, char** argv) {
             api::add(r, cliauth::kRefresh, cliauth::refresh);
             api::add(r, cliauth::kConnectToken, cliauth::connect_token);
         },
-        HandlerOptions{.long_poll = true});
+        HandlerOptions{.wakeups = wakeup::Topic::login});
 }

@@ -105,6 +105,5 @@ TokenPair issue_tokens(db::Conn& conn, const std::string& device_id, const std::
 // The fields shared by the approved form (op 6) and refresh.
 void write_token_fields(json::Out& o, const TokenPair& t, const db::Result& device);
 
-std::string login_channel(const std::string& request_id);
 
 }  // namespace pouch::cliauth

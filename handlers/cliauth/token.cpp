@@ -75,7 +75,7 @@ Response token(api::Call& call) {
     std::string verifier = doc["code_verifier"].GetString();
     int wait = doc.HasMember("wait") ? static_cast<int>(doc["wait"].GetInt64()) : 0;
 
-    const std::string channel = login_channel(id);
+    const std::string channel = wakeup::channel(wakeup::Topic::login, id);
     std::uint64_t seen = s.parking ? s.parking->stamp(channel) : 0;  // before the read
     db::Result r = [&] {
         auto conn = s.db.acquire();

@@ -6,7 +6,6 @@
 
 namespace pouch::cliauth {
 
-std::string login_channel(const std::string& request_id) { return "pouch:login:" + request_id; }
 
 TokenPair issue_tokens(db::Conn& conn, const std::string& device_id, const std::string& jkt) {
     TokenPair t{crypto::new_token("svc_at_"), crypto::new_token("svc_rt_")};

@@ -55,7 +55,7 @@ Response revoke(api::Call& call) {
                       .boolean(0, "pending");
         tx.commit();
     }
-    model::wake_pouches(s.redis, woken);
+    wakeup::publish(s.redis, wakeup::Topic::events, woken);
 
     json::Out o;
     o.kv("revoked", true).kv("rotation_pending", pending);

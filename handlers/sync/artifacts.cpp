@@ -27,10 +27,11 @@ long long fetched(const db::Result& r) { return r.rows() > 0 ? r.int64(0, "fetch
 
 }  // namespace
 
-Response list_artifacts(Request& req, Services& s) {
-    auth::Caller c = auth::authenticate(req, s);
-    QueryValues q = validate_query(req, {paging::cursor_param(), paging::limit_param(kMaxArtifactsLimit),
-                                         query_bool("include_deleted", false)});
+Response list_artifacts(api::Call& call) {
+    Request& req = call.req;
+    Services& s = call.services;
+    const auth::Caller& c = call.who();
+    const QueryValues& q = call.query;
     long long limit = q.integer("limit");
     auto conn = s.db.acquire();
     PouchRow p = load_pouch(*conn, req.param("pouchId"), c);
@@ -54,9 +55,11 @@ Response list_artifacts(Request& req, Services& s) {
     });
 }
 
-Response list_revisions(Request& req, Services& s) {
-    auth::Caller c = auth::authenticate(req, s);
-    QueryValues q = validate_query(req, {paging::cursor_param(), paging::limit_param(kMaxArtifactsLimit)});
+Response list_revisions(api::Call& call) {
+    Request& req = call.req;
+    Services& s = call.services;
+    const auth::Caller& c = call.who();
+    const QueryValues& q = call.query;
     long long limit = q.integer("limit");
     auto conn = s.db.acquire();
     PouchRow p = load_pouch(*conn, req.param("pouchId"), c);

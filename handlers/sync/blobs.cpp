@@ -30,31 +30,6 @@ namespace {
 
 namespace js = json::schema;
 
-constexpr long long kMaxBlobSize = 64LL * 1024 * 1024;  // decisions §5.5, = upload body limit
-
-// A blob id names 32 bytes (BLAKE3-256): 43 b64url characters whose unused bits are zero, so
-// every blob has exactly one id.
-bool is_canonical_blob_id(const std::string& id) {
-    if (id.size() != 43) return false;
-    auto raw = crypto::b64url_decode(id);
-    return raw && raw->size() == 32;
-}
-
-const js::Node kCheck = js::object({
-    js::req("blobs",
-            js::array(js::object({
-                          js::req("id", js::b64url().check(is_canonical_blob_id,
-                                                           "a blob id (43 b64url characters "
-                                                           "encoding 32 bytes)")),
-                          js::req("stored_size", js::integer().min(1).max(kMaxBlobSize)),
-                      }))
-                .max_items(1000)),
-});
-
-std::string str(const rapidjson::Value& v) {
-    return std::string(v.GetString(), v.GetStringLength());
-}
-
 // A PostgreSQL array literal. Elements are b64url ids or decimal numbers: no quoting needed.
 std::string pg_array(const std::vector<std::string>& items) {
     std::string out = "{";
@@ -148,16 +123,7 @@ class StagedBlob {
     bool placed_ = false;
 };
 
-// Reads and discards what is left of the body, so nginx has delivered the whole request
-// before it reads the reply, whatever the answer. Never throws (it runs on error paths).
-void drain(Request& req) noexcept {
-    try {
-        std::vector<char> buf(256 * 1024);
-        while (req.read_body(buf.data(), buf.size()) > 0) {
-        }
-    } catch (...) {
-    }
-}
+
 
 // Streams the body into a staged file while hashing it. 400 when the bytes are not `size`
 // long or do not hash to `blob_id`.
@@ -181,7 +147,7 @@ void receive(Request& req, StagedBlob& staged, const std::string& blob_id, long 
     staged.sync();
 }
 
-ApiError no_reservation() {
+Error no_reservation() {
     return validation_failed("",
                              "this blob has no active reservation: check it first with "
                              "POST /v1/pouches/{pouchId}/blobs/check");
@@ -192,17 +158,18 @@ ApiError no_reservation() {
 // Missing ids are reserved for 24 h from this call: re-checking an id that is still reserved
 // refreshes its expiry and takes the newly stated size, but never reserves it twice. Only the
 // bytes a call adds (new ids, or growth of a re-checked size) are weighed against the plan.
-Response check_blobs(Request& req, Services& s) {
-    auth::Caller c = auth::authenticate(req, s);
-    rapidjson::Document doc = json::parse_strict(req.body);
-    js::validate(doc, kCheck);
+Response check_blobs(api::Call& call) {
+    Request& req = call.req;
+    Services& s = call.services;
+    const auth::Caller& c = call.who();
+    const rapidjson::Document& doc = call.body;
     const auto& blobs = doc["blobs"];
 
     std::vector<std::string> ids;
     std::vector<long long> sizes;
     std::unordered_map<std::string, size_t> first;
     for (rapidjson::SizeType i = 0; i < blobs.Size(); ++i) {
-        std::string id = str(blobs[i]["id"]);
+        std::string id = json::text(blobs[i]["id"]);
         auto [it, fresh] = first.emplace(id, i);
         if (!fresh)
             throw validation_failed("/blobs/" + std::to_string(i) + "/id",
@@ -273,8 +240,10 @@ Response check_blobs(Request& req, Services& s) {
 
 namespace {
 
-Response upload(Request& req, Services& s) {
-    auth::Caller c = auth::authenticate(req, s);
+Response upload(api::Call& call) {
+    Request& req = call.req;
+    Services& s = call.services;
+    const auth::Caller& c = call.who();
     const std::string& blob_id = req.param("blobId");
     long long size = 0;
     {
@@ -330,22 +299,15 @@ Response upload(Request& req, Services& s) {
 // reservation of exactly Content-Length bytes. No database connection is held while the body
 // streams; the account lock is taken only to place and record the file, so of two concurrent
 // uploads of one blob the second finds the first's row and answers 200 (one row, one file).
-// Whatever the answer, the body is read to its end first.
-Response upload_blob(Request& req, Services& s) {
-    try {
-        Response r = upload(req, s);
-        drain(req);  // a present blob's body was never read
-        return r;
-    } catch (...) {
-        drain(req);
-        throw;
-    }
-}
+// Whatever the answer, the pipeline reads the body to its end (common/api/route.cpp).
+Response upload_blob(api::Call& call) { return upload(call); }
 
 // The handler only authorizes; nginx streams the file from its internal /_blobs/ location
 // (nginx/pouch.conf.template aliases it to the blob directory).
-Response download_blob(Request& req, Services& s) {
-    auth::Caller c = auth::authenticate(req, s);
+Response download_blob(api::Call& call) {
+    Request& req = call.req;
+    Services& s = call.services;
+    const auth::Caller& c = call.who();
     const std::string& blob_id = req.param("blobId");
     {
         auto conn = s.db.acquire();

@@ -1,6 +1,6 @@
-// commit.cpp -- POST /v1/pouches/{pouchId}/operations (op 1, decisions §5.3). Checks in
-// order: auth (a CLI also proves the body with Service-Signature), pouch access, body
-// validation, epoch, idempotency. Then, under the pouch row lock, the batch's state is read in
+// commit.cpp -- POST /v1/pouches/{pouchId}/operations (op 1, decisions §5.3). The route's
+// pipeline has run auth (a CLI also proved the body with Service-Signature), pouch access and
+// body validation; here: epoch, idempotency. Then, under the pouch row lock, the batch's state is read in
 // one set query, every op is decided in order by common/rules/commit.h (pure, table-tested),
 // and what applied is written with one statement per table; one durable COMMIT precedes the
 // response, which is stored for replays of its operation_id.
@@ -33,12 +33,11 @@ namespace {
 namespace js = json::schema;
 using rules::Decision;
 
-std::string str(const rapidjson::Value& v) { return std::string(v.GetString(), v.GetStringLength()); }
 
 std::optional<std::string> opt_str(const rapidjson::Value& op, const char* name) {
     auto it = op.FindMember(name);
     if (it == op.MemberEnd() || it->value.IsNull()) return std::nullopt;
-    return str(it->value);
+    return json::text(it->value);
 }
 
 // One op, decoded once: what the decision reads, and what a write stores besides.
@@ -51,16 +50,16 @@ struct Op {
 Op decode(const rapidjson::Value& v) {
     Op op;
     rules::CommitOp& r = op.rule;
-    r.type = str(v["type"]);
-    r.artifact_id = str(v["artifact_id"]);
-    r.revision_id = str(v["revision_id"]);
+    r.type = json::text(v["type"]);
+    r.artifact_id = json::text(v["artifact_id"]);
+    r.revision_id = json::text(v["revision_id"]);
     r.base = opt_str(v, "base_revision_id");
     r.merge_parent = opt_str(v, "merge_parent_id");
     r.key_gen = v["key_gen"].GetInt64();
-    r.signer = str(v["signer_member_id"]);
-    for (const auto& b : v["blob_ids"].GetArray()) r.blob_ids.push_back(str(b));
-    op.envelope = str(v["envelope"]);
-    op.signature = str(v["signature"]);
+    r.signer = json::text(v["signer_member_id"]);
+    for (const auto& b : v["blob_ids"].GetArray()) r.blob_ids.push_back(json::text(b));
+    op.envelope = json::text(v["envelope"]);
+    op.signature = json::text(v["signature"]);
     op.name_index = opt_str(v, "name_index");
     op.conflict_id = opt_str(v, "conflict_id");
     r.envelope_hash = crypto::b64url_encode(crypto::blake3_256(op.envelope));
@@ -191,40 +190,22 @@ std::string render(const std::vector<Op>& ops, const std::vector<Decision>& resu
     return o.done();
 }
 
-void verify_signature(const auth::Caller& c, const Request& req, const std::string& body_hash) {
-    const std::string& header = req.header("service-signature");
-    if (header.empty())
-        throw ApiError(401, "invalid_signature", "a CLI commit needs a Service-Signature header");
-    auto key = crypto::P256PublicKey::from_jwk(c.sign_x, c.sign_y);
-    if (!key || !crypto::verify_service_signature(header, body_hash, *key))
-        throw ApiError(401, "invalid_signature",
-                       "Service-Signature does not verify over this body with the device key");
-}
-
 }  // namespace
 
-Response commit(Request& req, Services& s) {
-    auth::Caller c = auth::authenticate(req, s);
-    rapidjson::Document doc = json::parse_strict(req.body);
-    std::optional<std::string> canonical = json::jcs(doc);
-    if (!canonical)
-        throw validation_failed("", "the body has a value JSON canonicalization cannot represent "
-                                    "exactly (non-integer or out-of-range number)");
-    std::string body_hash = crypto::blake3_256(*canonical);
-    if (c.is_cli()) verify_signature(c, req, body_hash);
-
-    std::string pouch_id = req.param("pouchId");
+Response commit(api::Call& call) {
+    Services& s = call.services;
+    const auth::Caller& c = call.who();
+    const rapidjson::Document& doc = call.body;  // signed, pouch checked, validated
+    const std::string& pouch_id = call.param("pouchId");
     auto conn = s.db.acquire();
-    load_pouch(*conn, pouch_id, c);  // 404 before a word about the body
-    js::validate(doc, commit_schema());
     std::vector<Op> ops;
     for (const auto& v : doc["ops"].GetArray()) ops.push_back(decode(v));
-    std::string operation_id = str(doc["operation_id"]);
-    std::string stored_hash = crypto::b64url_encode(body_hash);
+    std::string operation_id = json::text(doc["operation_id"]);
+    std::string stored_hash = crypto::b64url_encode(call.body_hash);
 
     db::Transaction tx(*conn);
     PouchRow pouch = load_pouch(*conn, pouch_id, c, true);
-    if (str(doc["epoch"]) != pouch.epoch) {
+    if (json::text(doc["epoch"]) != pouch.epoch) {
         json::Out d;
         d.kv("current_epoch", pouch.epoch).kv("high_water", pouch.high_water);
         throw ApiError(409, "epoch_mismatch", "the pouch's event log has another epoch")
@@ -254,7 +235,7 @@ Response commit(Request& req, Services& s) {
     conn->exec(sql::kStoreCommit, {pouch.id, operation_id, stored_hash, data});
     tx.commit();
 
-    if (wrote) s.redis.publish(model::events_channel(pouch.id), "1");
+    if (wrote) wakeup::publish(s.redis, wakeup::Topic::events, pouch.id);
     Response resp;
     resp.data = std::move(data);
     return resp;

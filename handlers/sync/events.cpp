@@ -1,6 +1,6 @@
 // events.cpp -- GET /v1/pouches/{pouchId}/events?epoch=&after=&limit=&wait= (decisions §5.2):
 // a page of the pouch's event log after `after`, with high_water. With `wait` and nothing new
-// it long-polls on model::events_channel (commits publish there after COMMIT): the request is
+// it long-polls on its pouch's events channel (common/wakeup; commits publish after COMMIT): the request is
 // parked (common/http/parking.h), which falls back to re-reading every second without Redis.
 // A waiting request holds no thread and no database connection.
 #include <algorithm>
@@ -68,11 +68,11 @@ Response page_response(const db::Result& page) {
 
 }  // namespace
 
-Response events(Request& req, Services& s) {
-    auth::Caller c = auth::authenticate(req, s);
-    QueryValues q =
-        validate_query(req, {query_uuid("epoch"), query_int("after", 0, kMaxSeq, 0),
-                             query_int("limit", 1, 1000, 100), query_int("wait", 0, 30, 0)});
+Response events(api::Call& call) {
+    Request& req = call.req;
+    Services& s = call.services;
+    const auth::Caller& c = call.who();
+    const QueryValues& q = call.query;
     if (!q.text("epoch")) throw validation_failed("?epoch", "required");
     std::string epoch = *q.text("epoch");  // canonical lower case (query_uuid)
     long long after = q.integer("after");
@@ -84,7 +84,7 @@ Response events(Request& req, Services& s) {
     db::Result page = [&] {
         auto conn = s.db.acquire();
         pouch_id = load_pouch(*conn, req.param("pouchId"), c).id;
-        if (s.parking) seen = s.parking->stamp(model::events_channel(pouch_id));  // before the read
+        if (s.parking) seen = s.parking->stamp(wakeup::channel(wakeup::Topic::events, pouch_id));  // before the read
         return read_page(*conn, pouch_id, epoch, after, limit);
     }();
     if (has_items(page) || wait == 0) return page_response(page);
@@ -92,7 +92,7 @@ Response events(Request& req, Services& s) {
     // Nothing yet: park. Every waiter on this page gets the same answer, so waiters woken by
     // one commit share one re-read (LongPoll::share_key).
     auto lp = std::make_shared<LongPoll>();
-    lp->channel = model::events_channel(pouch_id);
+    lp->channel = wakeup::channel(wakeup::Topic::events, pouch_id);
     lp->seen = seen;
     lp->deadline = std::chrono::steady_clock::now() + std::chrono::seconds(wait);
     lp->share_key = epoch + "|" + std::to_string(after) + "|" + std::to_string(limit);

@@ -22,18 +22,15 @@ namespace {
 
 namespace js = json::schema;
 
-const js::Node kAdd = js::object({
-    js::req("key_envelopes", js::array(model::key_envelope()).min_items(1).max_items(2000)),
-});
-
 constexpr long long kMaxSafe = 9007199254740991LL;
 
 }  // namespace
 
-Response list_key_envelopes(Request& req, Services& s) {
-    auth::Caller c = auth::authenticate(req, s);
-    QueryValues q = validate_query(req, {query_uuid("member_id"), query_int("key_gen", 1, kMaxSafe),
-                                         paging::cursor_param(), paging::limit_param()});
+Response list_key_envelopes(api::Call& call) {
+    Request& req = call.req;
+    Services& s = call.services;
+    const auth::Caller& c = call.who();
+    const QueryValues& q = call.query;
     db::Param member = q.text("member_id") ? db::Param(*q.text("member_id")) : db::Param();
     if (c.is_cli()) {
         if (member && *member != c.member_id) throw forbidden("a CLI device sees only its own envelopes");
@@ -65,10 +62,11 @@ Response list_key_envelopes(Request& req, Services& s) {
     });
 }
 
-Response add_key_envelopes(Request& req, Services& s) {
-    auth::Caller c = auth::authenticate(req, s);
-    rapidjson::Document doc = json::parse_strict(req.body);
-    js::validate(doc, kAdd);
+Response add_key_envelopes(api::Call& call) {
+    Request& req = call.req;
+    Services& s = call.services;
+    const auth::Caller& c = call.who();
+    const rapidjson::Document& doc = call.body;
     std::string pouch_id = req.param("pouchId");
     const auto& envelopes = doc["key_envelopes"];
     for (rapidjson::SizeType i = 0; i < envelopes.Size(); ++i)
@@ -92,7 +90,7 @@ Response add_key_envelopes(Request& req, Services& s) {
         state = conn->exec(sql::kPouchRotationPending, {pouch_id});
         tx.commit();
     }
-    for (const auto& p : stored.rotated_pouches) s.redis.publish(model::events_channel(p), "1");
+    wakeup::publish(s.redis, wakeup::Topic::events, stored.rotated_pouches);
     json::Out o;
     o.kv("key_gen", state.int64(0, "key_gen")).kv("rotation_pending", state.boolean(0, "pending"));
     Response resp;

@@ -23,18 +23,12 @@ namespace {
 
 namespace js = json::schema;
 
-const js::Node kCreate = js::object({
-    js::req("id", js::uuid()),
-    js::req("key_envelopes", js::array(model::key_envelope()).min_items(1).max_items(2000)),
-});
-
-std::string str(const rapidjson::Value& v) { return std::string(v.GetString(), v.GetStringLength()); }
-
 }  // namespace
 
-Response list_pouches(Request& req, Services& s) {
-    auth::Caller c = auth::authenticate(req, s);
-    QueryValues q = validate_query(req, {paging::cursor_param(), paging::limit_param()});
+Response list_pouches(api::Call& call) {
+    Services& s = call.services;
+    const auth::Caller& c = call.who();
+    const QueryValues& q = call.query;
     const paging::List list("pouches/" + c.account_id, {paging::Key::natural, paging::Key::uuid});
     auto after = list.read(q);
     long long limit = q.integer("limit");
@@ -48,8 +42,10 @@ Response list_pouches(Request& req, Services& s) {
     });
 }
 
-Response get_pouch(Request& req, Services& s) {
-    auth::Caller c = auth::authenticate(req, s);
+Response get_pouch(api::Call& call) {
+    Request& req = call.req;
+    Services& s = call.services;
+    const auth::Caller& c = call.who();
     auto conn = s.db.acquire();
     PouchRow p = load_pouch(*conn, req.param("pouchId"), c);
     json::Out o;
@@ -60,16 +56,16 @@ Response get_pouch(Request& req, Services& s) {
     return resp;
 }
 
-Response create_pouch(Request& req, Services& s) {
-    auth::Caller c = auth::authenticate(req, s);
-    rapidjson::Document doc = json::parse_strict(req.body);
-    js::validate(doc, kCreate);
-    std::string id = str(doc["id"]);
+Response create_pouch(api::Call& call) {
+    Services& s = call.services;
+    const auth::Caller& c = call.who();
+    const rapidjson::Document& doc = call.body;
+    std::string id = json::text(doc["id"]);
     const auto& envelopes = doc["key_envelopes"];
     long long key_gen = envelopes[0]["key_gen"].GetInt64();
     for (rapidjson::SizeType i = 0; i < envelopes.Size(); ++i) {
         std::string at = "/key_envelopes/" + std::to_string(i);
-        if (str(envelopes[i]["pouch_id"]) != id)
+        if (json::text(envelopes[i]["pouch_id"]) != id)
             throw validation_failed(at + "/pouch_id", "must be the new pouch's id");
         if (envelopes[i]["key_gen"].GetInt64() != key_gen)
             throw validation_failed(at + "/key_gen", "every envelope must have the same key_gen");

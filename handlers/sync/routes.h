@@ -1,30 +1,115 @@
 // routes.h -- the sync group (decisions §5): pouches, key envelopes, commits, events,
-// artifacts, revisions and blobs. One file per endpoint family.
+// artifacts, revisions and blobs. Routes are declared here as data (who may call, body schema
+// and limit, query, Service-Signature, pouch access), read by main.cpp, the pipeline
+// (common/api/route.h) and the permission-matrix test. One file per endpoint family.
 #pragma once
 
 #include <string>
 
-#include "common/http/server.h"
+#include "common/api/route.h"
+#include "common/crypto/b64url.h"
+#include "common/http/paging.h"
+#include "common/model/schemas.h"
+#include "handlers/sync/commit_schema.h"
 
 namespace pouch::sync {
 
-// pouches.cpp
-Response list_pouches(Request& req, Services& s);       // GET  /v1/pouches
-Response get_pouch(Request& req, Services& s);          // GET  /v1/pouches/{pouchId}
-Response create_pouch(Request& req, Services& s);       // POST /v1/pouches
-// key_envelopes.cpp
-Response list_key_envelopes(Request& req, Services& s); // GET  .../key-envelopes
-Response add_key_envelopes(Request& req, Services& s);  // POST .../key-envelopes
-// commit.cpp
-Response commit(Request& req, Services& s);             // POST .../operations (op 1)
-// events.cpp
-Response events(Request& req, Services& s);             // GET  .../events
-// artifacts.cpp
-Response list_artifacts(Request& req, Services& s);     // GET  .../artifacts (op 7)
-Response list_revisions(Request& req, Services& s);     // GET  .../artifacts/{id}/revisions (op 10)
-// blobs.cpp
-Response check_blobs(Request& req, Services& s);        // POST .../blobs/check (op 8)
-Response upload_blob(Request& req, Services& s);        // PUT  .../blobs/{blobId}
-Response download_blob(Request& req, Services& s);      // GET  .../blobs/{blobId}
+namespace js = json::schema;
+
+inline constexpr long long kMaxBlobSize = 64LL * 1024 * 1024;  // decisions §5.5, = upload body limit
+
+// A blob id names 32 bytes (BLAKE3-256): 43 b64url characters whose unused bits are zero, so
+// every blob has exactly one id.
+inline bool is_canonical_blob_id(const std::string& id) {
+    if (id.size() != 43) return false;
+    auto raw = crypto::b64url_decode(id);
+    return raw && raw->size() == 32;
+}
+
+
+inline const js::Node kCheckBody = js::object({
+    js::req("blobs",
+            js::array(js::object({
+                          js::req("id", js::b64url().check(is_canonical_blob_id,
+                                                           "a blob id (43 b64url characters "
+                                                           "encoding 32 bytes)")),
+                          js::req("stored_size", js::integer().min(1).max(kMaxBlobSize)),
+                      }))
+                .max_items(1000)),
+});
+
+inline const js::Node kAddEnvelopesBody = js::object({
+    js::req("key_envelopes", js::array(model::key_envelope()).min_items(1).max_items(2000)),
+});
+
+inline const js::Node kCreatePouchBody = js::object({
+    js::req("id", js::uuid()),
+    js::req("key_envelopes", js::array(model::key_envelope()).min_items(1).max_items(2000)),
+});
+
+inline constexpr long long kMaxArtifactsLimit = 500;  // decisions §5.4
+
+// Up to 2,000 key envelopes (decisions §3: 16 MiB).
+inline const api::Route kListPouches{.method = "GET", .pattern = "/v1/pouches", .who = api::Who::any,
+                                     .query = {paging::cursor_param(), paging::limit_param()}};
+inline const api::Route kCreatePouch{.method = "POST", .pattern = "/v1/pouches",
+                                     .who = api::Who::any, .body_limit = 16 * kMiB,
+                                     .schema = &kCreatePouchBody};
+inline const api::Route kGetPouch{.method = "GET", .pattern = "/v1/pouches/{pouchId:uuid}",
+                                  .who = api::Who::any};
+inline const api::Route kListEnvelopes{
+    .method = "GET", .pattern = "/v1/pouches/{pouchId:uuid}/key-envelopes", .who = api::Who::any,
+    .query = {query_uuid("member_id"), query_int("key_gen", 1, js::kMaxSafeInt),
+              paging::cursor_param(), paging::limit_param()}};
+inline const api::Route kAddEnvelopes{
+    .method = "POST", .pattern = "/v1/pouches/{pouchId:uuid}/key-envelopes", .who = api::Who::any,
+    .body_limit = 16 * kMiB, .schema = &kAddEnvelopesBody, .pouch_access = true};
+// decisions §5.3: auth (a CLI also Service-Signature), pouch access, body validation.
+inline const api::Route kCommit{.method = "POST", .pattern = "/v1/pouches/{pouchId:uuid}/operations",
+                                .who = api::Who::any, .body_limit = 8 * kMiB,
+                                .schema = &kCommitBody, .signed_body = true,
+                                .pouch_access = true};
+inline const api::Route kEvents{
+    .method = "GET", .pattern = "/v1/pouches/{pouchId:uuid}/events", .who = api::Who::any,
+    .query = {query_uuid("epoch"), query_int("after", 0, js::kMaxSafeInt, 0),
+              query_int("limit", 1, 1000, 100), query_int("wait", 0, 30, 0)}};
+inline const api::Route kArtifacts{
+    .method = "GET", .pattern = "/v1/pouches/{pouchId:uuid}/artifacts", .who = api::Who::any,
+    .query = {paging::cursor_param(), paging::limit_param(kMaxArtifactsLimit),
+              query_bool("include_deleted", false)}};
+inline const api::Route kRevisions{
+    .method = "GET", .pattern = "/v1/pouches/{pouchId:uuid}/artifacts/{artifactId:uuid}/revisions",
+    .who = api::Who::any,
+    .query = {paging::cursor_param(), paging::limit_param(kMaxArtifactsLimit)}};
+// 1,000 items of up to ~76 bytes each exceed the 64 KiB default.
+inline const api::Route kCheckBlobs{.method = "POST",
+                                    .pattern = "/v1/pouches/{pouchId:uuid}/blobs/check",
+                                    .who = api::Who::any, .body_limit = 128 * kKiB,
+                                    .schema = &kCheckBody, .pouch_access = true};
+inline const api::Route kUploadBlob{.method = "PUT",
+                                    .pattern = "/v1/pouches/{pouchId:uuid}/blobs/{blobId:blobid}",
+                                    .who = api::Who::any, .body = BodyKind::stream,
+                                    .body_limit = 64 * kMiB,
+                                    .content_type = "application/octet-stream"};
+inline const api::Route kDownloadBlob{.method = "GET",
+                                      .pattern = "/v1/pouches/{pouchId:uuid}/blobs/{blobId:blobid}",
+                                      .who = api::Who::any};
+
+inline const api::Route* const kRoutes[] = {
+    &kListPouches, &kCreatePouch, &kGetPouch,  &kListEnvelopes, &kAddEnvelopes, &kCommit,
+    &kEvents,      &kArtifacts,   &kRevisions, &kCheckBlobs,    &kUploadBlob,   &kDownloadBlob};
+
+Response list_pouches(api::Call& call);
+Response create_pouch(api::Call& call);
+Response get_pouch(api::Call& call);
+Response list_key_envelopes(api::Call& call);
+Response add_key_envelopes(api::Call& call);
+Response commit(api::Call& call);
+Response events(api::Call& call);
+Response list_artifacts(api::Call& call);
+Response list_revisions(api::Call& call);
+Response check_blobs(api::Call& call);
+Response upload_blob(api::Call& call);
+Response download_blob(api::Call& call);
 
 }  // namespace pouch::sync

@@ -66,7 +66,7 @@ void validate_queries(const pouch::Request& req) {
                     long long v = q.integer(p.name);
                     fuzz::require(v >= p.min && v <= p.max, "query integer within bounds");
                 }
-        } catch (const ApiError& e) {
+        } catch (const Error& e) {
             fuzz::require_client_error(e, 400, "validation_failed");
             fuzz::require(!e.field.empty() && e.field[0] == '?', "query field is ?name");
         }
@@ -105,13 +105,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                 pouch::fuzz::require(pouch::is_uuid(value), "uuid param");
             if (name == "blobId") pouch::fuzz::require(pouch::is_blob_id(value), "blobid param");
         }
-    } catch (const pouch::ApiError& e) {
-        pouch::fuzz::require(e.status == 404 || e.status == 405, "router: 404 or 405 only");
+    } catch (const pouch::Error& e) {
+        pouch::fuzz::require(pouch::status_of(e.fault) == 404 || pouch::status_of(e.fault) == 405,
+                             "router: 404 or 405 only");
     }
 
     try {
         req.query = pouch::parse_query(req.raw_query);
-    } catch (const pouch::ApiError& e) {
+    } catch (const pouch::Error& e) {
         pouch::fuzz::require_client_error(e, 400, "validation_failed");
         return 0;
     }

@@ -14,7 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     rapidjson::Document doc;
     try {
         doc = pouch::json::parse_strict_any(text);
-    } catch (const pouch::ApiError& e) {
+    } catch (const pouch::Error& e) {
         pouch::fuzz::require_client_error(e, 400, "invalid_json");
         return 0;
     }
@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     rapidjson::Document again;
     try {
         again = pouch::json::parse_strict_any(*canonical);
-    } catch (const pouch::ApiError&) {
+    } catch (const pouch::Error&) {
         pouch::fuzz::require(false, "JCS output is strict JSON");
     }
     auto twice = pouch::json::jcs(again);

@@ -1,6 +1,6 @@
 // fuzz_json_schema.cpp -- libFuzzer target: the strict JSON parser (decisions §3) and
 // schema::validate over representative request schemas (the commit schema of handlers/sync,
-// a copy of the signup one, the jwk() node, and one node of every other kind). Only ApiError 400
+// a copy of the signup one, the jwk() node, and one node of every other kind). Only Error 400
 // invalid_json / validation_failed may come out; anything else is a finding, and so is a
 // parsed document beyond the parse budget (depth, members per object, values).
 #include <cstddef>
@@ -61,7 +61,7 @@ void validate_expecting_400(const rapidjson::Value& v, const js::Node& schema) {
     copy.CopyFrom(v, copy.GetAllocator());
     try {
         js::validate(copy, schema);
-    } catch (const pouch::ApiError& e) {
+    } catch (const pouch::Error& e) {
         pouch::fuzz::require_client_error(e, 400, "validation_failed");
         pouch::fuzz::require(e.field.empty() || e.field[0] == '/',
                              "validation field is a JSON Pointer");
@@ -75,14 +75,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     rapidjson::Document doc;
     try {
         doc = pouch::json::parse_strict(text);
-    } catch (const pouch::ApiError& e) {
+    } catch (const pouch::Error& e) {
         pouch::fuzz::require_client_error(e, 400, "invalid_json");
         return 0;
     }
     pouch::fuzz::require(doc.IsObject(), "parse_strict returns an object");
     pouch::fuzz::require(require_within_budget(doc, 1) <= pouch::json::kMaxValues,
                          "values within the budget");
-    validate_expecting_400(doc, pouch::sync::commit_schema());
+    validate_expecting_400(doc, pouch::sync::kCommitBody);
     validate_expecting_400(doc, credentials_schema());
     validate_expecting_400(doc, device_schema());
     auto jwk = doc.FindMember("jwk");

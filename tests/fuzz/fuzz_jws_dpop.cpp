@@ -1,6 +1,6 @@
 // fuzz_jws_dpop.cpp -- libFuzzer target: JWS compact parsing (attached and detached) and
 // DPoP proof verification with a fixed method, URL and clock. parse_jws* return nullopt on
-// bad input; verify_dpop may only throw ApiError 401 invalid_dpop_proof.
+// bad input; verify_dpop may only throw Error 401 invalid_dpop_proof.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -22,7 +22,7 @@ void dpop(std::string_view proof, std::optional<std::string_view> token) {
     try {
         auto p = pouch::crypto::verify_dpop(in);
         pouch::fuzz::require(p.jkt.size() == 43, "jkt is a 43-char thumbprint");
-    } catch (const pouch::ApiError& e) {
+    } catch (const pouch::Error& e) {
         pouch::fuzz::require_client_error(e, 401, "invalid_dpop_proof");
     }
 }

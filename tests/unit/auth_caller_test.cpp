@@ -13,6 +13,7 @@
 #include <ctime>
 #include <string>
 
+#include "common/http/error.h"
 #include "common/auth/caller.h"
 #include "common/auth/dpop_check.h"
 #include "common/auth/replay_cache.h"
@@ -67,7 +68,7 @@ Request request(const std::string& method, const std::string& path) {
 ApiError refusal(const Request& r, pouch::Services& s) {
     try {
         pouch::auth::authenticate(r, s);
-    } catch (const ApiError& e) {
+    } catch (const ApiError& e) {  // the auth layer raises HTTP errors
         return e;
     }
     return ApiError(0, "", "");
@@ -94,7 +95,7 @@ std::string proof_for(const TestP256Key& key, const std::string& method, const s
 TEST(AuthCaller, NoAuthorizationHeaderIsUnauthenticated) {
     Fixture f;
     ApiError e = refusal(request("GET", "/v1/devices"), f.services);
-    EXPECT_EQ(e.status, 401);
+    EXPECT_EQ(pouch::status_of(e.fault), 401);
     EXPECT_EQ(e.code, "unauthenticated");
 }
 
@@ -103,7 +104,7 @@ TEST(AuthCaller, AccessTokenSentAsBearerIsRefusedWithoutALookup) {
     Request r = request("GET", "/v1/devices");
     r.headers["authorization"] = "Bearer " + pouch::crypto::new_token("svc_at_");
     ApiError e = refusal(r, f.services);
-    EXPECT_EQ(e.status, 401);
+    EXPECT_EQ(pouch::status_of(e.fault), 401);
     EXPECT_EQ(e.code, "unauthenticated");
     EXPECT_NE(e.message.find("DPoP"), std::string::npos) << e.message;
 }
@@ -114,7 +115,7 @@ TEST(AuthCaller, UnsupportedSchemeAndMalformedHeaderAreUnauthenticated) {
         Request r = request("GET", "/v1/devices");
         r.headers["authorization"] = h;
         ApiError e = refusal(r, f.services);
-        EXPECT_EQ(e.status, 401) << h;
+        EXPECT_EQ(pouch::status_of(e.fault), 401) << h;
         EXPECT_EQ(e.code, "unauthenticated") << h;
     }
 }
@@ -126,7 +127,7 @@ TEST(AuthCaller, DpopTokenOfTheWrongShapeIsUnauthenticatedBeforeTheProofIsRead) 
         Request r = request("GET", "/v1/devices");
         r.headers["authorization"] = "DPoP " + t;
         ApiError e = refusal(r, f.services);
-        EXPECT_EQ(e.status, 401) << t;
+        EXPECT_EQ(pouch::status_of(e.fault), 401) << t;
         EXPECT_EQ(e.code, "unauthenticated") << t;
     }
 }
@@ -136,7 +137,7 @@ TEST(AuthCaller, DpopSchemeWithoutAProofIsInvalidDpopProofWithTheChallengeHeader
     Request r = request("GET", "/v1/devices");
     r.headers["authorization"] = "DPoP " + pouch::crypto::new_token("svc_at_");
     ApiError e = refusal(r, f.services);
-    EXPECT_EQ(e.status, 401);
+    EXPECT_EQ(pouch::status_of(e.fault), 401);
     EXPECT_EQ(e.code, "invalid_dpop_proof");
     ASSERT_EQ(e.headers.size(), 1u);
     EXPECT_EQ(e.headers[0].first, "WWW-Authenticate");
@@ -248,7 +249,7 @@ TEST(AuthCallerDb, RevokedDeviceIsDeviceRevokedWhateverTheTokenState) {
     e.sql(f.pool, "UPDATE access_tokens SET revoked_at = now(), expires_at = now() WHERE device_id = '" +
                       e.device_id + "'");
     ApiError err = refusal(cli_request(key, e.token), f.services);
-    EXPECT_EQ(err.status, 401);
+    EXPECT_EQ(pouch::status_of(err.fault), 401);
     EXPECT_EQ(err.code, "device_revoked");
 }
 
@@ -273,7 +274,7 @@ TEST(AuthCallerDb, UnknownAccessTokenIsUnauthenticated) {
     Fixture f(db_url);
     TestP256Key key;
     ApiError e = refusal(cli_request(key, pouch::crypto::new_token("svc_at_")), f.services);
-    EXPECT_EQ(e.status, 401);
+    EXPECT_EQ(pouch::status_of(e.fault), 401);
     EXPECT_EQ(e.code, "unauthenticated");
 }
 
@@ -285,8 +286,8 @@ TEST(AuthCallerDb, RequireWebRefusesACliCallerWithWrongCaller) {
     try {
         pouch::auth::require_web(cli_request(key, e.token), f.services);
         FAIL() << "a CLI caller passed require_web";
-    } catch (const ApiError& err) {
-        EXPECT_EQ(err.status, 403);
+    } catch (const pouch::Error& err) {
+        EXPECT_EQ(pouch::status_of(err.fault), 403);
         EXPECT_EQ(err.code, "wrong_caller");
     }
 }

@@ -109,8 +109,8 @@ TEST(DbPool, AcquireBeyondSizeWaitsForTheTimeoutThenThrows503) {
     try {
         pool.acquire();
         FAIL() << "third acquire succeeded on a pool of 2";
-    } catch (const pouch::ApiError& e) {
-        EXPECT_EQ(e.status, 503);
+    } catch (const pouch::Error& e) {
+        EXPECT_EQ(pouch::status_of(e.fault), 503);
         EXPECT_EQ(e.code, "unavailable");
     }
     auto waited = std::chrono::steady_clock::now() - start;
@@ -228,15 +228,15 @@ TEST(DbPool, UnreachableDatabaseIs503WithRetryAfter) {
     try {
         pool.acquire();
         FAIL() << "acquire succeeded against a closed port";
-    } catch (const pouch::ApiError& e) {
-        EXPECT_EQ(e.status, 503);
+    } catch (const pouch::Error& e) {
+        EXPECT_EQ(pouch::status_of(e.fault), 503);
         EXPECT_EQ(e.code, "unavailable");
         ASSERT_EQ(e.headers.size(), 1u);
         EXPECT_EQ(e.headers[0].first, "Retry-After");
     }
     EXPECT_LT(std::chrono::steady_clock::now() - start, 3s);
     // The failed attempt gave its slot back: a second try fails the same way, not by timeout.
-    EXPECT_THROW(pool.acquire(), pouch::ApiError);
+    EXPECT_THROW(pool.acquire(), pouch::Error);
     EXPECT_EQ(pool.idle(), 0);
 }
 

@@ -69,8 +69,8 @@ TEST(Paging, ReadThrowsInvalidCursorAndIsEmptyWithoutOne) {
     try {
         list.read(q);
         FAIL() << "expected invalid_cursor";
-    } catch (const ApiError& e) {
-        EXPECT_EQ(e.status, 400);
+    } catch (const pouch::Error& e) {
+        EXPECT_EQ(pouch::status_of(e.fault), 400);
         EXPECT_EQ(e.code, "invalid_cursor");
     }
     Request none;
@@ -86,7 +86,7 @@ TEST(Paging, LimitIsOneToAThousand) {
         try {
             validate_query(req, {paging::cursor_param(), paging::limit_param()});
             FAIL() << bad;
-        } catch (const ApiError& e) {
+        } catch (const pouch::Error& e) {
             EXPECT_EQ(e.code, "validation_failed");
             EXPECT_EQ(e.field, "?limit");
         }

@@ -11,8 +11,8 @@ std::string field_of(const std::string& raw) {
     try {
         parse_query(raw);
         return "";
-    } catch (const ApiError& e) {
-        EXPECT_EQ(e.status, 400);
+    } catch (const pouch::Error& e) {
+        EXPECT_EQ(pouch::status_of(e.fault), 400);
         EXPECT_EQ(e.code, "validation_failed");
         return e.field;
     }

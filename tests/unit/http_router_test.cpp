@@ -24,10 +24,10 @@ int status_of(const Router& r, const std::string& method, const std::string& pat
     try {
         r.match(method, path);
         return 200;
-    } catch (const ApiError& e) {
+    } catch (const pouch::Error& e) {
         for (const auto& [k, v] : e.headers)
             if (k == "Allow" && allow) *allow = v;
-        return e.status;
+        return pouch::status_of(e.fault);
     }
 }
 

@@ -17,8 +17,8 @@ namespace {
 std::string rejection(const std::string& body) {
     try {
         parse_strict(body);
-    } catch (const ApiError& e) {
-        EXPECT_EQ(e.status, 400);
+    } catch (const pouch::Error& e) {
+        EXPECT_EQ(pouch::status_of(e.fault), 400);
         EXPECT_EQ(e.code, "invalid_json");
         EXPECT_EQ(e.field, "");
         return e.message;
@@ -173,8 +173,8 @@ TEST(JsonParse, RejectsNonObjectTopLevel) {
 TEST(JsonParse, AnyVariantAcceptsNonObjectTopLevelWithSameRules) {
     EXPECT_TRUE(parse_strict_any("[1,2]").IsArray());
     EXPECT_TRUE(parse_strict_any(" 5 ").IsInt64());
-    EXPECT_THROW(parse_strict_any(R"([{"a":1,"a":1}])"), ApiError);
-    EXPECT_THROW(parse_strict_any(R"(["\udc00"])"), ApiError);
+    EXPECT_THROW(parse_strict_any(R"([{"a":1,"a":1}])"), pouch::Error);
+    EXPECT_THROW(parse_strict_any(R"(["\udc00"])"), pouch::Error);
 }
 
 TEST(JsonParse, AcceptsNestingAtDepthLimit) {

@@ -20,8 +20,8 @@ std::pair<std::string, std::string> violation(const std::string& body, const js:
     auto doc = pouch::json::parse_strict(body);
     try {
         js::validate(doc, schema);
-    } catch (const ApiError& e) {
-        EXPECT_EQ(e.status, 400);
+    } catch (const pouch::Error& e) {
+        EXPECT_EQ(pouch::status_of(e.fault), 400);
         EXPECT_EQ(e.code, "validation_failed");
         return {e.field, e.message};
     }
@@ -346,7 +346,7 @@ TEST(JsonSchema, ValidatesNonObjectRootAgainstSchema) {
     try {
         js::validate(doc, js::object({}));
         FAIL() << "expected validation_failed";
-    } catch (const ApiError& e) {
+    } catch (const pouch::Error& e) {
         EXPECT_EQ(e.field, "");
         EXPECT_EQ(e.message, "must be an object");
     }

@@ -39,7 +39,8 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-// The notifier subscribes to pouch:*; a random suffix keeps parallel runs apart.
+// The test Parkings subscribe to kPattern; a random suffix keeps parallel runs apart.
+const std::string kPattern = "pouch:unit-parking:*";
 std::string unique_channel(const std::string& what) {
     std::random_device rd;
     return "pouch:unit-parking:" + what + ":" + std::to_string(rd()) + std::to_string(rd());
@@ -189,7 +190,7 @@ int process_threads() {
 
 TEST(Parking, PublishAnswersTheParkedRequestOfThatChannel) {
     REQUIRE_REDIS();
-    Parking p(url, 2);
+    Parking p(url, kPattern, 2);
     ASSERT_TRUE(eventually([&] { return p.connected(); }));
     Client redis(url);
     const std::string ch = unique_channel("wake");
@@ -213,7 +214,7 @@ TEST(Parking, PublishAnswersTheParkedRequestOfThatChannel) {
 
 TEST(Parking, PublishOnAnotherChannelDoesNotWake) {
     REQUIRE_REDIS();
-    Parking p(url, 2);
+    Parking p(url, kPattern, 2);
     ASSERT_TRUE(eventually([&] { return p.connected(); }));
     Client redis(url);
     const std::string ch = unique_channel("mine");
@@ -230,7 +231,7 @@ TEST(Parking, PublishOnAnotherChannelDoesNotWake) {
 
 TEST(Parking, MessageBetweenTheRoutesReadAndParkIsNotLost) {
     REQUIRE_REDIS();
-    Parking p(url, 2);
+    Parking p(url, kPattern, 2);
     ASSERT_TRUE(eventually([&] { return p.connected(); }));
     Client redis(url);
     const std::string ch = unique_channel("early");
@@ -247,7 +248,7 @@ TEST(Parking, MessageBetweenTheRoutesReadAndParkIsNotLost) {
 
 TEST(Parking, EveryParkedRequestOfAChannelIsAnsweredAndLeaves) {
     REQUIRE_REDIS();
-    Parking p(url, 2);
+    Parking p(url, kPattern, 2);
     ASSERT_TRUE(eventually([&] { return p.connected(); }));
     Client redis(url);
     const std::string ch = unique_channel("many");
@@ -265,7 +266,7 @@ TEST(Parking, EveryParkedRequestOfAChannelIsAnsweredAndLeaves) {
 
 TEST(Parking, ParkedRequestsHoldNoThread) {
     REQUIRE_REDIS();
-    Parking p(url, 2);
+    Parking p(url, kPattern, 2);
     ASSERT_TRUE(eventually([&] { return p.connected(); }));
     const std::string ch = unique_channel("threads");
     int before = process_threads();
@@ -283,7 +284,7 @@ TEST(Parking, ParkedRequestsHoldNoThread) {
 
 TEST(Parking, WaitersWithOneShareKeyWokenTogetherShareOnePoll) {
     REQUIRE_REDIS();
-    Parking p(url, 2);
+    Parking p(url, kPattern, 2);
     ASSERT_TRUE(eventually([&] { return p.connected(); }));
     Client redis(url);
     const std::string ch = unique_channel("share");
@@ -317,7 +318,7 @@ TEST(Parking, WaitersWithOneShareKeyWokenTogetherShareOnePoll) {
 
 TEST(Parking, DeadlineAnswersWithAFinalPoll) {
     REQUIRE_REDIS();
-    Parking p(url, 2);
+    Parking p(url, kPattern, 2);
     ASSERT_TRUE(eventually([&] { return p.connected(); }));
     const std::string ch = unique_channel("never");
     Waiter w;
@@ -335,7 +336,7 @@ TEST(Parking, DeadlineAnswersWithAFinalPoll) {
 
 TEST(Parking, APollThatThrowsAnswersItsErrorAndTheRequestLeaves) {
     REQUIRE_REDIS();
-    Parking p(url, 2);
+    Parking p(url, kPattern, 2);
     ASSERT_TRUE(eventually([&] { return p.connected(); }));
     Client redis(url);
     const std::string ch = unique_channel("throws");
@@ -355,7 +356,7 @@ TEST(Parking, APollThatThrowsAnswersItsErrorAndTheRequestLeaves) {
 
 TEST(Parking, OneOwnerParksAtMostItsLimitAndTheNextIsRefusedAtOnce) {
     REQUIRE_REDIS();
-    Parking p(url, 2, 3);
+    Parking p(url, kPattern, 2, 3);
     ASSERT_TRUE(eventually([&] { return p.connected(); }));
     const std::string ch = unique_channel("owner");
     Waiter held[3], over, other;
@@ -389,7 +390,7 @@ TEST(Parking, OneOwnerParksAtMostItsLimitAndTheNextIsRefusedAtOnce) {
 
 TEST(Parking, AnsweredRequestsFreeTheirOwnersPlaces) {
     REQUIRE_REDIS();
-    Parking p(url, 2, 1);
+    Parking p(url, kPattern, 2, 1);
     ASSERT_TRUE(eventually([&] { return p.connected(); }));
     Client redis(url);
     const std::string ch = unique_channel("owner-free");
@@ -409,7 +410,7 @@ TEST(Parking, AnsweredRequestsFreeTheirOwnersPlaces) {
 
 TEST(Parking, ASecondRequestWithTheExclusiveKeyAnswersTheFirstWithItsError) {
     REQUIRE_REDIS();
-    Parking p(url, 2);
+    Parking p(url, kPattern, 2);
     ASSERT_TRUE(eventually([&] { return p.connected(); }));
     const std::string ch = unique_channel("exclusive");
     Waiter first, second;
@@ -433,7 +434,7 @@ TEST(Parking, ASecondRequestWithTheExclusiveKeyAnswersTheFirstWithItsError) {
 
 TEST(Parking, UnreachableRedisFallsBackToRereadingEverySecond) {
     LocalSocket closed;  // bound, never listening: connections are refused
-    Parking p(closed.url(), 2);
+    Parking p(closed.url(), kPattern, 2);
     std::this_thread::sleep_for(100ms);
     EXPECT_FALSE(p.connected());
     const std::string ch = unique_channel("down");
@@ -451,7 +452,7 @@ TEST(Parking, UnreachableRedisFallsBackToRereadingEverySecond) {
 
 TEST(Parking, WithoutRedisAReadyRequestIsAnsweredWithinAboutASecond) {
     LocalSocket closed;
-    Parking p(closed.url(), 2);
+    Parking p(closed.url(), kPattern, 2);
     const std::string ch = unique_channel("down-ready");
     Waiter w;
     w.park(p, w.long_poll(ch, p.stamp(ch), 10s));
@@ -463,7 +464,7 @@ TEST(Parking, WithoutRedisAReadyRequestIsAnsweredWithinAboutASecond) {
 
 TEST(Parking, DeliversMessagesFromTheSubscriberConnection) {
     FakeSubscriberServer server;
-    Parking p(server.url(), 2);
+    Parking p(server.url(), kPattern, 2);
     ASSERT_TRUE(eventually([&] { return p.connected(); }));
     const std::string ch = unique_channel("fake");
     Waiter w;
@@ -478,7 +479,7 @@ TEST(Parking, DeliversMessagesFromTheSubscriberConnection) {
 
 TEST(Parking, LostConnectionHasEveryParkedRequestReread) {
     FakeSubscriberServer server;
-    Parking p(server.url(), 2);
+    Parking p(server.url(), kPattern, 2);
     ASSERT_TRUE(eventually([&] { return p.connected(); }));
     const std::string ch = unique_channel("drop");
     Waiter w;
@@ -500,7 +501,7 @@ TEST(Parking, LostConnectionHasEveryParkedRequestReread) {
 TEST(Parking, ReconnectHasEveryParkedRequestReread) {
     FakeSubscriberServer server;
     server.ack = false;  // connected only once the test lets PSUBSCRIBE succeed
-    Parking p(server.url(), 2);
+    Parking p(server.url(), kPattern, 2);
     ASSERT_TRUE(eventually([&] { return server.connections() == 1; }));
     EXPECT_FALSE(p.connected());
     const std::string ch = unique_channel("reconnect");
@@ -521,7 +522,7 @@ TEST(Parking, ServerThatNeverAnswersPsubscribeDoesNotHangShutdown) {
     server.ack = false;
     auto start = Clock::now();
     {
-        Parking p(server.url(), 2);
+        Parking p(server.url(), kPattern, 2);
         ASSERT_TRUE(eventually([&] { return server.connections() == 1; }));
     }  // destructor: stop() and join
     EXPECT_LT(ms_since(start), 4000);
@@ -530,7 +531,7 @@ TEST(Parking, ServerThatNeverAnswersPsubscribeDoesNotHangShutdown) {
 
 TEST(Parking, StopAnswersEveryParkedRequestAtOnceAndLaterOnesInline) {
     LocalSocket closed;
-    Parking p(closed.url(), 2);
+    Parking p(closed.url(), kPattern, 2);
     const std::string ch = unique_channel("stop");
     Waiter a, b;
     a.park(p, a.long_poll(ch, p.stamp(ch), 30s));

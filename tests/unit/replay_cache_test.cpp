@@ -105,8 +105,8 @@ TEST(ReplayCache, BothStoresDownIs503NeverAcceptance) {
     try {
         cache.first_use("jkt", "jti");
         FAIL() << "a proof was accepted unchecked";
-    } catch (const pouch::ApiError& e) {
-        EXPECT_EQ(e.status, 503);
+    } catch (const pouch::Error& e) {
+        EXPECT_EQ(pouch::status_of(e.fault), 503);
         EXPECT_EQ(e.code, "unavailable");
     }
 }

@@ -19,7 +19,7 @@
 #include "common/crypto/random.h"
 #include "common/db/pool.h"
 #include "common/http/router.h"
-#include "common/model/key_envelopes.h"
+#include "common/wakeup/wakeup.h"
 #include "common/redis/client.h"
 #include "tools/pouchctl/commands.h"
 
@@ -411,7 +411,7 @@ int cmd_pouch(const Args& args) {
         // Long-polls on the old epoch wake and answer now instead of at their timeout; without
         // Redis they notice at their next database re-check, so this is only a nicety.
         pouch::redis::Client redis(env_or("POUCH_REDIS_URL", "redis://127.0.0.1:6379/0"));
-        if (!redis.publish(pouch::model::events_channel(pouch_id), "1"))
+        if (!redis.publish(pouch::wakeup::channel(pouch::wakeup::Topic::events, pouch_id), "1"))
             std::printf("note: Redis unreachable, waiting long-polls were not woken\n");
     } catch (const pouch::db::Error& e) {
         std::fprintf(stderr, "pouchctl pouch: %s\n", e.what());

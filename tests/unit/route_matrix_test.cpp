@@ -1,0 +1,171 @@
+// route_matrix_test.cpp -- the permission matrix read from the route tables: every route of
+// every handler group (handlers/<group>/routes.h, data the pipeline runs) against the answers
+// tests/smoke/matrix.tsv expects through nginx for each kind of caller. Who may call a route is
+// declared once, in its table; this proves that declaration says what the matrix says (the
+// smoke suite proves the running service answers the matrix).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "handlers/account/routes.h"
+#include "handlers/admin/routes.h"
+#include "handlers/cliauth/routes.h"
+#include "handlers/devices/routes.h"
+#include "handlers/shares/routes.h"
+#include "handlers/sync/routes.h"
+
+namespace pouch::api {
+namespace {
+
+struct Row {
+    std::string method, path;
+    std::map<std::string, std::string> answer;  // caller kind -> "STATUS [code]"
+};
+
+const std::vector<std::string> kCallers = {"none",      "web_a",   "web_b", "cli_a",
+                                           "revoked_a", "support", "admin"};
+
+std::vector<Row> matrix() {
+    std::ifstream f("tests/smoke/matrix.tsv");
+    std::vector<Row> rows;
+    std::string line;
+    while (std::getline(f, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        std::vector<std::string> cols;
+        std::stringstream ss(line);
+        std::string col;
+        while (std::getline(ss, col, '\t')) cols.push_back(col);
+        if (cols.size() != 3 + kCallers.size()) continue;
+        Row r{cols[0], cols[1].substr(0, cols[1].find('?')), {}};
+        for (size_t i = 0; i < kCallers.size(); ++i) r.answer[kCallers[i]] = cols[3 + i];
+        rows.push_back(r);
+    }
+    return rows;
+}
+
+std::vector<const Route*> all_routes() {
+    std::vector<const Route*> out;
+    for (const Route* r : account::kRoutes) out.push_back(r);
+    for (const Route* r : cliauth::kRoutes) out.push_back(r);
+    for (const Route* r : devices::kRoutes) out.push_back(r);
+    for (const Route* r : sync::kRoutes) out.push_back(r);
+    for (const Route* r : shares::kRoutes) out.push_back(r);
+    for (const Route* r : admin::kRoutes) out.push_back(r);
+    return out;
+}
+
+std::vector<std::string> segments(const std::string& path) {
+    std::vector<std::string> out;
+    std::stringstream ss(path.substr(1));
+    std::string s;
+    while (std::getline(ss, s, '/')) out.push_back(s);
+    return out;
+}
+
+bool is_placeholder(const std::string& s) { return s.size() > 2 && s.front() == '{'; }
+
+// A matrix path ("/v1/pouches/{pouchB}/shares") names a route pattern when its literal
+// segments are the pattern's and its placeholders stand where the pattern has params.
+bool names(const std::string& path, const Route& r) {
+    auto a = segments(path), b = segments(r.pattern);
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (is_placeholder(a[i]) != is_placeholder(b[i]) || (!is_placeholder(a[i]) && a[i] != b[i]))
+            return false;
+    return true;
+}
+
+const Route* route_of(const Row& row) {
+    const Route* found = nullptr;
+    for (const Route* r : all_routes())
+        if (r->method == row.method && names(row.path, *r)) {
+            EXPECT_EQ(found, nullptr) << row.method << " " << row.path << " names two routes";
+            found = r;
+        }
+    return found;
+}
+
+bool success(const std::string& answer) { return !answer.empty() && answer[0] == '2'; }
+
+TEST(RouteMatrix, EveryRouteIsInTheMatrixAndEveryRowNamesOneRoute) {
+    std::vector<Row> rows = matrix();
+    ASSERT_GT(rows.size(), 40u) << "tests/smoke/matrix.tsv not found or empty";
+    std::map<const Route*, int> seen;
+    for (const Row& row : rows) {
+        if (row.path == "/v1/health") continue;  // every group's server adds it
+        const Route* r = route_of(row);
+        EXPECT_NE(r, nullptr) << row.method << " " << row.path << " names no route";
+        if (r) ++seen[r];
+    }
+    for (const Route* r : all_routes())
+        EXPECT_GT(seen[r], 0) << r->method << " " << r->pattern << " is missing from matrix.tsv";
+}
+
+TEST(RouteMatrix, WhoMayCallIsWhatTheMatrixExpects) {
+    for (const Row& row : matrix()) {
+        const Route* r = route_of(row);
+        if (!r) continue;
+        const auto& a = row.answer;
+        std::string where = row.method + " " + row.path;
+        switch (r->who) {
+            case Who::public_:
+            case Who::dpop:
+                EXPECT_NE(a.at("none"), "401 unauthenticated") << where;
+                EXPECT_NE(a.at("revoked_a"), "401 device_revoked") << where;
+                break;
+            case Who::any:
+                EXPECT_EQ(a.at("none"), "401 unauthenticated") << where;
+                EXPECT_EQ(a.at("revoked_a"), "401 device_revoked") << where;
+                EXPECT_NE(a.at("web_a"), "403 wrong_caller") << where;
+                EXPECT_NE(a.at("cli_a"), "403 wrong_caller") << where;
+                break;
+            case Who::web:
+                EXPECT_EQ(a.at("none"), "401 unauthenticated") << where;
+                EXPECT_EQ(a.at("cli_a"), "403 wrong_caller") << where;
+                EXPECT_NE(a.at("web_a"), "403 wrong_caller") << where;
+                break;
+            case Who::cli:
+                EXPECT_EQ(a.at("none"), "401 unauthenticated") << where;
+                for (const char* web : {"web_a", "web_b", "support", "admin"})
+                    EXPECT_EQ(a.at(web), "403 wrong_caller") << where << " as " << web;
+                EXPECT_TRUE(success(a.at("cli_a"))) << where;
+                break;
+            case Who::admin:
+                EXPECT_EQ(a.at("none"), "401 unauthenticated") << where;
+                EXPECT_EQ(a.at("cli_a"), "403 wrong_caller") << where;
+                for (const char* user : {"web_a", "web_b", "support"})
+                    EXPECT_EQ(a.at(user), "403 forbidden") << where << " as " << user;
+                EXPECT_TRUE(success(a.at("admin"))) << where;
+                break;
+        }
+    }
+}
+
+// The phases a route declares keep the contract's limits (decisions §3): bodies of the
+// envelope-carrying routes up to 16 MiB, the commit 8 MiB, share create 12 MiB, blob upload
+// 64 MiB streamed, blob check 128 KiB, everything else 64 KiB.
+TEST(RouteMatrix, BodyLimitsAreTheDecidedOnes) {
+    std::map<std::string, size_t> want = {
+        {"POST /v1/account/roster/genesis", 16 * kMiB},
+        {"POST /v1/cli-auth/requests/{id:uuid}/approve", 16 * kMiB},
+        {"POST /v1/devices/{id:uuid}/revoke", 16 * kMiB},
+        {"POST /v1/pouches", 16 * kMiB},
+        {"POST /v1/pouches/{pouchId:uuid}/key-envelopes", 16 * kMiB},
+        {"POST /v1/pouches/{pouchId:uuid}/operations", 8 * kMiB},
+        {"POST /v1/pouches/{pouchId:uuid}/shares", 12 * kMiB},
+        {"PUT /v1/pouches/{pouchId:uuid}/blobs/{blobId:blobid}", 64 * kMiB},
+        {"POST /v1/pouches/{pouchId:uuid}/blobs/check", 128 * kKiB},
+    };
+    for (const Route* r : all_routes()) {
+        std::string key = r->method + " " + r->pattern;
+        size_t expected = want.count(key) ? want[key] : 64 * kKiB;
+        EXPECT_EQ(r->body_limit, expected) << key;
+    }
+}
+
+}  // namespace
+}  // namespace pouch::api
