@@ -28,7 +28,7 @@ FUZZ_LIBS    := -lssl -lcrypto -lsodium
 FUZZ_COMMON_SRC := common/json/parse.cpp common/json/jcs.cpp common/json/schema.cpp \
                    common/json/schema_jwk.cpp common/json/utf8.cpp common/json/out.cpp \
                    common/crypto/b64url.cpp common/crypto/es256.cpp common/crypto/hash.cpp \
-                   common/crypto/jws.cpp common/crypto/dpop.cpp \
+                   common/jose/jws.cpp common/jose/dpop.cpp \
                    common/http/request.cpp common/http/router.cpp common/http/query.cpp \
                    common/http/response.cpp common/types/uuid.cpp
 FUZZ_COMMON_OBJ := $(FUZZ_COMMON_SRC:%.cpp=$(FUZZ_BUILD)/obj/%.o) \

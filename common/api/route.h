@@ -21,7 +21,7 @@
 #include <rapidjson/document.h>
 
 #include "common/auth/caller.h"
-#include "common/crypto/dpop.h"
+#include "common/jose/dpop.h"
 #include "common/http/query.h"
 #include "common/http/router.h"
 #include "common/http/server.h"
@@ -63,7 +63,7 @@ struct Call {
     Services& services;
     const Route& route;
     std::optional<auth::Caller> caller;  // set unless the route is public or dpop
-    std::optional<crypto::DpopProof> proof;  // Who::dpop: the verified proof
+    std::optional<jose::DpopProof> proof;  // Who::dpop: the verified proof
     QueryValues query;
     rapidjson::Document body;  // the validated body (an empty object when there is none)
     std::string body_hash;     // signed routes: BLAKE3-256 of the body's JCS form (raw bytes)

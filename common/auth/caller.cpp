@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "common/auth/dpop_check.h"
+#include "common/crypto/b64url.h"
 #include "common/crypto/ct.h"
 #include "common/crypto/random.h"
 #include "common/http/error.h"
@@ -43,11 +44,6 @@ const db::Statement kAccessToken{
 const db::Statement kTouchDevice{
     "auth_touch_device", "UPDATE devices SET last_seen_at = now() WHERE id = $1"};
 
-bool is_b64url_char(char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-           c == '-' || c == '_';
-}
-
 Caller web_caller(const std::string& token, Services& s) {
     if (!has_token_shape(token, "svc_ws_")) throw unauthenticated("unknown credentials");
     auto conn = s.db.acquire();
@@ -69,7 +65,7 @@ Caller web_caller(const std::string& token, Services& s) {
 // wrong; the proof's jti is recorded only once the proof is bound to this token's key.
 Caller cli_caller(const Request& req, const std::string& token, Services& s) {
     if (!has_token_shape(token, "svc_at_")) throw unauthenticated("unknown credentials");
-    crypto::DpopProof proof = check_dpop(req, s, token);
+    jose::DpopProof proof = check_dpop(req, s, token);
     db::Result r = [&] {
         auto conn = s.db.acquire();
         return conn->exec(kAccessToken, {crypto::token_hash(token)});
@@ -102,8 +98,7 @@ Caller cli_caller(const Request& req, const std::string& token, Services& s) {
 
 bool has_token_shape(const std::string& token, const std::string& prefix) {
     return token.size() == prefix.size() + 43 && token.compare(0, prefix.size(), prefix) == 0 &&
-           std::all_of(token.begin() + static_cast<long>(prefix.size()), token.end(),
-                       is_b64url_char);
+           crypto::is_b64url(std::string_view(token).substr(prefix.size()));
 }
 
 Caller authenticate(const Request& req, Services& s) {

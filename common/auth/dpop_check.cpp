@@ -13,29 +13,29 @@ ApiError dpop_error(std::string message) {
         .with_header("WWW-Authenticate", "DPoP error=\"invalid_dpop_proof\"");
 }
 
-crypto::DpopProof check_dpop(const Request& req, Services& s,
+jose::DpopProof check_dpop(const Request& req, Services& s,
                              std::optional<std::string_view> access_token) {
     const std::string& proof = req.header("dpop");
     if (proof.empty()) throw dpop_error("a DPoP proof is required");
     // Two DPoP headers arrive joined by ", "; a JWS never contains a comma.
     if (proof.find(',') != std::string::npos) throw dpop_error("exactly one DPoP header allowed");
-    crypto::DpopInput in{proof, req.method, s.config.public_url, req.path, access_token,
+    jose::DpopInput in{proof, req.method, s.config.public_url, req.path, access_token,
                          static_cast<long long>(std::time(nullptr))};
     try {
-        return crypto::verify_dpop(in);
+        return jose::verify_dpop(in);
     } catch (const Error& e) {  // crypto knows no HTTP: the challenge header is added here
         throw dpop_error(e.message);
     }
 }
 
-void record_dpop(const crypto::DpopProof& proof, Services& s) {
+void record_dpop(const jose::DpopProof& proof, Services& s) {
     if (!s.replay.first_use(proof.jkt, proof.jti))
         throw dpop_error("DPoP proof was already used");
 }
 
-crypto::DpopProof require_dpop(const Request& req, Services& s,
+jose::DpopProof require_dpop(const Request& req, Services& s,
                                std::optional<std::string_view> access_token) {
-    crypto::DpopProof p = check_dpop(req, s, access_token);
+    jose::DpopProof p = check_dpop(req, s, access_token);
     record_dpop(p, s);
     return p;
 }

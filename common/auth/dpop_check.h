@@ -1,5 +1,5 @@
 // dpop_check.h -- the request side of DPoP (decisions §1): exactly one DPoP header, the
-// proof verified for this method and URL (common/crypto/dpop.h), then its jti recorded in
+// proof verified for this method and URL (common/jose/dpop.h), then its jti recorded in
 // the replay cache. Used by CLI authentication and by the login endpoints (start, token,
 // refresh) that prove key possession before any token exists.
 #pragma once
@@ -7,21 +7,21 @@
 #include <optional>
 #include <string_view>
 
-#include "common/crypto/dpop.h"
+#include "common/jose/dpop.h"
 #include "common/http/request.h"
 #include "common/http/server.h"
 
 namespace pouch::auth {
 
 // Throws ApiError 401 invalid_dpop_proof (missing, malformed, wrong key use, replayed).
-crypto::DpopProof require_dpop(const Request& req, Services& s,
+jose::DpopProof require_dpop(const Request& req, Services& s,
                                std::optional<std::string_view> access_token);
 
 // Verifies without recording the jti; call record_dpop() once the proof has been bound
 // to the expected key, so a proof for the wrong key does not burn its jti.
-crypto::DpopProof check_dpop(const Request& req, Services& s,
+jose::DpopProof check_dpop(const Request& req, Services& s,
                              std::optional<std::string_view> access_token);
-void record_dpop(const crypto::DpopProof& proof, Services& s);
+void record_dpop(const jose::DpopProof& proof, Services& s);
 
 // The 401 every DPoP failure answers with.
 ApiError dpop_error(std::string message);

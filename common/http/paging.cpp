@@ -4,6 +4,7 @@
 
 #include "common/crypto/b64url.h"
 #include "common/http/error.h"
+#include "common/types/limits.h"
 #include "common/types/uuid.h"
 
 namespace pouch::paging {
@@ -11,7 +12,6 @@ namespace pouch::paging {
 namespace {
 
 constexpr size_t kMaxCursorChars = 512;  // the longest cursor we hand out is ~200
-constexpr long long kMaxSafe = 9007199254740991LL;
 
 // A canonical decimal (no '+', no leading zero, no "-0") within [min, 2^53 − 1].
 bool canonical_integer(const std::string& v, long long min) {
@@ -22,7 +22,7 @@ bool canonical_integer(const std::string& v, long long min) {
     if (digits.size() > 1 && digits[0] == '0') return false;
     if (digits == "0" && v[0] == '-') return false;
     long long n = std::stoll(digits);
-    if (n > kMaxSafe) return false;
+    if (n > kMaxSafeInt) return false;
     return (v[0] == '-' ? -n : n) >= min;
 }
 
@@ -34,7 +34,7 @@ bool key_ok(Key kind, const std::string& v) {
     switch (kind) {
         case Key::positive: return canonical_integer(v, 1);
         case Key::natural: return canonical_integer(v, 0);
-        case Key::integer: return canonical_integer(v, -kMaxSafe);
+        case Key::integer: return canonical_integer(v, -kMaxSafeInt);
         case Key::uuid: return is_uuid(v) && canonical_uuid(v) == v;
         case Key::text: return is_slug_key(v);
     }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "common/crypto/b64url.h"
 #include "common/http/error.h"
 #include "common/types/uuid.h"
 
@@ -24,10 +25,6 @@ std::vector<std::string> split_path(const std::string& path) {
         pos = slash + 1;
     }
     return out;
-}
-
-bool is_b64url_char(char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
 }
 
 // Returns false if `seg` does not satisfy the template segment; fills name/value for params.
@@ -52,7 +49,7 @@ bool match_segment(const std::string& tpl, const std::string& seg, std::string& 
 }  // namespace
 
 bool is_blob_id(const std::string& s) {
-    return s.size() == 43 && std::all_of(s.begin(), s.end(), is_b64url_char);
+    return s.size() == 43 && crypto::is_b64url(s);
 }
 
 void Router::add(const std::string& method, const std::string& pattern, RouteFn fn) {

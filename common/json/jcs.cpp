@@ -3,6 +3,8 @@
 // keys mix U+E000..U+FFFF with supplementary-plane characters).
 #include "common/json/jcs.h"
 
+#include "common/types/limits.h"
+
 #include <algorithm>
 #include <cmath>
 #include <string_view>
@@ -15,8 +17,8 @@ namespace {
 
 // 2^53 - 1 (decisions §3): every integer of at most this magnitude is exactly a double, so
 // JCS (which prints numbers as ECMAScript does) reproduces it digit for digit.
-constexpr double kMaxExact = 9007199254740991.0;
-constexpr long long kMaxExactInt = 9007199254740991LL;
+constexpr double kMaxExact = static_cast<double>(kMaxSafeInt);
+constexpr long long kMaxExactInt = kMaxSafeInt;
 
 std::u16string to_utf16(std::string_view s) {
     std::u16string out;

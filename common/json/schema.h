@@ -21,9 +21,11 @@
 
 #include <rapidjson/document.h>
 
+#include "common/types/limits.h"
+
 namespace pouch::json::schema {
 
-constexpr long long kMaxSafeInt = 9007199254740991LL;
+using pouch::kMaxSafeInt;  // common/types/limits.h
 
 struct Spec;
 struct Member;

@@ -3,6 +3,7 @@
 // (jsonb_to_recordset), so 2,000 envelopes are a few statements, not 2,000 round trips: the
 // key generation rule and the stored-envelope check are one set query before the insert.
 #include "common/model/key_envelopes.h"
+#include "common/db/array.h"
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -124,12 +125,6 @@ std::string to_json(const rapidjson::Value& v) {
     return std::string(buf.GetString(), buf.GetSize());
 }
 
-std::string pg_uuid_array(const std::vector<std::string>& ids) {
-    std::string out = "{";
-    for (size_t i = 0; i < ids.size(); ++i) out += (i ? "," : "") + ids[i];
-    return out + "}";
-}
-
 void fail_at(const db::Result& r, const std::string& pointer, const char* member,
              const std::string& message) {
     if (r.rows() == 0 || r.is_null(0, 0)) return;
@@ -145,7 +140,7 @@ void lock_roster(db::Conn& conn, const std::string& account_id) {
 void append_pouch_events(db::Conn& conn, const std::vector<std::string>& pouch_ids,
                          const std::string& kind, const std::string& device_id) {
     if (pouch_ids.empty()) return;
-    std::string ids = pg_uuid_array(pouch_ids);
+    std::string ids = db::text_array(pouch_ids);
     conn.exec(kLockPouches, {ids});  // in id order, the order every writer uses
     conn.exec(kAppendEvents,
               {ids, kind, device_id.empty() ? db::Param() : db::Param(device_id)});

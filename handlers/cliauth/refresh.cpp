@@ -23,7 +23,7 @@ namespace js = json::schema;
 Response refresh(api::Call& call) {
     Request& req = call.req;
     Services& s = call.services;
-    const crypto::DpopProof& proof = *call.proof;
+    const jose::DpopProof& proof = *call.proof;
     const rapidjson::Document& doc = call.body;
     std::string presented = doc["refresh_token"].GetString();
     if (!auth::has_token_shape(presented, "svc_rt_"))

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/api/route.h"
+#include "common/crypto/b64url.h"
 #include "common/crypto/pkce.h"
 #include "common/json/out.h"
 #include "common/model/schemas.h"
@@ -20,8 +21,7 @@ namespace js = json::schema;
 
 inline bool is_connect_token(const std::string& s) {
     return s.size() == 7 + 32 && s.compare(0, 7, "svc_lt_") == 0 &&
-           s.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_",
-                               7) == std::string::npos;
+           crypto::is_b64url(std::string_view(s).substr(7));
 }
 
 inline bool is_confirm_code(const std::string& s) {

@@ -30,7 +30,7 @@ std::string assistants_json(const rapidjson::Document& doc) {
 
 Response start(api::Call& call) {
     Services& s = call.services;
-    const crypto::DpopProof& proof = *call.proof;
+    const jose::DpopProof& proof = *call.proof;
     const rapidjson::Document& doc = call.body;
     const auto& sign = doc["sign_pub"];
     std::string sign_jkt = crypto::jwk_thumbprint(json::text(sign["x"]), json::text(sign["y"]));

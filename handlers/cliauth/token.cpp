@@ -69,7 +69,7 @@ std::string current_status(Services& s, const std::string& id) {
 
 Response token(api::Call& call) {
     Services& s = call.services;
-    const crypto::DpopProof& proof = *call.proof;
+    const jose::DpopProof& proof = *call.proof;
     const rapidjson::Document& doc = call.body;
     std::string id = doc["request_id"].GetString();
     std::string verifier = doc["code_verifier"].GetString();

@@ -18,7 +18,6 @@ namespace pouch::sync {
 
 namespace {
 
-constexpr long long kMaxSeq = 9007199254740991;  // decisions §3
 constexpr long long kMaxArtifactsLimit = 500;     // decisions §5.4
 const paging::Keys kBeforeEverySeq{"-1", "00000000-0000-0000-0000-000000000000"};
 
@@ -69,7 +68,7 @@ Response list_revisions(api::Call& call) {
                             {paging::Key::positive, paging::Key::uuid});
     // Newest first: the page holds seqs below the cursor's; no cursor starts above them all.
     auto from = list.read(q);
-    std::string below = from ? (*from)[0] : std::to_string(kMaxSeq + 1);
+    std::string below = from ? (*from)[0] : std::to_string(kMaxSafeInt + 1);
     db::Result r = conn->exec(sql::kRevisionsPage, {p.id, artifact_id, below, std::to_string(limit + 1),
                                                     std::to_string(paging::kPageBudget)});
     return list.page(limit, r.rows(), fetched(r), [&](json::Out& o, int i) {

@@ -18,6 +18,7 @@
 #include "common/crypto/hash.h"
 #include "common/crypto/random.h"
 #include "common/json/out.h"
+#include "common/db/array.h"
 #include "common/json/parse.h"
 #include "common/json/schema.h"
 #include "handlers/sync/pouch_access.h"
@@ -30,15 +31,6 @@ namespace {
 
 namespace js = json::schema;
 
-// A PostgreSQL array literal. Elements are b64url ids or decimal numbers: no quoting needed.
-std::string pg_array(const std::vector<std::string>& items) {
-    std::string out = "{";
-    for (size_t i = 0; i < items.size(); ++i) {
-        if (i) out += ',';
-        out += items[i];
-    }
-    return out + "}";
-}
 
 std::string blob_data(const std::string& id, long long stored_size) {
     json::Out o;
@@ -186,7 +178,7 @@ Response check_blobs(api::Call& call) {
         conn->exec(blob_sql::kLockAccount, {c.account_id});
         std::vector<size_t> missing_at;  // indexes into ids
         if (!ids.empty()) {
-            std::string id_list = pg_array(ids);
+            std::string id_list = db::text_array(ids);
             db::Result present = conn->exec(blob_sql::kPresentBlobs, {c.account_id, id_list});
             std::unordered_map<std::string, bool> is_present;
             for (int r = 0; r < present.rows(); ++r) is_present[present.text(r, "id")] = true;
@@ -224,7 +216,7 @@ Response check_blobs(api::Call& call) {
                 missing.push_back(ids[i]);
                 size_texts.push_back(std::to_string(sizes[i]));
             }
-            conn->exec(blob_sql::kReserve, {c.account_id, pg_array(missing), pg_array(size_texts)});
+            conn->exec(blob_sql::kReserve, {c.account_id, db::text_array(missing), db::text_array(size_texts)});
         }
         tx.commit();
     }

@@ -13,7 +13,7 @@
 #include "common/auth/caller.h"
 #include "common/crypto/b64url.h"
 #include "common/crypto/hash.h"
-#include "common/crypto/service_signature.h"
+#include "common/jose/service_signature.h"
 #include "common/db/array.h"
 #include "common/json/jcs.h"
 #include "common/json/out.h"

@@ -20,7 +20,6 @@ namespace pouch::sync {
 
 namespace {
 
-constexpr long long kMaxSeq = 9007199254740991;  // decisions §3: integers within 2^53-1
 
 ApiError epoch_mismatch(const std::string& current_epoch, long long high_water) {
     json::Out d;

@@ -22,7 +22,6 @@ namespace {
 
 namespace js = json::schema;
 
-constexpr long long kMaxSafe = 9007199254740991LL;
 
 }  // namespace
 

@@ -15,11 +15,11 @@
 
 #include "common/auth/replay_cache.h"
 #include "common/crypto/b64url.h"
-#include "common/crypto/dpop.h"
+#include "common/jose/dpop.h"
 #include "common/crypto/es256.h"
 #include "common/crypto/hash.h"
 #include "common/crypto/random.h"
-#include "common/crypto/service_signature.h"
+#include "common/jose/service_signature.h"
 #include "common/db/pool.h"
 #include "common/json/jcs.h"
 #include "common/json/parse.h"
@@ -127,7 +127,7 @@ void BM_ServiceSignatureVerify(benchmark::State& state) {
     std::string header = R"({"alg":"ES256"})";
     std::string sig = pouchctl::jws_detached(key(), header, b64url_encode(hash));
     for (auto _ : state)
-        benchmark::DoNotOptimize(pouch::crypto::verify_service_signature(sig, hash, pub()));
+        benchmark::DoNotOptimize(pouch::jose::verify_service_signature(sig, hash, pub()));
 }
 BENCHMARK(BM_ServiceSignatureVerify);
 
@@ -145,9 +145,9 @@ void dpop_bench(benchmark::State& state, pouch::auth::ReplayCache* cache) {
             next = 0;
             state.ResumeTiming();
         }
-        pouch::crypto::DpopInput in{
+        pouch::jose::DpopInput in{
             proofs[next++], "GET", kUrl, path, token, static_cast<long long>(std::time(nullptr))};
-        auto p = pouch::crypto::verify_dpop(in);
+        auto p = pouch::jose::verify_dpop(in);
         if (cache && !cache->first_use(p.jkt, p.jti)) state.SkipWithError("replayed");
         benchmark::DoNotOptimize(p);
     }

@@ -23,11 +23,11 @@
 
 #include "common/crypto/b64url.h"
 #include "common/crypto/confirm_code.h"
-#include "common/crypto/dpop.h"
+#include "common/jose/dpop.h"
 #include "common/crypto/es256.h"
 #include "common/crypto/hash.h"
 #include "common/crypto/pkce.h"
-#include "common/crypto/service_signature.h"
+#include "common/jose/service_signature.h"
 #include "common/http/error.h"
 #include "common/json/jcs.h"
 #include "common/json/parse.h"
@@ -69,10 +69,10 @@ void run_dpop(const rapidjson::Value& c, Writer& w) {
                 path = str(c, "path");
     std::optional<std::string> token;
     if (c.HasMember("token")) token = str(c, "token");
-    cr::DpopInput in{proof, method, url, path, std::nullopt, int64(c, "now")};
+    pouch::jose::DpopInput in{proof, method, url, path, std::nullopt, int64(c, "now")};
     if (token) in.access_token = *token;
     try {
-        cr::DpopProof p = cr::verify_dpop(in);
+        pouch::jose::DpopProof p = pouch::jose::verify_dpop(in);
         w.Key("ok");
         w.Bool(true);
         put(w, "jkt", p.jkt);
@@ -92,7 +92,7 @@ void run_sig(const rapidjson::Value& c, Writer& w) {
         rapidjson::Document doc = pouch::json::parse_strict(body);
         auto canonical = pouch::json::jcs(doc);
         if (!canonical) return fail(w, "no JCS form");
-        bool ok = cr::verify_service_signature(str(c, "sig"), cr::blake3_256(*canonical), *key);
+        bool ok = pouch::jose::verify_service_signature(str(c, "sig"), cr::blake3_256(*canonical), *key);
         w.Key("ok");
         w.Bool(ok);
         if (!ok) put(w, "error", "signature rejected");

@@ -18,6 +18,7 @@
 
 #include "common/crypto/random.h"
 #include "common/db/pool.h"
+#include "common/db/array.h"
 #include "common/http/router.h"
 #include "common/wakeup/wakeup.h"
 #include "common/redis/client.h"
@@ -180,12 +181,6 @@ bool connect(pouch::db::Conn& conn, const char* cmd) {
     return false;
 }
 
-std::string pg_array(const std::vector<std::string>& items) {
-    std::string out = "{";
-    for (size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + items[i];
-    return out + "}";
-}
-
 bool older_than_grace(const std::string& path) {
     struct stat st {};
     return ::lstat(path.c_str(), &st) == 0 && st.st_mtime < std::time(nullptr) - kGrace;
@@ -255,7 +250,7 @@ void gc_blobs(pouch::db::Conn& conn, const std::string& blob_dir, GcStats& st) {
             std::vector<std::string> ids;
             for (int i = 0; i < locked.rows(); ++i) ids.push_back(locked.text(i, "id"));
             if (ids.empty()) continue;  // referenced meanwhile
-            pouch::db::Result d = conn.exec(kDeleteUnreferenced, {account_id, pg_array(ids)});
+            pouch::db::Result d = conn.exec(kDeleteUnreferenced, {account_id, pouch::db::text_array(ids)});
             for (int i = 0; i < d.rows(); ++i) {
                 deleted.push_back(d.text(i, "id"));
                 bytes += d.int64(i, "stored_size");

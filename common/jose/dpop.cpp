@@ -1,18 +1,20 @@
 // dpop.cpp -- DPoP proof checks (see dpop.h) on parse_jws, P256PublicKey and
 // json::parse_strict for the claims. Every failure is one Error (Fault::unauthenticated, invalid_dpop_proof), so clients cannot
 // tell checks apart by status, only by the human message.
-#include "common/crypto/dpop.h"
+#include "common/jose/dpop.h"
 
 #include <cctype>
 
 #include "common/crypto/b64url.h"
 #include "common/crypto/ct.h"
 #include "common/crypto/hash.h"
-#include "common/crypto/jws.h"
+#include "common/jose/jws.h"
 #include "common/types/error.h"
 #include "common/json/parse.h"
 
-namespace pouch::crypto {
+namespace pouch::jose {
+
+using namespace crypto;  // the primitives this layer composes
 
 namespace {
 
@@ -188,4 +190,4 @@ DpopProof verify_dpop(const DpopInput& in) {
     return DpopProof{key.thumbprint(), std::string(jti), iat, std::move(key)};
 }
 
-}  // namespace pouch::crypto
+}  // namespace pouch::jose

@@ -1,15 +1,16 @@
-// crypto_dpop_test.cpp -- DPoP proof verification (RFC 9449, decisions §1): the RFC's own
+// jose_dpop_test.cpp -- DPoP proof verification (RFC 9449, decisions §1): the RFC's own
 // example proof, proofs built here, and one test per failure class, each asserting the
 // invalid_dpop_proof error (Fault::unauthenticated) and which check failed.
 #include <gtest/gtest.h>
 
 #include "common/crypto/b64url.h"
-#include "common/crypto/dpop.h"
+#include "common/jose/dpop.h"
 #include "common/crypto/hash.h"
 #include "common/http/error.h"
 #include "tests/unit/crypto_test_util.h"
 
 using namespace pouch::crypto;
+using namespace pouch::jose;
 using pouch::ApiError;
 using pouch::testutil::dpop_claims_json;
 using pouch::testutil::DpopClaims;
@@ -54,7 +55,7 @@ std::string default_header(const TestP256Key& k) {
 
 }  // namespace
 
-TEST(CryptoDpop, AcceptsRfc9449ExampleProof) {
+TEST(JoseDpop, AcceptsRfc9449ExampleProof) {
     // RFC 9449 §5 (Figure 4): POST https://server.example.com/token, iat 1562262616.
     const std::string proof =
         "eyJ0eXAiOiJkcG9wK2p3dCIsImFsZyI6IkVTMjU2IiwiandrIjp7Imt0eSI6IkVDIiwieCI6Imw4dEZyaH"
@@ -71,7 +72,7 @@ TEST(CryptoDpop, AcceptsRfc9449ExampleProof) {
     EXPECT_EQ(p.key.x(), "l8tFrhx-34tV3hRICRDY9zCkDlpBhF42UQUfWVAWBFs");
 }
 
-TEST(CryptoDpop, AcceptsBuiltProofAndReturnsJktJtiIat) {
+TEST(JoseDpop, AcceptsBuiltProofAndReturnsJktJtiIat) {
     TestP256Key k;
     DpopClaims c;
     c.iat = kNow - 5;
@@ -83,7 +84,7 @@ TEST(CryptoDpop, AcceptsBuiltProofAndReturnsJktJtiIat) {
     EXPECT_EQ(p.key.thumbprint(), k.jkt());
 }
 
-TEST(CryptoDpop, AcceptsIatAtBothEdgesOfWindow) {
+TEST(JoseDpop, AcceptsIatAtBothEdgesOfWindow) {
     TestP256Key k;
     DpopClaims c;
     c.iat = kNow - 120;
@@ -92,21 +93,21 @@ TEST(CryptoDpop, AcceptsIatAtBothEdgesOfWindow) {
     EXPECT_NO_THROW(verify_dpop(input_for(make_dpop(k, c))));
 }
 
-TEST(CryptoDpop, RejectsStaleIat) {
+TEST(JoseDpop, RejectsStaleIat) {
     TestP256Key k;
     DpopClaims c;
     c.iat = kNow - 121;
     expect_rejected(input_for(make_dpop(k, c)), "iat is too old");
 }
 
-TEST(CryptoDpop, RejectsFutureIat) {
+TEST(JoseDpop, RejectsFutureIat) {
     TestP256Key k;
     DpopClaims c;
     c.iat = kNow + 61;
     expect_rejected(input_for(make_dpop(k, c)), "iat is in the future");
 }
 
-TEST(CryptoDpop, RejectsNonIntegerIat) {
+TEST(JoseDpop, RejectsNonIntegerIat) {
     TestP256Key k;
     std::string payload =
         R"({"jti":"a","htm":"POST","htu":"https://sync.example.com/v1/cli-auth/token","iat":1700000000.5})";
@@ -116,7 +117,7 @@ TEST(CryptoDpop, RejectsNonIntegerIat) {
     expect_rejected(input_for(make_jws(k, default_header(k), payload)), "iat is not an integer");
 }
 
-TEST(CryptoDpop, RejectsWrongTyp) {
+TEST(JoseDpop, RejectsWrongTyp) {
     TestP256Key k;
     expect_rejected(
         input_for(make_dpop(k, {}, R"({"typ":"JWT","alg":"ES256","jwk":)" + k.jwk_json() + "}")),
@@ -128,7 +129,7 @@ TEST(CryptoDpop, RejectsWrongTyp) {
                     "typ is not dpop+jwt");
 }
 
-TEST(CryptoDpop, RejectsWrongAlg) {
+TEST(JoseDpop, RejectsWrongAlg) {
     TestP256Key k;
     expect_rejected(input_for(make_dpop(
                         k, {}, R"({"typ":"dpop+jwt","alg":"none","jwk":)" + k.jwk_json() + "}")),
@@ -138,7 +139,7 @@ TEST(CryptoDpop, RejectsWrongAlg) {
                     "alg is not ES256");
 }
 
-TEST(CryptoDpop, RejectsWrongHtm) {
+TEST(JoseDpop, RejectsWrongHtm) {
     TestP256Key k;
     DpopClaims c;
     c.iat = kNow;
@@ -148,7 +149,7 @@ TEST(CryptoDpop, RejectsWrongHtm) {
     expect_rejected(input_for(make_dpop(k, c)), "htm");
 }
 
-TEST(CryptoDpop, RejectsWrongHtu) {
+TEST(JoseDpop, RejectsWrongHtu) {
     TestP256Key k;
     DpopClaims c;
     c.iat = kNow;
@@ -164,7 +165,7 @@ TEST(CryptoDpop, RejectsWrongHtu) {
     }
 }
 
-TEST(CryptoDpop, HtuComparedAfterNormalisation) {
+TEST(JoseDpop, HtuComparedAfterNormalisation) {
     TestP256Key k;
     DpopClaims c;
     c.iat = kNow;
@@ -184,7 +185,7 @@ TEST(CryptoDpop, HtuComparedAfterNormalisation) {
     EXPECT_NO_THROW(verify_dpop(in));
 }
 
-TEST(CryptoDpop, NormalizeHtuFollowsRfc3986) {
+TEST(JoseDpop, NormalizeHtuFollowsRfc3986) {
     EXPECT_EQ(normalize_htu("HTTP://Example.COM:80/a/b?q#f"), "http://example.com/a/b");
     EXPECT_EQ(normalize_htu("https://example.com:443"), "https://example.com/");
     EXPECT_EQ(normalize_htu("https://example.com:80/x"), "https://example.com:80/x");
@@ -198,7 +199,7 @@ TEST(CryptoDpop, NormalizeHtuFollowsRfc3986) {
     EXPECT_EQ(normalize_htu("https://e.com/a%zz"), std::nullopt);
 }
 
-TEST(CryptoDpop, RejectsPrivateKeyInJwk) {
+TEST(JoseDpop, RejectsPrivateKeyInJwk) {
     TestP256Key k;
     std::string jwk = R"({"kty":"EC","crv":"P-256","x":")" + k.x() + R"(","y":")" + k.y() +
                       R"(","d":")" + k.d() + R"("})";
@@ -209,7 +210,7 @@ TEST(CryptoDpop, RejectsPrivateKeyInJwk) {
         "private key");
 }
 
-TEST(CryptoDpop, JwkAllowsOnlyHarmlessPublicExtras) {
+TEST(JoseDpop, JwkAllowsOnlyHarmlessPublicExtras) {
     TestP256Key k;
     DpopClaims c;
     c.iat = kNow;
@@ -226,7 +227,7 @@ TEST(CryptoDpop, JwkAllowsOnlyHarmlessPublicExtras) {
     expect_rejected(input_for(with_jwk(R"(,"x":"dup")")), "not a well-formed JWS");
 }
 
-TEST(CryptoDpop, RejectsJwkOfWrongTypeOrCurveOrOffCurve) {
+TEST(JoseDpop, RejectsJwkOfWrongTypeOrCurveOrOffCurve) {
     TestP256Key k;
     DpopClaims c;
     c.iat = kNow;
@@ -250,7 +251,7 @@ TEST(CryptoDpop, RejectsJwkOfWrongTypeOrCurveOrOffCurve) {
                     "jwk is missing");
 }
 
-TEST(CryptoDpop, RejectsBadSignature) {
+TEST(JoseDpop, RejectsBadSignature) {
     TestP256Key k, other;
     DpopClaims c;
     c.iat = kNow;
@@ -264,7 +265,7 @@ TEST(CryptoDpop, RejectsBadSignature) {
     expect_rejected(input_for(der), "signature");
 }
 
-TEST(CryptoDpop, RejectsMalformedProofs) {
+TEST(JoseDpop, RejectsMalformedProofs) {
     expect_rejected(input_for(""), "missing");
     expect_rejected(input_for("a.b"), "not a well-formed JWS");
     expect_rejected(input_for("e30.e30.AA=="), "not a well-formed JWS");
@@ -280,7 +281,7 @@ TEST(CryptoDpop, RejectsMalformedProofs) {
         "crit");
 }
 
-TEST(CryptoDpop, RejectsJtiMissingEmptyOrTooLong) {
+TEST(JoseDpop, RejectsJtiMissingEmptyOrTooLong) {
     TestP256Key k;
     DpopClaims c;
     c.iat = kNow;
@@ -295,12 +296,12 @@ TEST(CryptoDpop, RejectsJtiMissingEmptyOrTooLong) {
     expect_rejected(input_for(make_jws(k, default_header(k), no_jti)), "jti is missing");
 }
 
-TEST(CryptoDpop, AthMatchesRfc9449Vector) {
+TEST(JoseDpop, AthMatchesRfc9449Vector) {
     EXPECT_EQ(b64url_encode(sha256("Kz~8mXK1EalYznwH-LC-1fBAo.4Ljp~zsPE_NeO.gxU")),
               "fUHyO2r2Z3DZ53EsNrWBb0xWXoaNy59IiKCAqksmQEo");
 }
 
-TEST(CryptoDpop, AcceptsMatchingAth) {
+TEST(JoseDpop, AcceptsMatchingAth) {
     TestP256Key k;
     DpopClaims c;
     c.iat = kNow;
@@ -311,7 +312,7 @@ TEST(CryptoDpop, AcceptsMatchingAth) {
     EXPECT_NO_THROW(verify_dpop(in));
 }
 
-TEST(CryptoDpop, RejectsAthMismatchOrMissingWithToken) {
+TEST(JoseDpop, RejectsAthMismatchOrMissingWithToken) {
     TestP256Key k;
     DpopClaims c;
     c.iat = kNow;
@@ -328,7 +329,7 @@ TEST(CryptoDpop, RejectsAthMismatchOrMissingWithToken) {
     expect_rejected(in2, "ath is missing");
 }
 
-TEST(CryptoDpop, RejectsAthWithoutToken) {
+TEST(JoseDpop, RejectsAthWithoutToken) {
     TestP256Key k;
     DpopClaims c;
     c.iat = kNow;

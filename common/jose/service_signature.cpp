@@ -1,11 +1,13 @@
 // service_signature.cpp -- Service-Signature verification (see service_signature.h) on
 // parse_jws_detached and P256PublicKey::verify.
-#include "common/crypto/service_signature.h"
+#include "common/jose/service_signature.h"
 
 #include "common/crypto/b64url.h"
-#include "common/crypto/jws.h"
+#include "common/jose/jws.h"
 
-namespace pouch::crypto {
+namespace pouch::jose {
+
+using namespace crypto;  // the primitives this layer composes
 
 namespace {
 
@@ -43,4 +45,4 @@ bool verify_service_signature(std::string_view header_value, std::string_view bo
     return jws->verify_es256(key);
 }
 
-}  // namespace pouch::crypto
+}  // namespace pouch::jose

@@ -1,17 +1,18 @@
-// crypto_jws_test.cpp -- compact JWS parsing: attached and detached forms, strict b64url
+// jose_jws_test.cpp -- compact JWS parsing: attached and detached forms, strict b64url
 // per part, strict header JSON (duplicate members refused), and ES256 verification.
 #include <gtest/gtest.h>
 
 #include "common/crypto/b64url.h"
-#include "common/crypto/jws.h"
+#include "common/jose/jws.h"
 #include "tests/unit/crypto_test_util.h"
 
 using namespace pouch::crypto;
+using namespace pouch::jose;
 using pouch::testutil::make_detached_jws;
 using pouch::testutil::make_jws;
 using pouch::testutil::TestP256Key;
 
-TEST(CryptoJws, ParsesAttachedFormIntoItsParts) {
+TEST(JoseJws, ParsesAttachedFormIntoItsParts) {
     TestP256Key k;
     std::string c = make_jws(k, R"({"alg":"ES256"})", "payload bytes");
     auto j = parse_jws(c);
@@ -26,7 +27,7 @@ TEST(CryptoJws, ParsesAttachedFormIntoItsParts) {
     EXPECT_TRUE(j->verify_es256(k.public_key()));
 }
 
-TEST(CryptoJws, VerifyFailsForOtherKeyOrTamperedPayload) {
+TEST(JoseJws, VerifyFailsForOtherKeyOrTamperedPayload) {
     TestP256Key k, other;
     std::string c = make_jws(k, R"({"alg":"ES256"})", "abc");
     EXPECT_FALSE(parse_jws(c)->verify_es256(other.public_key()));
@@ -37,14 +38,14 @@ TEST(CryptoJws, VerifyFailsForOtherKeyOrTamperedPayload) {
     EXPECT_FALSE(j->verify_es256(k.public_key()));
 }
 
-TEST(CryptoJws, RejectsWrongDotCount) {
+TEST(JoseJws, RejectsWrongDotCount) {
     EXPECT_FALSE(parse_jws(""));
     EXPECT_FALSE(parse_jws("eyJhIjoxfQ"));
     EXPECT_FALSE(parse_jws("eyJhIjoxfQ.e30"));
     EXPECT_FALSE(parse_jws("eyJhIjoxfQ.e30.AA.AA"));
 }
 
-TEST(CryptoJws, RejectsNonStrictB64urlInAnyPart) {
+TEST(JoseJws, RejectsNonStrictB64urlInAnyPart) {
     std::string h = b64url_encode(R"({"alg":"ES256"})");
     EXPECT_TRUE(parse_jws(h + ".e30.AAAA"));
     EXPECT_FALSE(parse_jws(h + "=.e30.AAAA"));
@@ -54,7 +55,7 @@ TEST(CryptoJws, RejectsNonStrictB64urlInAnyPart) {
     EXPECT_FALSE(parse_jws(" " + h + ".e30.AAAA"));
 }
 
-TEST(CryptoJws, RejectsHeaderThatIsNotAStrictJsonObject) {
+TEST(JoseJws, RejectsHeaderThatIsNotAStrictJsonObject) {
     auto with_header = [](std::string_view json) {
         return parse_jws(b64url_encode(json) + ".e30.AAAA");
     };
@@ -66,7 +67,7 @@ TEST(CryptoJws, RejectsHeaderThatIsNotAStrictJsonObject) {
     EXPECT_FALSE(parse_jws(".e30.AAAA"));             // empty header
 }
 
-TEST(CryptoJws, ParsesDetachedFormWithCallerPayload) {
+TEST(JoseJws, ParsesDetachedFormWithCallerPayload) {
     TestP256Key k;
     std::string payload_b64 = b64url_encode("detached");
     std::string c = make_detached_jws(k, R"({"alg":"ES256"})", payload_b64);
@@ -81,7 +82,7 @@ TEST(CryptoJws, ParsesDetachedFormWithCallerPayload) {
     EXPECT_FALSE(wrong->verify_es256(k.public_key()));
 }
 
-TEST(CryptoJws, DetachedRejectsNonEmptyMiddleAndBadPayloadB64) {
+TEST(JoseJws, DetachedRejectsNonEmptyMiddleAndBadPayloadB64) {
     TestP256Key k;
     std::string attached = make_jws(k, R"({"alg":"ES256"})", "x");
     EXPECT_FALSE(parse_jws_detached(attached, b64url_encode("x")));

@@ -1,14 +1,15 @@
-// crypto_service_signature_test.cpp -- the commit's Service-Signature (decisions §1):
+// jose_service_signature_test.cpp -- the commit's Service-Signature (decisions §1):
 // detached ES256 JWS over b64url(BLAKE3-256(JCS body)); header members, signature form,
 // key and hash all checked.
 #include <gtest/gtest.h>
 
 #include "common/crypto/b64url.h"
 #include "common/crypto/hash.h"
-#include "common/crypto/service_signature.h"
+#include "common/jose/service_signature.h"
 #include "tests/unit/crypto_test_util.h"
 
 using namespace pouch::crypto;
+using namespace pouch::jose;
 using pouch::testutil::make_detached_jws;
 using pouch::testutil::TestP256Key;
 
@@ -25,7 +26,7 @@ struct Fixture {
 
 }  // namespace
 
-TEST(CryptoServiceSignature, AcceptsAlgOnlyAndAlgWithKidAndTyp) {
+TEST(JoseServiceSignature, AcceptsAlgOnlyAndAlgWithKidAndTyp) {
     Fixture f;
     auto pub = f.key.public_key();
     EXPECT_TRUE(verify_service_signature(f.sign(R"({"alg":"ES256"})"), f.hash, pub));
@@ -33,7 +34,7 @@ TEST(CryptoServiceSignature, AcceptsAlgOnlyAndAlgWithKidAndTyp) {
     EXPECT_TRUE(verify_service_signature(f.sign(h), f.hash, pub));
 }
 
-TEST(CryptoServiceSignature, SigningInputIsHeaderDotB64urlOfHash) {
+TEST(JoseServiceSignature, SigningInputIsHeaderDotB64urlOfHash) {
     Fixture f;
     std::string h = b64url_encode(R"({"alg":"ES256"})");
     std::string sig = f.key.sign_raw(h + "." + b64url_encode(f.hash));
@@ -41,7 +42,7 @@ TEST(CryptoServiceSignature, SigningInputIsHeaderDotB64urlOfHash) {
         verify_service_signature(h + ".." + b64url_encode(sig), f.hash, f.key.public_key()));
 }
 
-TEST(CryptoServiceSignature, RejectsTamperedHash) {
+TEST(JoseServiceSignature, RejectsTamperedHash) {
     Fixture f;
     std::string other = f.hash;
     other[0] ^= 1;
@@ -50,14 +51,14 @@ TEST(CryptoServiceSignature, RejectsTamperedHash) {
                                           f.key.public_key()));
 }
 
-TEST(CryptoServiceSignature, RejectsWrongKey) {
+TEST(JoseServiceSignature, RejectsWrongKey) {
     Fixture f;
     TestP256Key other;
     EXPECT_FALSE(
         verify_service_signature(f.sign(R"({"alg":"ES256"})"), f.hash, other.public_key()));
 }
 
-TEST(CryptoServiceSignature, RejectsDerSignature) {
+TEST(JoseServiceSignature, RejectsDerSignature) {
     Fixture f;
     std::string h = b64url_encode(R"({"alg":"ES256"})");
     std::string der = f.key.sign_der(h + "." + b64url_encode(f.hash));
@@ -65,7 +66,7 @@ TEST(CryptoServiceSignature, RejectsDerSignature) {
         verify_service_signature(h + ".." + b64url_encode(der), f.hash, f.key.public_key()));
 }
 
-TEST(CryptoServiceSignature, RejectsCritB64AndUnknownHeaderMembers) {
+TEST(JoseServiceSignature, RejectsCritB64AndUnknownHeaderMembers) {
     Fixture f;
     auto pub = f.key.public_key();
     EXPECT_FALSE(verify_service_signature(f.sign(R"({"alg":"ES256","crit":["b64"],"b64":false})"),
@@ -75,7 +76,7 @@ TEST(CryptoServiceSignature, RejectsCritB64AndUnknownHeaderMembers) {
     EXPECT_FALSE(verify_service_signature(f.sign(R"({"alg":"ES256","jwk":{}})"), f.hash, pub));
 }
 
-TEST(CryptoServiceSignature, RejectsMissingOrWrongAlg) {
+TEST(JoseServiceSignature, RejectsMissingOrWrongAlg) {
     Fixture f;
     auto pub = f.key.public_key();
     EXPECT_FALSE(verify_service_signature(f.sign(R"({})"), f.hash, pub));
@@ -84,7 +85,7 @@ TEST(CryptoServiceSignature, RejectsMissingOrWrongAlg) {
     EXPECT_FALSE(verify_service_signature(f.sign(R"({"alg":"ES256","alg":"ES256"})"), f.hash, pub));
 }
 
-TEST(CryptoServiceSignature, RejectsKidOfAnotherKeyAndNonStringTyp) {
+TEST(JoseServiceSignature, RejectsKidOfAnotherKeyAndNonStringTyp) {
     Fixture f;
     auto pub = f.key.public_key();
     EXPECT_FALSE(
@@ -92,7 +93,7 @@ TEST(CryptoServiceSignature, RejectsKidOfAnotherKeyAndNonStringTyp) {
     EXPECT_FALSE(verify_service_signature(f.sign(R"({"alg":"ES256","typ":1})"), f.hash, pub));
 }
 
-TEST(CryptoServiceSignature, RejectsAttachedPayloadAndGarbage) {
+TEST(JoseServiceSignature, RejectsAttachedPayloadAndGarbage) {
     Fixture f;
     auto pub = f.key.public_key();
     std::string h = b64url_encode(R"({"alg":"ES256"})");

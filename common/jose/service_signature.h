@@ -7,7 +7,7 @@
 
 #include "common/crypto/es256.h"
 
-namespace pouch::crypto {
+namespace pouch::jose {
 
 // True when header_value is `<b64url(header)>..<b64url(R||S)>`, the protected header is a
 // strict JSON object with "alg":"ES256" and no members besides alg, kid and typ (kid, when
@@ -15,6 +15,6 @@ namespace pouch::crypto {
 // signature verifies over `header_b64 "." b64url(body_hash_raw32)` with key.
 // body_hash_raw32 must be 32 bytes. The caller answers 401 invalid_signature on false.
 bool verify_service_signature(std::string_view header_value, std::string_view body_hash_raw32,
-                              const P256PublicKey& key);
+                              const crypto::P256PublicKey& key);
 
-}  // namespace pouch::crypto
+}  // namespace pouch::jose

@@ -9,7 +9,7 @@
 
 #include "common/crypto/es256.h"
 
-namespace pouch::crypto {
+namespace pouch::jose {
 
 struct DpopInput {
     std::string_view proof;       // the one DPoP header value
@@ -24,7 +24,7 @@ struct DpopProof {
     std::string jkt;  // RFC 7638 thumbprint of the proof's jwk
     std::string jti;
     long long iat;
-    P256PublicKey key;
+    crypto::P256PublicKey key;
 };
 
 // Throws Error (Fault::unauthenticated) invalid_dpop_proof; the HTTP edge adds
@@ -37,4 +37,4 @@ DpopProof verify_dpop(const DpopInput& in);
 // upper case, query and fragment removed. nullopt when not an absolute http(s) URI.
 std::optional<std::string> normalize_htu(std::string_view uri);
 
-}  // namespace pouch::crypto
+}  // namespace pouch::jose

@@ -1,12 +1,14 @@
 // jws.cpp -- JWS compact parsing (see jws.h). The header goes through json::parse_strict
 // (decisions §3), whose Error is turned into "not a JWS" here: callers choose the error.
-#include "common/crypto/jws.h"
+#include "common/jose/jws.h"
 
 #include "common/crypto/b64url.h"
 #include "common/types/error.h"
 #include "common/json/parse.h"
 
-namespace pouch::crypto {
+namespace pouch::jose {
+
+using namespace crypto;  // the primitives this layer composes
 
 namespace {
 
@@ -64,4 +66,4 @@ std::optional<Jws> parse_jws_detached(std::string_view compact, std::string_view
     return build(parts->h, payload_b64, parts->s);
 }
 
-}  // namespace pouch::crypto
+}  // namespace pouch::jose

@@ -11,7 +11,7 @@
 
 #include "common/crypto/es256.h"
 
-namespace pouch::crypto {
+namespace pouch::jose {
 
 struct Jws {
     std::string header_b64;
@@ -24,7 +24,7 @@ struct Jws {
 
     // True when `signature` is a valid raw R||S ES256 signature of signing_input by key.
     // Does not look at the header's alg: callers check the header first.
-    bool verify_es256(const P256PublicKey& key) const;
+    bool verify_es256(const crypto::P256PublicKey& key) const;
 };
 
 // `h.p.s`; nullopt when the dot count is not 2, a part is not strict b64url, or the
@@ -35,4 +35,4 @@ std::optional<Jws> parse_jws(std::string_view compact);
 // or, for Service-Signature, is computed from the body). A non-empty middle is rejected.
 std::optional<Jws> parse_jws_detached(std::string_view compact, std::string_view payload_b64);
 
-}  // namespace pouch::crypto
+}  // namespace pouch::jose
