@@ -6,6 +6,7 @@
 
 #include "common/auth/dpop_check.h"
 #include "common/crypto/hash.h"
+#include "common/crypto/key_cache.h"
 #include "common/jose/service_signature.h"
 #include "common/http/error.h"
 #include "common/json/jcs.h"
@@ -44,7 +45,7 @@ void verify_service_signature(const auth::Caller& c, const Request& req, const s
     const std::string& header = req.header("service-signature");
     if (header.empty())
         throw ApiError(401, "invalid_signature", "a CLI commit needs a Service-Signature header");
-    auto key = crypto::P256PublicKey::from_jwk(c.sign_x, c.sign_y);
+    auto key = crypto::p256_key_cache().get(c.sign_x, c.sign_y);
     if (!key || !jose::verify_service_signature(header, hash, *key))
         throw ApiError(401, "invalid_signature",
                        "Service-Signature does not verify over this body with the device key");

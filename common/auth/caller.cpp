@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "common/auth/dpop_check.h"
+#include "common/auth/sql_caller.h"
 #include "common/crypto/b64url.h"
 #include "common/crypto/ct.h"
 #include "common/crypto/random.h"
@@ -15,42 +16,13 @@ namespace pouch::auth {
 
 namespace {
 
-const db::Statement kSessionByHash{
-    "auth_session_by_hash",
-    "SELECT s.id, s.user_id, u.role, a.id AS account_id, a.web_member_id,"
-    "       (s.expires_at <= now() OR s.last_used_at <= now() - interval '14 days') AS expired,"
-    "       s.last_used_at < now() - interval '1 minute' AS stale"
-    "  FROM web_sessions s"
-    "  JOIN users u ON u.id = s.user_id"
-    "  JOIN storage_accounts a ON a.owner_user_id = u.id"
-    " WHERE s.token_hash = $1"};
-
-const db::Statement kTouchSession{
-    "auth_touch_session",
-    "UPDATE web_sessions SET last_used_at = now() WHERE id = $1"};
-
-const db::Statement kAccessToken{
-    "auth_access_token",
-    "SELECT t.device_id, t.jkt, t.expires_at <= now() AS expired,"
-    "       t.revoked_at IS NOT NULL AS token_revoked, d.revoked_at IS NOT NULL AS device_revoked,"
-    "       d.member_id, d.account_id, d.sign_x, d.sign_y, a.owner_user_id, u.role,"
-    "       (d.last_seen_at IS NULL OR d.last_seen_at < now() - interval '1 minute') AS stale"
-    "  FROM access_tokens t"
-    "  JOIN devices d ON d.id = t.device_id"
-    "  JOIN storage_accounts a ON a.id = d.account_id"
-    "  JOIN users u ON u.id = a.owner_user_id"
-    " WHERE t.token_hash = $1"};
-
-const db::Statement kTouchDevice{
-    "auth_touch_device", "UPDATE devices SET last_seen_at = now() WHERE id = $1"};
-
 Caller web_caller(const std::string& token, Services& s) {
     if (!has_token_shape(token, "svc_ws_")) throw unauthenticated("unknown credentials");
     auto conn = s.db.acquire();
-    db::Result r = conn->exec(kSessionByHash, {crypto::token_hash(token)});
+    db::Result r = conn->exec(sql::kSessionByHash, {crypto::token_hash(token)});
     if (r.rows() == 0) throw unauthenticated("unknown credentials");
     if (r.boolean(0, "expired")) throw ApiError(401, "token_expired", "session expired");
-    if (r.boolean(0, "stale")) conn->exec(kTouchSession, {r.text(0, "id")});
+    if (r.boolean(0, "stale")) conn->exec(sql::kTouchSession, {r.text(0, "id")});
     Caller c;
     c.kind = Caller::Kind::web;
     c.session_id = r.text(0, "id");
@@ -68,7 +40,7 @@ Caller cli_caller(const Request& req, const std::string& token, Services& s) {
     jose::DpopProof proof = check_dpop(req, s, token);
     db::Result r = [&] {
         auto conn = s.db.acquire();
-        return conn->exec(kAccessToken, {crypto::token_hash(token)});
+        return conn->exec(sql::kAccessToken, {crypto::token_hash(token)});
     }();
     if (r.rows() == 0) throw unauthenticated("unknown credentials");
     if (r.boolean(0, "device_revoked"))
@@ -89,7 +61,7 @@ Caller cli_caller(const Request& req, const std::string& token, Services& s) {
     c.sign_y = r.text(0, "sign_y");
     if (r.boolean(0, "stale")) {
         auto conn = s.db.acquire();
-        conn->exec(kTouchDevice, {c.device_id});
+        conn->exec(sql::kTouchDevice, {c.device_id});
     }
     return c;
 }

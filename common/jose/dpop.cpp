@@ -8,6 +8,7 @@
 #include "common/crypto/b64url.h"
 #include "common/crypto/ct.h"
 #include "common/crypto/hash.h"
+#include "common/crypto/key_cache.h"
 #include "common/jose/jws.h"
 #include "common/types/error.h"
 #include "common/json/parse.h"
@@ -64,7 +65,8 @@ P256PublicKey key_from_jwk(const rapidjson::Value& jwk) {
     }
     if (req_string(jwk, "kty", "jwk") != "EC") fail("jwk kty is not EC");
     if (req_string(jwk, "crv", "jwk") != "P-256") fail("jwk crv is not P-256");
-    auto key = P256PublicKey::from_jwk(req_string(jwk, "x", "jwk"), req_string(jwk, "y", "jwk"));
+    // Parsed once per key (key_cache.h): found by the thumbprint of these very coordinates.
+    auto key = p256_key_cache().get(req_string(jwk, "x", "jwk"), req_string(jwk, "y", "jwk"));
     if (!key) fail("jwk is not a valid P-256 public key");
     return *key;
 }

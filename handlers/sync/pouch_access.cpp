@@ -2,26 +2,13 @@
 #include "handlers/sync/pouch_access.h"
 
 #include "common/http/error.h"
+#include "handlers/sync/sql_pouches.h"
 
 namespace pouch::sync {
 
-namespace {
-
-#define POUCH_ROW_COLUMNS \
-    "id, account_id, epoch, key_gen, high_water, stored_bytes, iso(created_at) AS created_at"
-
-const db::Statement kPouch{"sync_pouch",
-                           "SELECT " POUCH_ROW_COLUMNS " FROM pouches"
-                           " WHERE id = $1 AND account_id = $2"};
-const db::Statement kPouchForUpdate{"sync_pouch_for_update",
-                                    "SELECT " POUCH_ROW_COLUMNS " FROM pouches"
-                                    " WHERE id = $1 AND account_id = $2 FOR UPDATE"};
-
-}  // namespace
-
 PouchRow load_pouch(db::Conn& conn, const std::string& pouch_id, const auth::Caller& c,
                     bool for_update) {
-    db::Result r = conn.exec(for_update ? kPouchForUpdate : kPouch, {pouch_id, c.account_id});
+    db::Result r = conn.exec(for_update ? sql::kPouchForUpdate : sql::kPouch, {pouch_id, c.account_id});
     if (r.rows() == 0) throw not_found();
     PouchRow p;
     p.id = r.text(0, "id");

@@ -64,15 +64,15 @@ std::string commit_body(int ops, size_t bytes) {
 const char* kUrl = "http://127.0.0.1:8080";
 
 std::string dpop_proof(const std::string& method, const std::string& path,
-                       const std::string& token) {
+                       const std::string& token, const pouchctl::SignKey& k = key()) {
     std::string header =
-        R"({"typ":"dpop+jwt","alg":"ES256","jwk":{"kty":"EC","crv":"P-256","x":")" + key().x() +
-        R"(","y":")" + key().y() + R"("}})";
+        R"({"typ":"dpop+jwt","alg":"ES256","jwk":{"kty":"EC","crv":"P-256","x":")" + k.x() +
+        R"(","y":")" + k.y() + R"("}})";
     std::string claims = R"({"jti":")" + b64url_encode(pouch::crypto::random_bytes(16)) +
                          R"(","htm":")" + method + R"(","htu":")" + kUrl + path + R"(","iat":)" +
                          std::to_string(std::time(nullptr)) + R"(,"ath":")" +
                          b64url_encode(pouch::crypto::sha256(token)) + R"("})";
-    return pouchctl::jws_compact(key(), header, claims);
+    return pouchctl::jws_compact(k, header, claims);
 }
 
 void BM_ES256Verify(benchmark::State& state) {
@@ -132,7 +132,9 @@ void BM_ServiceSignatureVerify(benchmark::State& state) {
 BENCHMARK(BM_ServiceSignatureVerify);
 
 // Proofs are made outside the timed region (each needs a fresh jti for the replay check).
-void dpop_bench(benchmark::State& state, pouch::auth::ReplayCache* cache) {
+// One key, as a device sends, so after the first proof its parsed key comes from the cache
+// (common/crypto/key_cache.h); with new_keys every proof is of a key never seen (a miss).
+void dpop_bench(benchmark::State& state, pouch::auth::ReplayCache* cache, bool new_keys = false) {
     const std::string token = "access-token-of-typical-length-" + std::string(40, 'a');
     const std::string path = "/v1/pouches/0b7c1f6e-4c1a-4f5e-9a1b-2d3c4e5f6a7b";
     std::vector<std::string> proofs;
@@ -141,7 +143,13 @@ void dpop_bench(benchmark::State& state, pouch::auth::ReplayCache* cache) {
         if (next == proofs.size()) {
             state.PauseTiming();
             proofs.clear();
-            for (int i = 0; i < 1000; ++i) proofs.push_back(dpop_proof("GET", path, token));
+            for (int i = 0; i < 1000; ++i) {
+                if (new_keys)
+                    proofs.push_back(
+                        dpop_proof("GET", path, token, pouchctl::SignKey::generate()));
+                else
+                    proofs.push_back(dpop_proof("GET", path, token));
+            }
             next = 0;
             state.ResumeTiming();
         }
@@ -157,6 +165,11 @@ void BM_DpopVerify(benchmark::State& state) {
     dpop_bench(state, nullptr);
 }
 BENCHMARK(BM_DpopVerify);
+
+void BM_DpopVerifyNewKey(benchmark::State& state) {
+    dpop_bench(state, nullptr, true);
+}
+BENCHMARK(BM_DpopVerifyNewKey);
 
 void BM_DpopVerifyWithReplayCheck(benchmark::State& state) {
     const char* redis_url = std::getenv("POUCH_REDIS_URL");

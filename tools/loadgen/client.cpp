@@ -14,8 +14,11 @@
 #include <ctime>
 
 #include "common/crypto/b64url.h"
+#include "common/crypto/es256.h"
 #include "common/crypto/hash.h"
 #include "common/crypto/random.h"
+#include "common/json/jcs.h"
+#include "common/json/parse.h"
 #include "tools/pouchctl/client_jws.h"
 
 namespace loadgen {
@@ -85,6 +88,47 @@ std::string dpop(const pouchctl::SignKey& k, const std::string& method, const st
         claims += R"(,"ath":")" + b64url_encode(pouch::crypto::sha256(token)) + R"(")";
     claims += "}";
     return pouchctl::jws_compact(k, header, claims);
+}
+
+namespace {
+
+std::string uuid4() {
+    std::string r = pouch::crypto::to_hex(pouch::crypto::random_bytes(16));
+    return r.substr(0, 8) + "-" + r.substr(8, 4) + "-4" + r.substr(13, 3) + "-8" + r.substr(17, 3) +
+           "-" + r.substr(20, 12);
+}
+
+}  // namespace
+
+std::string cli_commit_request(const pouchctl::SignKey& k, const std::string& url,
+                               const std::string& host, const std::string& access,
+                               const std::string& pouch, const std::string& epoch,
+                               const std::string& member, int batch, std::string* art,
+                               std::string* rev) {
+    std::string path = "/v1/pouches/" + pouch + "/operations";
+    std::string body = R"({"operation_id":")" + uuid4() + R"(","epoch":")" + epoch + R"(","ops":[)";
+    for (int i = 0; i < batch; ++i) {
+        if (i) body += ',';
+        std::string a = uuid4(), r = uuid4();
+        if (art) *art = a;
+        if (rev) *rev = r;
+        body += R"({"type":"put","artifact_id":")" + a + R"(","revision_id":")" + r +
+                R"(","base_revision_id":null,"key_gen":1,"envelope":")" +
+                b64url_encode(pouch::crypto::random_bytes(96)) +
+                R"(","signature":"c2lnbmF0dXJl","signer_member_id":")" + member +
+                R"(","blob_ids":[]})";
+    }
+    body += "]}";
+    rapidjson::Document doc = pouch::json::parse_strict(body);
+    std::string hash = b64url_encode(pouch::crypto::blake3_256(*pouch::json::jcs(doc)));
+    std::string sig_header =
+        R"({"alg":"ES256","kid":")" + pouch::crypto::jwk_thumbprint(k.x(), k.y()) + R"("})";
+    std::string sig = pouchctl::jws_detached(k, sig_header, hash);
+    return "POST " + path + " HTTP/1.1\r\nHost: " + host +
+           "\r\nContent-Type: application/json\r\nAuthorization: DPoP " + access +
+           "\r\nDPoP: " + dpop(k, "POST", url + path, access) +
+           "\r\nService-Signature: " + sig + "\r\nContent-Length: " +
+           std::to_string(body.size()) + "\r\n\r\n" + body;
 }
 
 double percentile(const std::vector<double>& sorted, double p) {

@@ -25,6 +25,15 @@ double now_ms();
 std::string dpop(const pouchctl::SignKey& k, const std::string& method, const std::string& url,
                  const std::string& token);
 
+// A raw HTTP request: a CLI commit of `batch` new puts (96-byte envelopes) to `pouch` with its
+// Service-Signature (JCS + BLAKE3 + ES256, as `pouchctl sign-body`) and a fresh DPoP proof
+// bound to `access`. The last op's artifact and revision ids go to *art / *rev when given.
+std::string cli_commit_request(const pouchctl::SignKey& k, const std::string& url,
+                               const std::string& host, const std::string& access,
+                               const std::string& pouch, const std::string& epoch,
+                               const std::string& member, int batch, std::string* art = nullptr,
+                               std::string* rev = nullptr);
+
 // The value at fraction p (0..1) of an ascending vector; -1 when it is empty.
 double percentile(const std::vector<double>& sorted, double p);
 

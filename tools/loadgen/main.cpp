@@ -5,11 +5,15 @@
 // connections (a raw socket client, loopback only) and the tool prints one JSON line:
 // commits, applied ops/s, p50/p99 latency in ms, errors.
 //
-// `pouch-loadgen wait ...` measures long-poll wake-ups instead (see wait_mode), and
-// `pouch-loadgen login ...` the CLI login long-poll at scale (login.cpp).
+// With several --pouch/--epoch (comma-separated), thread t commits to pouch t % n.
+//
+// Other modes: `pouch-loadgen wait` (wait.cpp, many devices long-polling events),
+// `roundtrip` (roundtrip.cpp, the A -> B sync round trip), `login` (login.cpp, the CLI
+// login long-poll at scale) and `commit-sql` (commit_sql.cpp, the pgbench baseline).
 //
 // usage: pouch-loadgen --url http://127.0.0.1:PORT --key sign.pem --access TOKEN
-//          --pouch ID --epoch E --member M [--batch 1] [--concurrency 8] [--requests 1000]
+//          --pouch ID[,ID...] --epoch E[,E...] --member M [--batch 1] [--concurrency 8]
+//          [--requests 1000]
 #include <unistd.h>
 
 #include <algorithm>
@@ -32,7 +36,10 @@
 #include "common/json/jcs.h"
 #include "common/json/parse.h"
 #include "tools/loadgen/client.h"
+#include "tools/loadgen/commit_sql.h"
 #include "tools/loadgen/login.h"
+#include "tools/loadgen/roundtrip.h"
+#include "tools/loadgen/wait.h"
 #include "tools/pouchctl/client_jws.h"
 #include "tools/pouchctl/client_key.h"
 
@@ -49,115 +56,15 @@ struct Opts {
     int batch = 1, concurrency = 8, requests = 1000;
 };
 
-std::string uuid() {
-    std::string r = pouch::crypto::to_hex(pouch::crypto::random_bytes(16));
-    return r.substr(0, 8) + "-" + r.substr(8, 4) + "-4" + r.substr(13, 3) + "-8" + r.substr(17, 3) +
-           "-" + r.substr(20, 12);
-}
-
-std::string make_request(const Opts& o, const pouchctl::SignKey& k, const std::string& host) {
-    std::string path = "/v1/pouches/" + o.pouch + "/operations";
-    std::string body =
-        R"({"operation_id":")" + uuid() + R"(","epoch":")" + o.epoch + R"(","ops":[)";
-    for (int i = 0; i < o.batch; ++i) {
-        if (i) body += ',';
-        std::string rev = uuid();
-        body += R"({"type":"put","artifact_id":")" + uuid() + R"(","revision_id":")" + rev +
-                R"(","base_revision_id":null,"key_gen":1,"envelope":")" +
-                b64url_encode(pouch::crypto::random_bytes(96)) +
-                R"(","signature":"c2lnbmF0dXJl","signer_member_id":")" + o.member +
-                R"(","blob_ids":[]})";
+std::vector<std::string> split(const std::string& s) {
+    std::vector<std::string> out;
+    size_t at = 0;
+    for (;;) {
+        size_t c = s.find(',', at);
+        out.push_back(s.substr(at, c - at));
+        if (c == std::string::npos) return out;
+        at = c + 1;
     }
-    body += "]}";
-    rapidjson::Document doc = pouch::json::parse_strict(body);
-    std::string hash = b64url_encode(pouch::crypto::blake3_256(*pouch::json::jcs(doc)));
-    std::string sig_header =
-        R"({"alg":"ES256","kid":")" + pouch::crypto::jwk_thumbprint(k.x(), k.y()) + R"("})";
-    std::string sig = pouchctl::jws_detached(k, sig_header, hash);
-    return "POST " + path + " HTTP/1.1\r\nHost: " + host +
-           "\r\nContent-Type: application/json\r\nAuthorization: DPoP " + o.access +
-           "\r\nDPoP: " + loadgen::dpop(k, "POST", o.url + path, o.access) +
-           "\r\nService-Signature: " + sig + "\r\nContent-Length: " + std::to_string(body.size()) +
-           "\r\n\r\n" + body;
-}
-
-// wait mode: --n connections each send `GET path` with --header, and stay open; once all are
-// sent (and a second has passed for them to reach the handler) one trigger request
-// (--trigger-file: a raw HTTP request) is sent on its own connection. Prints one JSON line:
-// answered, statuses other than 200, and p50/p99/max of answer time minus the trigger's
-// send time and minus the trigger's answer time.
-int wait_mode(int port, const std::string& host, const std::string& path,
-              const std::vector<std::string>& headers, int n, const std::string& trigger_file) {
-    std::string req = "GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\n";
-    for (const auto& h : headers) req += h + "\r\n";
-    req += "\r\n";
-    std::string trigger;
-    if (FILE* f = std::fopen(trigger_file.c_str(), "rb")) {
-        char b[65536];
-        size_t k;
-        while ((k = std::fread(b, 1, sizeof b, f)) > 0) trigger.append(b, k);
-        std::fclose(f);
-    }
-    if (trigger.empty()) {
-        std::fprintf(stderr, "pouch-loadgen: cannot read %s\n", trigger_file.c_str());
-        return 1;
-    }
-    std::vector<double> answered_at(static_cast<size_t>(n), -1);
-    std::vector<int> status(static_cast<size_t>(n), 0);
-    std::atomic<int> sent{0};
-    std::vector<std::thread> threads;
-    for (int i = 0; i < n; ++i) {
-        threads.emplace_back([&, i] {
-            int fd = connect_to(port);
-            if (fd < 0) {
-                ++sent;
-                status[static_cast<size_t>(i)] = -2;
-                return;
-            }
-            std::string body;
-            // roundtrip sends, then blocks reading; `sent` counts the connections opened.
-            ++sent;
-            status[static_cast<size_t>(i)] = roundtrip(fd, req, body);
-            answered_at[static_cast<size_t>(i)] = now_ms();
-            close(fd);
-        });
-    }
-    while (sent.load() < n) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    std::this_thread::sleep_for(std::chrono::seconds(2));
-    int early = 0;
-    for (int i = 0; i < n; ++i) early += answered_at[static_cast<size_t>(i)] >= 0;
-    int tfd = connect_to(port);
-    std::string tbody;
-    double t_send = now_ms();
-    int tstatus = tfd < 0 ? -1 : roundtrip(tfd, trigger, tbody);
-    double t_done = now_ms();
-    if (tfd >= 0) close(tfd);
-    for (auto& th : threads) th.join();
-    std::vector<double> from_send, from_done;
-    int ok = 0, bad = 0;
-    for (int i = 0; i < n; ++i) {
-        if (status[static_cast<size_t>(i)] != 200) {
-            ++bad;
-            continue;
-        }
-        ++ok;
-        from_send.push_back(answered_at[static_cast<size_t>(i)] - t_send);
-        from_done.push_back(answered_at[static_cast<size_t>(i)] - t_done);
-    }
-    std::sort(from_send.begin(), from_send.end());
-    std::sort(from_done.begin(), from_done.end());
-    auto pct = loadgen::percentile;
-    std::printf(
-        "{\"waiters\":%d,\"answered_200\":%d,\"not_200\":%d,\"answered_before_trigger\":%d,"
-        "\"trigger_status\":%d,\"trigger_ms\":%.2f,\"p50_ms\":%.2f,\"p99_ms\":%.2f,"
-        "\"max_ms\":%.2f,\"p50_after_trigger_answer_ms\":%.2f,"
-        "\"p99_after_trigger_answer_ms\":%.2f}\n",
-        n, ok, bad, early, tstatus, t_done - t_send, pct(from_send, 0.5), pct(from_send, 0.99),
-        from_send.empty() ? -1.0 : from_send.back(), pct(from_done, 0.5), pct(from_done, 0.99));
-    if (tstatus != 200)
-        std::fprintf(stderr, "pouch-loadgen: trigger answered %d: %.300s\n", tstatus,
-                     tbody.c_str());
-    return (bad == 0 && tstatus == 200) ? 0 : 1;
 }
 
 }  // namespace
@@ -165,34 +72,11 @@ int wait_mode(int port, const std::string& host, const std::string& path,
 int main(int argc, char** argv) {
     Opts o;
     if (argc > 1 && std::string(argv[1]) == "login") return loadgen::login_main(argc - 2, argv + 2);
-    if (argc > 1 && std::string(argv[1]) == "wait") {
-        std::string url, path, trigger;
-        std::vector<std::string> headers;
-        int n = 1000;
-        for (int i = 2; i + 1 < argc; i += 2) {
-            std::string k = argv[i], v = argv[i + 1];
-            if (k == "--url")
-                url = v;
-            else if (k == "--path")
-                path = v;
-            else if (k == "--header")
-                headers.push_back(v);
-            else if (k == "--n")
-                n = std::atoi(v.c_str());
-            else if (k == "--trigger-file")
-                trigger = v;
-        }
-        if (url.rfind("http://127.0.0.1:", 0) != 0 || path.empty() || trigger.empty() || n < 1 ||
-            n > 5000) {
-            std::fprintf(stderr,
-                         "usage: pouch-loadgen wait --url http://127.0.0.1:PORT --path P "
-                         "[--header H]... [--n 1000] --trigger-file RAW_REQUEST\n");
-            return 2;
-        }
-        std::string host = url.substr(7);
-        return wait_mode(std::atoi(host.c_str() + host.find(':') + 1), host, path, headers, n,
-                         trigger);
-    }
+    if (argc > 1 && std::string(argv[1]) == "wait") return loadgen::wait_main(argc - 2, argv + 2);
+    if (argc > 1 && std::string(argv[1]) == "roundtrip")
+        return loadgen::roundtrip_main(argc - 2, argv + 2);
+    if (argc > 1 && std::string(argv[1]) == "commit-sql")
+        return loadgen::commit_sql_main(argc - 2, argv + 2);
     for (int i = 1; i + 1 < argc; i += 2) {
         std::string k = argv[i], v = argv[i + 1];
         if (k == "--url")
@@ -235,11 +119,22 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "pouch-loadgen: %s\n", err.c_str());
         return 1;
     }
-    std::vector<std::string> reqs;
-    reqs.reserve(static_cast<size_t>(o.requests));
-    for (int i = 0; i < o.requests; ++i) reqs.push_back(make_request(o, *key, host));
+    std::vector<std::string> pouches = split(o.pouch), epochs = split(o.epoch);
+    if (pouches.size() != epochs.size()) {
+        std::fprintf(stderr, "pouch-loadgen: as many --epoch values as --pouch values\n");
+        return 2;
+    }
+    // Thread t sends its own share, to its pouch; with one pouch any thread takes any.
+    std::vector<std::vector<std::string>> reqs(
+        pouches.size() == 1 ? 1 : static_cast<size_t>(o.concurrency));
+    for (int i = 0; i < o.requests; ++i) {
+        size_t q = static_cast<size_t>(i) % reqs.size();
+        size_t p = q % pouches.size();
+        reqs[q].push_back(loadgen::cli_commit_request(*key, o.url, host, o.access, pouches[p],
+                                                      epochs[p], o.member, o.batch));
+    }
 
-    std::atomic<size_t> next{0};
+    std::vector<std::atomic<size_t>> next(reqs.size());
     std::atomic<long> applied{0}, errors{0};
     std::vector<std::vector<double>> lat(static_cast<size_t>(o.concurrency));
     std::map<int, int> statuses;
@@ -250,10 +145,11 @@ int main(int argc, char** argv) {
         threads.emplace_back([&, t] {
             int fd = connect_to(port);
             std::string body;
-            for (size_t i; (i = next.fetch_add(1)) < reqs.size();) {
+            const size_t q = static_cast<size_t>(t) % reqs.size();
+            for (size_t i; (i = next[q].fetch_add(1)) < reqs[q].size();) {
                 if (fd < 0) fd = connect_to(port);
                 auto s = Clock::now();
-                int status = fd < 0 ? -1 : roundtrip(fd, reqs[i], body);
+                int status = fd < 0 ? -1 : roundtrip(fd, reqs[q][i], body);
                 lat[static_cast<size_t>(t)].push_back(
                     std::chrono::duration<double, std::milli>(Clock::now() - s).count());
                 if (status == 200) {

@@ -11,6 +11,8 @@ packages=(
     librust-blake3-dev libgtest-dev libbenchmark-dev
     postgresql postgresql-contrib redis-server nginx wrk
 )
+# make bench draws its plots (docs/*.svg) with gnuplot.
+packages+=(gnuplot-nox)
 # The browser suite (tests/browser) drives Debian's Chromium; no browser is ever downloaded.
 packages+=(chromium)
 

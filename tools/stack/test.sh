@@ -89,8 +89,8 @@ suite_unit() {
         return
     fi
     stack_createdb pouch_unit
-    stack_migrate "postgresql://pouch@127.0.0.1:$STACK_PG_PORT/pouch_unit"
-    POUCH_TEST_DATABASE_URL=postgresql://pouch@127.0.0.1:$STACK_PG_PORT/pouch_unit \
+    stack_migrate "$(stack_pg_url pouch_unit)"
+    POUCH_TEST_DATABASE_URL=$(stack_pg_url pouch_unit) \
         POUCH_TEST_REDIS_URL=${STACK_REDIS_URL%/0}/1 \
         timeout --kill-after=10 "${POUCH_UNIT_TIMEOUT:-900}" "$bin" --gtest_output="xml:$xml" ||
         status=$?

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# report.sh OUT_DIR -- turns the rows make bench wrote (OUT_DIR/rows.jsonl, one JSON object a
+# row) into OUT_DIR/results.json (the run and every row) and OUT_DIR/results.md (a table),
+# draws the plots (gnuplot: commit ops/s by batch and concurrency from commit.dat, the wake-up
+# latency distribution of the waiters from wake.dat) as OUT_DIR/*.svg and, with BENCH_DOC=1,
+# copies them to docs/ and rewrites the generated block of docs/PERFORMANCE.md (between its
+# `bench:begin` and `bench:end` markers) from results.json. Nothing in that block is typed.
+# Relies on jq and gnuplot (Debian gnuplot-nox).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+out=${1:?usage: report.sh OUT_DIR}
+rows=$out/rows.jsonl
+[[ -s $rows ]] || { echo "report.sh: no rows in $rows" >&2; exit 1; }
+
+git_rev=$(git rev-parse --short HEAD 2>/dev/null || echo '?')
+dirty=""
+git diff --quiet HEAD -- 2>/dev/null || dirty="+changes"
+jq -s --arg date "$(date -u +%FT%TZ)" --arg cores "$(nproc)" --arg kernel "$(uname -r)" \
+    --arg git "$git_rev$dirty" \
+    '{run: {date: $date, cores: ($cores | tonumber), kernel: $kernel, git: $git,
+            load_min: (map(.load | tonumber) | min), load_max: (map(.load | tonumber) | max)},
+      summary: {targets: (map(select(.target != "report")) | length),
+                met: (map(select(.target != "report" and .verdict == "met")) | length),
+                missed: (map(select(.verdict == "MISSED")) | length)},
+      rows: .}' "$rows" >"$out/results.json"
+
+# The table (both results.md and the doc block).
+table() {
+    echo "| row | measured | baseline | ratio | target | verdict | load |"
+    echo "|---|---|---|---|---|---|---|"
+    jq -r '.rows[] | "| \(.name) | \(.measured) | \(.baseline) | \(.ratio) | \(.target) | \(if .verdict == "MISSED" then "**MISSED**" else .verdict end) | \(.load) |"' "$out/results.json"
+}
+summary() {
+    jq -r '"`make bench`, \(.run.date), \(.run.cores) cores, \(.run.kernel), git \(.run.git), 1-minute load \(.run.load_min)-\(.run.load_max) while the rows were measured.",
+        "",
+        "**Targets met: \(.summary.met) of \(.summary.targets).** Rows MISSED: \(.summary.missed)\(if .summary.missed > 0 then ":" else "." end)",
+        "",
+        (.rows[] | select(.verdict == "MISSED") | "- \(.name): \(.measured) against \(.baseline), ratio \(.ratio), target \(.target)")' \
+        "$out/results.json"
+}
+{
+    echo "# make bench results"
+    echo
+    summary
+    echo
+    table
+} >"$out/results.md"
+
+# Plots. commit.dat: fsync batch concurrency pouches ours baseline (ops/s).
+plots=()
+if command -v gnuplot >/dev/null; then
+    if [[ -s $out/commit.dat ]]; then
+        awk '{ k = "b" $2 " c" $3 ($4 > 1 ? " x" $4 "p" : ""); if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+               v[k, $1, "o"] = $5; v[k, $1, "b"] = $6 }
+             END { for (i = 1; i <= n; i++) { k = order[i]
+                   printf "\"%s\" %s %s %s %s\n", k, (v[k,"off","o"] == "" ? "-" : v[k,"off","o"]), (v[k,"off","b"] == "" ? "-" : v[k,"off","b"]),
+                          (v[k,"on","o"] == "" ? "-" : v[k,"on","o"]), (v[k,"on","b"] == "" ? "-" : v[k,"on","b"]) } }' \
+            "$out/commit.dat" >"$out/commit-plot.dat"
+        gnuplot <<EOF
+set terminal svg size 900,480 dynamic font "sans,11"
+set output "$out/bench-commit.svg"
+set title "Commit ops/s by batch (b) and concurrency (c), one pouch unless x32p: pouch-loadgen vs pgbench of the set-based SQL"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set datafile missing "-"
+set logscale y
+set ylabel "applied ops/s (log)"
+set grid ytics
+set key top left
+set xtics rotate by -30
+plot "$out/commit-plot.dat" using 2:xtic(1) title "service, fsync off" lc rgb "#4a7ebb", \
+     "" using 3 title "baseline, fsync off" lc rgb "#a8c4e5", \
+     "" using 4 title "service, fsync on" lc rgb "#c0504d", \
+     "" using 5 title "baseline, fsync on" lc rgb "#e6b9b8"
+EOF
+        plots+=(bench-commit.svg)
+    fi
+    if [[ -s $out/wake.dat ]]; then
+        n=$(wc -l <"$out/wake.dat")
+        gnuplot <<EOF
+set terminal svg size 900,420 dynamic font "sans,11"
+set output "$out/bench-wake.svg"
+set title "Wake-up latency of $n parked event long-polls, from their pouch's commit sent (distribution)"
+set xlabel "ms"
+set ylabel "share of waiters answered"
+set yrange [0:1]
+set grid
+set key bottom right
+set arrow from 250, graph 0 to 250, graph 1 nohead dt 2 lc rgb "#c0504d"
+set label "target p99 250 ms" at 252, graph 0.1 tc rgb "#c0504d"
+plot "$out/wake.dat" using 1:((\$0 + 1) / $n) with lines lw 2 lc rgb "#4a7ebb" title "cumulative share"
+EOF
+        plots+=(bench-wake.svg)
+    fi
+else
+    echo "report.sh: gnuplot not found (apt-get install gnuplot-nox); no plots" >&2
+fi
+
+cat "$out/results.md"
+echo
+echo "results: $out/results.json, $out/results.md"
+
+[[ ${BENCH_DOC:-0} == 1 ]] || exit 0
+doc=docs/PERFORMANCE.md
+if ! grep -q '^<!-- bench:begin' "$doc" || ! grep -q '^<!-- bench:end' "$doc"; then
+    echo "report.sh: $doc lacks the bench:begin / bench:end markers" >&2
+    exit 1
+fi
+for p in "${plots[@]}"; do cp "$out/$p" "docs/$p"; done
+block=$out/doc-block.md
+{
+    echo "<!-- bench:begin: generated by tools/bench/report.sh from build/bench/results.json; do not edit by hand -->"
+    summary
+    echo
+    for p in "${plots[@]}"; do echo "![${p%.svg}]($p)"; echo; done
+    table
+    echo "<!-- bench:end -->"
+} >"$block"
+awk -v block="$block" '
+    /^<!-- bench:begin/ { while ((getline line < block) > 0) print line; skip = 1; next }
+    /^<!-- bench:end/ { skip = 0; next }
+    !skip { print }' "$doc" >"$doc.new"
+mv "$doc.new" "$doc"
+echo "rewrote the generated block of $doc${plots[*]:+ and docs/${plots[*]}}"

@@ -1,0 +1,182 @@
+// commit_sql.cpp -- `pouch-loadgen commit-sql`: the baseline of make bench's commit rows, the
+// least SQL that has the effect of one CLI commit of --batch new puts, written as a pgbench
+// script from the handler's own statements (common/auth/sql_caller.h, handlers/sync/
+// sql_pouches.h, handlers/sync/sql_commit.h), so a change to one is a change to the other:
+//
+//   token lookup; BEGIN; pouch row lock; idempotency probe; the state read (every bulk check
+//   in one statement); revisions + events (one INSERT ... SELECT unnest each, one statement);
+//   artifacts (one upsert); the pouch update; the commit_log row; COMMIT.
+//
+// What the handler runs besides is left out on purpose: the pipeline's pouch-access probe
+// (the locked read answers the same 404) and the once-a-minute device touch. Parameters stay
+// parameters (pgbench -M prepared binds them like the handler's pool does) with the values
+// the handler would send; ids unique per transaction are computed in the statement from a
+// random :k (md5 of it, a few microseconds), and the pouch from :seed and the client number,
+// so --pouches 32 gives each pgbench client its own pouch as the loadgen gives each thread.
+//
+// Writes the script to --script and the pgbench -D arguments, one per line, to --defines.
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/auth/sql_caller.h"
+#include "common/crypto/b64url.h"
+#include "common/crypto/hash.h"
+#include "common/crypto/random.h"
+#include "common/db/array.h"
+#include "handlers/sync/sql_commit.h"
+#include "handlers/sync/sql_pouches.h"
+#include "tools/loadgen/commit_sql.h"
+
+namespace loadgen {
+
+namespace {
+
+// The statement's text with each $n replaced by args[n-1] (an expression or a :variable).
+std::string bind(const pouch::db::Statement& st, const std::vector<std::string>& args) {
+    std::string out;
+    const std::string sql = st.sql;
+    for (size_t i = 0; i < sql.size(); ++i) {
+        if (sql[i] == '$' && i + 1 < sql.size() && std::isdigit(static_cast<unsigned char>(sql[i + 1]))) {
+            size_t j = i + 1;
+            while (j < sql.size() && std::isdigit(static_cast<unsigned char>(sql[j]))) ++j;
+            size_t n = std::stoul(sql.substr(i + 1, j - i - 1));
+            if (n < 1 || n > args.size())
+                throw std::runtime_error(std::string(st.name) + ": no value for $" +
+                                         std::to_string(n));
+            out += args[n - 1];
+            i = j - 1;
+        } else {
+            out += sql[i];
+        }
+    }
+    return out;
+}
+
+std::string uuid_expr(const std::string& tag) {
+    return "(md5(:k::text || '." + tag + "')::uuid)";
+}
+
+std::string uuids_expr(const std::string& tag, int batch) {
+    return "(ARRAY(SELECT md5(:k::text || '." + tag + "' || g)::uuid FROM generate_series(1, " +
+           std::to_string(batch) + ") g))";
+}
+
+std::string fake_uuid() {
+    std::string r = pouch::crypto::to_hex(pouch::crypto::random_bytes(16));
+    return r.substr(0, 8) + "-" + r.substr(8, 4) + "-4" + r.substr(13, 3) + "-8" + r.substr(17, 3) +
+           "-" + r.substr(20, 12);
+}
+
+}  // namespace
+
+int commit_sql_main(int argc, char** argv) {
+    std::map<std::string, std::string> o{{"--batch", "1"}};
+    for (int i = 0; i + 1 < argc; i += 2) o[argv[i]] = argv[i + 1];
+    int batch = std::atoi(o["--batch"].c_str());
+    for (const char* k : {"--token-hash", "--account", "--member", "--device", "--script",
+                          "--defines"}) {
+        if (o[k].empty() || batch < 1) {
+            std::fprintf(stderr,
+                         "usage: pouch-loadgen commit-sql --batch N --token-hash H --account A "
+                         "--member M --device D --script FILE --defines FILE\n");
+            return 2;
+        }
+    }
+    namespace sync_sql = pouch::sync::sql;
+    namespace auth_sql = pouch::auth::sql;
+    using pouch::db::text_array;
+    const std::string pouch = "(md5(:seed::text || :p::text)::uuid)";
+    const std::string revs = uuids_expr("r", batch), arts = uuids_expr("a", batch);
+    const std::string seqs = "(ARRAY(SELECT :high_water::bigint + g FROM generate_series(1, " +
+                             std::to_string(batch) + ") g))";
+    const std::string opid = uuid_expr("o");
+
+    // What the loadgen's commits carry (tools/loadgen/main.cpp make_request): 96-byte
+    // envelopes, the same signature, no blobs, the device's member as signer.
+    std::vector<std::string> kinds, key_gens, envelopes, hashes, signatures, signers, sizes,
+        blob_lists, names, deleted;
+    std::vector<std::optional<std::string>> nulls;
+    std::string response = R"({"results":[)";
+    for (int i = 0; i < batch; ++i) {
+        std::string env = pouch::crypto::b64url_encode(pouch::crypto::random_bytes(96));
+        std::string sig = "c2lnbmF0dXJl";
+        kinds.push_back("put");
+        key_gens.push_back("1");
+        envelopes.push_back(env);
+        hashes.push_back(pouch::crypto::b64url_encode(pouch::crypto::random_bytes(32)));
+        signatures.push_back(sig);
+        signers.push_back(o["--member"]);
+        sizes.push_back(std::to_string(env.size() + sig.size()));
+        blob_lists.push_back("{}");
+        names.push_back("");
+        deleted.push_back("false");
+        nulls.push_back(std::nullopt);
+        if (i) response += ',';
+        response += R"({"status":"applied","artifact_id":")" + fake_uuid() +
+                    R"(","revision_id":")" + fake_uuid() + R"(","seq":)" +
+                    std::to_string(1000000 + i) + "}";
+    }
+    response += R"(],"high_water":)" + std::to_string(1000000 + batch) + "}";
+    std::map<std::string, std::string> defines{
+        {"token_hash", o["--token-hash"]},
+        {"account", o["--account"]},
+        {"device", o["--device"]},
+        {"origin", "cli"},
+        {"no_blobs", "{}"},
+        {"signer_set", text_array(std::vector<std::string>{o["--member"]})},
+        {"kinds", text_array(kinds)},
+        {"nulls", text_array(nulls)},
+        {"key_gens", text_array(key_gens)},
+        {"envelopes", text_array(envelopes)},
+        {"hashes", text_array(hashes)},
+        {"signatures", text_array(signatures)},
+        {"signers", text_array(signers)},
+        {"sizes", text_array(sizes)},
+        {"blob_lists", text_array(blob_lists)},
+        {"names", text_array(names)},
+        {"deleted", text_array(deleted)},
+        {"bytes", std::to_string(batch * (128 + 12))},
+        {"body_hash", pouch::crypto::b64url_encode(pouch::crypto::random_bytes(32))},
+        {"response", response},
+    };
+
+    std::string s;
+    s += "-- generated by pouch-loadgen commit-sql (tools/loadgen/commit_sql.cpp): one CLI "
+         "commit of " + std::to_string(batch) + " new puts, the handler's statements\n";
+    s += "\\set k random(1, 9223372036854775806)\n";
+    s += "\\set p :client_id % :npouches\n";
+    s += bind(auth_sql::kAccessToken, {":token_hash"}) + ";\n";
+    s += "BEGIN;\n";
+    s += bind(sync_sql::kPouchForUpdate, {pouch, ":account"}) + " \\gset\n";
+    s += bind(sync_sql::kStoredCommit, {pouch, opid}) + ";\n";
+    s += bind(sync_sql::kCommitState,
+              {pouch, revs, arts, ":account", ":no_blobs", ":signer_set"}) + ";\n";
+    s += bind(sync_sql::kInsertRevisions,
+              {pouch, ":origin", ":device", revs, arts, seqs, ":kinds", ":nulls", ":nulls",
+               ":nulls", ":key_gens", ":envelopes", ":hashes", ":signatures", ":signers",
+               ":sizes", ":blob_lists", ":epoch"}) + ";\n";
+    s += bind(sync_sql::kUpsertArtifacts, {pouch, arts, revs, seqs, ":names", ":deleted"}) + ";\n";
+    s += "\\set hw :high_water + " + std::to_string(batch) + "\n";
+    s += bind(sync_sql::kAdvancePouch, {pouch, ":hw", ":bytes"}) + ";\n";
+    s += bind(sync_sql::kStoreCommit, {pouch, opid, ":body_hash", ":response"}) + ";\n";
+    s += "COMMIT;\n";
+
+    std::ofstream script(o["--script"]), args(o["--defines"]);
+    script << s;
+    for (const auto& [k, v] : defines) args << k << '=' << v << '\n';
+    if (!script || !args) {
+        std::fprintf(stderr, "pouch-loadgen: cannot write %s or %s\n", o["--script"].c_str(),
+                     o["--defines"].c_str());
+        return 1;
+    }
+    return 0;
+}
+
+}  // namespace loadgen
