@@ -54,9 +54,12 @@ export POUCH_THREADS=${POUCH_THREADS:-16} POUCH_DB_POOL=${POUCH_DB_POOL:-8}
 # may park that many; each holds a client and a FastCGI connection in nginx and a socket in
 # pouch-sync, so the stack (and the loadgen) get the file limits and nginx the connections.
 export POUCH_MAX_WAITERS_PER_ACCOUNT=${POUCH_MAX_WAITERS_PER_ACCOUNT:-20000}
-if ((EUID == 0)); then ulimit -Hn 65536; fi
+# Root may raise the hard limit (not inside every container); the soft one goes to the hard.
+if ((EUID == 0)); then ulimit -Hn 65536 2>/dev/null || true; fi
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-export STACK_NGINX_CONNECTIONS=${STACK_NGINX_CONNECTIONS:-24576}
+nofile=$(ulimit -n)
+((nofile >= 20000)) || stack_die "open files limit $nofile: 10,000 waiters need 20,000 (ulimit -n)"
+export STACK_NGINX_NOFILE=$nofile STACK_NGINX_CONNECTIONS=$((nofile - 100))
 http_port=""
 stack_free_port http_port
 stack_init "$BENCH_VAR" "$http_port" durable
@@ -287,11 +290,12 @@ pgbench_failed() {
 }
 
 # --- commit throughput: pouch-loadgen against the set-based SQL of the same commits ----------------
-# bench_pouches SEED N: N fresh pouches of the web account, ids md5(SEED || n) for n < N (the
-# baseline's script computes the same ids), printed as "id epoch" lines.
+# bench_pouches SEED N: N fresh pouches of the web account, ids md5(SEED || n) for n < N in
+# version-4 form (the baseline's script computes the same ids), printed as "id epoch" lines.
 bench_pouches() {
     psql "$POUCH_DATABASE_URL" -XAtq -F' ' -c "INSERT INTO pouches (id, account_id, epoch, key_gen)
-        SELECT md5('$1' || n)::uuid, '$WEB_ACCOUNT', gen_random_uuid(), 1 FROM generate_series(0, $(($2 - 1))) n
+        SELECT overlay(overlay(md5('$1' || n) placing '4' from 13) placing '8' from 17)::uuid,
+               '$WEB_ACCOUNT', gen_random_uuid(), 1 FROM generate_series(0, $(($2 - 1))) n
         RETURNING id, epoch"
 }
 
@@ -327,7 +331,7 @@ commit_pair() {
     C_THEIRS=$(awk -v b="$batch" '/^tps/ && !n++ { printf "%.1f", $3 * b }' <<<"$pout")
     # pgbench -l: one line per transaction, its latency in microseconds in the third field.
     C_BP50=$(cat "$log"/pgbench_log.* 2>/dev/null | awk '{ print $3 / 1000 }' | sort -n |
-        awk '{ v[NR] = $1 } END { if (NR) printf "%.2f", v[int(NR * 0.5) + 1 > NR ? NR : int(NR * 0.5) + 1]; else print "n/a" }')
+        awk '{ v[NR] = $1 } END { i = int(NR * 0.5) + 1; if (i > NR) i = NR; if (NR) printf "%.2f", v[i]; else print "n/a" }')
     C_BFAIL=$(pgbench_failed "$pout")
     printf '%s %s %s %s %s %s\n' "$fsync" "$batch" "$conc" "$np" "$C_OURS" "$C_THEIRS" >>"$OUT_DIR/commit.dat"
 }

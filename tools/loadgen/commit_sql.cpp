@@ -11,7 +11,8 @@
 // (the locked read answers the same 404) and the once-a-minute device touch. Parameters stay
 // parameters (pgbench -M prepared binds them like the handler's pool does) with the values
 // the handler would send; ids unique per transaction are computed in the statement from a
-// random :k (md5 of it, a few microseconds), and the pouch from :seed and the client number,
+// random :k (md5 of it, a few microseconds), and the pouch from :seed and the client number
+// (the bench makes its pouches with the same ids: md5 in version-4 form),
 // so --pouches 32 gives each pgbench client its own pouch as the loadgen gives each thread.
 //
 // Writes the script to --script and the pgbench -D arguments, one per line, to --defines.
@@ -59,13 +60,18 @@ std::string bind(const pouch::db::Statement& st, const std::vector<std::string>&
     return out;
 }
 
+// A version-4 form of md5(text) as a uuid, as ids are everywhere (common/types/uuid.cpp).
+std::string v4(const std::string& text) {
+    return "overlay(overlay(md5(" + text + ") placing '4' from 13) placing '8' from 17)::uuid";
+}
+
 std::string uuid_expr(const std::string& tag) {
-    return "(md5(:k::text || '." + tag + "')::uuid)";
+    return "(" + v4(":k::text || '." + tag + "'") + ")";
 }
 
 std::string uuids_expr(const std::string& tag, int batch) {
-    return "(ARRAY(SELECT md5(:k::text || '." + tag + "' || g)::uuid FROM generate_series(1, " +
-           std::to_string(batch) + ") g))";
+    return "(ARRAY(SELECT " + v4(":k::text || '." + tag + "' || g") +
+           " FROM generate_series(1, " + std::to_string(batch) + ") g))";
 }
 
 std::string fake_uuid() {
@@ -92,7 +98,7 @@ int commit_sql_main(int argc, char** argv) {
     namespace sync_sql = pouch::sync::sql;
     namespace auth_sql = pouch::auth::sql;
     using pouch::db::text_array;
-    const std::string pouch = "(md5(:seed::text || :p::text)::uuid)";
+    const std::string pouch = "(" + v4(":seed::text || :p::text") + ")";
     const std::string revs = uuids_expr("r", batch), arts = uuids_expr("a", batch);
     const std::string seqs = "(ARRAY(SELECT :high_water::bigint + g FROM generate_series(1, " +
                              std::to_string(batch) + ") g))";

@@ -354,8 +354,8 @@ stack_start_nginx() {
 daemon off;
 worker_processes 2;
 # Long-polls hold two connections each (client and FastCGI): room for thousands of them
-# (STACK_NGINX_CONNECTIONS per worker; make bench raises it for its 10,000 waiters).
-worker_rlimit_nofile $((2 * ${STACK_NGINX_CONNECTIONS:-8192}));
+# (make bench raises both for its 10,000 waiters).
+worker_rlimit_nofile ${STACK_NGINX_NOFILE:-16384};
 pid $STACK_DIR/pids/$name.pid;
 error_log $STACK_DIR/log/$name-error.log warn;
 events { worker_connections ${STACK_NGINX_CONNECTIONS:-8192}; }
@@ -455,15 +455,16 @@ stack_start_handlers() {
     stack_say "handlers: ${STACK_HANDLERS[*]}"
 }
 
-# What a test or a shell needs to talk to this stack.
+# What a test or a shell needs to talk to this stack (quoted: `source var/stack.env` works,
+# the database URL holds a '&').
 stack_write_env() {
     cat >"$STACK_DIR/stack.env" <<EOF
-POUCH_URL=$STACK_URL
-POUCH_DATABASE_URL=$STACK_DATABASE_URL
-POUCH_REDIS_URL=$STACK_REDIS_URL
-POUCH_VAR=$STACK_VAR
-POUCH_STACK_DIR=$STACK_DIR
-POUCH_SOCKET_DIR=$STACK_RUN
+POUCH_URL='$STACK_URL'
+POUCH_DATABASE_URL='$STACK_DATABASE_URL'
+POUCH_REDIS_URL='$STACK_REDIS_URL'
+POUCH_VAR='$STACK_VAR'
+POUCH_STACK_DIR='$STACK_DIR'
+POUCH_SOCKET_DIR='$STACK_RUN'
 EOF
 }
 
