@@ -18,8 +18,7 @@ inline const db::Statement kSessionByHash{
     " WHERE s.token_hash = $1"};
 
 inline const db::Statement kTouchSession{
-    "auth_touch_session",
-    "UPDATE web_sessions SET last_used_at = now() WHERE id = $1"};
+    "auth_touch_session", "UPDATE web_sessions SET last_used_at = now() WHERE id = $1"};
 
 inline const db::Statement kAccessToken{
     "auth_access_token",
@@ -33,7 +32,7 @@ inline const db::Statement kAccessToken{
     "  JOIN users u ON u.id = a.owner_user_id"
     " WHERE t.token_hash = $1"};
 
-inline const db::Statement kTouchDevice{
-    "auth_touch_device", "UPDATE devices SET last_seen_at = now() WHERE id = $1"};
+inline const db::Statement kTouchDevice{"auth_touch_device",
+                                        "UPDATE devices SET last_seen_at = now() WHERE id = $1"};
 
 }  // namespace pouch::auth::sql

@@ -22,7 +22,7 @@
 namespace pouch::crypto {
 
 class P256KeyCache {
-public:
+  public:
     explicit P256KeyCache(size_t capacity);
     P256KeyCache(const P256KeyCache&) = delete;
     P256KeyCache& operator=(const P256KeyCache&) = delete;
@@ -35,7 +35,7 @@ public:
     std::uint64_t hits() const;
     std::uint64_t misses() const;
 
-private:
+  private:
     struct Entry {
         std::string thumbprint;
         P256PublicKey key;

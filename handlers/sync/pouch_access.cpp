@@ -8,7 +8,8 @@ namespace pouch::sync {
 
 PouchRow load_pouch(db::Conn& conn, const std::string& pouch_id, const auth::Caller& c,
                     bool for_update) {
-    db::Result r = conn.exec(for_update ? sql::kPouchForUpdate : sql::kPouch, {pouch_id, c.account_id});
+    db::Result r =
+        conn.exec(for_update ? sql::kPouchForUpdate : sql::kPouch, {pouch_id, c.account_id});
     if (r.rows() == 0) throw not_found();
     PouchRow p;
     p.id = r.text(0, "id");

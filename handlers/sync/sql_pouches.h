@@ -11,11 +11,12 @@ namespace pouch::sync::sql {
 
 // The pouch row every path under /v1/pouches/{pouchId} starts from (pouch_access.cpp); the
 // commit locks it (and make bench's commit baseline, tools/loadgen/commit_sql.cpp, too).
-inline const db::Statement kPouch{"sync_pouch",
-                                  "SELECT " POUCH_ROW_COLUMNS " FROM pouches"
-                                  " WHERE id = $1 AND account_id = $2"};
+inline const db::Statement kPouch{"sync_pouch", "SELECT " POUCH_ROW_COLUMNS
+                                                " FROM pouches"
+                                                " WHERE id = $1 AND account_id = $2"};
 inline const db::Statement kPouchForUpdate{"sync_pouch_for_update",
-                                           "SELECT " POUCH_ROW_COLUMNS " FROM pouches"
+                                           "SELECT " POUCH_ROW_COLUMNS
+                                           " FROM pouches"
                                            " WHERE id = $1 AND account_id = $2 FOR UPDATE"};
 
 #define POUCH_JSON_COLUMNS "id, epoch, key_gen, high_water, iso(created_at) AS created_at"

@@ -15,12 +15,12 @@
 
 #include "common/auth/replay_cache.h"
 #include "common/crypto/b64url.h"
-#include "common/jose/dpop.h"
 #include "common/crypto/es256.h"
 #include "common/crypto/hash.h"
 #include "common/crypto/random.h"
-#include "common/jose/service_signature.h"
 #include "common/db/pool.h"
+#include "common/jose/dpop.h"
+#include "common/jose/service_signature.h"
 #include "common/json/jcs.h"
 #include "common/json/parse.h"
 #include "common/redis/client.h"
@@ -63,8 +63,8 @@ std::string commit_body(int ops, size_t bytes) {
 
 const char* kUrl = "http://127.0.0.1:8080";
 
-std::string dpop_proof(const std::string& method, const std::string& path,
-                       const std::string& token, const pouchctl::SignKey& k = key()) {
+std::string dpop_proof(const std::string& method, const std::string& path, const std::string& token,
+                       const pouchctl::SignKey& k = key()) {
     std::string header =
         R"({"typ":"dpop+jwt","alg":"ES256","jwk":{"kty":"EC","crv":"P-256","x":")" + k.x() +
         R"(","y":")" + k.y() + R"("}})";
@@ -145,8 +145,7 @@ void dpop_bench(benchmark::State& state, pouch::auth::ReplayCache* cache, bool n
             proofs.clear();
             for (int i = 0; i < 1000; ++i) {
                 if (new_keys)
-                    proofs.push_back(
-                        dpop_proof("GET", path, token, pouchctl::SignKey::generate()));
+                    proofs.push_back(dpop_proof("GET", path, token, pouchctl::SignKey::generate()));
                 else
                     proofs.push_back(dpop_proof("GET", path, token));
             }

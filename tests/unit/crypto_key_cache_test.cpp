@@ -81,11 +81,11 @@ TEST(CryptoKeyCache, DpopKidClaimingACachedThumbprintDoesNotBorrowThatKey) {
     TestP256Key cached, other;
     ASSERT_TRUE(p256_key_cache().get(cached.x(), cached.y()));
     pouch::testutil::DpopClaims claims;
-    std::string header = R"({"typ":"dpop+jwt","alg":"ES256","jwk":{"kty":"EC","crv":"P-256","kid":")" +
-                         cached.jkt() + R"(","x":")" + other.x() + R"(","y":")" + other.y() +
-                         R"("}})";
-    pouch::jose::DpopInput in{"", claims.htm, "https://sync.example.com", "/v1/cli-auth/token",
-                              std::nullopt, claims.iat};
+    std::string header =
+        R"({"typ":"dpop+jwt","alg":"ES256","jwk":{"kty":"EC","crv":"P-256","kid":")" +
+        cached.jkt() + R"(","x":")" + other.x() + R"(","y":")" + other.y() + R"("}})";
+    pouch::jose::DpopInput in{
+        "", claims.htm, "https://sync.example.com", "/v1/cli-auth/token", std::nullopt, claims.iat};
     // Signed by the cached key, but the jwk is `other`: refused.
     std::string forged = pouch::testutil::make_dpop(cached, claims, header);
     in.proof = forged;

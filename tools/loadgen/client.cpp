@@ -126,9 +126,8 @@ std::string cli_commit_request(const pouchctl::SignKey& k, const std::string& ur
     std::string sig = pouchctl::jws_detached(k, sig_header, hash);
     return "POST " + path + " HTTP/1.1\r\nHost: " + host +
            "\r\nContent-Type: application/json\r\nAuthorization: DPoP " + access +
-           "\r\nDPoP: " + dpop(k, "POST", url + path, access) +
-           "\r\nService-Signature: " + sig + "\r\nContent-Length: " +
-           std::to_string(body.size()) + "\r\n\r\n" + body;
+           "\r\nDPoP: " + dpop(k, "POST", url + path, access) + "\r\nService-Signature: " + sig +
+           "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
 }
 
 double percentile(const std::vector<double>& sorted, double p) {

@@ -27,8 +27,8 @@
 namespace loadgen {
 
 int roundtrip_main(int argc, char** argv) {
-    std::map<std::string, std::string> o{{"--rounds", "200"}, {"--idle", "1000"},
-                                         {"--after", "0"}, {"--gap-ms", "30"}};
+    std::map<std::string, std::string> o{
+        {"--rounds", "200"}, {"--idle", "1000"}, {"--after", "0"}, {"--gap-ms", "30"}};
     for (int i = 0; i + 1 < argc; i += 2) o[argv[i]] = argv[i + 1];
     std::string host;
     int port = 0;
@@ -75,19 +75,17 @@ int roundtrip_main(int argc, char** argv) {
     int ok = 0, failed = 0;
     for (int r = 0; r < rounds; ++r) {
         std::string art, rev;
-        std::string a_req = cli_commit_request(*key, url, host, access, pouch, epoch,
-                                               o["--member"], 1, &art, &rev);
+        std::string a_req =
+            cli_commit_request(*key, url, host, access, pouch, epoch, o["--member"], 1, &art, &rev);
         double t0 = 0, t_wake = 0, t_have = 0;
         bool b_ok = false;
         std::thread b([&] {
             std::string body;
-            std::string ev = "GET " + events_path + "?epoch=" + epoch +
-                             "&after=" + std::to_string(hw) + "&wait=30 HTTP/1.1\r\nHost: " +
-                             host + "\r\nAuthorization: DPoP " + access +
-                             "\r\nDPoP: " + dpop(*key, "GET", url + events_path, access) +
-                             "\r\n\r\n";
-            if (bfd < 0 || roundtrip(bfd, ev, body) != 200 ||
-                body.find(rev) == std::string::npos)
+            std::string ev =
+                "GET " + events_path + "?epoch=" + epoch + "&after=" + std::to_string(hw) +
+                "&wait=30 HTTP/1.1\r\nHost: " + host + "\r\nAuthorization: DPoP " + access +
+                "\r\nDPoP: " + dpop(*key, "GET", url + events_path, access) + "\r\n\r\n";
+            if (bfd < 0 || roundtrip(bfd, ev, body) != 200 || body.find(rev) == std::string::npos)
                 return;
             t_wake = now_ms();
             std::string page_path = "/v1/pouches/" + pouch + "/artifacts/" + art + "/revisions";
@@ -100,8 +98,7 @@ int roundtrip_main(int argc, char** argv) {
             b_ok = true;
         });
         // B's request reaches the handler and is parked well within the gap.
-        std::this_thread::sleep_for(
-            std::chrono::milliseconds(std::atoi(o["--gap-ms"].c_str())));
+        std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(o["--gap-ms"].c_str())));
         std::string a_body;
         t0 = now_ms();
         int a_status = afd < 0 ? -1 : roundtrip(afd, a_req, a_body);
@@ -115,8 +112,8 @@ int roundtrip_main(int argc, char** argv) {
             commit.push_back(t_commit - t0);
         } else {
             if (failed++ == 0)
-                std::fprintf(stderr, "pouch-loadgen roundtrip: round %d failed (A %d: %.200s)\n",
-                             r, a_status, a_body.c_str());
+                std::fprintf(stderr, "pouch-loadgen roundtrip: round %d failed (A %d: %.200s)\n", r,
+                             a_status, a_body.c_str());
             // Resynchronise: a fresh pair of connections, the pouch's high water unknown to
             // B, so stop here rather than measure nonsense.
             break;

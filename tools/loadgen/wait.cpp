@@ -67,22 +67,21 @@ void pause_for_caller(const std::string& path) {
 std::string web_put_request(const std::string& host, const std::string& token,
                             const std::string& pouch, const std::string& epoch,
                             const std::string& member) {
-    std::string body = R"({"operation_id":")" + uuid4() + R"(","epoch":")" + epoch +
-                       R"(","ops":[{"type":"put","artifact_id":")" + uuid4() +
-                       R"(","revision_id":")" + uuid4() +
-                       R"(","base_revision_id":null,"key_gen":1,"envelope":")" +
-                       pouch::crypto::b64url_encode(pouch::crypto::random_bytes(96)) +
-                       R"(","signature":"c2lnbmF0dXJl","signer_member_id":")" + member +
-                       R"(","blob_ids":[]}]})";
+    std::string body =
+        R"({"operation_id":")" + uuid4() + R"(","epoch":")" + epoch +
+        R"(","ops":[{"type":"put","artifact_id":")" + uuid4() + R"(","revision_id":")" + uuid4() +
+        R"(","base_revision_id":null,"key_gen":1,"envelope":")" +
+        pouch::crypto::b64url_encode(pouch::crypto::random_bytes(96)) +
+        R"(","signature":"c2lnbmF0dXJl","signer_member_id":")" + member + R"(","blob_ids":[]}]})";
     return "POST /v1/pouches/" + pouch + "/operations HTTP/1.1\r\nHost: " + host +
            "\r\nAuthorization: Bearer " + token +
-           "\r\nContent-Type: application/json\r\nContent-Length: " +
-           std::to_string(body.size()) + "\r\n\r\n" + body;
+           "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+           "\r\n\r\n" + body;
 }
 
 int wait_main(int argc, char** argv) {
-    std::map<std::string, std::string> o{{"--n", "10000"}, {"--rate", "1000"}, {"--settle", "2"},
-                                         {"--wait", "30"}};
+    std::map<std::string, std::string> o{
+        {"--n", "10000"}, {"--rate", "1000"}, {"--settle", "2"}, {"--wait", "30"}};
     for (int i = 0; i + 1 < argc; i += 2) o[argv[i]] = argv[i + 1];
     std::string host;
     int port = 0;
@@ -103,8 +102,8 @@ int wait_main(int argc, char** argv) {
         const PouchLine& p = pouches[static_cast<size_t>(i) % pouches.size()];
         reqs.push_back("GET /v1/pouches/" + p.id + "/events?epoch=" + p.epoch +
                        "&after=" + std::to_string(p.after) + "&wait=" + o["--wait"] +
-                       " HTTP/1.1\r\nHost: " + host + "\r\nAuthorization: Bearer " +
-                       o["--token"] + "\r\n\r\n");
+                       " HTTP/1.1\r\nHost: " + host + "\r\nAuthorization: Bearer " + o["--token"] +
+                       "\r\n\r\n");
     }
     // The commits are made before the clock matters.
     std::vector<std::string> commits;
@@ -171,10 +170,10 @@ int wait_main(int argc, char** argv) {
         "\"unanswered\":%d,\"without_event\":%d,\"commits\":%zu,\"commits_failed\":%d,"
         "\"send_s\":%.2f,\"commits_s\":%.3f,\"commit_p50_ms\":%.2f,\"p50_ms\":%.2f,"
         "\"p90_ms\":%.2f,\"p99_ms\":%.2f,\"max_ms\":%.2f}\n",
-        w.size(), pouches.size(), woken, failed, early, unanswered, without_event,
-        pouches.size(), commits_failed, send_s, (t_last - t_first) / 1000,
-        percentile(commit_ms, 0.5), percentile(wake, 0.5), percentile(wake, 0.9),
-        percentile(wake, 0.99), wake.empty() ? -1.0 : wake.back());
+        w.size(), pouches.size(), woken, failed, early, unanswered, without_event, pouches.size(),
+        commits_failed, send_s, (t_last - t_first) / 1000, percentile(commit_ms, 0.5),
+        percentile(wake, 0.5), percentile(wake, 0.9), percentile(wake, 0.99),
+        wake.empty() ? -1.0 : wake.back());
     return (static_cast<size_t>(woken) == w.size() && commits_failed == 0) ? 0 : 1;
 }
 

@@ -20,8 +20,11 @@
 namespace loadgen {
 
 Waiters::Waiters(int port, std::vector<std::string> requests, double rate_per_s)
-    : port_(port), requests_(std::move(requests)), rate_(rate_per_s > 0 ? rate_per_s : 1e9),
-      conns_(requests_.size()), answers_(requests_.size()) {
+    : port_(port),
+      requests_(std::move(requests)),
+      rate_(rate_per_s > 0 ? rate_per_s : 1e9),
+      conns_(requests_.size()),
+      answers_(requests_.size()) {
     ep_ = epoll_create1(EPOLL_CLOEXEC);
     thread_ = std::thread([this] { run(); });
 }
@@ -100,8 +103,8 @@ void Waiters::run() {
     std::vector<epoll_event> evs(1024);
     while (!stop_.load()) {
         // Open the connections due by now, at most rate_ a second.
-        size_t due = std::min(requests_.size(),
-                              static_cast<size_t>((now_ms() - t0) / 1000.0 * rate_) + 1);
+        size_t due =
+            std::min(requests_.size(), static_cast<size_t>((now_ms() - t0) / 1000.0 * rate_) + 1);
         for (; next < due; ++next) {
             Conn& c = conns_[next];
             c.fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);

@@ -13,11 +13,11 @@
 namespace loadgen {
 
 class Waiters {
-public:
+  public:
     struct Answer {
-        int status = 0;         // HTTP status; -1 connection failed or closed without an answer
-        double at_ms = -1;      // now_ms() when the answer was complete (or failed)
-        bool has_items = false; // the body lists at least one event ("seq":)
+        int status = 0;          // HTTP status; -1 connection failed or closed without an answer
+        double at_ms = -1;       // now_ms() when the answer was complete (or failed)
+        bool has_items = false;  // the body lists at least one event ("seq":)
     };
 
     // requests[i] is sent on connection i; at most rate_per_s connections opened a second.
@@ -36,7 +36,7 @@ public:
     // The answers, valid after finish().
     const std::vector<Answer>& answers() const { return answers_; }
 
-private:
+  private:
     struct Conn {
         int fd = -1;
         size_t off = 0;  // bytes of the request sent
