@@ -7,8 +7,8 @@
 #include "common/auth/dpop_check.h"
 #include "common/crypto/hash.h"
 #include "common/crypto/key_cache.h"
-#include "common/http/error.h"
 #include "common/jose/service_signature.h"
+#include "common/http/error.h"
 #include "common/json/jcs.h"
 #include "common/json/parse.h"
 #include "common/types/uuid.h"
@@ -17,8 +17,8 @@ namespace pouch::api {
 
 namespace {
 
-const db::Statement kPouchOfAccount{"api_pouch_of_account",
-                                    "SELECT 1 FROM pouches WHERE id = $1 AND account_id = $2"};
+const db::Statement kPouchOfAccount{
+    "api_pouch_of_account", "SELECT 1 FROM pouches WHERE id = $1 AND account_id = $2"};
 
 std::optional<auth::Caller> authenticate(const Route& route, const Request& req, Services& s) {
     switch (route.who) {
@@ -91,9 +91,8 @@ Response phases(const Route& route, const Handler& handler, Request& req, Servic
         // The hash is of the body as sent, before ids are canonicalized: what the client signed.
         std::optional<std::string> canonical = json::jcs(call.body);
         if (!canonical)
-            throw validation_failed("",
-                                    "the body has a value JSON canonicalization cannot "
-                                    "represent exactly (non-integer or out-of-range number)");
+            throw validation_failed("", "the body has a value JSON canonicalization cannot "
+                                        "represent exactly (non-integer or out-of-range number)");
         call.body_hash = crypto::blake3_256(*canonical);
         if (call.caller && call.caller->is_cli())
             verify_service_signature(*call.caller, req, call.body_hash);
@@ -129,12 +128,11 @@ void add(Router& router, const Route& route, Handler handler) {
     o.content_type = route.content_type;
     o.query = !route.query.empty();
     o.masked_params = route.masked;
-    router.add(
-        route.method, route.pattern,
-        [route, handler = std::move(handler)](Request& req, Services& s) {
-            return run(route, handler, req, s);
-        },
-        o);
+    router.add(route.method, route.pattern,
+               [route, handler = std::move(handler)](Request& req, Services& s) {
+                   return run(route, handler, req, s);
+               },
+               o);
 }
 
 Response ok(std::string data) {

@@ -117,7 +117,8 @@ void prepare_body(FCGX_Request& fr, Request& r, const Route& route) {
     if (o.body == BodyKind::none) return;
     bool has_body = r.content_length > 0;
     if (has_body && !is_json_content_type(r.content_type, o.content_type))
-        throw ApiError(415, "unsupported_media_type", "Content-Type must be " + o.content_type);
+        throw ApiError(415, "unsupported_media_type",
+                       "Content-Type must be " + o.content_type);
     if (o.body == BodyKind::json) {
         read_json_body(fr, r, o.body_limit);
         return;
@@ -163,24 +164,17 @@ Rendered dispatch(FCGX_Request& fr, Request& r, Router& router, Services& servic
 
 void log_request(const Request& r, int status, std::chrono::steady_clock::time_point start,
                  const std::string& error_detail) {
-    double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                          start).count();
     log::Level level = status >= 500 ? log::Level::error : log::Level::info;
     if (error_detail.empty()) {
-        log::write(level, "request",
-                   {{"request_id", r.request_id},
-                    {"method", r.method},
-                    {"path", r.log_path.empty() ? r.path : r.log_path},
-                    {"status", status},
-                    {"duration_ms", ms}});
+        log::write(level, "request", {{"request_id", r.request_id}, {"method", r.method},
+                                      {"path", r.log_path.empty() ? r.path : r.log_path}, {"status", status},
+                                      {"duration_ms", ms}});
     } else {
-        log::write(level, "request",
-                   {{"request_id", r.request_id},
-                    {"method", r.method},
-                    {"path", r.log_path.empty() ? r.path : r.log_path},
-                    {"status", status},
-                    {"duration_ms", ms},
-                    {"error", error_detail}});
+        log::write(level, "request", {{"request_id", r.request_id}, {"method", r.method},
+                                      {"path", r.log_path.empty() ? r.path : r.log_path}, {"status", status},
+                                      {"duration_ms", ms}, {"error", error_detail}});
     }
 }
 
@@ -266,7 +260,7 @@ int serve(const std::string& group, Router& router, Services& services) {
     sigemptyset(&stop_set);
     sigaddset(&stop_set, SIGTERM);
     sigaddset(&stop_set, SIGINT);
-    sigaddset(&stop_set, SIGUSR1);                   // libfcgi's own graceful-stop signal
+    sigaddset(&stop_set, SIGUSR1);  // libfcgi's own graceful-stop signal
     pthread_sigmask(SIG_BLOCK, &stop_set, nullptr);  // inherited by every worker
     if (FCGX_Init() != 0) {
         log::error("FCGX_Init failed", {{"group", group}});
@@ -286,13 +280,13 @@ int serve(const std::string& group, Router& router, Services& services) {
         workers.push_back(std::make_unique<Worker>());
         Worker& w = *workers.back();
         ++g_alive;
-        w.thread =
-            std::thread(worker, std::ref(w), listen_fd, std::ref(router), std::ref(services));
+        w.thread = std::thread(worker, std::ref(w), listen_fd, std::ref(router),
+                               std::ref(services));
     }
-    log::info("serving",
-              {{"threads", services.config.threads},
-               {"socket", services.config.socket_path.empty() ? std::string("systemd")
-                                                              : services.config.socket_path}});
+    log::info("serving", {{"threads", services.config.threads},
+                          {"socket", services.config.socket_path.empty()
+                                         ? std::string("systemd")
+                                         : services.config.socket_path}});
 
     int sig = 0;
     sigwait(&stop_set, &sig);
@@ -335,9 +329,9 @@ int handler_main(const std::string& group, int argc, char** argv,
         auth::ReplayCache replay(redis, pool);
         std::unique_ptr<Parking> parking;
         if (options.wakeups)
-            parking = std::make_unique<Parking>(
-                config.redis_url, wakeup::pattern(*options.wakeups), config.db_pool,
-                static_cast<size_t>(config.max_waiters_per_account));
+            parking = std::make_unique<Parking>(config.redis_url, wakeup::pattern(*options.wakeups),
+                                                config.db_pool,
+                                                static_cast<size_t>(config.max_waiters_per_account));
         Services services{config, pool, redis, replay, parking.get()};
         Router router;
         add_health_route(router);

@@ -1,6 +1,6 @@
 // dpop.cpp -- DPoP proof checks (see dpop.h) on parse_jws, P256PublicKey and
-// json::parse_strict for the claims. Every failure is one Error (Fault::unauthenticated,
-// invalid_dpop_proof), so clients cannot tell checks apart by status, only by the human message.
+// json::parse_strict for the claims. Every failure is one Error (Fault::unauthenticated, invalid_dpop_proof), so clients cannot
+// tell checks apart by status, only by the human message.
 #include "common/jose/dpop.h"
 
 #include <cctype>
@@ -10,8 +10,8 @@
 #include "common/crypto/hash.h"
 #include "common/crypto/key_cache.h"
 #include "common/jose/jws.h"
-#include "common/json/parse.h"
 #include "common/types/error.h"
+#include "common/json/parse.h"
 
 namespace pouch::jose {
 
