@@ -3,7 +3,6 @@
 // of its earlier use, which is how a stale entry is told apart.
 #include "common/http/closer.h"
 
-#include <fcntl.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -33,8 +32,6 @@ size_t Closer::pending() const {
 void Closer::hand_over(int fd) {
     if (fd < 0) return;
     ::shutdown(fd, SHUT_WR);
-    int flags = fcntl(fd, F_GETFL);
-    if (flags >= 0) fcntl(fd, F_SETFL, flags | O_NONBLOCK);
     std::lock_guard<std::mutex> g(mu_);
     auto deadline = Clock::now() + kDrainLimit;
     epoll_event ev{};
@@ -63,7 +60,7 @@ void Closer::run() {
             int fd = evs[i].data.fd;
             if (!deadline_.count(fd)) continue;
             ssize_t r;
-            while ((r = ::read(fd, trash, sizeof trash)) > 0) {
+            while ((r = ::recv(fd, trash, sizeof trash, MSG_DONTWAIT)) > 0) {
             }
             if (r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) close_fd(fd);
         }
