@@ -19,7 +19,7 @@ inline const db::Statement kStoreCommit{
 // Everything the batch's decisions read, one row per fact, tagged by `kind`. Lookups by id go
 // through LATERAL ... LIMIT 1 per id, so even a generic plan on tables without statistics
 // fetches each by primary key instead of reading a whole pouch (tests/unit/
-// sync_commit_plan_test.cpp):
+// sync_commit_plan_test.cpp; sql/009 for statistics that saw one artifact per pouch).
 //   rev    k = revision id, a = its artifact, h = its envelope hash, n = its seq
 //          ($2: the ops' revision ids and merge parents; by primary key)
 //   art    k = artifact id, a = its head revision ($3: the ops' artifacts)

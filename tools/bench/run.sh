@@ -38,6 +38,7 @@ cleanup() {
         wait "$pid" 2>/dev/null || true
     done
     stack_stop
+    if [[ -n ${STACK_DIR:-} && -f $STACK_DIR/log/postgres.log ]]; then cp "$STACK_DIR/log/postgres.log" "$OUT_DIR/"; fi
     rm -rf "$BENCH_VAR" "${SMOKE_TMP:-/nonexistent}"
 }
 trap cleanup EXIT
@@ -66,6 +67,13 @@ stack_init "$BENCH_VAR" "$http_port" durable
 stack_start
 
 stack_export_client_env
+# BENCH_AUTO_EXPLAIN=1: plans of statements over 20 ms go to the log (BUILD/bench/postgres.log)
+# for every session opened from now on.
+if [[ ${BENCH_AUTO_EXPLAIN:-0} == 1 ]]; then
+    psql "$POUCH_DATABASE_URL" -Xq -c "ALTER SYSTEM SET session_preload_libraries = 'auto_explain'" \
+        -c "LOAD 'auto_explain'" -c "ALTER SYSTEM SET auto_explain.log_min_duration = '20ms'" \
+        -c "ALTER SYSTEM SET auto_explain.log_analyze = on" -c "SELECT pg_reload_conf()" >/dev/null
+fi
 # shellcheck source=tests/smoke/lib.sh
 source tests/smoke/lib.sh
 # shellcheck source=tests/smoke/flows.sh
@@ -324,7 +332,7 @@ commit_pair() {
     while IFS= read -r line; do defs+=(-D "$line"); done <"$OUT_DIR/commit-b$batch.defines"
     log=$OUT_DIR/pgbench-log
     rm -rf "$log" && mkdir -p "$log"
-    pout=$(cd "$log" && "$PGBENCH" -n -M prepared -c "$conc" -j 2 -T "$secs" -l \
+    pout=$(cd "$log" && "$PGBENCH" -n -M prepared -c "$conc" -j 2 -T "$secs" -l -r \
         -f "$OUT_DIR/commit-b$batch.sql" -D seed="$bseed" -D npouches="$np" "${defs[@]}" \
         "$POUCH_DATABASE_URL" 2>&1)
     { echo "== commit fsync $fsync batch $batch c$conc pouches $np"; echo "$pout"; } >>"$OUT_DIR/pgbench.txt"

@@ -1,0 +1,12 @@
+-- 009_artifacts_pouch_cardinality.sql -- tells the planner what a pouch is: many artifacts.
+-- Statistics gathered while most pouches held one artifact (an ANALYZE of a young install,
+-- or of one with many small pouches) make `pouch_id = $1` look like one row, and then every
+-- index led by pouch_id (artifacts_keyset, artifacts_live_keyset, artifacts_head_revision)
+-- ties with the primary key for the commit's head lookup (pouch_id = $1 AND id = $2): make
+-- bench saw it planned as Index Cond pouch_id, Filter id on artifacts_head_revision, every
+-- artifact of the pouch read for each op, 2 ms per op at 1,500 artifacts, until autovacuum
+-- analyzed the table again (docs/PERFORMANCE.md). With n_distinct fixed at one pouch per
+-- 1,000 artifacts, pouch_id alone estimates many rows, the primary key is the only index
+-- that finds one, and pages (pouch_id plus a keyset range) still use their indexes.
+-- tests/unit/sync_commit_plan_test.cpp plans the lookup against such statistics.
+ALTER TABLE artifacts ALTER COLUMN pouch_id SET (n_distinct = -0.001);
