@@ -50,7 +50,7 @@ summary() {
 plots=()
 if command -v gnuplot >/dev/null; then
     if [[ -s $out/commit.dat ]]; then
-        awk '{ k = "b" $2 " c" $3 ($4 > 1 ? " x" $4 "p" : ""); if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+        awk '{ k = "b" $2 "/c" $3 ($4 > 1 ? "/" $4 "p" : ""); if (!(k in seen)) { seen[k] = 1; order[++n] = k }
                v[k, $1, "o"] = $5; v[k, $1, "b"] = $6 }
              END { for (i = 1; i <= n; i++) { k = order[i]
                    printf "\"%s\" %s %s %s %s\n", k, (v[k,"off","o"] == "" ? "-" : v[k,"off","o"]), (v[k,"off","b"] == "" ? "-" : v[k,"off","b"]),
@@ -59,7 +59,8 @@ if command -v gnuplot >/dev/null; then
         gnuplot <<EOF
 set terminal svg size 900,480 dynamic font "sans,11"
 set output "$out/bench-commit.svg"
-set title "Commit ops/s by batch (b) and concurrency (c), one pouch unless x32p: pouch-loadgen vs pgbench of the set-based SQL"
+set title "Commit ops/s by batch (b) and concurrency (c), one pouch unless /32p: pouch-loadgen vs pgbench of the set-based SQL"
+set bmargin 5
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
@@ -68,7 +69,7 @@ set logscale y
 set ylabel "applied ops/s (log)"
 set grid ytics
 set key top left
-set xtics rotate by -30
+set xtics font ",10"
 plot "$out/commit-plot.dat" using 2:xtic(1) title "service, fsync off" lc rgb "#4a7ebb", \
      "" using 3 title "baseline, fsync off" lc rgb "#a8c4e5", \
      "" using 4 title "service, fsync on" lc rgb "#c0504d", \
@@ -81,14 +82,14 @@ EOF
         gnuplot <<EOF
 set terminal svg size 900,420 dynamic font "sans,11"
 set output "$out/bench-wake.svg"
-set title "Wake-up latency of $n parked event long-polls, from their pouch's commit sent (distribution)"
+set title "Wake-up latency of $n parked event long-polls, from their pouch's commit sent (target: p99 <= 250 ms)"
 set xlabel "ms"
 set ylabel "share of waiters answered"
 set yrange [0:1]
 set grid
 set key bottom right
-set arrow from 250, graph 0 to 250, graph 1 nohead dt 2 lc rgb "#c0504d"
-set label "target p99 250 ms" at 252, graph 0.1 tc rgb "#c0504d"
+set arrow from graph 0, first 0.99 to graph 1, first 0.99 nohead dt 2 lc rgb "#c0504d"
+set label "p99" at graph 0.01, first 0.965 tc rgb "#c0504d"
 plot "$out/wake.dat" using 1:((\$0 + 1) / $n) with lines lw 2 lc rgb "#4a7ebb" title "cumulative share"
 EOF
         plots+=(bench-wake.svg)
