@@ -1,14 +1,7 @@
 // blobs.cpp -- blob check (op 8), upload and download (ext), decisions §5.5. Blobs are
-// deduplicated per storage account and live at <blob_dir>/<account_id>/<blob_id>; uploads
-// stream through <blob_dir>/tmp/. Checks and uploads of one account serialise on its
-// storage_accounts row (sql_blobs.h); nginx serves downloads from its internal /_blobs/.
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-#include <stdexcept>
+// deduplicated per storage account; their files are common/storage's (the layout, staging,
+// nginx's internal location). Checks and uploads of one account serialise on its
+// storage_accounts row (sql_blobs.h).
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -16,11 +9,11 @@
 #include "common/auth/caller.h"
 #include "common/crypto/b64url.h"
 #include "common/crypto/hash.h"
-#include "common/crypto/random.h"
-#include "common/json/out.h"
 #include "common/db/array.h"
+#include "common/json/out.h"
 #include "common/json/parse.h"
 #include "common/json/schema.h"
+#include "common/storage/blob_store.h"
 #include "handlers/sync/pouch_access.h"
 #include "handlers/sync/routes.h"
 #include "handlers/sync/sql_blobs.h"
@@ -29,97 +22,15 @@ namespace pouch::sync {
 
 namespace {
 
-namespace js = json::schema;
-
-
 std::string blob_data(const std::string& id, long long stored_size) {
     json::Out o;
     o.kv("id", id).kv("stored_size", stored_size);
     return o.done();
 }
 
-[[noreturn]] void io_failure(const std::string& what, const std::string& path) {
-    throw std::runtime_error(what + " " + path + ": " + std::strerror(errno));
-}
-
-// Creates a directory if it is missing. Mode 0750: in production the blob directory is
-// setgid www-data (docs/OPERATIONS.md), so subdirectories inherit the group nginx reads with.
-// Returns true if it was created (its parent then needs an fsync for the entry to last).
-bool ensure_dir(const std::string& path) {
-    if (::mkdir(path.c_str(), 0750) == 0) return true;
-    if (errno == EEXIST) return false;
-    io_failure("mkdir", path);
-}
-
-void fsync_dir(const std::string& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) io_failure("open", path);
-    int rc = ::fsync(fd);
-    ::close(fd);
-    if (rc != 0) io_failure("fsync", path);
-}
-
-// A blob being received: a temporary file in <blob_dir>/tmp that is removed unless it was
-// moved into place.
-class StagedBlob {
-  public:
-    explicit StagedBlob(const std::string& blob_dir) : blob_dir_(blob_dir) {
-        if (ensure_dir(blob_dir_ + "/tmp")) fsync_dir(blob_dir_);
-        path_ = blob_dir_ + "/tmp/" + crypto::to_hex(crypto::random_bytes(16));
-        // 0640 exactly (fchmod: the umask may differ between deployments): nginx reads the
-        // file through the directory's group once it is in place.
-        fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
-        if (fd_ < 0) io_failure("create", path_);
-        if (::fchmod(fd_, 0640) != 0) io_failure("fchmod", path_);
-    }
-    ~StagedBlob() {
-        if (fd_ >= 0) ::close(fd_);
-        if (!placed_) ::unlink(path_.c_str());
-    }
-    StagedBlob(const StagedBlob&) = delete;
-    StagedBlob& operator=(const StagedBlob&) = delete;
-
-    void write(const char* p, size_t n) {
-        while (n > 0) {
-            ssize_t w = ::write(fd_, p, n);
-            if (w < 0 && errno == EINTR) continue;
-            if (w < 0) io_failure("write", path_);
-            p += w;
-            n -= static_cast<size_t>(w);
-        }
-    }
-
-    // Makes the bytes durable and closes the file.
-    void sync() {
-        if (::fsync(fd_) != 0) io_failure("fsync", path_);
-        ::close(fd_);
-        fd_ = -1;
-    }
-
-    // Renames the file to <blob_dir>/<account_id>/<blob_id> and makes the rename durable. A
-    // file already there (left by an upload whose transaction failed) has the same bytes, as
-    // both hash to the id, so replacing it is harmless.
-    void place(const std::string& account_id, const std::string& blob_id) {
-        std::string dir = blob_dir_ + "/" + account_id;
-        if (ensure_dir(dir)) fsync_dir(blob_dir_);
-        std::string target = dir + "/" + blob_id;
-        if (::rename(path_.c_str(), target.c_str()) != 0) io_failure("rename to", target);
-        placed_ = true;
-        fsync_dir(dir);
-    }
-
-  private:
-    std::string blob_dir_;
-    std::string path_;
-    int fd_ = -1;
-    bool placed_ = false;
-};
-
-
-
 // Streams the body into a staged file while hashing it. 400 when the bytes are not `size`
 // long or do not hash to `blob_id`.
-void receive(Request& req, StagedBlob& staged, const std::string& blob_id, long long size) {
+void receive(Request& req, storage::StagedBlob& staged, const std::string& blob_id, long long size) {
     crypto::Blake3Hasher hasher;
     std::vector<char> buf(256 * 1024);
     long long total = 0;
@@ -254,7 +165,8 @@ Response upload(api::Call& call) {
         throw validation_failed("", "Content-Length must equal the reserved size of " +
                                         std::to_string(size) + " bytes");
 
-    StagedBlob staged(s.config.blob_dir);
+    storage::BlobStore store(s.config.blob_dir);
+    storage::StagedBlob staged(store);
     receive(req, staged, blob_id, size);
 
     auto conn = s.db.acquire();
@@ -294,8 +206,8 @@ Response upload(api::Call& call) {
 // Whatever the answer, the pipeline reads the body to its end (common/api/route.cpp).
 Response upload_blob(api::Call& call) { return upload(call); }
 
-// The handler only authorizes; nginx streams the file from its internal /_blobs/ location
-// (nginx/pouch.conf.template aliases it to the blob directory).
+// The handler only authorizes; nginx streams the file from its internal location
+// (storage::kInternalLocation, aliased to the blob directory in nginx/pouch.conf.template).
 Response download_blob(api::Call& call) {
     Request& req = call.req;
     Services& s = call.services;
@@ -309,7 +221,7 @@ Response download_blob(api::Call& call) {
     Response r;
     r.raw = true;
     r.headers.emplace_back("Content-Type", "application/octet-stream");
-    r.headers.emplace_back("X-Accel-Redirect", "/_blobs/" + c.account_id + "/" + blob_id);
+    r.headers.emplace_back("X-Accel-Redirect", storage::BlobStore::internal_uri(c.account_id, blob_id));
     return r;
 }
 
