@@ -8,7 +8,7 @@
 //                            .schema = &schemas::kRename};
 //   api::add(router, kRename, devices::rename);   // Response rename(api::Call& call)
 //
-// A group's routes are data (handlers/<group>/route_table.h), so the permission matrix can be
+// A group's routes are data (handlers/<group>/routes.h), so the permission matrix can be
 // read from them without running anything (tests/unit/route_matrix_test.cpp).
 #pragma once
 

@@ -10,6 +10,7 @@
 #include "common/json/schema.h"
 #include "common/model/ids_in_use.h"
 #include "common/model/key_envelopes.h"
+#include "common/model/roster.h"
 #include "common/model/usage.h"
 #include "common/model/schemas.h"
 #include "handlers/account/routes.h"

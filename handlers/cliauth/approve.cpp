@@ -8,6 +8,8 @@
 #include "common/json/schema.h"
 #include "common/model/ids_in_use.h"
 #include "common/model/key_envelopes.h"
+#include "common/model/pouch_events.h"
+#include "common/model/roster.h"
 #include "common/model/schemas.h"
 #include "common/model/usage.h"
 #include "handlers/cliauth/routes.h"
@@ -20,16 +22,16 @@ namespace {
 namespace js = json::schema;
 
 
-// The locked request, checked for this caller: found, not foreign, pending.
-db::Result lock_pending(db::Conn& conn, const std::string& id, const auth::Caller& c) {
+// The locked request, checked for this caller: found, not foreign, and `event` allowed by the
+// login state machine (common/rules/login.h).
+db::Result lock_for(db::Conn& conn, const std::string& id, const auth::Caller& c,
+                    rules::LoginEvent event) {
     db::Result r = conn.exec(sql::kLockRequest, {id});
     if (r.rows() == 0) throw not_found();
     auto bound = r.opt(0, "connect_account_id");
     if (bound && *bound != c.account_id) throw not_found();
-    std::string status = r.text(0, "status");
-    if (status == "expired") throw ApiError(410, "expired_token", "the login request expired");
-    if (status != "pending")
-        throw ApiError(409, "already_decided", "the login request is already " + status);
+    rules::LoginStep step = rules::transition(login_state(r), event);
+    if (step.refusal) throw *step.refusal;
     return r;
 }
 
@@ -55,7 +57,7 @@ Response approve(api::Call& call) {
     {
         auto conn = s.db.acquire();
         db::Transaction tx(*conn);
-        db::Result r = lock_pending(*conn, id, c);
+        db::Result r = lock_for(*conn, id, c, rules::LoginEvent::deny);
         if (doc.HasMember("confirm_code") &&
             !crypto::confirm_code_matches(json::text(doc["confirm_code"]),
                                           crypto::confirm_code(id, r.text(0, "sign_jkt"))))
@@ -102,7 +104,7 @@ Response deny(api::Call& call) {
     {
         auto conn = s.db.acquire();
         db::Transaction tx(*conn);
-        lock_pending(*conn, id, c);
+        lock_for(*conn, id, c, rules::LoginEvent::deny);
         conn->exec(sql::kMarkDenied, {id, c.account_id});
         tx.commit();
     }

@@ -7,6 +7,8 @@
 #include "common/json/out.h"
 #include "common/model/device_tokens.h"
 #include "common/model/key_envelopes.h"
+#include "common/model/pouch_events.h"
+#include "common/model/roster.h"
 #include "common/model/usage.h"
 #include "handlers/devices/routes.h"
 #include "handlers/devices/sql.h"

@@ -13,6 +13,8 @@
 #include "common/json/out.h"
 #include "common/json/parse.h"
 #include "common/json/schema.h"
+#include "common/model/usage.h"
+#include "common/rules/quota.h"
 #include "common/storage/blob_store.h"
 #include "handlers/sync/pouch_access.h"
 #include "handlers/sync/routes.h"
@@ -86,40 +88,30 @@ Response check_blobs(api::Call& call) {
         auto conn = s.db.acquire();
         db::Transaction tx(*conn);
         load_pouch(*conn, req.param("pouchId"), c);
-        conn->exec(blob_sql::kLockAccount, {c.account_id});
+        conn->exec(sql::kLockAccount, {c.account_id});
         std::vector<size_t> missing_at;  // indexes into ids
         if (!ids.empty()) {
             std::string id_list = db::text_array(ids);
-            db::Result present = conn->exec(blob_sql::kPresentBlobs, {c.account_id, id_list});
+            db::Result present = conn->exec(sql::kPresentBlobs, {c.account_id, id_list});
             std::unordered_map<std::string, bool> is_present;
             for (int r = 0; r < present.rows(); ++r) is_present[present.text(r, "id")] = true;
-            db::Result held = conn->exec(blob_sql::kActiveReservations, {c.account_id, id_list});
+            db::Result held = conn->exec(sql::kActiveReservations, {c.account_id, id_list});
             std::unordered_map<std::string, long long> reserved;
             for (int r = 0; r < held.rows(); ++r)
                 reserved[held.text(r, "blob_id")] = held.int64(r, "stored_size");
 
-            long long requested = 0;
+            std::vector<rules::BlobAsk> asks;
             for (size_t i = 0; i < ids.size(); ++i) {
-                if (is_present.count(ids[i])) continue;
-                missing_at.push_back(i);
                 auto it = reserved.find(ids[i]);
-                long long already = it == reserved.end() ? 0 : it->second;
-                if (sizes[i] > already) requested += sizes[i] - already;
+                bool present = is_present.count(ids[i]) > 0;
+                if (!present) missing_at.push_back(i);
+                asks.push_back({sizes[i], present, it == reserved.end() ? 0 : it->second});
             }
-            if (requested > 0) {
-                db::Result u = conn->exec(blob_sql::kAccountUsage, {c.account_id});
-                long long limit = u.int64(0, "limit_bytes");
-                long long used = u.int64(0, "stored_bytes") + u.int64(0, "reserved_bytes");
-                if (used + requested > limit) {
-                    json::Out d;
-                    d.kv("limit_bytes", limit).kv("used_bytes", used);
-                    d.kv("requested_bytes", requested);
-                    throw ApiError(403, "quota_exceeded",
-                                   "these blobs would take the account over its plan's "
-                                   "storage limit")
-                        .with_details(d.done());
-                }
-            }
+            long long requested = rules::reservation_growth(asks);
+            if (requested > 0)
+                if (auto excess = rules::check_request(model::account_usage(*conn, c.account_id), requested))
+                    throw model::quota_exceeded(
+                        *excess, "these blobs would take the account over its plan's storage limit");
         }
         if (!missing_at.empty()) {
             std::vector<std::string> size_texts;
@@ -127,7 +119,7 @@ Response check_blobs(api::Call& call) {
                 missing.push_back(ids[i]);
                 size_texts.push_back(std::to_string(sizes[i]));
             }
-            conn->exec(blob_sql::kReserve, {c.account_id, db::text_array(missing), db::text_array(size_texts)});
+            conn->exec(sql::kReserve, {c.account_id, db::text_array(missing), db::text_array(size_texts)});
         }
         tx.commit();
     }
@@ -152,7 +144,7 @@ Response upload(api::Call& call) {
     {
         auto conn = s.db.acquire();
         load_pouch(*conn, req.param("pouchId"), c);
-        db::Result b = conn->exec(blob_sql::kBlobOrReservation, {c.account_id, blob_id});
+        db::Result b = conn->exec(sql::kBlobOrReservation, {c.account_id, blob_id});
         if (!b.is_null(0, b.column("blob_size"))) {
             Response r;
             r.data = blob_data(blob_id, b.int64(0, "blob_size"));
@@ -171,8 +163,8 @@ Response upload(api::Call& call) {
 
     auto conn = s.db.acquire();
     db::Transaction tx(*conn);
-    conn->exec(blob_sql::kLockAccount, {c.account_id});
-    db::Result b = conn->exec(blob_sql::kBlobOrReservation, {c.account_id, blob_id});
+    conn->exec(sql::kLockAccount, {c.account_id});
+    db::Result b = conn->exec(sql::kBlobOrReservation, {c.account_id, blob_id});
     if (!b.is_null(0, b.column("blob_size"))) {  // a concurrent upload of the same blob won
         Response r;
         r.data = blob_data(blob_id, b.int64(0, "blob_size"));
@@ -186,9 +178,9 @@ Response upload(api::Call& call) {
                                         " bytes during the upload");
     // File first, then the row: a row never names a missing file.
     staged.place(c.account_id, blob_id);
-    conn->exec(blob_sql::kInsertBlob, {c.account_id, blob_id, std::to_string(size)});
-    conn->exec(blob_sql::kDeleteReservation, {c.account_id, blob_id});
-    conn->exec(blob_sql::kAddBlobBytes, {c.account_id, std::to_string(size)});
+    conn->exec(sql::kInsertBlob, {c.account_id, blob_id, std::to_string(size)});
+    conn->exec(sql::kDeleteReservation, {c.account_id, blob_id});
+    conn->exec(sql::kAddBlobBytes, {c.account_id, std::to_string(size)});
     tx.commit();
 
     Response r;
@@ -216,7 +208,7 @@ Response download_blob(api::Call& call) {
     {
         auto conn = s.db.acquire();
         load_pouch(*conn, req.param("pouchId"), c);
-        if (conn->exec(blob_sql::kBlob, {c.account_id, blob_id}).rows() == 0) throw not_found();
+        if (conn->exec(sql::kBlob, {c.account_id, blob_id}).rows() == 0) throw not_found();
     }
     Response r;
     r.raw = true;

@@ -96,24 +96,30 @@ for ((i = 1; i <= flood_n; i++)); do
     printf 'data = "{\\"email\\":\\"%s\\",\\"password\\":\\"wrong password %d\\"}"\n' "$email" "$i"
     printf 'write-out = "%%{http_code} %%{time_total}\\n"\nmax-time = 30\n'
 done >"$flood/config"
+# The same 100 GETs before the flood: the bound below is relative to them, so a machine busy
+# with other work moves both (a starved handler answers in hash times: most of a second).
+account_get_p99_ms() {
+    local times=() t i
+    for ((i = 0; i < 100; i++)); do
+        t=$(curl -sS -o /dev/null -w '%{time_total}' -H "Authorization: Bearer $WEB_TOKEN" "$POUCH_URL/v1/account")
+        times+=("$t")
+    done
+    printf '%s\n' "${times[@]}" | sort -n | sed -n 99p | awk '{ printf "%d", $1 * 1000 }'
+}
+quiet_p99_ms=$(account_get_p99_ms)
 (curl -sS --parallel --parallel-immediate --parallel-max 60 -K "$flood/config" >"$flood/statuses" 2>/dev/null || true) &
 flood_pid=$!
 sleep 0.5
-times=()
-for ((i = 0; i < 100; i++)); do
-    t=$(curl -sS -o /dev/null -w '%{time_total}' -H "Authorization: Bearer $WEB_TOKEN" "$POUCH_URL/v1/account")
-    times+=("$t")
-done
+p99_ms=$(account_get_p99_ms)
 still_flooding=$(kill -0 "$flood_pid" 2>/dev/null && echo yes || echo no)
 wait "$flood_pid" || true
-p99=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 99p)
-p99_ms=$(awk -v t="$p99" 'BEGIN { printf "%d", t * 1000 }')
+bound_ms=$((100 + 3 * quiet_p99_ms))
 logins=$(wc -l <"$flood/statuses")
 l401=$(grep -c '^401 ' "$flood/statuses" || true)
 l503=$(grep -c '^503 ' "$flood/statuses" || true)
 slowest=$(awk '{ print $2 }' "$flood/statuses" | sort -n | tail -1)
-echo "FIGURE login_flood logins=$logins 401=$l401 503=$l503 slowest_login_s=$slowest account_get_p99_ms=$p99_ms (flood still running after the 100 GETs: $still_flooding)"
-expect_true "GET /v1/account p99 ${p99_ms} ms during the flood (want < 100)" test "$p99_ms" -lt 100
+echo "FIGURE login_flood logins=$logins 401=$l401 503=$l503 slowest_login_s=$slowest account_get_p99_ms=$p99_ms quiet_p99_ms=$quiet_p99_ms (flood still running after the 100 GETs: $still_flooding)"
+expect_true "GET /v1/account p99 ${p99_ms} ms during the flood (want < 100 + 3 x ${quiet_p99_ms} ms before it)" test "$p99_ms" -lt "$bound_ms"
 expect_true "the flood outlasted the measurement" test "$still_flooding" = yes
 expect_true "every login answered 401 or 503: $logins, $l401, $l503" test "$((l401 + l503))" = "$flood_n" -a "$logins" = "$flood_n"
 expect_true "some logins were hashed ($l401)" test "$l401" -gt 0
