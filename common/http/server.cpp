@@ -26,6 +26,7 @@
 
 #include "common/auth/replay_cache.h"
 #include "common/log/log.h"
+#include "common/metrics/endpoint.h"
 
 namespace pouch {
 
@@ -165,6 +166,7 @@ void log_request(const Request& r, int status, std::chrono::steady_clock::time_p
                  const std::string& error_detail) {
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
                                                           start).count();
+    metrics::observe_request(r.method, r.path, status, ms / 1000.0);
     log::Level level = status >= 500 ? log::Level::error : log::Level::info;
     if (error_detail.empty()) {
         log::write(level, "request", {{"request_id", r.request_id}, {"method", r.method},
@@ -224,11 +226,20 @@ bool is_socket(int fd) {
     return fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
-// The listen fd: systemd's, or our own unix socket.
+// The listen fd: systemd's, a TCP socket of our own (POUCH_LISTEN, for handler hosts behind
+// a remote nginx; libfcgi accepts only the FCGI_WEB_SERVER_ADDRS peers on it), or our own
+// unix socket.
 int open_listen_socket(const Config& config) {
     const char* fds = std::getenv("LISTEN_FDS");
     const char* pid = std::getenv("LISTEN_PID");
     if (fds && pid && std::atoi(fds) >= 1 && std::atoi(pid) == getpid()) return 3;
+    if (!config.listen.empty()) {
+        // libfcgi parses "host:port" (empty host: every address) and sets SO_REUSEADDR, so a
+        // restarted handler binds again at once.
+        int fd = FCGX_OpenSocket(config.listen.c_str(), 1024);
+        if (fd < 0) throw std::runtime_error("cannot listen on " + config.listen);
+        return fd;
+    }
     if (config.socket_path.empty()) {
         if (is_socket(0)) return 0;
         throw std::runtime_error("no listen socket: set POUCH_SOCKET or run under systemd");
@@ -274,9 +285,9 @@ int serve(const std::string& group, Router& router, Services& services) {
                                std::ref(services));
     }
     log::info("serving", {{"threads", services.config.threads},
-                          {"socket", services.config.socket_path.empty()
-                                         ? std::string("systemd")
-                                         : services.config.socket_path}});
+                          {"socket", !services.config.listen.empty()    ? services.config.listen
+                                     : services.config.socket_path.empty() ? std::string("systemd")
+                                                                           : services.config.socket_path}});
 
     int sig = 0;
     sigwait(&stop_set, &sig);
@@ -325,6 +336,7 @@ int handler_main(const std::string& group, int argc, char** argv,
         Router router;
         add_health_route(router);
         install(router);
+        metrics::Endpoint metrics_endpoint(group, router, services);  // docs/SCALING.md
         return serve(group, router, services);
     } catch (const std::exception& e) {
         log::error("startup failed", {{"error", e.what()}});
