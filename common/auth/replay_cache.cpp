@@ -45,7 +45,6 @@ ReplayCache::ReplayCache(redis::Client& redis, db::Pool& pool) : redis_(redis), 
 
 bool ReplayCache::first_use(const std::string& jkt, const std::string& jti, int ttl_seconds) {
     std::optional<bool> fresh = redis_.set_nx_ex("pouch:dpop:" + jkt + ":" + jti, "1", ttl_seconds);
-    fallback_active_ = !fresh.has_value();
     if (fresh) {
         if (!*fresh) return false;
         if (now_seconds() < fallback_until_.load() || live_rows_in_db()) return !seen_in_db(jkt, jti);

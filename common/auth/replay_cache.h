@@ -33,9 +33,6 @@ class ReplayCache {
     // Throws ApiError 503 `unavailable` when neither Redis nor Postgres can answer.
     bool first_use(const std::string& jkt, const std::string& jti, int ttl_seconds = 600);
 
-    // True while the last check found Redis unreachable (the Postgres table served it).
-    bool fallback_active() const { return fallback_active_.load(); }
-
   private:
     bool first_use_db(const std::string& jkt, const std::string& jti, int ttl_seconds);
     bool seen_in_db(const std::string& jkt, const std::string& jti);
@@ -48,7 +45,6 @@ class ReplayCache {
     std::atomic<long long> last_sweep_{0};
     std::atomic<long long> live_checked_ms_{-1000000};  // steady_clock ms of the last ask
     std::atomic<bool> live_rows_{false};
-    std::atomic<bool> fallback_active_{false};
 };
 
 }  // namespace pouch::auth

@@ -2,7 +2,6 @@
 // from Router::match, so only the server's own patterns ever become label values.
 #include "common/metrics/endpoint.h"
 
-#include "common/auth/replay_cache.h"
 #include "common/http/error.h"
 #include "common/http/server.h"
 
@@ -48,7 +47,7 @@ Endpoint::Endpoint(const std::string& group, Router& router, Services& services)
                                 "Requests waiting for a database connection now.", Kind::gauge,
                                 [&pool] { return pool.waiting(); }));
     Parking* parking = services.parking;
-    auth::ReplayCache& replay = services.replay;
+    redis::Client& redis = services.redis;
     probes_.push_back(add_probe(
         "pouch_longpolls_parked", "Long-polls parked in this process (events, token waits).",
         Kind::gauge, [parking] { return parking ? static_cast<double>(parking->parked()) : 0.0; }));
@@ -56,8 +55,9 @@ Endpoint::Endpoint(const std::string& group, Router& router, Services& services)
         "pouch_redis_fallback_active",
         "1 while Redis is unreachable and the database serves instead (DPoP replay cache, "
         "long-poll wake-ups by a one-second re-read), else 0.",
-        Kind::gauge, [parking, &replay] {
-            bool down = replay.fallback_active() || (parking && !parking->connected());
+        Kind::gauge, [parking, &redis] {
+            // A long-polling group knows from its subscriber; the others ask (one PING).
+            bool down = parking ? !parking->connected() : !redis.ping();
             return down ? 1.0 : 0.0;
         }));
 }
