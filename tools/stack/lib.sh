@@ -230,6 +230,9 @@ stack_createdb() {
 
 # Redis is started and stopped by a generated script, so a smoke test can stop and restart it
 # (tests/smoke/lib.sh: stack_redis_stop / stack_redis_start) with the same command line.
+# STACK_REDIS_BIND (default 127.0.0.1; keep 127.0.0.1 in it) adds addresses, for handler hosts
+# in network namespaces (tests/cluster); Redis's protected mode, which would refuse them, is
+# then off (the addresses are the test's own private network).
 stack_write_redis_ctl() {
     local ctl=$STACK_DIR/bin/redis-ctl as_prefix=""
     if ((${#STACK_AS[@]} > 0)); then as_prefix=$(printf '%q ' "${STACK_AS[@]}"); fi
@@ -250,7 +253,7 @@ pong() {
 case \${1:-} in
     start)
         cd $(printf '%q' "$STACK_DIR")
-        ${as_prefix}redis-server --bind 127.0.0.1 --port "\$port" --save '' --appendonly no \\
+        ${as_prefix}redis-server --bind ${STACK_REDIS_BIND:-127.0.0.1} ${STACK_REDIS_BIND:+--protected-mode no} --port "\$port" --save '' --appendonly no \\
             --daemonize yes --pidfile "\$pidfile" --dir $(printf '%q' "$STACK_DIR/redis") \\
             --logfile $(printf '%q' "$STACK_DIR/log/redis.log")
         for _ in {1..100}; do
