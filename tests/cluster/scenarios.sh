@@ -125,6 +125,65 @@ blobs_download_match() {
     [[ $ok == "${#BLOB_IDS[@]}" ]]
 }
 
+# --- a commit cut off in flight ----------------------------------------------------------------
+# The host that holds a CLI commit (its backend waits for the pouch row, which a psql session
+# holds) dies; nginx passes the commit to the other host (non_idempotent on the operations
+# route). That host has seen the proof's jti in the shared replay cache, so it refuses the
+# proof; the client retries with a fresh proof and the same operation_id, and the commit is
+# applied exactly once. Sets CUT_FIGURES.
+commit_cut_off_in_flight() {
+    local op body sig proof lock_pid curl_pid addr i victim=0 first rev seq
+    flow_user cut || return 1
+    flow_device cutcli || return 1
+    op=$(flow_op put "$(flow_uuid)" "$(flow_uuid)" null "cut-$(flow_uuid)" "$DEVICE_MEMBER")
+    rev=$(jq -r .revision_id <<<"$op")
+    body=$(jq -nc --arg o "$(flow_uuid)" --arg e "$EPOCH" --argjson op "$op" '{operation_id:$o, epoch:$e, ops:[$op]}')
+    sig=$("$POUCHCTL" sign-body --key "$DEVICE_KEY" <<<"$body")
+    psql "$POUCH_DATABASE_URL" -XqAt -c "BEGIN" -c "SELECT 1 FROM pouches WHERE id = '$POUCH' FOR UPDATE" \
+        -c "SELECT pg_sleep(4)" -c "COMMIT" >/dev/null 2>&1 &
+    lock_pid=$!
+    sleep 0.5
+    proof=$(flow_dpop "$DEVICE_KEY" POST "/v1/pouches/$POUCH/operations" "$ACCESS")
+    curl -sS -o "$SMOKE_TMP/cut.body" -w '%{http_code}' --max-time 20 -X POST \
+        -H 'Content-Type: application/json' -H "Authorization: DPoP $ACCESS" -H "DPoP: $proof" \
+        -H "Service-Signature: $sig" --data-binary "$body" \
+        "$POUCH_URL/v1/pouches/$POUCH/operations" >"$SMOKE_TMP/cut.status" 2>/dev/null &
+    curl_pid=$!
+    for ((i = 0; i < 50 && victim == 0; i++)); do
+        addr=$(sql "SELECT host(client_addr) FROM pg_stat_activity WHERE datname = 'pouch'
+                    AND wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE%' LIMIT 1")
+        [[ $addr == "${NET_HOST_ADDRS[0]}" ]] && victim=1
+        [[ $addr == "${NET_HOST_ADDRS[1]}" ]] && victim=2
+        ((victim)) || sleep 0.1
+    done
+    if ((victim == 0)); then
+        smoke_fail "no handler host waited for the held pouch row"
+        wait "$curl_pid" "$lock_pid"
+        return 0
+    fi
+    host_kill "$victim"
+    wait "$curl_pid" || true
+    first="$(cat "$SMOKE_TMP/cut.status"):$(jq -r '.error.code // .data.results[0].status' "$SMOKE_TMP/cut.body" 2>/dev/null)"
+    wait "$lock_pid" || true
+    local passed_on
+    passed_on=$(grep -c "\"uri\":\"/v1/pouches/$POUCH/operations\".*\"upstream\":\"${NET_HOST_ADDRS[victim - 1]}:9104, " \
+        "$STACK_DIR/log/nginx-access.log" || true)
+    expect_true "nginx passed the cut-off commit to the other host ($passed_on)" test "$passed_on" = 1
+    expect_true "the other host refused the proof already seen: $first" test "$first" = "401:invalid_dpop_proof"
+    # The client's retry: same body, fresh proof and signature.
+    cli_req POST "/v1/pouches/$POUCH/operations" "$body" -H "Service-Signature: $("$POUCHCTL" sign-body --key "$DEVICE_KEY" <<<"$body")"
+    expect_status 200
+    expect_json '.data.results[0].status' applied
+    seq=$(json '.data.results[0].seq')
+    cli_req POST "/v1/pouches/$POUCH/operations" "$body" -H "Service-Signature: $("$POUCHCTL" sign-body --key "$DEVICE_KEY" <<<"$body")"
+    expect_json '.data.results[0].seq' "$seq"
+    expect_true "stored once with seq $seq" \
+        test "$(sql "SELECT count(*) || ':' || max(seq) FROM revisions WHERE pouch_id = '$POUCH' AND id = '$rev'")" = "1:$seq"
+    check commit_cut_off_on_a_dying_host_is_applied_exactly_once_after_the_client_retries
+    host_start "$victim"
+    CUT_FIGURES=$(jq -nc --arg f "$first" --argjson v "$victim" '{killed_host: $v, answer_through_nginx: $f, client_retry: "200 applied, once"}')
+}
+
 # --- the scenarios ----------------------------------------------------------------------------
 cluster_scenarios() {
     local before1 before2 after1 after2 t_kill t_back t_promoted t_rejoined during pids_before
@@ -184,6 +243,10 @@ cluster_scenarios() {
         --argjson rf "$refused" --argjson c "$cut" \
         '{answers_while_host1_gone: $d, requests_failed: $f, commits_nginx_passed_to_host2: $r,
           nginx_connects_refused_by_host1: $rf, nginx_requests_cut_off_on_host1: $c}')"
+
+    echo "=== cluster/commit_cut_off"
+    commit_cut_off_in_flight
+    figure commit_cut_off "${CUT_FIGURES:-null}"
 
     # (b) ------------------------------------------------------------------------------------
     echo "=== cluster/primary_loss"
