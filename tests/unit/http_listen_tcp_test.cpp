@@ -31,12 +31,29 @@ class TcpHandler : public ::testing::Test {
 protected:
     // Starts pouch-account on 127.0.0.1:port_ with FCGI_WEB_SERVER_ADDRS = allow (unset when
     // empty). Returns false if it never accepted a connection.
-    bool start(const std::string& allow) {
+    // With `inherited`, the handler gets its TCP socket as fd 0 (systemd's StandardInput=socket)
+    // instead of opening it (POUCH_LISTEN).
+    bool start(const std::string& allow, bool inherited = false) {
         port_ = free_port();
         pid_ = ::fork();
         if (pid_ == 0) {
             std::string listen = "127.0.0.1:" + std::to_string(port_);
-            ::setenv("POUCH_LISTEN", listen.c_str(), 1);
+            if (inherited) {
+                int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+                int one = 1;
+                ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+                sockaddr_in a{};
+                a.sin_family = AF_INET;
+                a.sin_port = htons(static_cast<uint16_t>(port_));
+                a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+                if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd, 16) != 0)
+                    ::_exit(126);
+                ::dup2(fd, 0);
+                ::close(fd);
+                ::unsetenv("POUCH_LISTEN");
+            } else {
+                ::setenv("POUCH_LISTEN", listen.c_str(), 1);
+            }
             if (allow.empty())
                 ::unsetenv("FCGI_WEB_SERVER_ADDRS");
             else
@@ -118,7 +135,20 @@ TEST_F(TcpHandler, MetricsCountAnsweredRequestsByRoutePattern) {
     ASSERT_EQ(fcgi_tcp_get(port_, "/v1/nothing").status, 404);
     ASSERT_EQ(fcgi_tcp_get(port_, "/v1/also/nothing").status, 404);
     ASSERT_EQ(fcgi_tcp_get(port_, "/v1/account/signup").status, 405);
-    FcgiReply m = fcgi_tcp_get(port_, "/metrics/account/127.0.0.1");
+    // A request is counted as it is logged, just after its answer went out: scrape until all
+    // three are in (or a second has passed).
+    const std::string not_found = "pouch_http_requests_total{group=\"account\",method=\"GET\","
+                                  "route=\"unmatched\",status=\"404\"} 2\n";
+    const std::string not_allowed = "pouch_http_requests_total{group=\"account\",method=\"GET\","
+                                    "route=\"unmatched\",status=\"405\"} 1\n";
+    FcgiReply m;
+    for (int i = 0; i < 50; ++i) {
+        m = fcgi_tcp_get(port_, "/metrics/account/127.0.0.1");
+        if (m.body.find(not_found) != std::string::npos &&
+            m.body.find(not_allowed) != std::string::npos)
+            break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
     ASSERT_EQ(m.status, 200);
     EXPECT_NE(m.head.find("Content-Type: text/plain; version=0.0.4"), std::string::npos);
     // Unknown paths share one series: a client cannot add series by inventing paths.
@@ -135,4 +165,19 @@ TEST_F(TcpHandler, MetricsCountAnsweredRequestsByRoutePattern) {
     EXPECT_NE(m.body.find("# TYPE pouch_argon2_refused_total counter"), std::string::npos);
     // Another group's name is not this process's metrics.
     EXPECT_EQ(fcgi_tcp_get(port_, "/metrics/sync").status, 404);
+}
+
+TEST_F(TcpHandler, ServesASystemdTcpSocketToAnAllowedPeer) {
+    ASSERT_TRUE(start("127.0.0.1", true));
+    FcgiReply r = fcgi_tcp_get(port_, "/v1/nothing");
+    EXPECT_EQ(r.status, 404);
+}
+
+TEST_F(TcpHandler, RefusesASystemdTcpSocketWithoutAnAllowList) {
+    start("", true);  // it may accept a connect before it checks: the exit is what counts
+    for (int i = 0; i < 100 && pid_ > 0 && !exited(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ASSERT_EQ(pid_, -1) << "the handler is still running";
+    ASSERT_TRUE(WIFEXITED(status_));
+    EXPECT_EQ(WEXITSTATUS(status_), 1);  // startup failed
 }
