@@ -41,8 +41,9 @@ Endpoint::Endpoint(const std::string& group, Router& router, Services& services)
     db::Pool& pool = services.db;
     probes_.push_back(add_probe("pouch_db_pool_size", "Database connections this process may open.",
                                 Kind::gauge, [&pool] { return pool.size(); }));
-    probes_.push_back(add_probe("pouch_db_pool_in_use", "Database connections leased to requests now.",
-                                Kind::gauge, [&pool] { return pool.in_use(); }));
+    probes_.push_back(add_probe("pouch_db_pool_in_use",
+                                "Database connections leased to requests now.", Kind::gauge,
+                                [&pool] { return pool.in_use(); }));
     probes_.push_back(add_probe("pouch_db_pool_waiting",
                                 "Requests waiting for a database connection now.", Kind::gauge,
                                 [&pool] { return pool.waiting(); }));

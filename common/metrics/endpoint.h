@@ -20,10 +20,10 @@ namespace metrics {
 // Adds the route, labels requests with `router`'s patterns, registers the probes. Keep it
 // alive while the server runs (after `router` is complete; before `services` goes).
 class Endpoint {
-public:
+  public:
     Endpoint(const std::string& group, Router& router, Services& services);
 
-private:
+  private:
     std::vector<Probe> probes_;
 };
 

@@ -29,11 +29,11 @@ struct ProbeEntry {
 namespace {
 
 // Seconds; long-polls wait up to 30 s, so the last bucket below +Inf is 30.
-const prometheus::Histogram::BucketBoundaries kLatencyBuckets{
-    0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};
+const prometheus::Histogram::BucketBoundaries kLatencyBuckets{0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+                                                              0.5,   1,    2.5,   5,    10,  30};
 
-constexpr std::array<std::string_view, 7> kMethods{"GET",    "POST", "PUT",    "DELETE",
-                                                   "PATCH",  "HEAD", "OPTIONS"};
+constexpr std::array<std::string_view, 7> kMethods{"GET",   "POST", "PUT",    "DELETE",
+                                                   "PATCH", "HEAD", "OPTIONS"};
 
 struct Labelling {
     std::string group;
@@ -50,8 +50,9 @@ struct State {
     prometheus::Family<prometheus::Histogram>& latency =
         prometheus::BuildHistogram()
             .Name("pouch_http_request_duration_seconds")
-            .Help("Seconds from accepting a request to its answer (long-polls include their "
-                  "wait), by route pattern, method and HTTP status.")
+            .Help(
+                "Seconds from accepting a request to its answer (long-polls include their "
+                "wait), by route pattern, method and HTTP status.")
             .Register(*registry);
 
     std::mutex mu;  // guards labelling and probes

@@ -36,13 +36,13 @@ struct ProbeEntry;
 // A value read at scrape time, exported as `name` (unlabelled but for group) while the
 // handle lives. `read` runs on the scraping thread and must be thread-safe.
 class Probe {
-public:
+  public:
     Probe() = default;
     Probe(Probe&&) noexcept = default;
     Probe& operator=(Probe&& other) noexcept;
     ~Probe() { reset(); }
 
-private:
+  private:
     void reset() noexcept;  // unregisters
     friend Probe add_probe(std::string, std::string, Kind, std::function<double()>);
     std::shared_ptr<detail::ProbeEntry> entry_;

@@ -40,9 +40,10 @@ host_start() {
     stack_own "$dir"
     for group in "${STACK_HANDLERS[@]}"; do
         (
-            cd "$STACK_DIR"
+            cd "$STACK_DIR" || exit 1
             unset POUCH_SOCKET
-            export POUCH_LISTEN=$addr:$(stack_group_port "$group")
+            POUCH_LISTEN=$addr:$(stack_group_port "$group")
+            export POUCH_LISTEN
             export FCGI_WEB_SERVER_ADDRS=$NET_GATEWAY
             export POUCH_DATABASE_URL=$CLUSTER_DATABASE_URL
             export POUCH_REDIS_URL=redis://$NET_GATEWAY:$STACK_REDIS_PORT/0

@@ -82,6 +82,7 @@ STACK_HANDLER_HOSTS="${NET_HOST_ADDRS[*]}" POUCH_METRICS_FROM=127.0.0.1 \
 stack_say "cluster up in $((SECONDS - CLUSTER_STARTED)) s: $STACK_URL"
 
 stack_export_client_env
+# shellcheck disable=SC2031  # the handlers' subshells set their own; this is the client's
 export POUCH_DATABASE_URL=$CLUSTER_DATABASE_URL
 
 # The smoke helpers (req, expect_*, check, retry, sql, the flows).

@@ -75,7 +75,6 @@ loads_start() {
 loads_stop() {
     local status=0
     touch "$LOAD_DIR/stop" "$POLL_DIR/stop"
-    LOAD_STOPPED_AT=$(now_s)
     wait "$LOAD_PID" || status=$?
     LOAD_PID=0
     wait "$POLL_PID" || true
@@ -187,7 +186,7 @@ commit_cut_off_in_flight() {
 # --- the scenarios ----------------------------------------------------------------------------
 cluster_scenarios() {
     local before1 before2 after1 after2 t_kill t_back t_promoted t_rejoined during pids_before
-    local states sync_state
+    local sync_state
 
     echo "=== cluster/steady"
     loads_start || return 1
@@ -315,7 +314,7 @@ cluster_scenarios() {
         test "$(report '[.statuses | keys[] | select(startswith("500"))] | length')" = 0
     check every_op_answered_applied_is_stored_once_with_its_seq_and_seqs_are_gap_free
 
-    local standby_revs primary_revs
+    local primary_revs
     primary_revs=$(pgaf_node_sql node2 "SELECT count(*) || ':' || coalesce(sum(seq), 0) FROM revisions")
     retry 15 bash -c "[[ \$(psql -X -q -At -h '$NET_GATEWAY' -p '${PGAF_PORT[node1]}' -U pouch -d pouch \
         -c 'SELECT count(*) || chr(58) || coalesce(sum(seq), 0) FROM revisions') == '$primary_revs' ]]" ||

@@ -24,9 +24,14 @@ struct FcgiReply {
 using FcgiParams = std::vector<std::pair<std::string, std::string>>;
 
 inline std::string fcgi_record(unsigned char type, const std::string& content) {
-    std::string r{'\x01', static_cast<char>(type), '\x00', '\x01',
+    std::string r{'\x01',
+                  static_cast<char>(type),
+                  '\x00',
+                  '\x01',
                   static_cast<char>((content.size() >> 8) & 0xff),
-                  static_cast<char>(content.size() & 0xff), '\x00', '\x00'};
+                  static_cast<char>(content.size() & 0xff),
+                  '\x00',
+                  '\x00'};
     return r + content;
 }
 
@@ -68,7 +73,8 @@ inline FcgiReply fcgi_tcp_get(int port, const std::string& uri) {
     std::string stdout_bytes;
     for (size_t i = 0; i + 8 <= in.size();) {
         unsigned char type = static_cast<unsigned char>(in[i + 1]);
-        size_t len = (static_cast<unsigned char>(in[i + 4]) << 8) | static_cast<unsigned char>(in[i + 5]);
+        size_t len =
+            (static_cast<unsigned char>(in[i + 4]) << 8) | static_cast<unsigned char>(in[i + 5]);
         size_t pad = static_cast<unsigned char>(in[i + 6]);
         if (type == 6) stdout_bytes += in.substr(i + 8, len);
         if (type == 3) reply.answered = true;

@@ -28,7 +28,7 @@ int free_port() {
 }
 
 class TcpHandler : public ::testing::Test {
-protected:
+  protected:
     // Starts pouch-account on 127.0.0.1:port_ with FCGI_WEB_SERVER_ADDRS = allow (unset when
     // empty). Returns false if it never accepted a connection.
     // With `inherited`, the handler gets its TCP socket as fd 0 (systemd's StandardInput=socket)
@@ -46,7 +46,8 @@ protected:
                 a.sin_family = AF_INET;
                 a.sin_port = htons(static_cast<uint16_t>(port_));
                 a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-                if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd, 16) != 0)
+                if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+                    ::listen(fd, 16) != 0)
                     ::_exit(126);
                 ::dup2(fd, 0);
                 ::close(fd);
@@ -64,7 +65,8 @@ protected:
             ::setenv("POUCH_REDIS_URL", "redis://127.0.0.1:1/0", 1);
             ::setenv("POUCH_THREADS", "2", 1);
             ::setenv("POUCH_LOG_LEVEL", "error", 1);
-            std::string exe = (fs::read_symlink("/proc/self/exe").parent_path() / "pouch-account").string();
+            std::string exe =
+                (fs::read_symlink("/proc/self/exe").parent_path() / "pouch-account").string();
             ::execl(exe.c_str(), exe.c_str(), static_cast<char*>(nullptr));
             ::_exit(127);
         }
@@ -137,10 +139,12 @@ TEST_F(TcpHandler, MetricsCountAnsweredRequestsByRoutePattern) {
     ASSERT_EQ(fcgi_tcp_get(port_, "/v1/account/signup").status, 405);
     // A request is counted as it is logged, just after its answer went out: scrape until all
     // three are in (or a second has passed).
-    const std::string not_found = "pouch_http_requests_total{group=\"account\",method=\"GET\","
-                                  "route=\"unmatched\",status=\"404\"} 2\n";
-    const std::string not_allowed = "pouch_http_requests_total{group=\"account\",method=\"GET\","
-                                    "route=\"unmatched\",status=\"405\"} 1\n";
+    const std::string not_found =
+        "pouch_http_requests_total{group=\"account\",method=\"GET\","
+        "route=\"unmatched\",status=\"404\"} 2\n";
+    const std::string not_allowed =
+        "pouch_http_requests_total{group=\"account\",method=\"GET\","
+        "route=\"unmatched\",status=\"405\"} 1\n";
     FcgiReply m;
     for (int i = 0; i < 50; ++i) {
         m = fcgi_tcp_get(port_, "/metrics/account/127.0.0.1");

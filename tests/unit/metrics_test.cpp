@@ -32,13 +32,14 @@ TEST(Metrics, RequestsAreCountedAndTimedUnderTheirRoutePattern) {
         R"({group="unit-route",method="GET",route="/v1/pouches/{pouchId:uuid}",status="200")";
     EXPECT_TRUE(has_line(text, "pouch_http_requests_total" + labels + "} 2")) << text;
     EXPECT_TRUE(has_line(text, "pouch_http_request_duration_seconds_count" + labels + "} 2"));
-    EXPECT_TRUE(has_line(text, "pouch_http_request_duration_seconds_bucket" + labels +
-                                   ",le=\"0.005\"} 1"));
-    EXPECT_TRUE(has_line(text, "pouch_http_request_duration_seconds_bucket" + labels +
-                                   ",le=\"0.5\"} 2"));
-    EXPECT_TRUE(has_line(text, "pouch_http_requests_total" +
-                                   std::string(R"({group="unit-route",method="GET",)"
-                                               R"(route="/v1/pouches/{pouchId:uuid}",status="404"} 1)")));
+    EXPECT_TRUE(
+        has_line(text, "pouch_http_request_duration_seconds_bucket" + labels + ",le=\"0.005\"} 1"));
+    EXPECT_TRUE(
+        has_line(text, "pouch_http_request_duration_seconds_bucket" + labels + ",le=\"0.5\"} 2"));
+    EXPECT_TRUE(
+        has_line(text, "pouch_http_requests_total" +
+                           std::string(R"({group="unit-route",method="GET",)"
+                                       R"(route="/v1/pouches/{pouchId:uuid}",status="404"} 1)")));
     EXPECT_EQ(text.find("0b5d1a52"), std::string::npos);  // ids never become label values
 }
 
