@@ -6,5 +6,5 @@
 
 .PHONY: test-cluster
 test-cluster: deps
-	@$(MAKE) --no-print-directory build
+	@$(MAKE) --no-print-directory -j$(NPROC) build
 	@BUILD=$(BUILD) tests/cluster/run.sh
