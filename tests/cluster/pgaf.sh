@@ -55,6 +55,7 @@ pgaf_initdb() {
 unix_socket_directories = '$STACK_RUN'
 shared_buffers = '64MB'
 max_connections = 200
+client_connection_check_interval = '2s'
 EOF
 }
 
