@@ -16,6 +16,8 @@ CXXFLAGS := -std=c++20 $(OPT) -g -Wall -Wextra -Werror -pthread
 CFLAGS   := $(OPT) -g
 LDFLAGS  := -pthread
 LDLIBS   := -lfcgi -lpq -lhiredis -lssl -lcrypto -lsodium
+# Metrics in the Prometheus text format (common/metrics, Debian's prometheus-cpp-dev).
+LDLIBS   += -lprometheus-cpp-core
 
 comma := ,
 ifneq ($(SAN),)

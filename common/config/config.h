@@ -13,6 +13,10 @@ struct Config {
     std::string web_url = "http://127.0.0.1:8080";       // POUCH_WEB_URL (authorize_url base)
     std::string blob_dir = "/var/lib/pouch/blobs";       // POUCH_BLOB_DIR
     std::string socket_path;                             // POUCH_SOCKET (no systemd socket)
+    // POUCH_LISTEN: "host:port" (or ":port", every address) to serve FastCGI on TCP, for
+    // handler hosts behind a remote nginx (docs/SCALING.md). Needs libfcgi's own
+    // FCGI_WEB_SERVER_ADDRS, the nginx addresses allowed to connect, or the start fails.
+    std::string listen;
     std::string log_level = "info";                      // POUCH_LOG_LEVEL
     int threads = 16;                                    // POUCH_THREADS
     int db_pool = 8;                                     // POUCH_DB_POOL

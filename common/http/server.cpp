@@ -26,6 +26,7 @@
 
 #include "common/auth/replay_cache.h"
 #include "common/log/log.h"
+#include "common/metrics/endpoint.h"
 
 namespace pouch {
 
@@ -165,6 +166,7 @@ void log_request(const Request& r, int status, std::chrono::steady_clock::time_p
                  const std::string& error_detail) {
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
                                                           start).count();
+    metrics::observe_request(r.method, r.path, status, ms / 1000.0);
     log::Level level = status >= 500 ? log::Level::error : log::Level::info;
     if (error_detail.empty()) {
         log::write(level, "request", {{"request_id", r.request_id}, {"method", r.method},
@@ -224,13 +226,39 @@ bool is_socket(int fd) {
     return fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
-// The listen fd: systemd's, or our own unix socket.
+// A TCP listen socket, ours or systemd's, is served only with libfcgi's allow-list of web
+// server addresses: any peer that reaches the port could otherwise crash the handler
+// (decisions §11).
+int require_allow_list_on_tcp(int fd) {
+    sockaddr_storage a{};
+    socklen_t len = sizeof a;
+    bool tcp = getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0 &&
+               (a.ss_family == AF_INET || a.ss_family == AF_INET6);
+    const char* allow = std::getenv("FCGI_WEB_SERVER_ADDRS");
+    if (tcp && (!allow || !*allow))
+        throw std::runtime_error(
+            "a TCP listen socket needs FCGI_WEB_SERVER_ADDRS (the nginx addresses allowed to "
+            "connect)");
+    return fd;
+}
+
+// The listen fd: systemd's, a TCP socket of our own (POUCH_LISTEN, for handler hosts behind
+// a remote nginx; libfcgi accepts only the FCGI_WEB_SERVER_ADDRS peers on it), or our own
+// unix socket.
 int open_listen_socket(const Config& config) {
     const char* fds = std::getenv("LISTEN_FDS");
     const char* pid = std::getenv("LISTEN_PID");
-    if (fds && pid && std::atoi(fds) >= 1 && std::atoi(pid) == getpid()) return 3;
+    if (fds && pid && std::atoi(fds) >= 1 && std::atoi(pid) == getpid())
+        return require_allow_list_on_tcp(3);
+    if (!config.listen.empty()) {
+        // libfcgi parses "host:port" (empty host: every address) and sets SO_REUSEADDR, so a
+        // restarted handler binds again at once.
+        int fd = FCGX_OpenSocket(config.listen.c_str(), 1024);
+        if (fd < 0) throw std::runtime_error("cannot listen on " + config.listen);
+        return require_allow_list_on_tcp(fd);
+    }
     if (config.socket_path.empty()) {
-        if (is_socket(0)) return 0;
+        if (is_socket(0)) return require_allow_list_on_tcp(0);
         throw std::runtime_error("no listen socket: set POUCH_SOCKET or run under systemd");
     }
     ::unlink(config.socket_path.c_str());  // a stale socket from a previous run
@@ -274,9 +302,9 @@ int serve(const std::string& group, Router& router, Services& services) {
                                std::ref(services));
     }
     log::info("serving", {{"threads", services.config.threads},
-                          {"socket", services.config.socket_path.empty()
-                                         ? std::string("systemd")
-                                         : services.config.socket_path}});
+                          {"socket", !services.config.listen.empty()    ? services.config.listen
+                                     : services.config.socket_path.empty() ? std::string("systemd")
+                                                                           : services.config.socket_path}});
 
     int sig = 0;
     sigwait(&stop_set, &sig);
@@ -326,6 +354,7 @@ int handler_main(const std::string& group, int argc, char** argv,
         Router router;
         add_health_route(router);
         install(router);
+        metrics::Endpoint metrics_endpoint(group, router, services);  // docs/SCALING.md
         return serve(group, router, services);
     } catch (const std::exception& e) {
         log::error("startup failed", {{"error", e.what()}});

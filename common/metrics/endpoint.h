@@ -1,0 +1,31 @@
+// endpoint.h -- this process's metrics over FastCGI: GET /metrics/{group} (one host, unix
+// sockets) and GET /metrics/{group}/{host} (several handler hosts), reached only through
+// nginx's metrics location, which admits the configured addresses alone
+// (nginx/pouch.conf.template, POUCH_METRICS_FROM). Also registers the probes every handler has:
+// its database pool, its parked long-polls and whether Redis is being replaced by the database.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/metrics/metrics.h"
+
+namespace pouch {
+
+class Router;
+struct Services;
+
+namespace metrics {
+
+// Adds the route, labels requests with `router`'s patterns, registers the probes. Keep it
+// alive while the server runs (after `router` is complete; before `services` goes).
+class Endpoint {
+  public:
+    Endpoint(const std::string& group, Router& router, Services& services);
+
+  private:
+    std::vector<Probe> probes_;
+};
+
+}  // namespace metrics
+}  // namespace pouch
