@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace pouch {
+namespace pouch::config {
 
 namespace {
 
@@ -79,4 +79,4 @@ Config Config::from_env() {
     return c;
 }
 
-}  // namespace pouch
+}  // namespace pouch::config

@@ -24,11 +24,10 @@
 #include <thread>
 #include <vector>
 
-#include "common/auth/replay_cache.h"
 #include "common/log/log.h"
-#include "common/metrics/endpoint.h"
+#include "common/metrics/metrics.h"
 
-namespace pouch {
+namespace pouch::http {
 
 namespace {
 
@@ -117,8 +116,7 @@ void prepare_body(FCGX_Request& fr, Request& r, const Route& route) {
     if (o.body == BodyKind::none) return;
     bool has_body = r.content_length > 0;
     if (has_body && !is_json_content_type(r.content_type, o.content_type))
-        throw ApiError(415, "unsupported_media_type",
-                       "Content-Type must be " + o.content_type);
+        throw ApiError(415, "unsupported_media_type", "Content-Type must be " + o.content_type);
     if (o.body == BodyKind::json) {
         read_json_body(fr, r, o.body_limit);
         return;
@@ -164,18 +162,25 @@ Rendered dispatch(FCGX_Request& fr, Request& r, Router& router, Services& servic
 
 void log_request(const Request& r, int status, std::chrono::steady_clock::time_point start,
                  const std::string& error_detail) {
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                          start).count();
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     metrics::observe_request(r.method, r.path, status, ms / 1000.0);
     log::Level level = status >= 500 ? log::Level::error : log::Level::info;
     if (error_detail.empty()) {
-        log::write(level, "request", {{"request_id", r.request_id}, {"method", r.method},
-                                      {"path", r.log_path.empty() ? r.path : r.log_path}, {"status", status},
-                                      {"duration_ms", ms}});
+        log::write(level, "request",
+                   {{"request_id", r.request_id},
+                    {"method", r.method},
+                    {"path", r.log_path.empty() ? r.path : r.log_path},
+                    {"status", status},
+                    {"duration_ms", ms}});
     } else {
-        log::write(level, "request", {{"request_id", r.request_id}, {"method", r.method},
-                                      {"path", r.log_path.empty() ? r.path : r.log_path}, {"status", status},
-                                      {"duration_ms", ms}, {"error", error_detail}});
+        log::write(level, "request",
+                   {{"request_id", r.request_id},
+                    {"method", r.method},
+                    {"path", r.log_path.empty() ? r.path : r.log_path},
+                    {"status", status},
+                    {"duration_ms", ms},
+                    {"error", error_detail}});
     }
 }
 
@@ -245,7 +250,7 @@ int require_allow_list_on_tcp(int fd) {
 // The listen fd: systemd's, a TCP socket of our own (POUCH_LISTEN, for handler hosts behind
 // a remote nginx; libfcgi accepts only the FCGI_WEB_SERVER_ADDRS peers on it), or our own
 // unix socket.
-int open_listen_socket(const Config& config) {
+int open_listen_socket(const config::Config& config) {
     const char* fds = std::getenv("LISTEN_FDS");
     const char* pid = std::getenv("LISTEN_PID");
     if (fds && pid && std::atoi(fds) >= 1 && std::atoi(pid) == getpid())
@@ -278,7 +283,7 @@ int serve(const std::string& group, Router& router, Services& services) {
     sigemptyset(&stop_set);
     sigaddset(&stop_set, SIGTERM);
     sigaddset(&stop_set, SIGINT);
-    sigaddset(&stop_set, SIGUSR1);  // libfcgi's own graceful-stop signal
+    sigaddset(&stop_set, SIGUSR1);                   // libfcgi's own graceful-stop signal
     pthread_sigmask(SIG_BLOCK, &stop_set, nullptr);  // inherited by every worker
     if (FCGX_Init() != 0) {
         log::error("FCGX_Init failed", {{"group", group}});
@@ -298,13 +303,14 @@ int serve(const std::string& group, Router& router, Services& services) {
         workers.push_back(std::make_unique<Worker>());
         Worker& w = *workers.back();
         ++g_alive;
-        w.thread = std::thread(worker, std::ref(w), listen_fd, std::ref(router),
-                               std::ref(services));
+        w.thread =
+            std::thread(worker, std::ref(w), listen_fd, std::ref(router), std::ref(services));
     }
-    log::info("serving", {{"threads", services.config.threads},
-                          {"socket", !services.config.listen.empty()    ? services.config.listen
-                                     : services.config.socket_path.empty() ? std::string("systemd")
-                                                                           : services.config.socket_path}});
+    log::info("serving",
+              {{"threads", services.config.threads},
+               {"socket", !services.config.listen.empty()       ? services.config.listen
+                          : services.config.socket_path.empty() ? std::string("systemd")
+                                                                : services.config.socket_path}});
 
     int sig = 0;
     sigwait(&stop_set, &sig);
@@ -328,38 +334,4 @@ int serve(const std::string& group, Router& router, Services& services) {
     return 0;
 }
 
-int handler_main(const std::string& group, int argc, char** argv,
-                 const std::function<void(Router&)>& install, HandlerOptions options) {
-    Config config;
-    try {
-        config = Config::from_env();
-        for (int i = 1; i + 1 < argc; ++i)
-            if (std::strcmp(argv[i], "--socket") == 0) config.socket_path = argv[++i];
-    } catch (const std::exception& e) {
-        log::init(group, "info");
-        log::error("bad configuration", {{"error", e.what()}});
-        return 2;
-    }
-    log::init(group, config.log_level);
-    try {
-        db::Pool pool(config.database_url, config.db_pool);
-        redis::Client redis(config.redis_url);
-        auth::ReplayCache replay(redis, pool);
-        std::unique_ptr<Parking> parking;
-        if (options.wakeups)
-            parking = std::make_unique<Parking>(config.redis_url, wakeup::pattern(*options.wakeups),
-                                                config.db_pool,
-                                                static_cast<size_t>(config.max_waiters_per_account));
-        Services services{config, pool, redis, replay, parking.get()};
-        Router router;
-        add_health_route(router);
-        install(router);
-        metrics::Endpoint metrics_endpoint(group, router, services);  // docs/SCALING.md
-        return serve(group, router, services);
-    } catch (const std::exception& e) {
-        log::error("startup failed", {{"error", e.what()}});
-        return 1;
-    }
-}
-
-}  // namespace pouch
+}  // namespace pouch::http

@@ -9,23 +9,23 @@ namespace pouch::metrics {
 
 namespace {
 
-std::string route_pattern(const Router& router, const std::string& method,
+std::string route_pattern(const http::Router& router, const std::string& method,
                           const std::string& path) {
     try {
         return router.match(method, path).route->pattern;
-    } catch (const ApiError&) {  // 404 or 405: no route of this method has this shape
+    } catch (const http::ApiError&) {  // 404 or 405: no route of this method has this shape
         return "";
     }
 }
 
 }  // namespace
 
-Endpoint::Endpoint(const std::string& group, Router& router, Services& services) {
-    RouteFn serve = [group](Request& r, Services&) {
+Endpoint::Endpoint(const std::string& group, http::Router& router, http::Services& services) {
+    http::RouteFn serve = [group](http::Request& r, http::Services&) {
         // nginx maps /metrics/<group>[/<host>] to this group's socket; another group's name
         // here means a wrong map entry, which must not pass for this group's metrics.
-        if (r.param("group") != group) throw ApiError(404, "not_found", "no such metrics");
-        Response resp;
+        if (r.param("group") != group) throw http::ApiError(404, "not_found", "no such metrics");
+        http::Response resp;
         resp.raw = true;
         resp.headers.emplace_back("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
         resp.headers.emplace_back("Cache-Control", "no-store");
@@ -47,7 +47,7 @@ Endpoint::Endpoint(const std::string& group, Router& router, Services& services)
     probes_.push_back(add_probe("pouch_db_pool_waiting",
                                 "Requests waiting for a database connection now.", Kind::gauge,
                                 [&pool] { return pool.waiting(); }));
-    Parking* parking = services.parking;
+    http::Parking* parking = services.parking;
     redis::Client& redis = services.redis;
     probes_.push_back(add_probe(
         "pouch_longpolls_parked", "Long-polls parked in this process (events, token waits).",

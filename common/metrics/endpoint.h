@@ -12,8 +12,10 @@
 
 namespace pouch {
 
+namespace http {
 class Router;
 struct Services;
+}  // namespace http
 
 namespace metrics {
 
@@ -21,7 +23,7 @@ namespace metrics {
 // alive while the server runs (after `router` is complete; before `services` goes).
 class Endpoint {
   public:
-    Endpoint(const std::string& group, Router& router, Services& services);
+    Endpoint(const std::string& group, http::Router& router, http::Services& services);
 
   private:
     std::vector<Probe> probes_;

@@ -4,18 +4,18 @@
 // lowering them never deletes data. An edit that changes something writes one audit record
 // whose before/after hold only the changed fields; an edit that changes nothing writes none.
 #include <climits>
-#include <variant>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "common/http/error.h"
-#include "common/http/paging.h"
 #include "common/http/query.h"
 #include "common/json/out.h"
 #include "common/json/parse.h"
 #include "common/json/schema.h"
 #include "common/model/plan.h"
+#include "common/paging/paging.h"
 #include "common/rules/plan_diff.h"
 #include "handlers/admin/routes.h"
 #include "handlers/admin/sql.h"
@@ -29,9 +29,15 @@ rules::PlanValues current_values(const db::Result& cur) {
     rules::PlanValues v;
     for (const auto& f : rules::kPlanFields) {
         switch (f.kind) {
-            case rules::PlanKind::text: v[f.name] = cur.text(0, f.name); break;
-            case rules::PlanKind::integer: v[f.name] = cur.int64(0, f.name); break;
-            case rules::PlanKind::boolean: v[f.name] = cur.boolean(0, f.name); break;
+            case rules::PlanKind::text:
+                v[f.name] = cur.text(0, f.name);
+                break;
+            case rules::PlanKind::integer:
+                v[f.name] = cur.int64(0, f.name);
+                break;
+            case rules::PlanKind::boolean:
+                v[f.name] = cur.boolean(0, f.name);
+                break;
         }
     }
     return v;
@@ -43,9 +49,15 @@ rules::PlanValues asked_values(const rapidjson::Document& doc) {
         if (!doc.HasMember(f.name)) continue;
         const rapidjson::Value& x = doc[f.name];
         switch (f.kind) {
-            case rules::PlanKind::text: v[f.name] = json::text(x); break;
-            case rules::PlanKind::integer: v[f.name] = static_cast<long long>(x.GetInt64()); break;
-            case rules::PlanKind::boolean: v[f.name] = x.GetBool(); break;
+            case rules::PlanKind::text:
+                v[f.name] = json::text(x);
+                break;
+            case rules::PlanKind::integer:
+                v[f.name] = static_cast<long long>(x.GetInt64());
+                break;
+            case rules::PlanKind::boolean:
+                v[f.name] = x.GetBool();
+                break;
         }
     }
     return v;
@@ -64,47 +76,47 @@ db::Param param_of(const rules::PlanValue& v) {
 // The Plan object as the whole of `data`. json::Out's root is always an object and
 // write_plan() writes a member value, so the plan is written under one key and that key's
 // value is cut out (the writer emits no whitespace, so the prefix is exact).
-Response plan_response(const db::Result& r) {
+http::Response plan_response(const db::Result& r) {
     static constexpr std::string_view kPrefix = "{\"plan\":";
     json::Out o;
     o.key("plan");
     model::write_plan(o, r, 0);
     std::string wrapped = o.done();
-    Response resp;
+    http::Response resp;
     resp.data = wrapped.substr(kPrefix.size(), wrapped.size() - kPrefix.size() - 1);
     return resp;
 }
 
 }  // namespace
 
-Response list_plans(api::Call& call) {
-    Services& s = call.services;
-    const QueryValues& q = call.query;
+http::Response list_plans(api::Call& call) {
+    http::Services& s = call.services;
+    const http::QueryValues& q = call.query;
     long long limit = q.integer("limit");
     const paging::List list("plans", {paging::Key::integer, paging::Key::text});
     auto after = list.read(q);
     auto conn = s.db.acquire();
-    db::Result r = conn->exec(sql::kListPlans, {after ? db::Param((*after)[0]) : db::Param(),
-                                                after ? db::Param((*after)[1]) : db::Param(),
-                                                std::to_string(limit + 1)});
+    db::Result r = conn->exec(
+        sql::kListPlans, {after ? db::Param((*after)[0]) : db::Param(),
+                          after ? db::Param((*after)[1]) : db::Param(), std::to_string(limit + 1)});
     return list.page(limit, r.rows(), r.rows(), [&](json::Out& o, int i) {
         model::write_plan(o, r, i);
         return paging::Keys{r.text(i, "sort"), r.text(i, "slug")};
     });
 }
 
-Response get_plan(api::Call& call) {
-    Services& s = call.services;
+http::Response get_plan(api::Call& call) {
+    http::Services& s = call.services;
     const std::string& id = call.param("id");
     auto conn = s.db.acquire();
     db::Result r = conn->exec(sql::kGetPlan, {id});
-    if (r.rows() == 0) throw not_found();
+    if (r.rows() == 0) throw http::not_found();
     return plan_response(r);
 }
 
-Response update_plan(api::Call& call) {
-    Request& req = call.req;
-    Services& s = call.services;
+http::Response update_plan(api::Call& call) {
+    http::Request& req = call.req;
+    http::Services& s = call.services;
     const auth::Caller& c = call.who();
     const std::string& id = call.param("id");
     const rapidjson::Document& doc = call.body;
@@ -112,9 +124,10 @@ Response update_plan(api::Call& call) {
     auto conn = s.db.acquire();
     db::Transaction tx(*conn);
     db::Result cur = conn->exec(sql::kLockPlan, {id});
-    if (cur.rows() == 0) throw not_found();
+    if (cur.rows() == 0) throw http::not_found();
 
-    std::vector<rules::PlanChange> changes = rules::plan_diff(current_values(cur), asked_values(doc));
+    std::vector<rules::PlanChange> changes =
+        rules::plan_diff(current_values(cur), asked_values(doc));
     if (changes.empty()) return plan_response(cur);  // nothing to write, nothing to audit
 
     // $1 the id, then one parameter per field: its new value if it changes, else NULL (kept).
@@ -136,7 +149,7 @@ Response update_plan(api::Call& call) {
             return conn->exec(sql::kUpdatePlan, params);
         } catch (const db::Error& e) {
             if (e.sqlstate == "23505")
-                throw ApiError(409, "slug_taken", "another plan has this slug", "/slug");
+                throw http::ApiError(409, "slug_taken", "another plan has this slug", "/slug");
             throw;
         }
     }();

@@ -9,6 +9,7 @@
 #include "common/crypto/pkce.h"
 #include "common/json/parse.h"
 #include "common/json/schema.h"
+#include "common/wakeup/wakeup.h"
 #include "handlers/cliauth/routes.h"
 #include "handlers/cliauth/sql.h"
 
@@ -18,25 +19,25 @@ namespace {
 
 namespace js = json::schema;
 
-ApiError invalid_grant(const std::string& message) {
-    return ApiError(400, "invalid_grant", message);
+http::ApiError invalid_grant(const std::string& message) {
+    return http::ApiError(400, "invalid_grant", message);
 }
 
-Response pending() {
+http::Response pending() {
     json::Out o;
     o.kv("status", "pending").kv("interval", kPollInterval);
-    Response r;
+    http::Response r;
     r.data = o.done();
     return r;
 }
 
-Response redeem(Services& s, const std::string& id, const std::string& jkt) {
+http::Response redeem(http::Services& s, const std::string& id, const std::string& jkt) {
     auto conn = s.db.acquire();
     db::Transaction tx(*conn);
     db::Result red = conn->exec(sql::kRedeem, {id});
     if (red.rows() == 0) {  // raced with another redeem, or expired meanwhile
-        rules::LoginStep step = rules::transition(login_state(conn->exec(sql::kRequestStatus, {id})),
-                                                  rules::LoginEvent::redeem);
+        rules::LoginStep step = rules::transition(
+            login_state(conn->exec(sql::kRequestStatus, {id})), rules::LoginEvent::redeem);
         if (step.refusal) throw *step.refusal;
         throw invalid_grant("the login was already redeemed");
     }
@@ -44,26 +45,27 @@ Response redeem(Services& s, const std::string& id, const std::string& jkt) {
     // Revoked between approval and redemption: tokens would be refused on first use, so
     // none are issued (the rollback leaves the request approved; every retry answers this).
     if (device.boolean(0, "revoked"))
-        throw ApiError(403, "access_denied", "the device was revoked before the login was redeemed");
+        throw http::ApiError(403, "access_denied",
+                             "the device was revoked before the login was redeemed");
     TokenPair t = issue_tokens(*conn, device.text(0, "id"), jkt);
     tx.commit();
     json::Out o;
     write_token_fields(o, t, device);
     o.kv("welcome", device.text(0, "welcome"));
-    Response r;
+    http::Response r;
     r.data = o.done();
     return r;
 }
 
-rules::LoginState current_state(Services& s, const std::string& id) {
+rules::LoginState current_state(http::Services& s, const std::string& id) {
     auto conn = s.db.acquire();
     return login_state(conn->exec(sql::kRequestStatus, {id}));
 }
 
 // What a token request gets from a request in `state` (common/rules/login.h): redeemed tokens,
 // std::nullopt while pending (the caller waits or answers pending), or the refusal thrown.
-std::optional<Response> answer(Services& s, const std::string& id, const std::string& jkt,
-                               rules::LoginState state) {
+std::optional<http::Response> answer(http::Services& s, const std::string& id,
+                                     const std::string& jkt, rules::LoginState state) {
     rules::LoginStep step = rules::transition(state, rules::LoginEvent::redeem);
     if (step.refusal) throw *step.refusal;
     if (step.kind == rules::LoginStep::Kind::wait) return std::nullopt;
@@ -72,8 +74,8 @@ std::optional<Response> answer(Services& s, const std::string& id, const std::st
 
 }  // namespace
 
-Response token(api::Call& call) {
-    Services& s = call.services;
+http::Response token(api::Call& call) {
+    http::Services& s = call.services;
     const jose::DpopProof& proof = *call.proof;
     const rapidjson::Document& doc = call.body;
     std::string id = doc["request_id"].GetString();
@@ -96,25 +98,26 @@ Response token(api::Call& call) {
     const bool pending_now = state == rules::LoginState::pending;
     if (pending_now) {
         if (wait == 0 && r.boolean(0, "too_soon"))
-            throw ApiError(429, "slow_down", "poll at most every 5 seconds, or use wait")
+            throw http::ApiError(429, "slow_down", "poll at most every 5 seconds, or use wait")
                 .with_header("Retry-After", std::to_string(kPollInterval));
         auto conn = s.db.acquire();
         conn->exec(sql::kTouchPoll, {id});
     }
     if (pending_now && wait > 0) {
-        auto lp = std::make_shared<LongPoll>();
+        auto lp = std::make_shared<http::LongPoll>();
         lp->channel = channel;
         lp->seen = seen;
         lp->deadline = std::chrono::steady_clock::now() + std::chrono::seconds(wait);
         // One parked wait per login request: a second one answers the first (decisions §13).
         lp->exclusive_key = id;
-        lp->superseded = ApiError(429, "slow_down", "another wait on this login request took its place")
-                             .with_header("Retry-After", std::to_string(kPollInterval));
-        lp->poll = [&s, id, jkt = proof.jkt](bool final) -> std::optional<Response> {
+        lp->superseded =
+            http::ApiError(429, "slow_down", "another wait on this login request took its place")
+                .with_header("Retry-After", std::to_string(kPollInterval));
+        lp->poll = [&s, id, jkt = proof.jkt](bool final) -> std::optional<http::Response> {
             if (auto done = answer(s, id, jkt, current_state(s, id))) return done;
-            return final ? std::optional<Response>(pending()) : std::nullopt;
+            return final ? std::optional<http::Response>(pending()) : std::nullopt;
         };
-        Response parked;
+        http::Response parked;
         parked.long_poll = std::move(lp);
         return parked;
     }

@@ -32,7 +32,8 @@ std::string blob_data(const std::string& id, long long stored_size) {
 
 // Streams the body into a staged file while hashing it. 400 when the bytes are not `size`
 // long or do not hash to `blob_id`.
-void receive(Request& req, storage::StagedBlob& staged, const std::string& blob_id, long long size) {
+void receive(http::Request& req, storage::StagedBlob& staged, const std::string& blob_id,
+             long long size) {
     crypto::Blake3Hasher hasher;
     std::vector<char> buf(256 * 1024);
     long long total = 0;
@@ -63,9 +64,9 @@ Error no_reservation() {
 // Missing ids are reserved for 24 h from this call: re-checking an id that is still reserved
 // refreshes its expiry and takes the newly stated size, but never reserves it twice. Only the
 // bytes a call adds (new ids, or growth of a re-checked size) are weighed against the plan.
-Response check_blobs(api::Call& call) {
-    Request& req = call.req;
-    Services& s = call.services;
+http::Response check_blobs(api::Call& call) {
+    http::Request& req = call.req;
+    http::Services& s = call.services;
     const auth::Caller& c = call.who();
     const rapidjson::Document& doc = call.body;
     const auto& blobs = doc["blobs"];
@@ -109,9 +110,11 @@ Response check_blobs(api::Call& call) {
             }
             long long requested = rules::reservation_growth(asks);
             if (requested > 0)
-                if (auto excess = rules::check_request(model::account_usage(*conn, c.account_id), requested))
+                if (auto excess =
+                        rules::check_request(model::account_usage(*conn, c.account_id), requested))
                     throw model::quota_exceeded(
-                        *excess, "these blobs would take the account over its plan's storage limit");
+                        *excess,
+                        "these blobs would take the account over its plan's storage limit");
         }
         if (!missing_at.empty()) {
             std::vector<std::string> size_texts;
@@ -119,7 +122,8 @@ Response check_blobs(api::Call& call) {
                 missing.push_back(ids[i]);
                 size_texts.push_back(std::to_string(sizes[i]));
             }
-            conn->exec(sql::kReserve, {c.account_id, db::text_array(missing), db::text_array(size_texts)});
+            conn->exec(sql::kReserve,
+                       {c.account_id, db::text_array(missing), db::text_array(size_texts)});
         }
         tx.commit();
     }
@@ -128,16 +132,16 @@ Response check_blobs(api::Call& call) {
     o.key("missing").arr();
     for (const auto& id : missing) o.str(id);
     o.end_arr();
-    Response r;
+    http::Response r;
     r.data = o.done();
     return r;
 }
 
 namespace {
 
-Response upload(api::Call& call) {
-    Request& req = call.req;
-    Services& s = call.services;
+http::Response upload(api::Call& call) {
+    http::Request& req = call.req;
+    http::Services& s = call.services;
     const auth::Caller& c = call.who();
     const std::string& blob_id = req.param("blobId");
     long long size = 0;
@@ -146,7 +150,7 @@ Response upload(api::Call& call) {
         load_pouch(*conn, req.param("pouchId"), c);
         db::Result b = conn->exec(sql::kBlobOrReservation, {c.account_id, blob_id});
         if (!b.is_null(0, b.column("blob_size"))) {
-            Response r;
+            http::Response r;
             r.data = blob_data(blob_id, b.int64(0, "blob_size"));
             return r;
         }
@@ -166,7 +170,7 @@ Response upload(api::Call& call) {
     conn->exec(sql::kLockAccount, {c.account_id});
     db::Result b = conn->exec(sql::kBlobOrReservation, {c.account_id, blob_id});
     if (!b.is_null(0, b.column("blob_size"))) {  // a concurrent upload of the same blob won
-        Response r;
+        http::Response r;
         r.data = blob_data(blob_id, b.int64(0, "blob_size"));
         return r;
     }
@@ -183,7 +187,7 @@ Response upload(api::Call& call) {
     conn->exec(sql::kAddBlobBytes, {c.account_id, std::to_string(size)});
     tx.commit();
 
-    Response r;
+    http::Response r;
     r.status = 201;
     r.data = blob_data(blob_id, size);
     return r;
@@ -196,24 +200,27 @@ Response upload(api::Call& call) {
 // streams; the account lock is taken only to place and record the file, so of two concurrent
 // uploads of one blob the second finds the first's row and answers 200 (one row, one file).
 // Whatever the answer, the pipeline reads the body to its end (common/api/route.cpp).
-Response upload_blob(api::Call& call) { return upload(call); }
+http::Response upload_blob(api::Call& call) {
+    return upload(call);
+}
 
 // The handler only authorizes; nginx streams the file from its internal location
 // (storage::kInternalLocation, aliased to the blob directory in nginx/pouch.conf.template).
-Response download_blob(api::Call& call) {
-    Request& req = call.req;
-    Services& s = call.services;
+http::Response download_blob(api::Call& call) {
+    http::Request& req = call.req;
+    http::Services& s = call.services;
     const auth::Caller& c = call.who();
     const std::string& blob_id = req.param("blobId");
     {
         auto conn = s.db.acquire();
         load_pouch(*conn, req.param("pouchId"), c);
-        if (conn->exec(sql::kBlob, {c.account_id, blob_id}).rows() == 0) throw not_found();
+        if (conn->exec(sql::kBlob, {c.account_id, blob_id}).rows() == 0) throw http::not_found();
     }
-    Response r;
+    http::Response r;
     r.raw = true;
     r.headers.emplace_back("Content-Type", "application/octet-stream");
-    r.headers.emplace_back("X-Accel-Redirect", storage::BlobStore::internal_uri(c.account_id, blob_id));
+    r.headers.emplace_back("X-Accel-Redirect",
+                           storage::BlobStore::internal_uri(c.account_id, blob_id));
     return r;
 }
 

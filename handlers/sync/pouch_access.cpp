@@ -10,11 +10,12 @@ namespace {
 #define POUCH_ROW_COLUMNS \
     "id, account_id, epoch, key_gen, high_water, stored_bytes, iso(created_at) AS created_at"
 
-const db::Statement kPouch{"sync_pouch",
-                           "SELECT " POUCH_ROW_COLUMNS " FROM pouches"
-                           " WHERE id = $1 AND account_id = $2"};
+const db::Statement kPouch{"sync_pouch", "SELECT " POUCH_ROW_COLUMNS
+                                         " FROM pouches"
+                                         " WHERE id = $1 AND account_id = $2"};
 const db::Statement kPouchForUpdate{"sync_pouch_for_update",
-                                    "SELECT " POUCH_ROW_COLUMNS " FROM pouches"
+                                    "SELECT " POUCH_ROW_COLUMNS
+                                    " FROM pouches"
                                     " WHERE id = $1 AND account_id = $2 FOR UPDATE"};
 
 }  // namespace
@@ -22,7 +23,7 @@ const db::Statement kPouchForUpdate{"sync_pouch_for_update",
 PouchRow load_pouch(db::Conn& conn, const std::string& pouch_id, const auth::Caller& c,
                     bool for_update) {
     db::Result r = conn.exec(for_update ? kPouchForUpdate : kPouch, {pouch_id, c.account_id});
-    if (r.rows() == 0) throw not_found();
+    if (r.rows() == 0) throw http::not_found();
     PouchRow p;
     p.id = r.text(0, "id");
     p.account_id = r.text(0, "account_id");

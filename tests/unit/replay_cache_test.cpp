@@ -106,7 +106,7 @@ TEST(ReplayCache, BothStoresDownIs503NeverAcceptance) {
         cache.first_use("jkt", "jti");
         FAIL() << "a proof was accepted unchecked";
     } catch (const pouch::Error& e) {
-        EXPECT_EQ(pouch::status_of(e.fault), 503);
+        EXPECT_EQ(pouch::http::status_of(e.fault), 503);
         EXPECT_EQ(e.code, "unavailable");
     }
 }
@@ -159,7 +159,7 @@ TEST(ReplayCache, ProofRecordedByAnotherHostDuringItsRedisOutageIsAReplayHere) {
     ReplayCache host_b(redis_up, pool_b);
     const std::string jkt = unique("jkt-"), jti = unique("jti-");
 
-    ASSERT_TRUE(host_a.first_use(jkt, jti));  // Postgres only
-    EXPECT_FALSE(host_b.first_use(jkt, jti));  // Redis says new; the table says seen
+    ASSERT_TRUE(host_a.first_use(jkt, jti));             // Postgres only
+    EXPECT_FALSE(host_b.first_use(jkt, jti));            // Redis says new; the table says seen
     EXPECT_TRUE(host_b.first_use(jkt, unique("jti-")));  // a new proof still passes
 }
