@@ -4,13 +4,13 @@
 #include <cstring>
 #include <memory>
 
+#include "common/api/metrics_endpoint.h"
 #include "common/auth/replay_cache.h"
 #include "common/config/config.h"
 #include "common/db/pool.h"
 #include "common/http/parking.h"
 #include "common/http/server.h"
 #include "common/log/log.h"
-#include "common/metrics/endpoint.h"
 #include "common/redis/client.h"
 
 namespace pouch::api {
@@ -41,7 +41,7 @@ int handler_main(const std::string& group, int argc, char** argv,
         http::Router router;
         add_health_route(router);
         install(router);
-        metrics::Endpoint metrics_endpoint(group, router, services);  // docs/SCALING.md
+        MetricsEndpoint metrics_endpoint(group, router, services);  // docs/SCALING.md
         return serve(group, router, services);
     } catch (const std::exception& e) {
         log::error("startup failed", {{"error", e.what()}});

@@ -2,7 +2,7 @@
 // requests and their latency per route, method and status, plus gauges and counters that are
 // read when scraped (pool, parked long-polls, Redis fallback, Argon2 queue). Relies on
 // prometheus-cpp's core library (Debian's libprometheus-cpp-core) for the counters, the
-// histograms and the text exposition format; served by common/metrics/endpoint.h.
+// histograms and the text exposition format; served by common/api/metrics_endpoint.h.
 //
 // The number of series stays bounded whatever clients send: a path is labelled with the
 // pattern of the route it matched ("unmatched" when none did), a method outside the HTTP

@@ -1,4 +1,4 @@
-// endpoint.h -- this process's metrics over FastCGI: GET /metrics/{group} (one host, unix
+// metrics_endpoint.h -- this process's metrics over FastCGI: GET /metrics/{group} (one host, unix
 // sockets) and GET /metrics/{group}/{host} (several handler hosts), reached only through
 // nginx's metrics location, which admits the configured addresses alone
 // (nginx/pouch.conf.template, POUCH_METRICS_FROM). Also registers the probes every handler has:
@@ -8,26 +8,19 @@
 #include <string>
 #include <vector>
 
+#include "common/http/server.h"
 #include "common/metrics/metrics.h"
 
-namespace pouch {
-
-namespace http {
-class Router;
-struct Services;
-}  // namespace http
-
-namespace metrics {
+namespace pouch::api {
 
 // Adds the route, labels requests with `router`'s patterns, registers the probes. Keep it
 // alive while the server runs (after `router` is complete; before `services` goes).
-class Endpoint {
+class MetricsEndpoint {
   public:
-    Endpoint(const std::string& group, http::Router& router, http::Services& services);
+    MetricsEndpoint(const std::string& group, http::Router& router, http::Services& services);
 
   private:
-    std::vector<Probe> probes_;
+    std::vector<metrics::Probe> probes_;
 };
 
-}  // namespace metrics
-}  // namespace pouch
+}  // namespace pouch::api
