@@ -16,6 +16,8 @@ CXXFLAGS := -std=c++20 $(OPT) -g -Wall -Wextra -Werror -pthread
 CFLAGS   := $(OPT) -g
 LDFLAGS  := -pthread
 LDLIBS   := -lfcgi -lpq -lhiredis -lssl -lcrypto -lsodium
+# Metrics in the Prometheus text format (common/metrics, Debian's prometheus-cpp-dev).
+LDLIBS   += -lprometheus-cpp-core
 
 comma := ,
 ifneq ($(SAN),)
@@ -39,9 +41,12 @@ POUCHCTL    := $(BUILD)/bin/pouchctl
 UNIT_TESTS  := $(BUILD)/bin/unit_tests
 TOOLS_EXTRA := $(patsubst tools/%/main.cpp,$(BUILD)/bin/pouch-%,$(filter-out tools/pouchctl/main.cpp,$(wildcard tools/*/main.cpp)))
 
-.PHONY: all build deps run test test-unit clean format bench fuzz
+.PHONY: all build serve-build deps run test test-unit clean format bench fuzz
 all: build
 build: $(HANDLERS) $(POUCHCTL) $(UNIT_TESTS) $(TOOLS_EXTRA)
+# What `make run` needs: the handlers, pouchctl (migrations), the web app, and the `pouch` CLI
+# a newcomer uses next (mk/cli.mk); not the unit tests or the test and bench tools.
+serve-build: $(HANDLERS) $(POUCHCTL)
 
 # BLAKE3's header is included as <blake3.h> from Debian's copy of the sources.
 build/include/blake3.h: | $(BLAKE3_DIR)/blake3.h
@@ -85,7 +90,7 @@ $(UNIT_TESTS): $$(patsubst %.cpp,$(BUILD)/obj/%.o,$$(wildcard tests/unit/*.cpp))
 # which nginx serves at / (tools/stack/lib.sh). npm ci reinstalls only when the lock changes.
 WEB_SRC := $(shell find clients/web/src -type f 2>/dev/null) clients/web/index.html clients/web/build.mjs
 WEB_NPM := env NODE_EXTRA_CA_CERTS=$${NODE_EXTRA_CA_CERTS:-/etc/ssl/certs/ca-certificates.crt} npm
-build: $(BUILD)/web/index.html
+build serve-build: $(BUILD)/web/index.html
 
 clients/web/node_modules/.package-lock.json: clients/web/package-lock.json clients/web/package.json
 	cd clients/web && $(WEB_NPM) ci --no-audit --no-fund --loglevel=error
@@ -100,7 +105,7 @@ deps:
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 
 run: deps
-	@$(MAKE) --no-print-directory -j$(NPROC) build
+	@$(MAKE) --no-print-directory -j$(NPROC) serve-build
 	@BUILD=$(BUILD) tools/stack/run.sh
 
 test: deps
@@ -119,4 +124,4 @@ clean:
 # Extra targets (bench, fuzz, fault tests) live in mk/*.mk.
 -include mk/*.mk
 
--include $(shell find build -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,7 +1,8 @@
 # cli.mk -- the reference CLI (issue 15): clients/cli/*.cpp -> BUILD/bin/pouch, linking the
 # common library with Debian's libcurl (HTTP) and libunistring (NFC names). The CLI's objects
 # other than main.o also form BUILD/libpouch_cli.a, which the unit tests and the dev/test web
-# helper (tools/testweb -> BUILD/bin/pouch-testweb) link. `make build` builds them all.
+# helper (tools/testweb -> BUILD/bin/pouch-testweb) link. `make build` builds them all;
+# `make run` (serve-build) only the CLI.
 
 CLI_SRC     := $(sort $(wildcard clients/cli/*.cpp))
 CLI_LIB_OBJ := $(patsubst %.cpp,$(BUILD)/obj/%.o,$(filter-out clients/cli/main.cpp,$(CLI_SRC)))
@@ -9,7 +10,7 @@ CLI_LIB     := $(BUILD)/libpouch_cli.a
 POUCH       := $(BUILD)/bin/pouch
 CLI_LIBS    := -lcurl -lunistring
 
-build: $(POUCH)
+build serve-build: $(POUCH)
 
 $(CLI_LIB): $(CLI_LIB_OBJ)
 	@mkdir -p $(@D)

@@ -17,7 +17,7 @@ const std::vector<OptionDoc> kGlobal = {
 
 const std::vector<CommandDoc> kCommands = {
     {"login",
-     "login [--server URL] [--name NAME]",
+     "login [--server URL] [--name NAME] [--connect-token TOKEN]",
      "enrol this computer as a device of your account",
      "Makes this device's signing and encryption keys, starts a login on the server and prints "
      "the address to open in a browser where you are signed in, with a confirm code. Check that "
@@ -29,7 +29,10 @@ const std::vector<CommandDoc> kCommands = {
      {{"--server URL", "the server's address (default: $POUCH_SERVER, else http://127.0.0.1:8080)"},
       {"--name NAME",
        "the device name shown in the browser and in conflict copies (default: "
-       "the host name)"}}},
+       "the host name)"},
+      {"--connect-token TOKEN",
+       "a svc_lt_ token from the web app's \"Connect a new CLI\" page (valid 10 minutes, once): only "
+       "that account can approve this login"}}},
     {"logout",
      "logout [--local]",
      "revoke this device and forget its state",

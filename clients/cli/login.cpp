@@ -125,6 +125,12 @@ int cmd_login(const Args& a) {
     std::string name = a.get("name").value_or(default_name());
     if (code_points(name) < 1 || code_points(name) > 64)
         throw CliError(kExitUsage, "--name must have 1 to 64 characters");
+    std::optional<std::string> connect_token = a.get("connect-token");
+    if (connect_token && !(connect_token->size() == 39 && connect_token->rfind("svc_lt_", 0) == 0 &&
+                           crypto::is_b64url(std::string_view(*connect_token).substr(7))))
+        throw CliError(kExitUsage,
+                       "--connect-token must be svc_lt_ followed by 32 characters, as the web app "
+                       "shows it");
 
     cfg.ensure_dir();
     cfg.forget_everything();  // the remains of an unfinished login
@@ -147,6 +153,7 @@ int cmd_login(const Args& a) {
     body.kv("arch", std::string(u.machine).substr(0, 32)).kv("cli_version", kPouchVersion);
     body.key("sign_pub").raw(sign.public_jwk_json()).key("enc_pub").raw(enc.public_jwk_json());
     body.kv("key_storage", "file");
+    if (connect_token) body.kv("connect_token", *connect_token);
 
     Http http;
     Api api(http, server, &sign);

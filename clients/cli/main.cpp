@@ -23,7 +23,7 @@ struct Command {
 };
 
 const Command kCommands[] = {
-    {"login", cmd_login, {"server", "name"}, {}},
+    {"login", cmd_login, {"server", "name", "connect-token"}, {}},
     {"logout", cmd_logout, {}, {"local"}},
     {"status", cmd_status, {}, {"json"}},
     {"devices", cmd_devices, {}, {"json"}},

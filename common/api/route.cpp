@@ -7,8 +7,8 @@
 #include "common/auth/dpop_check.h"
 #include "common/crypto/hash.h"
 #include "common/crypto/key_cache.h"
-#include "common/jose/service_signature.h"
 #include "common/http/error.h"
+#include "common/jose/service_signature.h"
 #include "common/json/jcs.h"
 #include "common/json/parse.h"
 #include "common/types/uuid.h"
@@ -17,10 +17,11 @@ namespace pouch::api {
 
 namespace {
 
-const db::Statement kPouchOfAccount{
-    "api_pouch_of_account", "SELECT 1 FROM pouches WHERE id = $1 AND account_id = $2"};
+const db::Statement kPouchOfAccount{"api_pouch_of_account",
+                                    "SELECT 1 FROM pouches WHERE id = $1 AND account_id = $2"};
 
-std::optional<auth::Caller> authenticate(const Route& route, const Request& req, Services& s) {
+std::optional<auth::Caller> authenticate(const Route& route, const http::Request& req,
+                                         http::Services& s) {
     switch (route.who) {
         case Who::public_:
         case Who::dpop:
@@ -33,7 +34,7 @@ std::optional<auth::Caller> authenticate(const Route& route, const Request& req,
             return auth::require_cli(req, s);
         case Who::admin: {
             auth::Caller c = auth::require_web(req, s);
-            if (c.role != "admin") throw forbidden("admin role required");
+            if (c.role != "admin") throw http::forbidden("admin role required");
             return c;
         }
     }
@@ -41,25 +42,28 @@ std::optional<auth::Caller> authenticate(const Route& route, const Request& req,
 }
 
 // decisions §1: the detached JWS over BLAKE3 of the body's JCS form, by the device key.
-void verify_service_signature(const auth::Caller& c, const Request& req, const std::string& hash) {
+void verify_service_signature(const auth::Caller& c, const http::Request& req,
+                              const std::string& hash) {
     const std::string& header = req.header("service-signature");
     if (header.empty())
-        throw ApiError(401, "invalid_signature", "a CLI commit needs a Service-Signature header");
+        throw http::ApiError(401, "invalid_signature",
+                             "a CLI commit needs a Service-Signature header");
     auto key = crypto::p256_key_cache().get(c.sign_x, c.sign_y);
     if (!key || !jose::verify_service_signature(header, hash, *key))
-        throw ApiError(401, "invalid_signature",
-                       "Service-Signature does not verify over this body with the device key");
+        throw http::ApiError(
+            401, "invalid_signature",
+            "Service-Signature does not verify over this body with the device key");
 }
 
 // Path params typed `uuid_after_auth`: matched as any segment, so that routing answers 404 only
 // once the caller is authorized (decisions §7's admin order), then held canonical like `uuid`.
-void check_late_uuids(const Route& route, Request& req) {
+void check_late_uuids(const Route& route, http::Request& req) {
     size_t at = 0;
     while ((at = route.pattern.find(":uuid_after_auth}", at)) != std::string::npos) {
         size_t open = route.pattern.rfind('{', at);
         std::string name = route.pattern.substr(open + 1, at - open - 1);
         auto id = canonical_uuid(req.param(name));
-        if (!id) throw not_found();
+        if (!id) throw http::not_found();
         req.params[name] = *id;
         ++at;
     }
@@ -67,7 +71,7 @@ void check_late_uuids(const Route& route, Request& req) {
 
 // A streamed body the handler did not read (refused before, or nothing to store) is read to
 // its end before the answer, so the FastCGI connection stays in step with nginx.
-void drain(Request& req) noexcept {
+void drain(http::Request& req) noexcept {
     try {
         std::vector<char> buf(256 * 1024);
         while (req.read_body(buf.data(), buf.size()) > 0) {
@@ -76,14 +80,15 @@ void drain(Request& req) noexcept {
     }
 }
 
-Response phases(const Route& route, const Handler& handler, Request& req, Services& s) {
+http::Response phases(const Route& route, const Handler& handler, http::Request& req,
+                      http::Services& s) {
     Call call{req, s, route, authenticate(route, req, s), {}, {}, rapidjson::Document(), {}};
     if (route.who == Who::dpop) call.proof = auth::check_dpop(req, s, std::nullopt);
     check_late_uuids(route, req);
-    if (!route.query.empty()) call.query = validate_query(req, route.query);
+    if (!route.query.empty()) call.query = http::validate_query(req, route.query);
     call.body.SetObject();
     if (!route.schema) {
-        if (route.body != BodyKind::stream) json::schema::validate_empty_body(req.body);
+        if (route.body != http::BodyKind::stream) json::schema::validate_empty_body(req.body);
     } else if (!req.body.empty() || !route.body_optional) {
         call.body = json::parse_strict(req.body);
     }
@@ -91,8 +96,9 @@ Response phases(const Route& route, const Handler& handler, Request& req, Servic
         // The hash is of the body as sent, before ids are canonicalized: what the client signed.
         std::optional<std::string> canonical = json::jcs(call.body);
         if (!canonical)
-            throw validation_failed("", "the body has a value JSON canonicalization cannot "
-                                        "represent exactly (non-integer or out-of-range number)");
+            throw validation_failed("",
+                                    "the body has a value JSON canonicalization cannot "
+                                    "represent exactly (non-integer or out-of-range number)");
         call.body_hash = crypto::blake3_256(*canonical);
         if (call.caller && call.caller->is_cli())
             verify_service_signature(*call.caller, req, call.body_hash);
@@ -100,16 +106,17 @@ Response phases(const Route& route, const Handler& handler, Request& req, Servic
     if (route.pouch_access) {
         auto conn = s.db.acquire();
         if (conn->exec(kPouchOfAccount, {req.param("pouchId"), call.who().account_id}).rows() == 0)
-            throw not_found();
+            throw http::not_found();
     }
     if (route.schema) json::schema::validate(call.body, *route.schema);
     return handler(call);
 }
 
-Response run(const Route& route, const Handler& handler, Request& req, Services& s) {
-    if (route.body != BodyKind::stream) return phases(route, handler, req, s);
+http::Response run(const Route& route, const Handler& handler, http::Request& req,
+                   http::Services& s) {
+    if (route.body != http::BodyKind::stream) return phases(route, handler, req, s);
     try {
-        Response r = phases(route, handler, req, s);
+        http::Response r = phases(route, handler, req, s);
         drain(req);
         return r;
     } catch (...) {
@@ -120,29 +127,30 @@ Response run(const Route& route, const Handler& handler, Request& req, Services&
 
 }  // namespace
 
-void add(Router& router, const Route& route, Handler handler) {
-    RouteOptions o;
+void add(http::Router& router, const Route& route, Handler handler) {
+    http::RouteOptions o;
     bool bodyless = route.method == "GET" || route.method == "DELETE" || route.method == "HEAD";
-    o.body = route.body.value_or(bodyless ? BodyKind::none : BodyKind::json);
+    o.body = route.body.value_or(bodyless ? http::BodyKind::none : http::BodyKind::json);
     o.body_limit = route.body_limit;
     o.content_type = route.content_type;
     o.query = !route.query.empty();
     o.masked_params = route.masked;
-    router.add(route.method, route.pattern,
-               [route, handler = std::move(handler)](Request& req, Services& s) {
-                   return run(route, handler, req, s);
-               },
-               o);
+    router.add(
+        route.method, route.pattern,
+        [route, handler = std::move(handler)](http::Request& req, http::Services& s) {
+            return run(route, handler, req, s);
+        },
+        o);
 }
 
-Response ok(std::string data) {
-    Response r;
+http::Response ok(std::string data) {
+    http::Response r;
     r.data = std::move(data);
     return r;
 }
 
-Response created(std::string data) {
-    Response r;
+http::Response created(std::string data) {
+    http::Response r;
     r.status = 201;
     r.data = std::move(data);
     return r;

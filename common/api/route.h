@@ -8,7 +8,7 @@
 //                            .schema = &schemas::kRename};
 //   api::add(router, kRename, devices::rename);   // Response rename(api::Call& call)
 //
-// A group's routes are data (handlers/<group>/route_table.h), so the permission matrix can be
+// A group's routes are data (handlers/<group>/routes.h), so the permission matrix can be
 // read from them without running anything (tests/unit/route_matrix_test.cpp).
 #pragma once
 
@@ -21,10 +21,10 @@
 #include <rapidjson/document.h>
 
 #include "common/auth/caller.h"
-#include "common/jose/dpop.h"
 #include "common/http/query.h"
 #include "common/http/router.h"
 #include "common/http/server.h"
+#include "common/jose/dpop.h"
 #include "common/json/schema.h"
 #include "common/json/value.h"
 
@@ -44,27 +44,27 @@ struct Route {
     Who who = Who::any;
     // The body: none (GET-style, ignored), json (the default for POST/PUT/PATCH), or a stream
     // the handler reads itself (blob upload); limit in bytes (decisions §3: 64 KiB default).
-    std::optional<BodyKind> body{};
-    size_t body_limit = 64 * kKiB;
+    std::optional<http::BodyKind> body{};
+    size_t body_limit = 64 * http::kKiB;
     std::string content_type = "application/json";
     // A json body is validated against this schema (ids canonical afterwards); without one it
     // must be absent or `{}`.
     const json::schema::Node* schema = nullptr;
-    bool body_optional = false;           // with a schema: an empty body counts as `{}`
-    std::vector<QueryParam> query{};      // the query parameters the route takes
-    std::vector<std::string> masked{};    // path params logs show only 8 characters of
-    bool signed_body = false;             // a CLI proves the body with Service-Signature
-    bool pouch_access = false;            // {pouchId} must be the caller's account's (404)
+    bool body_optional = false;             // with a schema: an empty body counts as `{}`
+    std::vector<http::QueryParam> query{};  // the query parameters the route takes
+    std::vector<std::string> masked{};      // path params logs show only 8 characters of
+    bool signed_body = false;               // a CLI proves the body with Service-Signature
+    bool pouch_access = false;              // {pouchId} must be the caller's account's (404)
 };
 
 // One request as a handler sees it, after every phase of its route passed.
 struct Call {
-    Request& req;
-    Services& services;
+    http::Request& req;
+    http::Services& services;
     const Route& route;
-    std::optional<auth::Caller> caller;  // set unless the route is public or dpop
+    std::optional<auth::Caller> caller;    // set unless the route is public or dpop
     std::optional<jose::DpopProof> proof;  // Who::dpop: the verified proof
-    QueryValues query;
+    http::QueryValues query;
     rapidjson::Document body;  // the validated body (an empty object when there is none)
     std::string body_hash;     // signed routes: BLAKE3-256 of the body's JCS form (raw bytes)
 
@@ -74,13 +74,13 @@ struct Call {
     const std::string& param(const std::string& name) const { return req.param(name); }
 };
 
-using Handler = std::function<Response(Call&)>;
+using Handler = std::function<http::Response(Call&)>;
 
 // Adds `route` to the router with `handler` behind the phases above.
-void add(Router& router, const Route& route, Handler handler);
+void add(http::Router& router, const Route& route, Handler handler);
 
 // The pipeline's own: 200 (or 201) with data, the answers handlers build most.
-Response ok(std::string data);
-Response created(std::string data);
+http::Response ok(std::string data);
+http::Response created(std::string data);
 
 }  // namespace pouch::api

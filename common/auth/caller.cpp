@@ -16,12 +16,12 @@ namespace pouch::auth {
 
 namespace {
 
-Caller web_caller(const std::string& token, Services& s) {
-    if (!has_token_shape(token, "svc_ws_")) throw unauthenticated("unknown credentials");
+Caller web_caller(const std::string& token, http::Services& s) {
+    if (!has_token_shape(token, "svc_ws_")) throw http::unauthenticated("unknown credentials");
     auto conn = s.db.acquire();
     db::Result r = conn->exec(sql::kSessionByHash, {crypto::token_hash(token)});
-    if (r.rows() == 0) throw unauthenticated("unknown credentials");
-    if (r.boolean(0, "expired")) throw ApiError(401, "token_expired", "session expired");
+    if (r.rows() == 0) throw http::unauthenticated("unknown credentials");
+    if (r.boolean(0, "expired")) throw http::ApiError(401, "token_expired", "session expired");
     if (r.boolean(0, "stale")) conn->exec(sql::kTouchSession, {r.text(0, "id")});
     Caller c;
     c.kind = Caller::Kind::web;
@@ -35,18 +35,18 @@ Caller web_caller(const std::string& token, Services& s) {
 
 // Order matters: a revoked device learns so on its very next request, whatever else is
 // wrong; the proof's jti is recorded only once the proof is bound to this token's key.
-Caller cli_caller(const Request& req, const std::string& token, Services& s) {
-    if (!has_token_shape(token, "svc_at_")) throw unauthenticated("unknown credentials");
+Caller cli_caller(const http::Request& req, const std::string& token, http::Services& s) {
+    if (!has_token_shape(token, "svc_at_")) throw http::unauthenticated("unknown credentials");
     jose::DpopProof proof = check_dpop(req, s, token);
     db::Result r = [&] {
         auto conn = s.db.acquire();
         return conn->exec(sql::kAccessToken, {crypto::token_hash(token)});
     }();
-    if (r.rows() == 0) throw unauthenticated("unknown credentials");
+    if (r.rows() == 0) throw http::unauthenticated("unknown credentials");
     if (r.boolean(0, "device_revoked"))
-        throw ApiError(401, "device_revoked", "this device has been revoked");
-    if (r.boolean(0, "token_revoked")) throw unauthenticated("token has been revoked");
-    if (r.boolean(0, "expired")) throw ApiError(401, "token_expired", "access token expired");
+        throw http::ApiError(401, "device_revoked", "this device has been revoked");
+    if (r.boolean(0, "token_revoked")) throw http::unauthenticated("token has been revoked");
+    if (r.boolean(0, "expired")) throw http::ApiError(401, "token_expired", "access token expired");
     if (!crypto::ct_equal(proof.jkt, r.text(0, "jkt")))
         throw dpop_error("DPoP key does not match the token's key");
     record_dpop(proof, s);
@@ -73,32 +73,32 @@ bool has_token_shape(const std::string& token, const std::string& prefix) {
            crypto::is_b64url(std::string_view(token).substr(prefix.size()));
 }
 
-Caller authenticate(const Request& req, Services& s) {
+Caller authenticate(const http::Request& req, http::Services& s) {
     const std::string& authz = req.header("authorization");
-    if (authz.empty()) throw unauthenticated();
+    if (authz.empty()) throw http::unauthenticated();
     size_t sp = authz.find(' ');
-    if (sp == std::string::npos) throw unauthenticated("malformed Authorization header");
+    if (sp == std::string::npos) throw http::unauthenticated("malformed Authorization header");
     std::string scheme = authz.substr(0, sp);
     std::transform(scheme.begin(), scheme.end(), scheme.begin(), ::tolower);
     std::string token = authz.substr(sp + 1);
     if (scheme == "bearer") {
         if (token.rfind("svc_at_", 0) == 0)  // RFC 9449 §7.2: a DPoP-bound token is not Bearer
-            throw unauthenticated("access tokens must be sent with the DPoP scheme");
+            throw http::unauthenticated("access tokens must be sent with the DPoP scheme");
         return web_caller(token, s);
     }
     if (scheme == "dpop") return cli_caller(req, token, s);
-    throw unauthenticated("unsupported authorization scheme");
+    throw http::unauthenticated("unsupported authorization scheme");
 }
 
-Caller require_web(const Request& req, Services& s) {
+Caller require_web(const http::Request& req, http::Services& s) {
     Caller c = authenticate(req, s);
-    if (!c.is_web()) throw wrong_caller("this operation is for web callers only");
+    if (!c.is_web()) throw http::wrong_caller("this operation is for web callers only");
     return c;
 }
 
-Caller require_cli(const Request& req, Services& s) {
+Caller require_cli(const http::Request& req, http::Services& s) {
     Caller c = authenticate(req, s);
-    if (!c.is_cli()) throw wrong_caller("this operation is for CLI devices only");
+    if (!c.is_cli()) throw http::wrong_caller("this operation is for CLI devices only");
     return c;
 }
 

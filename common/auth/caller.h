@@ -15,10 +15,10 @@ struct Caller {
     Kind kind = Kind::web;
     std::string user_id;
     std::string account_id;
-    std::string member_id;   // empty before genesis (web) — a device always has one
-    std::string device_id;   // CLI only
-    std::string role;        // user | support | admin
-    std::string session_id;  // web only
+    std::string member_id;       // empty before genesis (web) — a device always has one
+    std::string device_id;       // CLI only
+    std::string role;            // user | support | admin
+    std::string session_id;      // web only
     std::string sign_x, sign_y;  // CLI: the device's registered sign key (Service-Signature)
 
     bool is_web() const { return kind == Kind::web; }
@@ -26,11 +26,11 @@ struct Caller {
 };
 
 // Throws ApiError 401 (unauthenticated, token_expired, invalid_dpop_proof, device_revoked).
-Caller authenticate(const Request& req, Services& s);
+Caller authenticate(const http::Request& req, http::Services& s);
 
 // authenticate() plus the caller-kind rule: the wrong kind gets 403 wrong_caller.
-Caller require_web(const Request& req, Services& s);
-Caller require_cli(const Request& req, Services& s);
+Caller require_web(const http::Request& req, http::Services& s);
+Caller require_cli(const http::Request& req, http::Services& s);
 
 // "svc_ws_" etc. followed by exactly 43 b64url characters.
 bool has_token_shape(const std::string& token, const std::string& prefix);

@@ -8,19 +8,19 @@
 
 namespace pouch::auth {
 
-ApiError dpop_error(std::string message) {
-    return ApiError(401, "invalid_dpop_proof", std::move(message))
+http::ApiError dpop_error(std::string message) {
+    return http::ApiError(401, "invalid_dpop_proof", std::move(message))
         .with_header("WWW-Authenticate", "DPoP error=\"invalid_dpop_proof\"");
 }
 
-jose::DpopProof check_dpop(const Request& req, Services& s,
-                             std::optional<std::string_view> access_token) {
+jose::DpopProof check_dpop(const http::Request& req, http::Services& s,
+                           std::optional<std::string_view> access_token) {
     const std::string& proof = req.header("dpop");
     if (proof.empty()) throw dpop_error("a DPoP proof is required");
     // Two DPoP headers arrive joined by ", "; a JWS never contains a comma.
     if (proof.find(',') != std::string::npos) throw dpop_error("exactly one DPoP header allowed");
-    jose::DpopInput in{proof, req.method, s.config.public_url, req.path, access_token,
-                         static_cast<long long>(std::time(nullptr))};
+    jose::DpopInput in{proof,    req.method,   s.config.public_url,
+                       req.path, access_token, static_cast<long long>(std::time(nullptr))};
     try {
         return jose::verify_dpop(in);
     } catch (const Error& e) {  // crypto knows no HTTP: the challenge header is added here
@@ -28,13 +28,12 @@ jose::DpopProof check_dpop(const Request& req, Services& s,
     }
 }
 
-void record_dpop(const jose::DpopProof& proof, Services& s) {
-    if (!s.replay.first_use(proof.jkt, proof.jti))
-        throw dpop_error("DPoP proof was already used");
+void record_dpop(const jose::DpopProof& proof, http::Services& s) {
+    if (!s.replay.first_use(proof.jkt, proof.jti)) throw dpop_error("DPoP proof was already used");
 }
 
-jose::DpopProof require_dpop(const Request& req, Services& s,
-                               std::optional<std::string_view> access_token) {
+jose::DpopProof require_dpop(const http::Request& req, http::Services& s,
+                             std::optional<std::string_view> access_token) {
     jose::DpopProof p = check_dpop(req, s, access_token);
     record_dpop(p, s);
     return p;

@@ -7,23 +7,23 @@
 #include <optional>
 #include <string_view>
 
-#include "common/jose/dpop.h"
 #include "common/http/request.h"
 #include "common/http/server.h"
+#include "common/jose/dpop.h"
 
 namespace pouch::auth {
 
 // Throws ApiError 401 invalid_dpop_proof (missing, malformed, wrong key use, replayed).
-jose::DpopProof require_dpop(const Request& req, Services& s,
-                               std::optional<std::string_view> access_token);
+jose::DpopProof require_dpop(const http::Request& req, http::Services& s,
+                             std::optional<std::string_view> access_token);
 
 // Verifies without recording the jti; call record_dpop() once the proof has been bound
 // to the expected key, so a proof for the wrong key does not burn its jti.
-jose::DpopProof check_dpop(const Request& req, Services& s,
-                             std::optional<std::string_view> access_token);
-void record_dpop(const jose::DpopProof& proof, Services& s);
+jose::DpopProof check_dpop(const http::Request& req, http::Services& s,
+                           std::optional<std::string_view> access_token);
+void record_dpop(const jose::DpopProof& proof, http::Services& s);
 
 // The 401 every DPoP failure answers with.
-ApiError dpop_error(std::string message);
+http::ApiError dpop_error(std::string message);
 
 }  // namespace pouch::auth

@@ -14,9 +14,9 @@ namespace pouch::auth {
 
 namespace {
 
-ApiError busy(const char* why) {
-    return ApiError(503, "unavailable",
-                    std::string("password hashing is busy (") + why + "); retry shortly")
+http::ApiError busy(const char* why) {
+    return http::ApiError(503, "unavailable",
+                          std::string("password hashing is busy (") + why + "); retry shortly")
         .with_header("Retry-After", "2");
 }
 
@@ -72,8 +72,8 @@ void HashPool::run(std::function<void()> fn) {
     }
     queue_.push_back(job);
     work_cv_.notify_one();
-    bool started = done_cv_.wait_for(lock, start_timeout_,
-                                     [&] { return job->state != Job::State::queued; });
+    bool started =
+        done_cv_.wait_for(lock, start_timeout_, [&] { return job->state != Job::State::queued; });
     if (!started) {
         // Still queued: withdraw it, so no pool thread ever runs it for nobody.
         queue_.erase(std::find(queue_.begin(), queue_.end(), job));

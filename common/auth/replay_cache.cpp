@@ -19,12 +19,22 @@ const db::Statement kRecord{"replay_record",
 const db::Statement kSeen{
     "replay_seen", "SELECT 1 FROM dpop_replay WHERE jkt = $1 AND jti = $2 AND expires_at > now()"};
 
+// Served by the expires_at index: an empty or expired table costs one index probe.
+const db::Statement kAnyLive{
+    "replay_any_live", "SELECT EXISTS (SELECT 1 FROM dpop_replay WHERE expires_at > now())"};
+
 // Rows only accumulate during Redis outages; sweeping at most once a minute keeps the table
 // small without a separate job.
 const db::Statement kSweep{"replay_sweep", "DELETE FROM dpop_replay WHERE expires_at <= now()"};
 
 long long now_seconds() {
     return std::chrono::duration_cast<std::chrono::seconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+long long now_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
                std::chrono::steady_clock::now().time_since_epoch())
         .count();
 }
@@ -37,7 +47,7 @@ bool ReplayCache::first_use(const std::string& jkt, const std::string& jti, int 
     std::optional<bool> fresh = redis_.set_nx_ex("pouch:dpop:" + jkt + ":" + jti, "1", ttl_seconds);
     if (fresh) {
         if (!*fresh) return false;
-        if (now_seconds() < fallback_until_.load()) return !seen_in_db(jkt, jti);
+        if (now_seconds() < fallback_until_.load() || live_rows_in_db()) return !seen_in_db(jkt, jti);
         return true;
     }
     long long until = now_seconds() + ttl_seconds;
@@ -55,6 +65,20 @@ bool ReplayCache::first_use_db(const std::string& jkt, const std::string& jti, i
         if (now - last >= 60 && last_sweep_.compare_exchange_strong(last, now)) c->exec(kSweep);
         db::Result r = c->exec(kRecord, {jkt, jti, std::to_string(ttl_seconds)});
         return r.rows() == 1;
+    } catch (const db::Error& e) {
+        if (e.connection_lost) throw unavailable();
+        throw;
+    }
+}
+
+bool ReplayCache::live_rows_in_db() {
+    long long now = now_ms();
+    if (now - live_checked_ms_.load() < 1000) return live_rows_.load();
+    try {
+        db::Lease c = pool_.acquire();
+        live_rows_ = c->exec(kAnyLive).text(0, 0) == "t";
+        live_checked_ms_ = now;
+        return live_rows_.load();
     } catch (const db::Error& e) {
         if (e.connection_lost) throw unavailable();
         throw;

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace pouch {
+namespace pouch::config {
 
 namespace {
 
@@ -25,6 +25,28 @@ void read_int(const char* name, int& out, int lo, int hi) {
     out = static_cast<int>(n);
 }
 
+// POUCH_LISTEN: [IPv4 address or host name]:port. A peer on a handler's socket can still crash
+// libfcgi (decisions §11), so a TCP socket is opened only with libfcgi's allow-list of web
+// server addresses (FCGI_WEB_SERVER_ADDRS, read by FCGX_Init) set as well.
+void read_listen(std::string& out) {
+    const char* v = std::getenv("POUCH_LISTEN");
+    if (!v || !*v) return;
+    std::string s = v;
+    size_t colon = s.rfind(':');
+    const std::string port = colon == std::string::npos ? "" : s.substr(colon + 1);
+    char* end = nullptr;
+    long n = port.empty() ? 0 : std::strtol(port.c_str(), &end, 10);
+    if (colon == std::string::npos || s.find(':') != colon || port.empty() || *end != '\0' ||
+        n < 1 || n > 65535)
+        throw std::runtime_error("POUCH_LISTEN must be host:port or :port (IPv4), port 1..65535");
+    const char* allow = std::getenv("FCGI_WEB_SERVER_ADDRS");
+    if (!allow || !*allow)
+        throw std::runtime_error(
+            "POUCH_LISTEN needs FCGI_WEB_SERVER_ADDRS: the nginx addresses allowed to connect "
+            "(comma-separated IPv4)");
+    out = s;
+}
+
 std::string strip_trailing_slash(std::string s) {
     while (!s.empty() && s.back() == '/') s.pop_back();
     return s;
@@ -40,6 +62,9 @@ Config Config::from_env() {
     read_string("POUCH_WEB_URL", c.web_url);
     read_string("POUCH_BLOB_DIR", c.blob_dir);
     read_string("POUCH_SOCKET", c.socket_path);
+    read_listen(c.listen);
+    if (!c.listen.empty() && !c.socket_path.empty())
+        throw std::runtime_error("set POUCH_LISTEN or POUCH_SOCKET, not both");
     read_string("POUCH_LOG_LEVEL", c.log_level);
     read_int("POUCH_THREADS", c.threads, 1, 4096);
     read_int("POUCH_DB_POOL", c.db_pool, 1, 1024);
@@ -54,4 +79,4 @@ Config Config::from_env() {
     return c;
 }
 
-}  // namespace pouch
+}  // namespace pouch::config

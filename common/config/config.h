@@ -4,24 +4,28 @@
 
 #include <string>
 
-namespace pouch {
+namespace pouch::config {
 
 struct Config {
-    std::string database_url = "postgresql:///pouch";  // POUCH_DATABASE_URL
+    std::string database_url = "postgresql:///pouch";    // POUCH_DATABASE_URL
     std::string redis_url = "redis://127.0.0.1:6379/0";  // POUCH_REDIS_URL
     std::string public_url = "http://127.0.0.1:8080";    // POUCH_PUBLIC_URL (DPoP htu base)
     std::string web_url = "http://127.0.0.1:8080";       // POUCH_WEB_URL (authorize_url base)
     std::string blob_dir = "/var/lib/pouch/blobs";       // POUCH_BLOB_DIR
     std::string socket_path;                             // POUCH_SOCKET (no systemd socket)
-    std::string log_level = "info";                      // POUCH_LOG_LEVEL
-    int threads = 16;                                    // POUCH_THREADS
-    int db_pool = 8;                                     // POUCH_DB_POOL
-    int login_ttl_seconds = 600;                         // POUCH_LOGIN_TTL
-    int argon2_parallel = 2;                             // POUCH_ARGON2_PARALLEL
-    int max_waiters_per_account = 256;                   // POUCH_MAX_WAITERS_PER_ACCOUNT
+    // POUCH_LISTEN: "host:port" (or ":port", every address) to serve FastCGI on TCP, for
+    // handler hosts behind a remote nginx (docs/SCALING.md). Needs libfcgi's own
+    // FCGI_WEB_SERVER_ADDRS, the nginx addresses allowed to connect, or the start fails.
+    std::string listen;
+    std::string log_level = "info";     // POUCH_LOG_LEVEL
+    int threads = 16;                   // POUCH_THREADS
+    int db_pool = 8;                    // POUCH_DB_POOL
+    int login_ttl_seconds = 600;        // POUCH_LOGIN_TTL
+    int argon2_parallel = 2;            // POUCH_ARGON2_PARALLEL
+    int max_waiters_per_account = 256;  // POUCH_MAX_WAITERS_PER_ACCOUNT
 
     // Throws std::runtime_error naming the variable on a malformed value.
     static Config from_env();
 };
 
-}  // namespace pouch
+}  // namespace pouch::config

@@ -19,8 +19,15 @@ namespace {
 // default; stderr is our JSON log, so they are dropped here.
 void quiet_notice(void*, const char*) {}
 
+// 25006 read_only_sql_transaction: this server is (now) a standby. After a failover
+// (docs/SCALING.md) a connection may still reach the old primary, demoted; it is dropped so
+// the next use connects again, and target_session_attrs=read-write in the URL picks the new
+// primary among its hosts.
+bool read_only_sqlstate(const std::string& s) { return s == "25006"; }
+
 bool lost_sqlstate(const std::string& s) {
-    return s.rfind("08", 0) == 0 || s == "57P01" || s == "57P02" || s == "57P03";
+    return s.rfind("08", 0) == 0 || s == "57P01" || s == "57P02" || s == "57P03" ||
+           read_only_sqlstate(s);
 }
 
 }  // namespace
@@ -69,10 +76,13 @@ Conn::~Conn() {
 
 bool Conn::ensure_connected() {
     if (!c_) {
-        // connect_timeout first so a value in the URL overrides it (later keywords win);
-        // without one libpq would wait for the kernel's TCP timeout on a dead host.
-        const char* keys[] = {"connect_timeout", "dbname", nullptr};
-        const char* vals[] = {"5", url_.c_str(), nullptr};
+        // Defaults first so values in the URL override them (later keywords win). Without
+        // connect_timeout libpq would wait for the kernel's TCP timeout on a dead host; the
+        // keepalives and tcp_user_timeout (ms) end a connection whose host vanished (a failed
+        // primary's machine, docs/SCALING.md) within seconds instead of many minutes.
+        const char* keys[] = {"connect_timeout", "keepalives_idle", "keepalives_interval",
+                              "keepalives_count", "tcp_user_timeout", "dbname", nullptr};
+        const char* vals[] = {"5", "10", "3", "3", "15000", url_.c_str(), nullptr};
         c_ = PQconnectdbParams(keys, vals, 1);
         if (!c_) return false;
         PQsetNoticeProcessor(c_, quiet_notice, nullptr);
@@ -121,6 +131,10 @@ void Conn::check(PGresult* r, const char* what) {
     while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
     bool lost = !c_ || PQstatus(c_) != CONNECTION_OK || lost_sqlstate(sqlstate);
     if (r) PQclear(r);
+    if (c_ && read_only_sqlstate(sqlstate)) {
+        PQfinish(c_);
+        c_ = nullptr;
+    }
     throw Error(std::string(what) + ": " + msg, sqlstate, lost);
 }
 
@@ -164,6 +178,16 @@ int Pool::idle() const {
     return static_cast<int>(idle_.size());
 }
 
+int Pool::in_use() const {
+    std::lock_guard<std::mutex> lk(mu_);
+    return created_ - static_cast<int>(idle_.size());
+}
+
+int Pool::waiting() const {
+    std::lock_guard<std::mutex> lk(mu_);
+    return waiting_;
+}
+
 Lease Pool::acquire() {
     const auto deadline = std::chrono::steady_clock::now() + timeout_;
     std::unique_ptr<Conn> c;
@@ -180,8 +204,10 @@ Lease Pool::acquire() {
                 c = std::make_unique<Conn>(url_);
                 break;
             }
-            if (cv_.wait_until(lk, deadline) == std::cv_status::timeout && idle_.empty() &&
-                created_ >= size_)
+            ++waiting_;
+            bool timed_out = cv_.wait_until(lk, deadline) == std::cv_status::timeout;
+            --waiting_;
+            if (timed_out && idle_.empty() && created_ >= size_)
                 throw unavailable("database pool exhausted, retry shortly");
         }
     }

@@ -104,6 +104,9 @@ public:
     Lease acquire();
     int size() const { return size_; }
     int idle() const;
+    // For the metrics (common/metrics): connections leased now, and callers waiting for one.
+    int in_use() const;
+    int waiting() const;
 
 private:
     friend class Lease;
@@ -115,6 +118,7 @@ private:
     std::condition_variable cv_;
     std::vector<std::unique_ptr<Conn>> idle_;
     int created_ = 0;
+    int waiting_ = 0;
 };
 
 // BEGIN on construction, ROLLBACK in the destructor unless commit() ran.

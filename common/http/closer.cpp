@@ -9,7 +9,7 @@
 
 #include <cerrno>
 
-namespace pouch {
+namespace pouch::http {
 
 namespace {
 constexpr auto kDrainLimit = std::chrono::seconds(2);  // libfcgi's own limit
@@ -74,4 +74,4 @@ void Closer::run() {
     }
 }
 
-}  // namespace pouch
+}  // namespace pouch::http

@@ -15,7 +15,7 @@
 #include <unordered_map>
 #include <utility>
 
-namespace pouch {
+namespace pouch::http {
 
 class Closer {
   public:
@@ -41,4 +41,4 @@ class Closer {
     std::deque<std::pair<Clock::time_point, int>> by_deadline_;  // in hand-over order
 };
 
-}  // namespace pouch
+}  // namespace pouch::http

@@ -9,7 +9,7 @@
 
 #include "common/types/error.h"
 
-namespace pouch {
+namespace pouch::http {
 
 // 400, 401, 403, 404, 405, 409, 410, 413, 415, 429, 500, 503.
 int status_of(Fault fault);
@@ -32,7 +32,9 @@ struct ApiError : Error {
     }
 };
 
-inline ApiError not_found() { return ApiError(404, "not_found", "resource not found"); }
+inline ApiError not_found() {
+    return ApiError(404, "not_found", "resource not found");
+}
 inline ApiError unauthenticated(std::string message = "authentication required") {
     return ApiError(401, "unauthenticated", std::move(message));
 }
@@ -46,4 +48,4 @@ inline ApiError internal_error() {
     return ApiError(500, "internal", "internal error");
 }
 
-}  // namespace pouch
+}  // namespace pouch::http

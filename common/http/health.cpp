@@ -11,7 +11,7 @@
 #include "common/http/server.h"
 #include "common/json/out.h"
 
-namespace pouch {
+namespace pouch::http {
 
 namespace {
 
@@ -78,4 +78,4 @@ void add_health_route(Router& router) {
     });
 }
 
-}  // namespace pouch
+}  // namespace pouch::http

@@ -8,7 +8,7 @@
 
 #include "common/http/error.h"
 
-namespace pouch {
+namespace pouch::http {
 
 namespace {
 
@@ -20,12 +20,15 @@ constexpr size_t kSharedAnswersMax = 1024;  // share keys remembered (cleared pa
 Parking::Parking(const std::string& redis_url, const std::string& pattern, int threads,
                  size_t max_per_owner)
     : max_per_owner_(max_per_owner) {
-    notifier_ = std::make_unique<redis::Notifier>(redis_url, pattern, static_cast<Listener&>(*this));
+    notifier_ =
+        std::make_unique<redis::Notifier>(redis_url, pattern, static_cast<Listener&>(*this));
     for (int i = 0; i < std::max(threads, 1); ++i) pollers_.emplace_back([this] { poll_thread(); });
     timer_ = std::thread([this] { timer_thread(); });
 }
 
-Parking::~Parking() { stop(); }
+Parking::~Parking() {
+    stop();
+}
 
 std::uint64_t Parking::stamp(const std::string& channel) const {
     size_t bucket = std::hash<std::string>{}(channel) % kStampBuckets;
@@ -187,8 +190,10 @@ void Parking::poll_thread() {
         Rendered out;
         std::string detail;
         bool answered = true;
-        if (forced) out = std::move(*forced);
-        else answered = poll_once(*e, final, out, detail);
+        if (forced)
+            out = std::move(*forced);
+        else
+            answered = poll_once(*e, final, out, detail);
 
         lock.lock();
         e->running = false;
@@ -249,4 +254,4 @@ void Parking::stop() {
     notifier_->stop();
 }
 
-}  // namespace pouch
+}  // namespace pouch::http

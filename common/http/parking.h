@@ -29,10 +29,10 @@
 #include "common/http/response.h"
 #include "common/redis/notifier.h"
 
-namespace pouch {
+namespace pouch::http {
 
 class Parking : private redis::Notifier::Listener {
-public:
+  public:
     using Clock = std::chrono::steady_clock;
     // Writes the answer to the parked request and releases it; `error_detail` is set for
     // 5xx answers (for the log). Called exactly once, on a poll thread.
@@ -64,15 +64,15 @@ public:
     size_t parked() const;
     bool connected() const { return notifier_->connected(); }
 
-private:
+  private:
     struct Entry {
         LongPoll lp;
         std::string request_id;
         Finish finish;
-        bool queued = false;   // in queue_
-        bool running = false;  // a poll thread is polling it
-        bool dirty = false;    // woken while running: poll again
-        bool expired = false;  // deadline passed: the next poll is final
+        bool queued = false;             // in queue_
+        bool running = false;            // a poll thread is polling it
+        bool dirty = false;              // woken while running: poll again
+        bool expired = false;            // deadline passed: the next poll is final
         std::optional<Rendered> forced;  // answer without polling (superseded)
     };
     struct Shared {  // one poll's answer for requests of one share key
@@ -104,10 +104,10 @@ private:
     std::multimap<Clock::time_point, Entry*> by_deadline_;
     std::deque<Entry*> queue_;
     const size_t max_per_owner_;
-    std::unordered_map<std::string, size_t> per_owner_;      // parked requests per owner
+    std::unordered_map<std::string, size_t> per_owner_;     // parked requests per owner
     std::unordered_map<std::string, Entry*> by_exclusive_;  // the parked request per key
-    bool stopping_ = false;  // every poll is final from now on
-    bool ended_ = false;     // threads gone: park() answers inline
+    bool stopping_ = false;                                 // every poll is final from now on
+    bool ended_ = false;                                    // threads gone: park() answers inline
 
     std::mutex shared_mu_;
     std::unordered_map<std::string, Shared> shared_;
@@ -117,4 +117,4 @@ private:
     std::unique_ptr<redis::Notifier> notifier_;  // last: destroyed first, it calls into us
 };
 
-}  // namespace pouch
+}  // namespace pouch::http

@@ -7,7 +7,7 @@
 #include "common/http/error.h"
 #include "common/http/router.h"
 
-namespace pouch {
+namespace pouch::http {
 
 QueryParam query_int(std::string name, long long min, long long max,
                      std::optional<long long> fallback) {
@@ -83,14 +83,16 @@ QueryValues validate_query(const Request& req, const std::vector<QueryParam>& pa
                 break;
             case QueryParam::Kind::uuid:
                 if (!v) break;
-                if (auto id = canonical_uuid(*v)) out.texts_[p.name] = std::move(*id);
-                else throw validation_failed(field, "must be a UUID");
+                if (auto id = canonical_uuid(*v))
+                    out.texts_[p.name] = std::move(*id);
+                else
+                    throw validation_failed(field, "must be a UUID");
                 break;
             case QueryParam::Kind::text:
                 if (!v) break;
                 if (v->empty() || v->size() > p.max_chars)
-                    throw validation_failed(field, "must be 1 to " + std::to_string(p.max_chars) +
-                                                       " characters");
+                    throw validation_failed(
+                        field, "must be 1 to " + std::to_string(p.max_chars) + " characters");
                 out.texts_[p.name] = *v;
                 break;
         }
@@ -98,4 +100,4 @@ QueryValues validate_query(const Request& req, const std::vector<QueryParam>& pa
     return out;
 }
 
-}  // namespace pouch
+}  // namespace pouch::http

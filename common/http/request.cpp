@@ -4,7 +4,7 @@
 
 #include "common/http/error.h"
 
-namespace pouch {
+namespace pouch::http {
 
 namespace {
 const std::string kEmpty;
@@ -75,4 +75,4 @@ std::map<std::string, std::string> parse_query(const std::string& raw) {
     return out;
 }
 
-}  // namespace pouch
+}  // namespace pouch::http

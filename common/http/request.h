@@ -9,17 +9,17 @@
 #include <optional>
 #include <string>
 
-namespace pouch {
+namespace pouch::http {
 
 struct Request {
     std::string method;
-    std::string path;        // as sent (DOCUMENT_URI), without the query
-    std::string log_path;    // path with secret params masked (Router::loggable_path)
+    std::string path;      // as sent (DOCUMENT_URI), without the query
+    std::string log_path;  // path with secret params masked (Router::loggable_path)
     std::string raw_query;
     std::string request_id;  // nginx $request_id
     std::string remote_addr;
     std::string content_type;
-    long long content_length = -1;  // -1 when absent
+    long long content_length = -1;               // -1 when absent
     std::map<std::string, std::string> query;    // decoded values
     std::map<std::string, std::string> headers;  // lower-case names, from HTTP_* params
     std::map<std::string, std::string> params;   // path template params
@@ -41,4 +41,4 @@ std::map<std::string, std::string> parse_query(const std::string& raw);
 // Percent-decodes; returns nullopt on a malformed escape. '+' becomes ' ' when plus_is_space.
 std::optional<std::string> percent_decode(const std::string& s, bool plus_is_space);
 
-}  // namespace pouch
+}  // namespace pouch::http

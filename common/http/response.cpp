@@ -8,36 +8,52 @@
 #include "common/db/pool.h"
 #include "common/json/out.h"
 
-namespace pouch {
+namespace pouch::http {
 
 const char* status_reason(int status) {
     switch (status) {
-        case 200: return "OK";
-        case 201: return "Created";
-        case 204: return "No Content";
-        case 400: return "Bad Request";
-        case 401: return "Unauthorized";
-        case 403: return "Forbidden";
-        case 404: return "Not Found";
-        case 405: return "Method Not Allowed";
-        case 409: return "Conflict";
-        case 410: return "Gone";
-        case 413: return "Payload Too Large";
-        case 415: return "Unsupported Media Type";
-        case 429: return "Too Many Requests";
-        case 500: return "Internal Server Error";
-        case 503: return "Service Unavailable";
-        default: return "Unknown";
+        case 200:
+            return "OK";
+        case 201:
+            return "Created";
+        case 204:
+            return "No Content";
+        case 400:
+            return "Bad Request";
+        case 401:
+            return "Unauthorized";
+        case 403:
+            return "Forbidden";
+        case 404:
+            return "Not Found";
+        case 405:
+            return "Method Not Allowed";
+        case 409:
+            return "Conflict";
+        case 410:
+            return "Gone";
+        case 413:
+            return "Payload Too Large";
+        case 415:
+            return "Unsupported Media Type";
+        case 429:
+            return "Too Many Requests";
+        case 500:
+            return "Internal Server Error";
+        case 503:
+            return "Service Unavailable";
+        default:
+            return "Unknown";
     }
 }
 
 namespace {
 
 constexpr std::pair<Fault, int> kStatuses[] = {
-    {Fault::bad_input, 400},       {Fault::unauthenticated, 401}, {Fault::forbidden, 403},
-    {Fault::not_found, 404},       {Fault::not_allowed, 405},     {Fault::conflict, 409},
-    {Fault::gone, 410},            {Fault::too_large, 413},       {Fault::unsupported_type, 415},
-    {Fault::too_many, 429},        {Fault::internal, 500},        {Fault::unavailable, 503},
+    {Fault::bad_input, 400}, {Fault::unauthenticated, 401}, {Fault::forbidden, 403},
+    {Fault::not_found, 404}, {Fault::not_allowed, 405},     {Fault::conflict, 409},
+    {Fault::gone, 410},      {Fault::too_large, 413},       {Fault::unsupported_type, 415},
+    {Fault::too_many, 429},  {Fault::internal, 500},        {Fault::unavailable, 503},
 };
 
 void base_headers(Rendered& r, const std::string& request_id) {
@@ -115,11 +131,12 @@ Rendered render_guarded(const std::string& request_id, std::string& error_detail
 }
 
 std::string to_cgi(const Rendered& r) {
-    std::string out = "Status: " + std::to_string(r.status) + " " + status_reason(r.status) + "\r\n";
+    std::string out =
+        "Status: " + std::to_string(r.status) + " " + status_reason(r.status) + "\r\n";
     for (const auto& [k, v] : r.headers) out += k + ": " + v + "\r\n";
     out += "Content-Length: " + std::to_string(r.body.size()) + "\r\n\r\n";
     out += r.body;
     return out;
 }
 
-}  // namespace pouch
+}  // namespace pouch::http

@@ -13,7 +13,7 @@
 
 #include "common/http/error.h"
 
-namespace pouch {
+namespace pouch::http {
 
 struct Response;
 
@@ -71,4 +71,4 @@ Rendered render_guarded(const std::string& request_id, std::string& error_detail
 // FastCGI stdout form: "Status: ...\r\nHeader: v\r\n\r\nbody".
 std::string to_cgi(const Rendered& r);
 
-}  // namespace pouch
+}  // namespace pouch::http

@@ -10,7 +10,7 @@
 #include "common/http/error.h"
 #include "common/types/uuid.h"
 
-namespace pouch {
+namespace pouch::http {
 
 namespace {
 
@@ -20,7 +20,8 @@ std::vector<std::string> split_path(const std::string& path) {
     size_t pos = 1;
     while (true) {
         size_t slash = path.find('/', pos);
-        out.push_back(path.substr(pos, slash == std::string::npos ? std::string::npos : slash - pos));
+        out.push_back(
+            path.substr(pos, slash == std::string::npos ? std::string::npos : slash - pos));
         if (slash == std::string::npos) break;
         pos = slash + 1;
     }
@@ -80,7 +81,8 @@ std::string Router::loggable_path(const std::string& path) const {
             std::string name, value;
             shape = match_segment(r.segments[i], segs[i], name, value);
             for (const auto& m : r.options.masked_params)
-                if (shape && m == name && segs[i].size() > 8) out[i] = segs[i].substr(0, 8) + "\u2026";
+                if (shape && m == name && segs[i].size() > 8)
+                    out[i] = segs[i].substr(0, 8) + "\u2026";
         }
         if (!shape) continue;
         std::string masked;
@@ -114,4 +116,4 @@ Router::Match Router::match(const std::string& method, const std::string& path) 
         .with_header("Allow", allow);
 }
 
-}  // namespace pouch
+}  // namespace pouch::http

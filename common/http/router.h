@@ -14,7 +14,7 @@
 #include "common/http/response.h"
 #include "common/types/uuid.h"
 
-namespace pouch {
+namespace pouch::http {
 
 struct Services;
 
@@ -31,7 +31,7 @@ constexpr size_t kMiB = 1024 * 1024;
 
 struct RouteOptions {
     BodyKind body = BodyKind::json;
-    size_t body_limit = 64 * kKiB;  // decisions §3
+    size_t body_limit = 64 * kKiB;                  // decisions §3
     std::string content_type = "application/json";  // for json/stream bodies
     // Routes that take query parameters validate them (common/http/query.h); on any other
     // route a query parameter is rejected before the handler runs.
@@ -50,7 +50,7 @@ struct Route {
 };
 
 class Router {
-public:
+  public:
     // Options default: json body for POST/PUT/PATCH, none for GET/DELETE; no query.
     void add(const std::string& method, const std::string& pattern, RouteFn fn);
     // GET route that validates its own query parameters.
@@ -71,10 +71,10 @@ public:
     // method, so a 405 is masked too), those segments cut to 8 characters + "…".
     std::string loggable_path(const std::string& path) const;
 
-private:
+  private:
     std::vector<Route> routes_;
 };
 
 bool is_blob_id(const std::string& s);  // 43 chars of b64url
 
-}  // namespace pouch
+}  // namespace pouch::http

@@ -24,11 +24,11 @@
 #include <thread>
 #include <vector>
 
-#include "common/auth/replay_cache.h"
 #include "common/http/closer.h"
 #include "common/log/log.h"
+#include "common/metrics/metrics.h"
 
-namespace pouch {
+namespace pouch::http {
 
 namespace {
 
@@ -117,8 +117,7 @@ void prepare_body(FCGX_Request& fr, Request& r, const Route& route) {
     if (o.body == BodyKind::none) return;
     bool has_body = r.content_length > 0;
     if (has_body && !is_json_content_type(r.content_type, o.content_type))
-        throw ApiError(415, "unsupported_media_type",
-                       "Content-Type must be " + o.content_type);
+        throw ApiError(415, "unsupported_media_type", "Content-Type must be " + o.content_type);
     if (o.body == BodyKind::json) {
         read_json_body(fr, r, o.body_limit);
         return;
@@ -164,17 +163,25 @@ Rendered dispatch(FCGX_Request& fr, Request& r, Router& router, Services& servic
 
 void log_request(const Request& r, int status, std::chrono::steady_clock::time_point start,
                  const std::string& error_detail) {
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                          start).count();
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    metrics::observe_request(r.method, r.path, status, ms / 1000.0);
     log::Level level = status >= 500 ? log::Level::error : log::Level::info;
     if (error_detail.empty()) {
-        log::write(level, "request", {{"request_id", r.request_id}, {"method", r.method},
-                                      {"path", r.log_path.empty() ? r.path : r.log_path}, {"status", status},
-                                      {"duration_ms", ms}});
+        log::write(level, "request",
+                   {{"request_id", r.request_id},
+                    {"method", r.method},
+                    {"path", r.log_path.empty() ? r.path : r.log_path},
+                    {"status", status},
+                    {"duration_ms", ms}});
     } else {
-        log::write(level, "request", {{"request_id", r.request_id}, {"method", r.method},
-                                      {"path", r.log_path.empty() ? r.path : r.log_path}, {"status", status},
-                                      {"duration_ms", ms}, {"error", error_detail}});
+        log::write(level, "request",
+                   {{"request_id", r.request_id},
+                    {"method", r.method},
+                    {"path", r.log_path.empty() ? r.path : r.log_path},
+                    {"status", status},
+                    {"duration_ms", ms},
+                    {"error", error_detail}});
     }
 }
 
@@ -234,13 +241,39 @@ bool is_socket(int fd) {
     return fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
-// The listen fd: systemd's, or our own unix socket.
-int open_listen_socket(const Config& config) {
+// A TCP listen socket, ours or systemd's, is served only with libfcgi's allow-list of web
+// server addresses: any peer that reaches the port could otherwise crash the handler
+// (decisions §11).
+int require_allow_list_on_tcp(int fd) {
+    sockaddr_storage a{};
+    socklen_t len = sizeof a;
+    bool tcp = getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0 &&
+               (a.ss_family == AF_INET || a.ss_family == AF_INET6);
+    const char* allow = std::getenv("FCGI_WEB_SERVER_ADDRS");
+    if (tcp && (!allow || !*allow))
+        throw std::runtime_error(
+            "a TCP listen socket needs FCGI_WEB_SERVER_ADDRS (the nginx addresses allowed to "
+            "connect)");
+    return fd;
+}
+
+// The listen fd: systemd's, a TCP socket of our own (POUCH_LISTEN, for handler hosts behind
+// a remote nginx; libfcgi accepts only the FCGI_WEB_SERVER_ADDRS peers on it), or our own
+// unix socket.
+int open_listen_socket(const config::Config& config) {
     const char* fds = std::getenv("LISTEN_FDS");
     const char* pid = std::getenv("LISTEN_PID");
-    if (fds && pid && std::atoi(fds) >= 1 && std::atoi(pid) == getpid()) return 3;
+    if (fds && pid && std::atoi(fds) >= 1 && std::atoi(pid) == getpid())
+        return require_allow_list_on_tcp(3);
+    if (!config.listen.empty()) {
+        // libfcgi parses "host:port" (empty host: every address) and sets SO_REUSEADDR, so a
+        // restarted handler binds again at once.
+        int fd = FCGX_OpenSocket(config.listen.c_str(), 1024);
+        if (fd < 0) throw std::runtime_error("cannot listen on " + config.listen);
+        return require_allow_list_on_tcp(fd);
+    }
     if (config.socket_path.empty()) {
-        if (is_socket(0)) return 0;
+        if (is_socket(0)) return require_allow_list_on_tcp(0);
         throw std::runtime_error("no listen socket: set POUCH_SOCKET or run under systemd");
     }
     ::unlink(config.socket_path.c_str());  // a stale socket from a previous run
@@ -260,7 +293,7 @@ int serve(const std::string& group, Router& router, Services& services) {
     sigemptyset(&stop_set);
     sigaddset(&stop_set, SIGTERM);
     sigaddset(&stop_set, SIGINT);
-    sigaddset(&stop_set, SIGUSR1);  // libfcgi's own graceful-stop signal
+    sigaddset(&stop_set, SIGUSR1);                   // libfcgi's own graceful-stop signal
     pthread_sigmask(SIG_BLOCK, &stop_set, nullptr);  // inherited by every worker
     if (FCGX_Init() != 0) {
         log::error("FCGX_Init failed", {{"group", group}});
@@ -280,13 +313,14 @@ int serve(const std::string& group, Router& router, Services& services) {
         workers.push_back(std::make_unique<Worker>());
         Worker& w = *workers.back();
         ++g_alive;
-        w.thread = std::thread(worker, std::ref(w), listen_fd, std::ref(router),
-                               std::ref(services));
+        w.thread =
+            std::thread(worker, std::ref(w), listen_fd, std::ref(router), std::ref(services));
     }
-    log::info("serving", {{"threads", services.config.threads},
-                          {"socket", services.config.socket_path.empty()
-                                         ? std::string("systemd")
-                                         : services.config.socket_path}});
+    log::info("serving",
+              {{"threads", services.config.threads},
+               {"socket", !services.config.listen.empty()       ? services.config.listen
+                          : services.config.socket_path.empty() ? std::string("systemd")
+                                                                : services.config.socket_path}});
 
     int sig = 0;
     sigwait(&stop_set, &sig);
@@ -310,37 +344,4 @@ int serve(const std::string& group, Router& router, Services& services) {
     return 0;
 }
 
-int handler_main(const std::string& group, int argc, char** argv,
-                 const std::function<void(Router&)>& install, HandlerOptions options) {
-    Config config;
-    try {
-        config = Config::from_env();
-        for (int i = 1; i + 1 < argc; ++i)
-            if (std::strcmp(argv[i], "--socket") == 0) config.socket_path = argv[++i];
-    } catch (const std::exception& e) {
-        log::init(group, "info");
-        log::error("bad configuration", {{"error", e.what()}});
-        return 2;
-    }
-    log::init(group, config.log_level);
-    try {
-        db::Pool pool(config.database_url, config.db_pool);
-        redis::Client redis(config.redis_url);
-        auth::ReplayCache replay(redis, pool);
-        std::unique_ptr<Parking> parking;
-        if (options.wakeups)
-            parking = std::make_unique<Parking>(config.redis_url, wakeup::pattern(*options.wakeups),
-                                                config.db_pool,
-                                                static_cast<size_t>(config.max_waiters_per_account));
-        Services services{config, pool, redis, replay, parking.get()};
-        Router router;
-        add_health_route(router);
-        install(router);
-        return serve(group, router, services);
-    } catch (const std::exception& e) {
-        log::error("startup failed", {{"error", e.what()}});
-        return 1;
-    }
-}
-
-}  // namespace pouch
+}  // namespace pouch::http

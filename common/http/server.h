@@ -12,27 +12,20 @@
 #include "common/http/parking.h"
 #include "common/http/router.h"
 #include "common/redis/client.h"
-#include "common/wakeup/wakeup.h"
 
-namespace pouch {
-
-namespace auth {
+namespace pouch::auth {
 class ReplayCache;
 }
 
+namespace pouch::http {
+
 // What every route gets besides its request.
 struct Services {
-    const Config& config;
+    const config::Config& config;
     db::Pool& db;
     redis::Client& redis;
     auth::ReplayCache& replay;
-    Parking* parking = nullptr;  // set for groups that long-poll (HandlerOptions::wakeups)
-};
-
-struct HandlerOptions {
-    // Set for a group that parks long-polls: a Redis subscriber to these wake-ups only
-    // (common/wakeup) and poll threads.
-    std::optional<wakeup::Topic> wakeups;
+    Parking* parking = nullptr;  // set for groups that long-poll (api::HandlerOptions::wakeups)
 };
 
 // Adds GET /v1/health ({status, database, redis}).
@@ -42,9 +35,4 @@ void add_health_route(Router& router);
 // logs. Opens the listen socket as described above.
 int serve(const std::string& group, Router& router, Services& services);
 
-// The usual main(): config from the environment, pool, redis, health route, serve.
-// `install` adds the group's routes.
-int handler_main(const std::string& group, int argc, char** argv,
-                 const std::function<void(Router&)>& install, HandlerOptions options = {});
-
-}  // namespace pouch
+}  // namespace pouch::http

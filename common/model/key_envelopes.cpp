@@ -1,15 +1,14 @@
-// key_envelopes.cpp -- envelope storage and per-pouch events shared by the groups that
-// change keys or the roster. The envelope array goes to PostgreSQL as one jsonb parameter
+// key_envelopes.cpp -- envelope storage for the groups that change keys. The envelope array goes to PostgreSQL as one jsonb parameter
 // (jsonb_to_recordset), so 2,000 envelopes are a few statements, not 2,000 round trips: the
 // key generation rule and the stored-envelope check are one set query before the insert.
 #include "common/model/key_envelopes.h"
-#include "common/db/array.h"
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include "common/http/error.h"
+#include "common/types/error.h"
 #include "common/json/out.h"
+#include "common/model/pouch_events.h"
 
 namespace pouch::model {
 
@@ -88,36 +87,6 @@ const db::Statement kLockEnvelopePouches{
     " (SELECT (v->>'pouch_id')::uuid FROM jsonb_array_elements($1::jsonb) v)"
     " ORDER BY id FOR UPDATE"};
 
-const db::Statement kLockPouches{
-    "model_lock_pouches",
-    "SELECT id FROM pouches WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE"};
-
-const db::Statement kAppendEvents{
-    "model_append_events",
-    "WITH bumped AS ("
-    "  UPDATE pouches SET high_water = high_water + 1 WHERE id = ANY($1::uuid[])"
-    "  RETURNING id, epoch, high_water)"
-    " INSERT INTO events (pouch_id, epoch, seq, kind, device_id)"
-    " SELECT id, epoch, high_water, $2, $3::uuid FROM bumped"};
-
-const db::Statement kRosterLock{
-    "model_roster_lock", "SELECT pg_advisory_xact_lock(hashtextextended('roster:' || $1, 0))"};
-
-const db::Statement kAppendRoster{
-    "model_append_roster",
-    "INSERT INTO roster_entries (account_id, idx, statement, signature)"
-    " SELECT $1, coalesce((SELECT max(idx) + 1 FROM roster_entries WHERE account_id = $1), 0),"
-    "        $2, $3"
-    " WHERE NOT EXISTS (SELECT 1 FROM roster_entries WHERE account_id = $1 AND statement = $2)"
-    " RETURNING idx"};
-
-const db::Statement kNextRosterIndex{
-    "model_next_roster_index",
-    "SELECT coalesce(max(idx) + 1, 0) AS next FROM roster_entries WHERE account_id = $1"};
-
-const db::Statement kAccountPouches{
-    "model_account_pouches", "SELECT id FROM pouches WHERE account_id = $1 ORDER BY id"};
-
 std::string to_json(const rapidjson::Value& v) {
     rapidjson::StringBuffer buf;
     rapidjson::Writer<rapidjson::StringBuffer> w(buf);
@@ -132,19 +101,6 @@ void fail_at(const db::Result& r, const std::string& pointer, const char* member
 }
 
 }  // namespace
-
-void lock_roster(db::Conn& conn, const std::string& account_id) {
-    conn.exec(kRosterLock, {account_id});
-}
-
-void append_pouch_events(db::Conn& conn, const std::vector<std::string>& pouch_ids,
-                         const std::string& kind, const std::string& device_id) {
-    if (pouch_ids.empty()) return;
-    std::string ids = db::text_array(pouch_ids);
-    conn.exec(kLockPouches, {ids});  // in id order, the order every writer uses
-    conn.exec(kAppendEvents,
-              {ids, kind, device_id.empty() ? db::Param() : db::Param(device_id)});
-}
 
 StoredEnvelopes store_key_envelopes(db::Conn& conn, const std::string& account_id,
                                     const rapidjson::Value& envelopes, const std::string& pointer,
@@ -183,7 +139,7 @@ StoredEnvelopes store_key_envelopes(db::Conn& conn, const std::string& account_i
                 ? "a request's envelopes for one pouch must share one key_gen, the pouch's current " +
                       std::to_string(current) + " or the next"
                 : "key_gen must not be above the pouch's current " + std::to_string(current);
-        throw ApiError(409, "key_gen_conflict", message, at + "/key_gen").with_details(d.done());
+        throw Error(Fault::conflict, "key_gen_conflict", message, at + "/key_gen").with_details(d.done());
     }
     conn.exec(kInsertEnvelopes, {json});
     db::Result rotated = conn.exec(kRaiseKeyGen, {json, account_id});
@@ -195,29 +151,6 @@ StoredEnvelopes store_key_envelopes(db::Conn& conn, const std::string& account_i
 void drop_envelopes_above_current(db::Conn& conn, const std::string& account_id,
                                   const std::string& member_id) {
     conn.exec(kDropAboveCurrent, {account_id, member_id});
-}
-
-long long append_roster(db::Conn& conn, const std::string& account_id,
-                        const rapidjson::Value& statements, long long* appended) {
-    lock_roster(conn, account_id);
-    long long first = conn.exec(kNextRosterIndex, {account_id}).int64(0, "next");
-    long long n = 0;
-    for (const auto& s : statements.GetArray()) {
-        n += conn.exec(kAppendRoster,
-                       {account_id,
-                        std::string(s["statement"].GetString(), s["statement"].GetStringLength()),
-                        std::string(s["signature"].GetString(), s["signature"].GetStringLength())})
-                 .rows();
-    }
-    if (appended) *appended = n;
-    return first;
-}
-
-std::vector<std::string> account_pouches(db::Conn& conn, const std::string& account_id) {
-    db::Result r = conn.exec(kAccountPouches, {account_id});
-    std::vector<std::string> ids;
-    for (int i = 0; i < r.rows(); ++i) ids.push_back(r.text(i, 0));
-    return ids;
 }
 
 }  // namespace pouch::model

@@ -46,20 +46,4 @@ StoredEnvelopes store_key_envelopes(db::Conn& conn, const std::string& account_i
 void drop_envelopes_above_current(db::Conn& conn, const std::string& account_id,
                                   const std::string& member_id);
 
-// Appends `kind` events ("roster", "key_rotation") to every listed pouch (locks them).
-void append_pouch_events(db::Conn& conn, const std::vector<std::string>& pouch_ids,
-                         const std::string& kind, const std::string& device_id);
-
-// Serialises roster changes of one account (transaction-scoped advisory lock).
-void lock_roster(db::Conn& conn, const std::string& account_id);
-
-// Appends statements to the account's roster; returns the index of the first one.
-// An identical statement already present is skipped (a retried request appends nothing);
-// `appended`, when given, receives how many were really appended.
-long long append_roster(db::Conn& conn, const std::string& account_id,
-                        const rapidjson::Value& statements, long long* appended = nullptr);
-
-// The account's pouch ids, for roster events.
-std::vector<std::string> account_pouches(db::Conn& conn, const std::string& account_id);
-
 }  // namespace pouch::model

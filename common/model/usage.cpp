@@ -34,19 +34,20 @@ Usage lock_account_usage(db::Conn& conn, const std::string& account_id) {
     return read(conn.exec(kLockUsage, {account_id}));
 }
 
-void require_within_quota(db::Conn& conn, const std::string& account_id, const Usage& before) {
-    Usage now = read(conn.exec(kUsage, {account_id}));
-    long long grown = now.stored_bytes - before.stored_bytes;
-    if (grown <= 0 || now.stored_bytes + now.reserved_bytes <= now.limit_bytes) return;
-    throw quota_exceeded(now.limit_bytes, before.stored_bytes + before.reserved_bytes, grown,
-                         "this would take the account over its plan's storage limit");
+Usage account_usage(db::Conn& conn, const std::string& account_id) {
+    return read(conn.exec(kUsage, {account_id}));
 }
 
-ApiError quota_exceeded(long long limit, long long used, long long requested,
-                        const std::string& message) {
+void require_within_quota(db::Conn& conn, const std::string& account_id, const Usage& before) {
+    if (auto excess = rules::check_growth(before, account_usage(conn, account_id)))
+        throw quota_exceeded(*excess, "this would take the account over its plan's storage limit");
+}
+
+Error quota_exceeded(const rules::QuotaExcess& e, const std::string& message) {
     json::Out d;
-    d.kv("limit_bytes", limit).kv("used_bytes", used).kv("requested_bytes", requested);
-    return ApiError(403, "quota_exceeded", message).with_details(d.done());
+    d.kv("limit_bytes", e.limit_bytes).kv("used_bytes", e.used_bytes);
+    d.kv("requested_bytes", e.requested_bytes);
+    return Error(Fault::forbidden, "quota_exceeded", message).with_details(d.done());
 }
 
 }  // namespace pouch::model

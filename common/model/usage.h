@@ -9,25 +9,26 @@
 #include <string>
 
 #include "common/db/pool.h"
-#include "common/http/error.h"
+#include "common/types/error.h"
+#include "common/rules/quota.h"
 
 namespace pouch::model {
 
-struct Usage {
-    long long limit_bytes = 0;     // the plan's storage_bytes
-    long long stored_bytes = 0;    // account_stored_bytes(): everything stored
-    long long reserved_bytes = 0;  // active blob reservations
-};
+// stored_bytes is account_stored_bytes(), reserved_bytes account_reserved_bytes(); the
+// arithmetic on them is common/rules/quota.h's.
+using Usage = rules::Usage;
 
 // Locks the account row (FOR UPDATE) and reads its usage.
 Usage lock_account_usage(db::Conn& conn, const std::string& account_id);
 
-// Reads the usage again after this transaction's writes; throws 403 quota_exceeded (details
-// limit_bytes, used_bytes = stored + reserved before, requested_bytes = the growth) when the
-// request grew the stored bytes and stored + reserved now exceed the limit.
+// Reads the usage again after this transaction's writes; throws 403 quota_exceeded when
+// rules::check_growth refuses it.
 void require_within_quota(db::Conn& conn, const std::string& account_id, const Usage& before);
 
-ApiError quota_exceeded(long long limit, long long used, long long requested,
-                        const std::string& message);
+// Reads the account's usage without locking (the caller holds the account row).
+Usage account_usage(db::Conn& conn, const std::string& account_id);
+
+// 403 quota_exceeded with details {limit_bytes, used_bytes, requested_bytes}.
+Error quota_exceeded(const rules::QuotaExcess& e, const std::string& message);
 
 }  // namespace pouch::model

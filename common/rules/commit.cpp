@@ -2,6 +2,8 @@
 // lookup in PouchState, and the state change of an applied op.
 #include "common/rules/commit.h"
 
+#include "common/rules/quota.h"
+
 namespace pouch::rules {
 
 namespace {
@@ -85,7 +87,7 @@ Decision decide(const CommitOp& op, PouchState& st) {
     } else if (*op.base != head) {
         return conflict("stale_base", "base_revision_id is not the current head", head);
     }
-    if (st.used_bytes + op.stored_size > st.limit_bytes)
+    if (check_request(Usage{st.limit_bytes, st.used_bytes, 0}, op.stored_size))
         return rejected("quota_exceeded", "the revision would exceed the plan's storage");
 
     long long seq = ++st.high_water;

@@ -10,8 +10,9 @@
 #include "common/json/schema.h"
 #include "common/model/ids_in_use.h"
 #include "common/model/key_envelopes.h"
-#include "common/model/usage.h"
+#include "common/model/roster.h"
 #include "common/model/schemas.h"
+#include "common/model/usage.h"
 #include "handlers/account/routes.h"
 #include "handlers/account/sql.h"
 
@@ -25,16 +26,16 @@ namespace js = json::schema;
 void require_same(const rapidjson::Value& envelopes, const char* member) {
     for (rapidjson::SizeType i = 1; i < envelopes.Size(); ++i) {
         if (envelopes[i][member] != envelopes[0][member])
-            throw validation_failed("/key_envelopes/" + std::to_string(i) + "/" + member,
-                                    std::string("every genesis envelope must have the same ") +
-                                        member);
+            throw validation_failed(
+                "/key_envelopes/" + std::to_string(i) + "/" + member,
+                std::string("every genesis envelope must have the same ") + member);
     }
 }
 
 }  // namespace
 
-Response genesis(api::Call& call) {
-    Services& s = call.services;
+http::Response genesis(api::Call& call) {
+    http::Services& s = call.services;
     const auth::Caller& c = call.who();
     const rapidjson::Document& doc = call.body;
     const auto& statements = doc["statements"];
@@ -57,7 +58,7 @@ Response genesis(api::Call& call) {
         conn->exec(sql::kLockAccount, {c.account_id});
         model::Usage before = model::lock_account_usage(*conn, c.account_id);
         if (conn->exec(sql::kHasGenesis, {c.account_id}).rows() > 0)
-            throw ApiError(409, "genesis_exists", "the account already has a roster");
+            throw http::ApiError(409, "genesis_exists", "the account already has a roster");
         if (model::pouch_id_in_use(*conn, pouch_id))
             throw validation_failed("/key_envelopes/0/pouch_id", "this pouch id is already in use");
         if (model::member_id_in_use(*conn, member_id))
@@ -67,8 +68,8 @@ Response genesis(api::Call& call) {
         conn->exec(sql::kInsertWebMember, {member_id, c.account_id, c.user_id});
         conn->exec(sql::kSetWebMember, {c.account_id, member_id});
         conn->exec(sql::kInsertPouch, {pouch_id, c.account_id, crypto::uuid_v4(), key_gen});
-        model::store_key_envelopes(*conn, c.account_id, envelopes, "/key_envelopes", member_id,
-                                   "", false, model::KeyGenRule::rotation);
+        model::store_key_envelopes(*conn, c.account_id, envelopes, "/key_envelopes", member_id, "",
+                                   false, model::KeyGenRule::rotation);
         model::require_within_quota(*conn, c.account_id, before);
         tx.commit();
     }
@@ -77,7 +78,7 @@ Response genesis(api::Call& call) {
     o.kv("genesis_hash",
          crypto::b64url_encode(crypto::blake3_256(json::text(doc["statements"][0]["statement"]))));
     o.kv("pouch_id", pouch_id);
-    Response r;
+    http::Response r;
     r.status = 201;
     r.data = o.done();
     return r;

@@ -11,8 +11,8 @@ namespace pouch::account {
 
 namespace js = json::schema;
 
-Response login(api::Call& call) {
-    Services& s = call.services;
+http::Response login(api::Call& call) {
+    http::Services& s = call.services;
     const rapidjson::Document& doc = call.body;
     std::string email = normalize_email(doc["email"].GetString());
     std::string password(doc["password"].GetString(), doc["password"].GetStringLength());
@@ -27,16 +27,18 @@ Response login(api::Call& call) {
         }
     }
     bool ok = false;
-    if (user_id.empty()) password_burn(password);
-    else ok = password_verify(stored_hash, password);
-    if (!ok) throw ApiError(401, "invalid_credentials", "email or password is wrong");
+    if (user_id.empty())
+        password_burn(password);
+    else
+        ok = password_verify(stored_hash, password);
+    if (!ok) throw http::ApiError(401, "invalid_credentials", "email or password is wrong");
 
     auto conn = s.db.acquire();
     NewSession session = create_session(*conn, user_id);
     json::Out o;
     o.kv("user_id", user_id).kv("session_token", session.token);
     o.kv("expires_at", session.expires_at);
-    Response r;
+    http::Response r;
     r.data = o.done();
     return r;
 }

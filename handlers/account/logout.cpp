@@ -6,12 +6,12 @@
 
 namespace pouch::account {
 
-Response logout(api::Call& call) {
-    Services& s = call.services;
+http::Response logout(api::Call& call) {
+    http::Services& s = call.services;
     const auth::Caller& c = call.who();
     auto conn = s.db.acquire();
     conn->exec(sql::kDeleteSession, {c.session_id});
-    return Response{};
+    return http::Response{};
 }
 
 }  // namespace pouch::account

@@ -1,13 +1,13 @@
 // main.cpp -- the account handler: signup, login, logout, account overview, roster and
 // genesis (and health).
-#include "common/http/server.h"
+#include "common/api/main.h"
 #include "handlers/account/password.h"
 #include "handlers/account/routes.h"
 
 int main(int argc, char** argv) {
     using namespace pouch;
-    return handler_main("account", argc, argv, [](Router& r) {
-        account::password_init(Config::from_env().argon2_parallel);
+    return api::handler_main("account", argc, argv, [](http::Router& r) {
+        account::password_init(config::Config::from_env().argon2_parallel);
         api::add(r, account::kSignup, account::signup);
         api::add(r, account::kLogin, account::login);
         api::add(r, account::kLogout, account::logout);

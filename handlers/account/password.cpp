@@ -8,8 +8,10 @@
 #include <chrono>
 #include <memory>
 #include <stdexcept>
+#include <vector>
 
 #include "common/auth/hash_pool.h"
+#include "common/metrics/metrics.h"
 
 namespace pouch::account {
 
@@ -19,6 +21,7 @@ constexpr std::chrono::milliseconds kStartTimeout{2000};
 
 std::unique_ptr<auth::HashPool> g_pool;
 std::string g_dummy_hash;
+std::vector<metrics::Probe> g_probes;  // after g_pool: unregistered before it goes
 
 std::string hash_unthrottled(const std::string& password) {
     char out[crypto_pwhash_STRBYTES];
@@ -36,6 +39,18 @@ void password_init(int max_parallel) {
     g_dummy_hash = hash_unthrottled("pouch-dummy-password-for-equal-time");
     g_pool = std::make_unique<auth::HashPool>(max_parallel, 4 * static_cast<size_t>(max_parallel),
                                         kStartTimeout);
+    // The Argon2 queue, for operators (docs/SCALING.md).
+    g_probes.push_back(metrics::add_probe("pouch_argon2_running", "Argon2id hashes running now.",
+                                          metrics::Kind::gauge,
+                                          [] { return g_pool->stats().running; }));
+    g_probes.push_back(metrics::add_probe("pouch_argon2_queued",
+                                          "Argon2id hashes waiting for a hashing thread now.",
+                                          metrics::Kind::gauge,
+                                          [] { return g_pool->stats().queued; }));
+    g_probes.push_back(metrics::add_probe(
+        "pouch_argon2_refused_total",
+        "Password requests answered 503 because no hashing thread was free in time.",
+        metrics::Kind::counter, [] { return static_cast<double>(g_pool->stats().refused); }));
 }
 
 std::string password_hash(const std::string& password) {

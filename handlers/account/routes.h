@@ -7,8 +7,8 @@
 #include <string>
 
 #include "common/api/route.h"
-#include "common/http/paging.h"
 #include "common/model/schemas.h"
+#include "common/paging/paging.h"
 
 namespace pouch::account {
 
@@ -26,39 +26,48 @@ inline const js::Node kLoginBody = js::object({
 
 // The interface types genesis statements as plain strings; decisions §3 still bounds them.
 inline const js::Node kGenesisBody = js::object({
-    js::req("statements", js::array(js::object({
-                                        js::req("statement", js::string().min_chars(1).max_chars(87382)),
-                                        js::req("signature", js::string().min_chars(1).max_chars(342)),
-                                    }))
-                              .min_items(1)
-                              .max_items(16)),
+    js::req("statements",
+            js::array(js::object({
+                          js::req("statement", js::string().min_chars(1).max_chars(87382)),
+                          js::req("signature", js::string().min_chars(1).max_chars(342)),
+                      }))
+                .min_items(1)
+                .max_items(16)),
     js::req("key_envelopes", js::array(model::key_envelope()).min_items(1).max_items(2000)),
 });
 
-inline const api::Route kSignup{.method = "POST", .pattern = "/v1/account/signup",
-                                .who = api::Who::public_, .schema = &kSignupBody};
-inline const api::Route kLogin{.method = "POST", .pattern = "/v1/account/login",
-                               .who = api::Who::public_, .schema = &kLoginBody};
-inline const api::Route kLogout{.method = "POST", .pattern = "/v1/account/logout",
-                                .who = api::Who::web};
+inline const api::Route kSignup{.method = "POST",
+                                .pattern = "/v1/account/signup",
+                                .who = api::Who::public_,
+                                .schema = &kSignupBody};
+inline const api::Route kLogin{.method = "POST",
+                               .pattern = "/v1/account/login",
+                               .who = api::Who::public_,
+                               .schema = &kLoginBody};
+inline const api::Route kLogout{
+    .method = "POST", .pattern = "/v1/account/logout", .who = api::Who::web};
 inline const api::Route kAccount{.method = "GET", .pattern = "/v1/account", .who = api::Who::any};
 // Up to 16 statements and 2,000 envelopes.
-inline const api::Route kGenesis{.method = "POST", .pattern = "/v1/account/roster/genesis",
-                                 .who = api::Who::web, .body_limit = 16 * kMiB,
+inline const api::Route kGenesis{.method = "POST",
+                                 .pattern = "/v1/account/roster/genesis",
+                                 .who = api::Who::web,
+                                 .body_limit = 16 * http::kMiB,
                                  .schema = &kGenesisBody};
-inline const api::Route kRoster{
-    .method = "GET", .pattern = "/v1/account/roster", .who = api::Who::any,
-    .query = {query_int("after", -1, 2147483647), paging::cursor_param(), paging::limit_param()}};
+inline const api::Route kRoster{.method = "GET",
+                                .pattern = "/v1/account/roster",
+                                .who = api::Who::any,
+                                .query = {http::query_int("after", -1, 2147483647),
+                                          paging::cursor_param(), paging::limit_param()}};
 
-inline const api::Route* const kRoutes[] = {&kSignup, &kLogin,   &kLogout,
+inline const api::Route* const kRoutes[] = {&kSignup,  &kLogin,   &kLogout,
                                             &kAccount, &kGenesis, &kRoster};
 
-Response signup(api::Call& call);
-Response login(api::Call& call);
-Response logout(api::Call& call);
-Response get_account(api::Call& call);
-Response genesis(api::Call& call);
-Response roster(api::Call& call);
+http::Response signup(api::Call& call);
+http::Response login(api::Call& call);
+http::Response logout(api::Call& call);
+http::Response get_account(api::Call& call);
+http::Response genesis(api::Call& call);
+http::Response roster(api::Call& call);
 
 // Shared by signup and login: a new web session for the user, inside `conn`.
 struct NewSession {

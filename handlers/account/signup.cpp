@@ -13,8 +13,8 @@ namespace pouch::account {
 
 namespace js = json::schema;
 
-Response signup(api::Call& call) {
-    Services& s = call.services;
+http::Response signup(api::Call& call) {
+    http::Services& s = call.services;
     const rapidjson::Document& doc = call.body;
     std::string email = normalize_email(doc["email"].GetString());
     std::string password(doc["password"].GetString(), doc["password"].GetStringLength());
@@ -25,8 +25,8 @@ Response signup(api::Call& call) {
     auto conn = s.db.acquire();
     db::Transaction tx(*conn);
     if (conn->exec(sql::kInsertUser, {user_id, email, hash}).rows() == 0)
-        throw ApiError(409, "email_taken", "an account with this email already exists",
-                       "/email");
+        throw http::ApiError(409, "email_taken", "an account with this email already exists",
+                             "/email");
     if (conn->exec(sql::kInsertAccount, {account_id, user_id}).rows() == 0)
         throw std::runtime_error("no default plan is configured");
     NewSession session = create_session(*conn, user_id);
@@ -35,7 +35,7 @@ Response signup(api::Call& call) {
     json::Out o;
     o.kv("user_id", user_id).kv("storage_account_id", account_id);
     o.kv("session_token", session.token).kv("expires_at", session.expires_at);
-    Response r;
+    http::Response r;
     r.status = 201;
     r.data = o.done();
     return r;

@@ -1,9 +1,9 @@
 // audit.cpp -- GET /v1/admin/audit?cursor=&limit= (decisions §7, §13): the audit log newest
-// first, keyset-paged by common/http/paging.h on its id. A record written while a client pages
+// first, keyset-paged by common/paging/paging.h on its id. A record written while a client pages
 // appears on no page it has not yet read out of order: ids only grow.
-#include "common/http/paging.h"
 #include "common/http/query.h"
 #include "common/json/out.h"
+#include "common/paging/paging.h"
 #include "handlers/admin/routes.h"
 #include "handlers/admin/sql.h"
 
@@ -16,9 +16,9 @@ constexpr char kStartId[] = "9223372036854775807";
 
 }  // namespace
 
-Response list_audit(api::Call& call) {
-    Services& s = call.services;
-    const QueryValues& q = call.query;
+http::Response list_audit(api::Call& call) {
+    http::Services& s = call.services;
+    const http::QueryValues& q = call.query;
     long long limit = q.integer("limit");
     const paging::List list("audit", {paging::Key::positive});
     auto from = list.read(q);

@@ -1,10 +1,10 @@
 // main.cpp -- the admin handler: plans, user roles and the audit log (decisions §7).
-#include "common/http/server.h"
+#include "common/api/main.h"
 #include "handlers/admin/routes.h"
 
 int main(int argc, char** argv) {
     using namespace pouch;
-    return handler_main("admin", argc, argv, [](Router& r) {
+    return api::handler_main("admin", argc, argv, [](http::Router& r) {
         api::add(r, admin::kListPlans, admin::list_plans);
         api::add(r, admin::kGetPlan, admin::get_plan);
         api::add(r, admin::kUpdatePlan, admin::update_plan);

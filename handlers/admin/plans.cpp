@@ -6,15 +6,17 @@
 #include <climits>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "common/http/error.h"
-#include "common/http/paging.h"
 #include "common/http/query.h"
 #include "common/json/out.h"
 #include "common/json/parse.h"
 #include "common/json/schema.h"
 #include "common/model/plan.h"
+#include "common/paging/paging.h"
+#include "common/rules/plan_diff.h"
 #include "handlers/admin/routes.h"
 #include "handlers/admin/sql.h"
 
@@ -22,69 +24,99 @@ namespace pouch::admin {
 
 namespace {
 
-namespace js = json::schema;
+// The stored plan's editable fields and the request's, as rules::plan_diff compares them.
+rules::PlanValues current_values(const db::Result& cur) {
+    rules::PlanValues v;
+    for (const auto& f : rules::kPlanFields) {
+        switch (f.kind) {
+            case rules::PlanKind::text:
+                v[f.name] = cur.text(0, f.name);
+                break;
+            case rules::PlanKind::integer:
+                v[f.name] = cur.int64(0, f.name);
+                break;
+            case rules::PlanKind::boolean:
+                v[f.name] = cur.boolean(0, f.name);
+                break;
+        }
+    }
+    return v;
+}
 
+rules::PlanValues asked_values(const rapidjson::Document& doc) {
+    rules::PlanValues v;
+    for (const auto& f : rules::kPlanFields) {
+        if (!doc.HasMember(f.name)) continue;
+        const rapidjson::Value& x = doc[f.name];
+        switch (f.kind) {
+            case rules::PlanKind::text:
+                v[f.name] = json::text(x);
+                break;
+            case rules::PlanKind::integer:
+                v[f.name] = static_cast<long long>(x.GetInt64());
+                break;
+            case rules::PlanKind::boolean:
+                v[f.name] = x.GetBool();
+                break;
+        }
+    }
+    return v;
+}
 
+void write_value(json::Out& o, const std::string& key, const rules::PlanValue& v) {
+    std::visit([&](const auto& x) { o.kv(key, x); }, v);
+}
 
-enum class Kind { text, integer, boolean };
-struct Field {
-    const char* name;
-    Kind kind;
-};
-// The editable fields, in the parameter order of sql::kUpdatePlan ($2..$12).
-const Field kPlanFields[] = {
-    {"slug", Kind::text},           {"name", Kind::text},
-    {"description", Kind::text},    {"price_cents", Kind::integer},
-    {"currency", Kind::text},       {"interval", Kind::text},
-    {"pouch_limit", Kind::integer}, {"storage_bytes", Kind::integer},
-    {"is_public", Kind::boolean},   {"is_active", Kind::boolean},
-    {"sort", Kind::integer},
-};
+db::Param param_of(const rules::PlanValue& v) {
+    if (const auto* t = std::get_if<std::string>(&v)) return *t;
+    if (const auto* n = std::get_if<long long>(&v)) return std::to_string(*n);
+    return std::string(std::get<bool>(v) ? "true" : "false");
+}
 
 // The Plan object as the whole of `data`. json::Out's root is always an object and
 // write_plan() writes a member value, so the plan is written under one key and that key's
 // value is cut out (the writer emits no whitespace, so the prefix is exact).
-Response plan_response(const db::Result& r) {
+http::Response plan_response(const db::Result& r) {
     static constexpr std::string_view kPrefix = "{\"plan\":";
     json::Out o;
     o.key("plan");
     model::write_plan(o, r, 0);
     std::string wrapped = o.done();
-    Response resp;
+    http::Response resp;
     resp.data = wrapped.substr(kPrefix.size(), wrapped.size() - kPrefix.size() - 1);
     return resp;
 }
 
 }  // namespace
 
-Response list_plans(api::Call& call) {
-    Services& s = call.services;
-    const QueryValues& q = call.query;
+http::Response list_plans(api::Call& call) {
+    http::Services& s = call.services;
+    const http::QueryValues& q = call.query;
     long long limit = q.integer("limit");
     const paging::List list("plans", {paging::Key::integer, paging::Key::text});
     auto after = list.read(q);
     auto conn = s.db.acquire();
-    db::Result r = conn->exec(sql::kListPlans, {after ? db::Param((*after)[0]) : db::Param(),
-                                                after ? db::Param((*after)[1]) : db::Param(),
-                                                std::to_string(limit + 1)});
+    db::Result r = conn->exec(
+        sql::kListPlans, {after ? db::Param((*after)[0]) : db::Param(),
+                          after ? db::Param((*after)[1]) : db::Param(), std::to_string(limit + 1)});
     return list.page(limit, r.rows(), r.rows(), [&](json::Out& o, int i) {
         model::write_plan(o, r, i);
         return paging::Keys{r.text(i, "sort"), r.text(i, "slug")};
     });
 }
 
-Response get_plan(api::Call& call) {
-    Services& s = call.services;
+http::Response get_plan(api::Call& call) {
+    http::Services& s = call.services;
     const std::string& id = call.param("id");
     auto conn = s.db.acquire();
     db::Result r = conn->exec(sql::kGetPlan, {id});
-    if (r.rows() == 0) throw not_found();
+    if (r.rows() == 0) throw http::not_found();
     return plan_response(r);
 }
 
-Response update_plan(api::Call& call) {
-    Request& req = call.req;
-    Services& s = call.services;
+http::Response update_plan(api::Call& call) {
+    http::Request& req = call.req;
+    http::Services& s = call.services;
     const auth::Caller& c = call.who();
     const std::string& id = call.param("id");
     const rapidjson::Document& doc = call.body;
@@ -92,59 +124,32 @@ Response update_plan(api::Call& call) {
     auto conn = s.db.acquire();
     db::Transaction tx(*conn);
     db::Result cur = conn->exec(sql::kLockPlan, {id});
-    if (cur.rows() == 0) throw not_found();
+    if (cur.rows() == 0) throw http::not_found();
 
+    std::vector<rules::PlanChange> changes =
+        rules::plan_diff(current_values(cur), asked_values(doc));
+    if (changes.empty()) return plan_response(cur);  // nothing to write, nothing to audit
+
+    // $1 the id, then one parameter per field: its new value if it changes, else NULL (kept).
     std::vector<db::Param> params{id};
     json::Out before, after;
-    bool changed = false;
-    for (const Field& f : kPlanFields) {
+    for (const auto& f : rules::kPlanFields) {
         db::Param p;
-        if (doc.HasMember(f.name)) {
-            const rapidjson::Value& v = doc[f.name];
-            switch (f.kind) {
-                case Kind::text: {
-                    std::string now(v.GetString(), v.GetStringLength());
-                    std::string was = cur.text(0, f.name);
-                    if (now != was) {
-                        before.kv(f.name, was);
-                        after.kv(f.name, now);
-                        p = now;
-                    }
-                    break;
-                }
-                case Kind::integer: {
-                    long long now = v.GetInt64();
-                    long long was = cur.int64(0, f.name);
-                    if (now != was) {
-                        before.kv(f.name, was);
-                        after.kv(f.name, now);
-                        p = std::to_string(now);
-                    }
-                    break;
-                }
-                case Kind::boolean: {
-                    bool now = v.GetBool();
-                    bool was = cur.boolean(0, f.name);
-                    if (now != was) {
-                        before.kv(f.name, was);
-                        after.kv(f.name, now);
-                        p = now ? "true" : "false";
-                    }
-                    break;
-                }
-            }
+        for (const auto& ch : changes) {
+            if (ch.field != f.name) continue;
+            write_value(before, ch.field, ch.before);
+            write_value(after, ch.field, ch.after);
+            p = param_of(ch.after);
         }
-        changed = changed || p.has_value();
         params.push_back(std::move(p));
     }
-    if (!changed) return plan_response(cur);  // nothing to write, nothing to audit
 
     db::Result r = [&] {
         try {
             return conn->exec(sql::kUpdatePlan, params);
         } catch (const db::Error& e) {
             if (e.sqlstate == "23505")
-                throw ApiError(409, "slug_taken", "another plan has this slug", "/slug");
+                throw http::ApiError(409, "slug_taken", "another plan has this slug", "/slug");
             throw;
         }
     }();

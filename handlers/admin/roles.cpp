@@ -27,9 +27,9 @@ std::string role_json(const std::string& role) {
 
 }  // namespace
 
-Response set_role(api::Call& call) {
-    Request& req = call.req;
-    Services& s = call.services;
+http::Response set_role(api::Call& call) {
+    http::Request& req = call.req;
+    http::Services& s = call.services;
     const auth::Caller& c = call.who();
     const std::string& id = call.param("id");
     const rapidjson::Document& doc = call.body;
@@ -48,12 +48,12 @@ Response set_role(api::Call& call) {
         if (is_admin && row_id == c.user_id) caller_admin = true;
     }
     // The caller's role was read before the locks; one demoted meanwhile acts no more.
-    if (!caller_admin) throw forbidden("admin role required");
-    if (target < 0) throw not_found();
+    if (!caller_admin) throw http::forbidden("admin role required");
+    if (target < 0) throw http::not_found();
     std::string previous = r.text(target, "role");
     if (previous != role) {
         if (previous == "admin" && admins <= 1)
-            throw ApiError(409, "last_admin", "the last admin cannot be demoted");
+            throw http::ApiError(409, "last_admin", "the last admin cannot be demoted");
         conn->exec(sql::kSetRole, {id, role});
         db::Param reason;
         if (doc.HasMember("reason"))
@@ -67,7 +67,7 @@ Response set_role(api::Call& call) {
 
     json::Out o;
     o.kv("id", id).kv("role", role).kv("previous_role", previous);
-    Response resp;
+    http::Response resp;
     resp.data = o.done();
     return resp;
 }

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "common/api/route.h"
-#include "common/http/paging.h"
+#include "common/paging/paging.h"
 
 namespace pouch::admin {
 
@@ -49,27 +49,32 @@ inline const js::Node kSetRoleBody = js::object({
     js::opt("reason", js::string().max_chars(500)),
 });
 
-inline const api::Route kListPlans{.method = "GET", .pattern = "/v1/admin/plans",
+inline const api::Route kListPlans{.method = "GET",
+                                   .pattern = "/v1/admin/plans",
                                    .who = api::Who::admin,
                                    .query = {paging::cursor_param(), paging::limit_param()}};
-inline const api::Route kGetPlan{.method = "GET", .pattern = "/v1/admin/plans/{id:uuid_after_auth}",
-                                 .who = api::Who::admin};
+inline const api::Route kGetPlan{
+    .method = "GET", .pattern = "/v1/admin/plans/{id:uuid_after_auth}", .who = api::Who::admin};
 inline const api::Route kUpdatePlan{.method = "PUT",
                                     .pattern = "/v1/admin/plans/{id:uuid_after_auth}",
-                                    .who = api::Who::admin, .schema = &kPlanEditBody};
+                                    .who = api::Who::admin,
+                                    .schema = &kPlanEditBody};
 inline const api::Route kSetRole{.method = "POST",
                                  .pattern = "/v1/admin/users/{id:uuid_after_auth}/role",
-                                 .who = api::Who::admin, .schema = &kSetRoleBody};
-inline const api::Route kAudit{.method = "GET", .pattern = "/v1/admin/audit", .who = api::Who::admin,
+                                 .who = api::Who::admin,
+                                 .schema = &kSetRoleBody};
+inline const api::Route kAudit{.method = "GET",
+                               .pattern = "/v1/admin/audit",
+                               .who = api::Who::admin,
                                .query = {paging::cursor_param(), paging::limit_param()}};
 
 inline const api::Route* const kRoutes[] = {&kListPlans, &kGetPlan, &kUpdatePlan, &kSetRole,
                                             &kAudit};
 
-Response list_plans(api::Call& call);
-Response get_plan(api::Call& call);
-Response update_plan(api::Call& call);
-Response set_role(api::Call& call);
-Response list_audit(api::Call& call);
+http::Response list_plans(api::Call& call);
+http::Response get_plan(api::Call& call);
+http::Response update_plan(api::Call& call);
+http::Response set_role(api::Call& call);
+http::Response list_audit(api::Call& call);
 
 }  // namespace pouch::admin

@@ -8,8 +8,11 @@
 #include "common/json/schema.h"
 #include "common/model/ids_in_use.h"
 #include "common/model/key_envelopes.h"
+#include "common/model/pouch_events.h"
+#include "common/model/roster.h"
 #include "common/model/schemas.h"
 #include "common/model/usage.h"
+#include "common/wakeup/wakeup.h"
 #include "handlers/cliauth/routes.h"
 #include "handlers/cliauth/sql.h"
 
@@ -19,26 +22,24 @@ namespace {
 
 namespace js = json::schema;
 
-
-// The locked request, checked for this caller: found, not foreign, pending.
-db::Result lock_pending(db::Conn& conn, const std::string& id, const auth::Caller& c) {
+// The locked request, checked for this caller: found, not foreign, and `event` allowed by the
+// login state machine (common/rules/login.h).
+db::Result lock_for(db::Conn& conn, const std::string& id, const auth::Caller& c,
+                    rules::LoginEvent event) {
     db::Result r = conn.exec(sql::kLockRequest, {id});
-    if (r.rows() == 0) throw not_found();
+    if (r.rows() == 0) throw http::not_found();
     auto bound = r.opt(0, "connect_account_id");
-    if (bound && *bound != c.account_id) throw not_found();
-    std::string status = r.text(0, "status");
-    if (status == "expired") throw ApiError(410, "expired_token", "the login request expired");
-    if (status != "pending")
-        throw ApiError(409, "already_decided", "the login request is already " + status);
+    if (bound && *bound != c.account_id) throw http::not_found();
+    rules::LoginStep step = rules::transition(login_state(r), event);
+    if (step.refusal) throw *step.refusal;
     return r;
 }
 
-
 }  // namespace
 
-Response approve(api::Call& call) {
-    Request& req = call.req;
-    Services& s = call.services;
+http::Response approve(api::Call& call) {
+    http::Request& req = call.req;
+    http::Services& s = call.services;
     const auth::Caller& c = call.who();
     rapidjson::Document& doc = call.body;
     const auto& envelopes = doc["key_envelopes"];
@@ -55,14 +56,14 @@ Response approve(api::Call& call) {
     {
         auto conn = s.db.acquire();
         db::Transaction tx(*conn);
-        db::Result r = lock_pending(*conn, id, c);
+        db::Result r = lock_for(*conn, id, c, rules::LoginEvent::deny);
         if (doc.HasMember("confirm_code") &&
             !crypto::confirm_code_matches(json::text(doc["confirm_code"]),
                                           crypto::confirm_code(id, r.text(0, "sign_jkt"))))
-            throw ApiError(400, "confirm_code_mismatch",
-                           "the confirm code does not match the one the CLI shows");
+            throw http::ApiError(400, "confirm_code_mismatch",
+                                 "the confirm code does not match the one the CLI shows");
         if (c.member_id.empty())
-            throw ApiError(409, "genesis_required", "the account has no roster yet");
+            throw http::ApiError(409, "genesis_required", "the account has no roster yet");
         model::Usage before = model::lock_account_usage(*conn, c.account_id);
         if (model::member_id_in_use(*conn, member_id))
             throw validation_failed("/key_envelopes/0/member_id", "must be a new member id");
@@ -75,7 +76,8 @@ Response approve(api::Call& call) {
         if (appended != 1)
             throw validation_failed("/statement/statement", "is already in the roster");
         conn->exec(sql::kInsertMember, {member_id, c.account_id, device_id, std::to_string(index)});
-        conn->exec(sql::kInsertDevice, {device_id, c.account_id, member_id, json::text(doc["welcome"]), id});
+        conn->exec(sql::kInsertDevice,
+                   {device_id, c.account_id, member_id, json::text(doc["welcome"]), id});
         stored = model::store_key_envelopes(*conn, c.account_id, envelopes, "/key_envelopes",
                                             c.member_id, "", true, model::KeyGenRule::history);
         pouches = model::account_pouches(*conn, c.account_id);
@@ -89,27 +91,27 @@ Response approve(api::Call& call) {
 
     json::Out o;
     o.kv("device_id", device_id);
-    Response resp;
+    http::Response resp;
     resp.data = o.done();
     return resp;
 }
 
-Response deny(api::Call& call) {
-    Request& req = call.req;
-    Services& s = call.services;
+http::Response deny(api::Call& call) {
+    http::Request& req = call.req;
+    http::Services& s = call.services;
     const auth::Caller& c = call.who();
     std::string id = req.param("id");
     {
         auto conn = s.db.acquire();
         db::Transaction tx(*conn);
-        lock_pending(*conn, id, c);
+        lock_for(*conn, id, c, rules::LoginEvent::deny);
         conn->exec(sql::kMarkDenied, {id, c.account_id});
         tx.commit();
     }
     wakeup::publish(s.redis, wakeup::Topic::login, id);
     json::Out o;
     o.kv("status", "denied");
-    Response resp;
+    http::Response resp;
     resp.data = o.done();
     return resp;
 }

@@ -1,16 +1,16 @@
 // connect_token.cpp -- POST /v1/cli-auth/connect-tokens (web): a single-use token that binds
 // the next CLI login to this account (interface: svc_lt_ + 32 b64url characters).
 #include "common/auth/caller.h"
-#include "common/json/schema.h"
 #include "common/crypto/b64url.h"
 #include "common/crypto/random.h"
+#include "common/json/schema.h"
 #include "handlers/cliauth/routes.h"
 #include "handlers/cliauth/sql.h"
 
 namespace pouch::cliauth {
 
-Response connect_token(api::Call& call) {
-    Services& s = call.services;
+http::Response connect_token(api::Call& call) {
+    http::Services& s = call.services;
     const auth::Caller& c = call.who();
     std::string token = "svc_lt_" + crypto::b64url_encode(crypto::random_bytes(24));
     auto conn = s.db.acquire();
@@ -18,7 +18,7 @@ Response connect_token(api::Call& call) {
                                           std::to_string(kConnectTokenSeconds)});
     json::Out o;
     o.kv("connect_token", token).kv("expires_in", kConnectTokenSeconds);
-    Response r;
+    http::Response r;
     r.data = o.done();
     return r;
 }

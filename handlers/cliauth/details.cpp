@@ -1,6 +1,6 @@
 // details.cpp -- GET /v1/cli-auth/requests/{id} (web): what the approving browser shows,
-// including the confirm code the CLI displays and the CLI's public keys. A request bound by a connect token to another
-// account is not found.
+// including the confirm code the CLI displays and the CLI's public keys. A request bound by a
+// connect token to another account is not found.
 #include "common/auth/caller.h"
 #include "common/crypto/confirm_code.h"
 #include "handlers/cliauth/routes.h"
@@ -8,15 +8,15 @@
 
 namespace pouch::cliauth {
 
-Response details(api::Call& call) {
-    Request& req = call.req;
-    Services& s = call.services;
+http::Response details(api::Call& call) {
+    http::Request& req = call.req;
+    http::Services& s = call.services;
     const auth::Caller& c = call.who();
     auto conn = s.db.acquire();
     db::Result r = conn->exec(sql::kRequestDetails, {req.param("id")});
-    if (r.rows() == 0) throw not_found();
+    if (r.rows() == 0) throw http::not_found();
     auto bound = r.opt(0, "connect_account_id");
-    if (bound && *bound != c.account_id) throw not_found();
+    if (bound && *bound != c.account_id) throw http::not_found();
     json::Out o;
     o.kv("id", r.text(0, "id")).kv("device_name", r.text(0, "device_name"));
     o.kv("os", r.text(0, "os")).kv("arch", r.text(0, "arch"));
@@ -32,7 +32,7 @@ Response details(api::Call& call) {
     o.kv("confirm_code", crypto::confirm_code(r.text(0, "id"), r.text(0, "sign_jkt")));
     o.kv("status", r.text(0, "status"));
     o.kv("created_at", r.text(0, "created_at")).kv("expires_at", r.text(0, "expires_at"));
-    Response resp;
+    http::Response resp;
     resp.data = o.done();
     return resp;
 }

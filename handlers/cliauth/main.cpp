@@ -1,13 +1,13 @@
 // main.cpp -- the cliauth handler: CLI login requests, approval, token redemption (with
 // long-polls woken through Redis), refresh and connect tokens.
-#include "common/http/server.h"
+#include "common/api/main.h"
 #include "handlers/cliauth/routes.h"
 
 int main(int argc, char** argv) {
     using namespace pouch;
-    return handler_main(
+    return api::handler_main(
         "cliauth", argc, argv,
-        [](Router& r) {
+        [](http::Router& r) {
             api::add(r, cliauth::kStart, cliauth::start);
             api::add(r, cliauth::kDetails, cliauth::details);
             api::add(r, cliauth::kApprove, cliauth::approve);
@@ -16,5 +16,5 @@ int main(int argc, char** argv) {
             api::add(r, cliauth::kRefresh, cliauth::refresh);
             api::add(r, cliauth::kConnectToken, cliauth::connect_token);
         },
-        HandlerOptions{.wakeups = wakeup::Topic::login});
+        api::HandlerOptions{.wakeups = wakeup::Topic::login});
 }

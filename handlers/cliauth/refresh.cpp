@@ -20,20 +20,20 @@ namespace js = json::schema;
 
 }  // namespace
 
-Response refresh(api::Call& call) {
-    Request& req = call.req;
-    Services& s = call.services;
+http::Response refresh(api::Call& call) {
+    http::Request& req = call.req;
+    http::Services& s = call.services;
     const jose::DpopProof& proof = *call.proof;
     const rapidjson::Document& doc = call.body;
     std::string presented = doc["refresh_token"].GetString();
     if (!auth::has_token_shape(presented, "svc_rt_"))
-        throw ApiError(400, "invalid_grant", "unknown refresh token");
+        throw http::ApiError(400, "invalid_grant", "unknown refresh token");
 
     std::string hash = crypto::token_hash(presented);
     {
         auto conn = s.db.acquire();
         db::Result k = conn->exec(sql::kRefreshTokenKey, {hash});
-        if (k.rows() == 0) throw ApiError(400, "invalid_grant", "unknown refresh token");
+        if (k.rows() == 0) throw http::ApiError(400, "invalid_grant", "unknown refresh token");
         if (!crypto::ct_equal(proof.jkt, k.text(0, "jkt")))
             throw auth::dpop_error("the DPoP key is not the device's key");
     }
@@ -44,7 +44,7 @@ Response refresh(api::Call& call) {
     db::Result r = conn->exec(sql::kLockRefreshToken, {hash});
     std::string device_id = r.text(0, "device_id");
     if (r.boolean(0, "device_revoked"))
-        throw ApiError(401, "device_revoked", "this device has been revoked");
+        throw http::ApiError(401, "device_revoked", "this device has been revoked");
     if (r.boolean(0, "used")) {
         if (r.boolean(0, "reused_late")) {
             model::revoke_device_tokens(*conn, device_id);
@@ -52,10 +52,10 @@ Response refresh(api::Call& call) {
             log::warn("refresh token reuse: every token of the device revoked",
                       {{"request_id", req.request_id}, {"device_id", device_id}});
         }
-        throw ApiError(400, "invalid_grant", "refresh token already used");
+        throw http::ApiError(400, "invalid_grant", "refresh token already used");
     }
     if (r.boolean(0, "revoked") || r.boolean(0, "expired"))
-        throw ApiError(400, "invalid_grant", "refresh token expired or revoked");
+        throw http::ApiError(400, "invalid_grant", "refresh token expired or revoked");
 
     db::Result device = conn->exec(sql::kDeviceForTokens, {device_id});
     TokenPair t = issue_tokens(*conn, device_id, proof.jkt);
@@ -63,7 +63,7 @@ Response refresh(api::Call& call) {
     tx.commit();
     json::Out o;
     write_token_fields(o, t, device);
-    Response resp;
+    http::Response resp;
     resp.data = o.done();
     return resp;
 }

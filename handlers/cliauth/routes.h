@@ -13,8 +13,8 @@
 
 namespace pouch::cliauth {
 
-constexpr int kPollInterval = 5;             // seconds between polls without `wait`
-constexpr int kAccessTokenSeconds = 3600;    // decisions §1
+constexpr int kPollInterval = 5;           // seconds between polls without `wait`
+constexpr int kAccessTokenSeconds = 3600;  // decisions §1
 constexpr int kConnectTokenSeconds = 600;
 
 namespace js = json::schema;
@@ -66,34 +66,41 @@ inline const js::Node kApproveBody = js::object({
 });
 
 // Login start, token and refresh prove the CLI's key with a DPoP proof before any token.
-inline const api::Route kStart{.method = "POST", .pattern = "/v1/cli-auth/requests",
-                               .who = api::Who::dpop, .schema = &kStartBody};
-inline const api::Route kDetails{.method = "GET", .pattern = "/v1/cli-auth/requests/{id:uuid}",
-                                 .who = api::Who::web};
+inline const api::Route kStart{.method = "POST",
+                               .pattern = "/v1/cli-auth/requests",
+                               .who = api::Who::dpop,
+                               .schema = &kStartBody};
+inline const api::Route kDetails{
+    .method = "GET", .pattern = "/v1/cli-auth/requests/{id:uuid}", .who = api::Who::web};
 // Approve carries a welcome and up to 2,000 envelopes.
 inline const api::Route kApprove{.method = "POST",
                                  .pattern = "/v1/cli-auth/requests/{id:uuid}/approve",
-                                 .who = api::Who::web, .body_limit = 16 * kMiB,
+                                 .who = api::Who::web,
+                                 .body_limit = 16 * http::kMiB,
                                  .schema = &kApproveBody};
-inline const api::Route kDeny{.method = "POST", .pattern = "/v1/cli-auth/requests/{id:uuid}/deny",
-                              .who = api::Who::web};
-inline const api::Route kToken{.method = "POST", .pattern = "/v1/cli-auth/token",
-                               .who = api::Who::dpop, .schema = &kTokenBody};
-inline const api::Route kRefresh{.method = "POST", .pattern = "/v1/cli-auth/refresh",
-                                 .who = api::Who::dpop, .schema = &kRefreshBody};
-inline const api::Route kConnectToken{.method = "POST", .pattern = "/v1/cli-auth/connect-tokens",
-                                      .who = api::Who::web};
+inline const api::Route kDeny{
+    .method = "POST", .pattern = "/v1/cli-auth/requests/{id:uuid}/deny", .who = api::Who::web};
+inline const api::Route kToken{.method = "POST",
+                               .pattern = "/v1/cli-auth/token",
+                               .who = api::Who::dpop,
+                               .schema = &kTokenBody};
+inline const api::Route kRefresh{.method = "POST",
+                                 .pattern = "/v1/cli-auth/refresh",
+                                 .who = api::Who::dpop,
+                                 .schema = &kRefreshBody};
+inline const api::Route kConnectToken{
+    .method = "POST", .pattern = "/v1/cli-auth/connect-tokens", .who = api::Who::web};
 
 inline const api::Route* const kRoutes[] = {&kStart, &kDetails, &kApprove,     &kDeny,
                                             &kToken, &kRefresh, &kConnectToken};
 
-Response start(api::Call& call);
-Response details(api::Call& call);
-Response approve(api::Call& call);
-Response deny(api::Call& call);
-Response token(api::Call& call);
-Response refresh(api::Call& call);
-Response connect_token(api::Call& call);
+http::Response start(api::Call& call);
+http::Response details(api::Call& call);
+http::Response approve(api::Call& call);
+http::Response deny(api::Call& call);
+http::Response token(api::Call& call);
+http::Response refresh(api::Call& call);
+http::Response connect_token(api::Call& call);
 
 // A fresh access + refresh token pair for the device, stored as hashes inside `conn`.
 struct TokenPair {
@@ -104,6 +111,5 @@ TokenPair issue_tokens(db::Conn& conn, const std::string& device_id, const std::
 
 // The fields shared by the approved form (op 6) and refresh.
 void write_token_fields(json::Out& o, const TokenPair& t, const db::Result& device);
-
 
 }  // namespace pouch::cliauth

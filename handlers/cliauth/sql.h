@@ -2,7 +2,10 @@
 // visible status folds in expiry: pending/approved past expires_at reads as "expired".
 #pragma once
 
+#include <stdexcept>
+
 #include "common/db/pool.h"
+#include "common/rules/login.h"
 
 namespace pouch::cliauth::sql {
 
@@ -113,3 +116,15 @@ inline const db::Statement kMarkRefreshUsed{
     "UPDATE refresh_tokens SET used_at = now(), replaced_by = $2 WHERE token_hash = $1"};
 
 }  // namespace pouch::cliauth::sql
+
+namespace pouch::cliauth {
+
+// The `status` column of a statement above that selects POUCH_LOGIN_STATUS, as the state
+// machine's enum. Any other text is a bug (500), never a client's fault.
+inline rules::LoginState login_state(const db::Result& r, int row = 0) {
+    auto s = rules::parse_login_state(r.text(row, "status"));
+    if (!s) throw std::runtime_error("unknown login request status " + r.text(row, "status"));
+    return *s;
+}
+
+}  // namespace pouch::cliauth

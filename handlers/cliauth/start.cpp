@@ -17,7 +17,6 @@ namespace {
 
 namespace js = json::schema;
 
-
 std::string assistants_json(const rapidjson::Document& doc) {
     if (!doc.HasMember("assistants")) return "[]";
     rapidjson::StringBuffer buf;
@@ -28,8 +27,8 @@ std::string assistants_json(const rapidjson::Document& doc) {
 
 }  // namespace
 
-Response start(api::Call& call) {
-    Services& s = call.services;
+http::Response start(api::Call& call) {
+    http::Services& s = call.services;
     const jose::DpopProof& proof = *call.proof;
     const rapidjson::Document& doc = call.body;
     const auto& sign = doc["sign_pub"];
@@ -49,19 +48,20 @@ Response start(api::Call& call) {
     }
     std::string id = crypto::uuid_v4();
     const auto& enc = doc["enc_pub"];
-    conn->exec(sql::kInsertRequest,
-               {id, json::text(doc["code_challenge"]), json::text(sign["x"]), json::text(sign["y"]), sign_jkt,
-                json::text(enc["x"]), json::text(enc["y"]), json::text(doc["device_name"]), json::text(doc["os"]),
-                json::text(doc["arch"]), json::text(doc["cli_version"]), assistants_json(doc),
-                json::text(doc["key_storage"]), connect_account,
-                std::to_string(s.config.login_ttl_seconds)});
+    conn->exec(
+        sql::kInsertRequest,
+        {id, json::text(doc["code_challenge"]), json::text(sign["x"]), json::text(sign["y"]),
+         sign_jkt, json::text(enc["x"]), json::text(enc["y"]), json::text(doc["device_name"]),
+         json::text(doc["os"]), json::text(doc["arch"]), json::text(doc["cli_version"]),
+         assistants_json(doc), json::text(doc["key_storage"]), connect_account,
+         std::to_string(s.config.login_ttl_seconds)});
     tx.commit();
 
     json::Out o;
     o.kv("request_id", id);
     o.kv("authorize_url", s.config.web_url + "/cli/approve?request=" + id);
     o.kv("expires_in", s.config.login_ttl_seconds).kv("interval", kPollInterval);
-    Response r;
+    http::Response r;
     r.data = o.done();
     return r;
 }

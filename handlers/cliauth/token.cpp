@@ -9,6 +9,7 @@
 #include "common/crypto/pkce.h"
 #include "common/json/parse.h"
 #include "common/json/schema.h"
+#include "common/wakeup/wakeup.h"
 #include "handlers/cliauth/routes.h"
 #include "handlers/cliauth/sql.h"
 
@@ -18,57 +19,63 @@ namespace {
 
 namespace js = json::schema;
 
-ApiError invalid_grant(const std::string& message) {
-    return ApiError(400, "invalid_grant", message);
+http::ApiError invalid_grant(const std::string& message) {
+    return http::ApiError(400, "invalid_grant", message);
 }
 
-// The answer for a request that is no longer pending (approved is handled by redeem()).
-[[noreturn]] void refuse(const std::string& status) {
-    if (status == "expired") throw ApiError(410, "expired_token", "the login request expired");
-    if (status == "denied") throw ApiError(403, "access_denied", "the login was denied");
-    throw invalid_grant("the login was already redeemed");
-}
-
-Response pending() {
+http::Response pending() {
     json::Out o;
     o.kv("status", "pending").kv("interval", kPollInterval);
-    Response r;
+    http::Response r;
     r.data = o.done();
     return r;
 }
 
-Response redeem(Services& s, const std::string& id, const std::string& jkt) {
+http::Response redeem(http::Services& s, const std::string& id, const std::string& jkt) {
     auto conn = s.db.acquire();
     db::Transaction tx(*conn);
     db::Result red = conn->exec(sql::kRedeem, {id});
     if (red.rows() == 0) {  // raced with another redeem, or expired meanwhile
-        db::Result st = conn->exec(sql::kRequestStatus, {id});
-        refuse(st.text(0, "status"));
+        rules::LoginStep step = rules::transition(
+            login_state(conn->exec(sql::kRequestStatus, {id})), rules::LoginEvent::redeem);
+        if (step.refusal) throw *step.refusal;
+        throw invalid_grant("the login was already redeemed");
     }
     db::Result device = conn->exec(sql::kDeviceForTokens, {red.text(0, "device_id")});
     // Revoked between approval and redemption: tokens would be refused on first use, so
     // none are issued (the rollback leaves the request approved; every retry answers this).
     if (device.boolean(0, "revoked"))
-        throw ApiError(403, "access_denied", "the device was revoked before the login was redeemed");
+        throw http::ApiError(403, "access_denied",
+                             "the device was revoked before the login was redeemed");
     TokenPair t = issue_tokens(*conn, device.text(0, "id"), jkt);
     tx.commit();
     json::Out o;
     write_token_fields(o, t, device);
     o.kv("welcome", device.text(0, "welcome"));
-    Response r;
+    http::Response r;
     r.data = o.done();
     return r;
 }
 
-std::string current_status(Services& s, const std::string& id) {
+rules::LoginState current_state(http::Services& s, const std::string& id) {
     auto conn = s.db.acquire();
-    return conn->exec(sql::kRequestStatus, {id}).text(0, "status");
+    return login_state(conn->exec(sql::kRequestStatus, {id}));
+}
+
+// What a token request gets from a request in `state` (common/rules/login.h): redeemed tokens,
+// std::nullopt while pending (the caller waits or answers pending), or the refusal thrown.
+std::optional<http::Response> answer(http::Services& s, const std::string& id,
+                                     const std::string& jkt, rules::LoginState state) {
+    rules::LoginStep step = rules::transition(state, rules::LoginEvent::redeem);
+    if (step.refusal) throw *step.refusal;
+    if (step.kind == rules::LoginStep::Kind::wait) return std::nullopt;
+    return redeem(s, id, jkt);
 }
 
 }  // namespace
 
-Response token(api::Call& call) {
-    Services& s = call.services;
+http::Response token(api::Call& call) {
+    http::Services& s = call.services;
     const jose::DpopProof& proof = *call.proof;
     const rapidjson::Document& doc = call.body;
     std::string id = doc["request_id"].GetString();
@@ -87,36 +94,35 @@ Response token(api::Call& call) {
     auth::record_dpop(proof, s);  // no connection held: the replay cache may need one
     if (!crypto::ct_equal(crypto::pkce_s256(verifier), r.text(0, "code_challenge")))
         throw invalid_grant("code_verifier does not match code_challenge");
-    std::string status = r.text(0, "status");
-    if (status == "pending") {
+    const rules::LoginState state = login_state(r);
+    const bool pending_now = state == rules::LoginState::pending;
+    if (pending_now) {
         if (wait == 0 && r.boolean(0, "too_soon"))
-            throw ApiError(429, "slow_down", "poll at most every 5 seconds, or use wait")
+            throw http::ApiError(429, "slow_down", "poll at most every 5 seconds, or use wait")
                 .with_header("Retry-After", std::to_string(kPollInterval));
         auto conn = s.db.acquire();
         conn->exec(sql::kTouchPoll, {id});
     }
-    if (status == "pending" && wait > 0) {
-        auto lp = std::make_shared<LongPoll>();
+    if (pending_now && wait > 0) {
+        auto lp = std::make_shared<http::LongPoll>();
         lp->channel = channel;
         lp->seen = seen;
         lp->deadline = std::chrono::steady_clock::now() + std::chrono::seconds(wait);
         // One parked wait per login request: a second one answers the first (decisions §13).
         lp->exclusive_key = id;
-        lp->superseded = ApiError(429, "slow_down", "another wait on this login request took its place")
-                             .with_header("Retry-After", std::to_string(kPollInterval));
-        lp->poll = [&s, id, jkt = proof.jkt](bool final) -> std::optional<Response> {
-            std::string now = current_status(s, id);
-            if (now == "pending") return final ? std::optional<Response>(pending()) : std::nullopt;
-            if (now == "approved") return redeem(s, id, jkt);
-            refuse(now);
+        lp->superseded =
+            http::ApiError(429, "slow_down", "another wait on this login request took its place")
+                .with_header("Retry-After", std::to_string(kPollInterval));
+        lp->poll = [&s, id, jkt = proof.jkt](bool final) -> std::optional<http::Response> {
+            if (auto done = answer(s, id, jkt, current_state(s, id))) return done;
+            return final ? std::optional<http::Response>(pending()) : std::nullopt;
         };
-        Response parked;
+        http::Response parked;
         parked.long_poll = std::move(lp);
         return parked;
     }
-    if (status == "pending") return pending();
-    if (status == "approved") return redeem(s, id, proof.jkt);
-    refuse(status);
+    if (auto done = answer(s, id, proof.jkt, state)) return *done;
+    return pending();
 }
 
 }  // namespace pouch::cliauth

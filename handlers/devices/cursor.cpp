@@ -7,7 +7,7 @@
 
 namespace pouch::devices {
 
-Response cursor(api::Call& call) {
+http::Response cursor(api::Call& call) {
     const auth::Caller& c = call.who();
     std::string pouch_id = json::text(call.body["pouch_id"]);
     std::string epoch = json::text(call.body["epoch"]);
@@ -17,19 +17,19 @@ Response cursor(api::Call& call) {
     // No lock: high_water only grows, and a cursor stored for an epoch that an operator
     // resets meanwhile is keyed by that old epoch and never read for the new one.
     db::Result p = conn->exec(sql::kPouchForCursor, {pouch_id, c.account_id});
-    if (p.rows() == 0) throw not_found();
+    if (p.rows() == 0) throw http::not_found();
     long long high_water = p.int64(0, "high_water");
     if (p.text(0, "epoch") != epoch) {
         json::Out d;
         d.kv("current_epoch", p.text(0, "epoch")).kv("high_water", high_water);
-        throw ApiError(409, "epoch_mismatch", "the pouch's event log has another epoch")
+        throw http::ApiError(409, "epoch_mismatch", "the pouch's event log has another epoch")
             .with_details(d.done());
     }
     if (acked > high_water)
         throw validation_failed("/acked_seq", "must not exceed the pouch's high_water (" +
                                                   std::to_string(high_water) + ")");
-    db::Result r = conn->exec(sql::kStoreCursor,
-                              {c.device_id, pouch_id, epoch, std::to_string(acked)});
+    db::Result r =
+        conn->exec(sql::kStoreCursor, {c.device_id, pouch_id, epoch, std::to_string(acked)});
     json::Out o;
     o.kv("pouch_id", pouch_id).kv("epoch", epoch).kv("acked_seq", r.int64(0, "acked_seq"));
     return api::ok(o.done());

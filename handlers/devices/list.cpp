@@ -1,20 +1,21 @@
 // list.cpp -- GET /v1/devices: the devices of the caller's account, revoked ones included,
-// in creation order, paged by common/http/paging.h (decisions §13).
+// in creation order, paged by common/paging/paging.h (decisions §13).
 #include "common/json/out.h"
 #include "handlers/devices/routes.h"
 #include "handlers/devices/sql.h"
 
 namespace pouch::devices {
 
-Response list(api::Call& call) {
+http::Response list(api::Call& call) {
     const auth::Caller& c = call.who();
     const paging::List list("devices/" + c.account_id, {paging::Key::natural, paging::Key::uuid});
     auto after = list.read(call.query);
     long long limit = call.query.integer("limit");
     auto conn = call.services.db.acquire();
-    db::Result r = conn->exec(sql::kListDevices,
-                              {c.account_id, after ? db::Param((*after)[0]) : db::Param(),
-                               after ? db::Param((*after)[1]) : db::Param(), std::to_string(limit + 1)});
+    db::Result r =
+        conn->exec(sql::kListDevices,
+                   {c.account_id, after ? db::Param((*after)[0]) : db::Param(),
+                    after ? db::Param((*after)[1]) : db::Param(), std::to_string(limit + 1)});
     return list.page(limit, r.rows(), r.rows(), [&](json::Out& o, int i) {
         o.obj();
         o.kv("id", r.text(i, "id")).kv("name", r.text(i, "name"));

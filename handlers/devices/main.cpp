@@ -1,11 +1,11 @@
 // main.cpp -- the devices handler: the account's CLI devices, renaming, revocation and
 // the per-pouch acknowledged-seq cursor.
-#include "common/http/server.h"
+#include "common/api/main.h"
 #include "handlers/devices/routes.h"
 
 int main(int argc, char** argv) {
     using namespace pouch;
-    return handler_main("devices", argc, argv, [](Router& r) {
+    return api::handler_main("devices", argc, argv, [](http::Router& r) {
         api::add(r, devices::kList, devices::list);
         api::add(r, devices::kRename, devices::rename);
         api::add(r, devices::kRevoke, devices::revoke);

@@ -7,15 +7,18 @@
 #include "common/json/out.h"
 #include "common/model/device_tokens.h"
 #include "common/model/key_envelopes.h"
+#include "common/model/pouch_events.h"
+#include "common/model/roster.h"
 #include "common/model/usage.h"
+#include "common/wakeup/wakeup.h"
 #include "handlers/devices/routes.h"
 #include "handlers/devices/sql.h"
 
 namespace pouch::devices {
 
-Response revoke(api::Call& call) {
+http::Response revoke(api::Call& call) {
     const auth::Caller& c = call.who();
-    Services& s = call.services;
+    http::Services& s = call.services;
     const rapidjson::Document& doc = call.body;
     const std::string& id = call.param("id");
 
@@ -25,8 +28,9 @@ Response revoke(api::Call& call) {
         auto conn = s.db.acquire();
         db::Transaction tx(*conn);
         db::Result d = conn->exec(sql::kLockDevice, {id, c.account_id});
-        if (d.rows() == 0) throw not_found();
-        if (c.is_cli() && id != c.device_id) throw forbidden("a CLI device may revoke only itself");
+        if (d.rows() == 0) throw http::not_found();
+        if (c.is_cli() && id != c.device_id)
+            throw http::forbidden("a CLI device may revoke only itself");
         std::string member_id = d.text(0, "member_id");
         // A revoked device stays revoked: a second revoke answers the same and stores nothing
         // (decisions §13), so repeating it cannot append statements outside any bound.
@@ -51,8 +55,8 @@ Response revoke(api::Call& call) {
             }
             model::require_within_quota(*conn, c.account_id, before);
         }
-        pending = conn->exec(sql::kRotationPending, {member_id, c.account_id})
-                      .boolean(0, "pending");
+        pending =
+            conn->exec(sql::kRotationPending, {member_id, c.account_id}).boolean(0, "pending");
         tx.commit();
     }
     wakeup::publish(s.redis, wakeup::Topic::events, woken);

@@ -5,22 +5,23 @@
 #pragma once
 
 #include "common/api/route.h"
-#include "common/http/paging.h"
 #include "common/model/schemas.h"
+#include "common/paging/paging.h"
 
 namespace pouch::devices {
 
 namespace js = json::schema;
 
-inline const js::Node kRenameBody = js::object({js::req("name", js::string().min_chars(1).max_chars(64))});
+inline const js::Node kRenameBody =
+    js::object({js::req("name", js::string().min_chars(1).max_chars(64))});
 
 inline const js::Node kRevokeBody = js::object({
-    js::opt("roster", js::object({
-                          js::req("statements",
-                                  js::array(model::roster_statement()).min_items(1).max_items(16)),
-                          js::opt("key_envelopes",
-                                  js::array(model::key_envelope()).max_items(2000)),
-                      })),
+    js::opt(
+        "roster",
+        js::object({
+            js::req("statements", js::array(model::roster_statement()).min_items(1).max_items(16)),
+            js::opt("key_envelopes", js::array(model::key_envelope()).max_items(2000)),
+        })),
     js::opt("reason", js::string().max_chars(200)),
 });
 
@@ -30,23 +31,32 @@ inline const js::Node kCursorBody = js::object({
     js::req("acked_seq", js::integer().min(0).max(js::kMaxSafeInt)),
 });
 
-inline const api::Route kList{.method = "GET", .pattern = "/v1/devices", .who = api::Who::any,
+inline const api::Route kList{.method = "GET",
+                              .pattern = "/v1/devices",
+                              .who = api::Who::any,
                               .query = {paging::cursor_param(), paging::limit_param()}};
-inline const api::Route kRename{.method = "PATCH", .pattern = "/v1/devices/{id:uuid}", .who = api::Who::any,
+inline const api::Route kRename{.method = "PATCH",
+                                .pattern = "/v1/devices/{id:uuid}",
+                                .who = api::Who::any,
                                 .schema = &kRenameBody};
 // A revoke may carry a roster rotation of 2,000 envelopes; no body is a plain revoke.
-inline const api::Route kRevoke{.method = "POST", .pattern = "/v1/devices/{id:uuid}/revoke", .who = api::Who::any,
-                                .body_limit = 16 * kMiB, .schema = &kRevokeBody,
+inline const api::Route kRevoke{.method = "POST",
+                                .pattern = "/v1/devices/{id:uuid}/revoke",
+                                .who = api::Who::any,
+                                .body_limit = 16 * http::kMiB,
+                                .schema = &kRevokeBody,
                                 .body_optional = true};
 // Three segments after /v1 cannot match {id:uuid} (two), so "me" is no device id.
-inline const api::Route kCursor{.method = "PUT", .pattern = "/v1/devices/me/cursor", .who = api::Who::cli,
+inline const api::Route kCursor{.method = "PUT",
+                                .pattern = "/v1/devices/me/cursor",
+                                .who = api::Who::cli,
                                 .schema = &kCursorBody};
 
 inline const api::Route* const kRoutes[] = {&kList, &kRename, &kRevoke, &kCursor};
 
-Response list(api::Call& call);
-Response rename(api::Call& call);
-Response revoke(api::Call& call);
-Response cursor(api::Call& call);
+http::Response list(api::Call& call);
+http::Response rename(api::Call& call);
+http::Response revoke(api::Call& call);
+http::Response cursor(api::Call& call);
 
 }  // namespace pouch::devices

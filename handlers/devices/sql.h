@@ -2,21 +2,23 @@
 #pragma once
 
 #include "common/db/pool.h"
-#include "common/http/paging.h"
+#include "common/paging/paging.h"
 
 namespace pouch::devices::sql {
 
 // decisions §6: rotation is pending while some pouch the member (SQL expression MEMBER, of
 // account ACCOUNT) held a key for lacks, for some remaining member, an envelope at a higher
 // key_gen than the member's newest.
-#define POUCH_ROTATION_PENDING(MEMBER, ACCOUNT)                                               \
-    "EXISTS ("                                                                                \
-    "  SELECT 1 FROM (SELECT pouch_id, max(key_gen) AS gen FROM key_envelopes"                \
-    "                  WHERE member_id = " MEMBER " GROUP BY pouch_id) held"                  \
-    "   WHERE EXISTS (SELECT 1 FROM members m"                                                \
-    "                  WHERE m.account_id = " ACCOUNT " AND m.removed_at IS NULL"             \
-    "                    AND NOT EXISTS (SELECT 1 FROM key_envelopes k"                       \
-    "                                     WHERE k.pouch_id = held.pouch_id"                   \
+#define POUCH_ROTATION_PENDING(MEMBER, ACCOUNT)                                \
+    "EXISTS ("                                                                 \
+    "  SELECT 1 FROM (SELECT pouch_id, max(key_gen) AS gen FROM key_envelopes" \
+    "                  WHERE member_id = " MEMBER                              \
+    " GROUP BY pouch_id) held"                                                 \
+    "   WHERE EXISTS (SELECT 1 FROM members m"                                 \
+    "                  WHERE m.account_id = " ACCOUNT                          \
+    " AND m.removed_at IS NULL"                                                \
+    "                    AND NOT EXISTS (SELECT 1 FROM key_envelopes k"        \
+    "                                     WHERE k.pouch_id = held.pouch_id"    \
     "                                       AND k.member_id = m.id AND k.key_gen > held.gen)))"
 
 // One page (decisions §13): after ($2 created µs, $3 id), at most $4 rows; $2 NULL = start.
@@ -49,8 +51,7 @@ inline const db::Statement kRemoveMember{
 
 // decisions §6, for the revoked member $1 of account $2 (POUCH_ROTATION_PENDING above).
 inline const db::Statement kRotationPending{
-    "devices_rotation_pending",
-    "SELECT " POUCH_ROTATION_PENDING("$1", "$2") " AS pending"};
+    "devices_rotation_pending", "SELECT " POUCH_ROTATION_PENDING("$1", "$2") " AS pending"};
 
 inline const db::Statement kPouchForCursor{
     "devices_pouch_for_cursor",

@@ -22,7 +22,6 @@ namespace js = json::schema;
 // Live (active) shares an account may hold at once (decisions §13).
 constexpr long long kMaxLiveShares = 1000;
 
-
 // The lifetime as a PostgreSQL interval; nullopt (SQL NULL) for `never`.
 db::Param lifetime(const rapidjson::Document& doc) {
     std::string e = doc.HasMember("expires") ? json::text(doc["expires"]) : "7d";
@@ -34,9 +33,9 @@ db::Param lifetime(const rapidjson::Document& doc) {
 
 }  // namespace
 
-Response create(api::Call& call) {
-    Request& req = call.req;
-    Services& s = call.services;
+http::Response create(api::Call& call) {
+    http::Request& req = call.req;
+    http::Services& s = call.services;
     const auth::Caller& c = call.who();
     const rapidjson::Document& doc = call.body;
     std::string id = json::text(doc["id"]);
@@ -51,26 +50,27 @@ Response create(api::Call& call) {
     model::Usage before = model::lock_account_usage(*conn, c.account_id);
     long long live = conn->exec(sql::kLiveShares, {c.account_id}).int64(0, "n");
     if (live >= kMaxLiveShares) {
-        long long bytes = static_cast<long long>(bundle.GetStringLength() +
-                                                 doc["label_enc"].GetStringLength());
+        long long bytes =
+            static_cast<long long>(bundle.GetStringLength() + doc["label_enc"].GetStringLength());
         json::Out d;
         d.kv("limit_bytes", before.limit_bytes)
             .kv("used_bytes", before.stored_bytes + before.reserved_bytes)
             .kv("requested_bytes", bytes)
             .kv("limit_shares", kMaxLiveShares)
             .kv("live_shares", live);
-        throw ApiError(403, "quota_exceeded",
-                       "the account already has " + std::to_string(kMaxLiveShares) + " live shares")
+        throw http::ApiError(
+            403, "quota_exceeded",
+            "the account already has " + std::to_string(kMaxLiveShares) + " live shares")
             .with_details(d.done());
     }
-    db::Result r =
-        conn->exec(sql::kCreateShare,
-                   {id, c.account_id, pouch_id, c.user_id, json::text(doc["label_enc"]), lifetime(doc),
-                    json::text(bundle), std::to_string(size), one_time ? "true" : "false"});
-    if (r.rows() == 0) throw ApiError(409, "share_exists", "a share with this id exists");
+    db::Result r = conn->exec(
+        sql::kCreateShare,
+        {id, c.account_id, pouch_id, c.user_id, json::text(doc["label_enc"]), lifetime(doc),
+         json::text(bundle), std::to_string(size), one_time ? "true" : "false"});
+    if (r.rows() == 0) throw http::ApiError(409, "share_exists", "a share with this id exists");
     model::require_within_quota(*conn, c.account_id, before);
     tx.commit();
-    Response resp;
+    http::Response resp;
     resp.status = 201;
     resp.data = share_data(r, 0);
     return resp;

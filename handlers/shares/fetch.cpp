@@ -8,22 +8,22 @@
 
 namespace pouch::shares {
 
-Response fetch(api::Call& call) {
-    Request& req = call.req;
-    Services& s = call.services;
+http::Response fetch(api::Call& call) {
+    http::Request& req = call.req;
+    http::Services& s = call.services;
     std::string id = req.param("id");
     auto conn = s.db.acquire();
     db::Result r = conn->exec(sql::kFetchShare, {id});
     if (r.rows() == 0) {
         db::Result e = conn->exec(sql::kShareExists, {id});
-        if (e.rows() == 0) throw not_found();
+        if (e.rows() == 0) throw http::not_found();
         throw unavailable_share(e.text(0, "state"));
     }
     json::Out o;
     o.kv("id", r.text(0, "id")).kv("label_enc", r.text(0, "label_enc"));
     o.kv("bundle", r.text(0, "bundle")).kv("size", r.int64(0, "size"));
     o.kv("expires_at", r.opt(0, "expires_at")).kv("one_time", r.boolean(0, "one_time"));
-    Response resp;
+    http::Response resp;
     resp.data = o.done();
     // A one_time bundle is answered once; no shared cache may keep a copy to answer again.
     resp.headers.emplace_back("Cache-Control", "no-store");

@@ -11,15 +11,15 @@
 
 namespace pouch::shares {
 
-Response import_share(api::Call& call) {
-    Request& req = call.req;
-    Services& s = call.services;
+http::Response import_share(api::Call& call) {
+    http::Request& req = call.req;
+    http::Services& s = call.services;
     std::string id = req.param("id");
     auto conn = s.db.acquire();
     db::Result r = conn->exec(sql::kImportShare, {id});
     if (r.rows() == 0) {
         db::Result e = conn->exec(sql::kShareExists, {id});
-        if (e.rows() == 0) throw not_found();
+        if (e.rows() == 0) throw http::not_found();
         // Still active: a one_time share whose one import is spent, consumed for importing.
         std::string state = e.text(0, "state");
         throw unavailable_share(state == "active" ? "consumed" : state);
@@ -29,7 +29,7 @@ Response import_share(api::Call& call) {
     json::Out o;
     o.kv("id", r.text(0, "id")).kv("imports", r.int64(0, "imports"));
     o.kv("last_imported_at", r.text(0, "last_imported_at"));
-    Response resp;
+    http::Response resp;
     resp.data = o.done();
     return resp;
 }

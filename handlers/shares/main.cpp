@@ -1,10 +1,10 @@
 // main.cpp -- the shares handler: sealed share links (decisions §8).
-#include "common/http/server.h"
+#include "common/api/main.h"
 #include "handlers/shares/routes.h"
 
 int main(int argc, char** argv) {
     using namespace pouch;
-    return handler_main("shares", argc, argv, [](Router& r) {
+    return api::handler_main("shares", argc, argv, [](http::Router& r) {
         api::add(r, shares::kCreate, shares::create);
         api::add(r, shares::kList, shares::list);
         api::add(r, shares::kFetch, shares::fetch);

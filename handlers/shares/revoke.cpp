@@ -9,14 +9,14 @@
 
 namespace pouch::shares {
 
-Response revoke(api::Call& call) {
-    Request& req = call.req;
-    Services& s = call.services;
+http::Response revoke(api::Call& call) {
+    http::Request& req = call.req;
+    http::Services& s = call.services;
     const auth::Caller& c = call.who();
     auto conn = s.db.acquire();
     db::Result r = conn->exec(sql::kRevokeShare, {req.param("id"), c.account_id});
-    if (r.rows() == 0) throw not_found();
-    Response resp;
+    if (r.rows() == 0) throw http::not_found();
+    http::Response resp;
     resp.data = share_data(r, 0);
     return resp;
 }

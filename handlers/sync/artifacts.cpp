@@ -1,14 +1,14 @@
 // artifacts.cpp -- GET .../artifacts (op 7) and GET .../artifacts/{artifactId}/revisions
-// (op 10), decisions §5.4: keyset pages of common/http/paging.h keyed on (seq, id), scoped to
+// (op 10), decisions §5.4: keyset pages of common/paging/paging.h keyed on (seq, id), scoped to
 // the pouch and its epoch (and the artifact for revisions). The statements cut a page by
 // stored bytes as well, so `fetched` (rows before that cut) tells whether more follow.
 #include <string>
 
 #include "common/auth/caller.h"
 #include "common/http/error.h"
-#include "common/http/paging.h"
 #include "common/http/query.h"
 #include "common/json/out.h"
+#include "common/paging/paging.h"
 #include "handlers/sync/pouch_access.h"
 #include "handlers/sync/revision_json.h"
 #include "handlers/sync/routes.h"
@@ -18,19 +18,21 @@ namespace pouch::sync {
 
 namespace {
 
-constexpr long long kMaxArtifactsLimit = 500;     // decisions §5.4
+constexpr long long kMaxArtifactsLimit = 500;  // decisions §5.4
 const paging::Keys kBeforeEverySeq{"-1", "00000000-0000-0000-0000-000000000000"};
 
 // Rows the page query read before its byte cut (the `fetched` column), 0 for no rows.
-long long fetched(const db::Result& r) { return r.rows() > 0 ? r.int64(0, "fetched") : 0; }
+long long fetched(const db::Result& r) {
+    return r.rows() > 0 ? r.int64(0, "fetched") : 0;
+}
 
 }  // namespace
 
-Response list_artifacts(api::Call& call) {
-    Request& req = call.req;
-    Services& s = call.services;
+http::Response list_artifacts(api::Call& call) {
+    http::Request& req = call.req;
+    http::Services& s = call.services;
     const auth::Caller& c = call.who();
-    const QueryValues& q = call.query;
+    const http::QueryValues& q = call.query;
     long long limit = q.integer("limit");
     auto conn = s.db.acquire();
     PouchRow p = load_pouch(*conn, req.param("pouchId"), c);
@@ -39,10 +41,9 @@ Response list_artifacts(api::Call& call) {
                             {paging::Key::positive, paging::Key::uuid});
     // head_seq is >= 0, so (-1, any id) is before every artifact.
     paging::Keys from = list.read(q).value_or(kBeforeEverySeq);
-    db::Result r =
-        conn->exec(q.boolean("include_deleted") ? sql::kAllArtifactsPage : sql::kLiveArtifactsPage,
-                   {p.id, from[0], from[1], std::to_string(limit + 1),
-                    std::to_string(paging::kPageBudget)});
+    db::Result r = conn->exec(
+        q.boolean("include_deleted") ? sql::kAllArtifactsPage : sql::kLiveArtifactsPage,
+        {p.id, from[0], from[1], std::to_string(limit + 1), std::to_string(paging::kPageBudget)});
     return list.page(limit, r.rows(), fetched(r), [&](json::Out& o, int i) {
         o.obj();
         o.kv("id", r.text(i, "id")).kv("name_index", r.text(i, "name_index"));
@@ -54,23 +55,24 @@ Response list_artifacts(api::Call& call) {
     });
 }
 
-Response list_revisions(api::Call& call) {
-    Request& req = call.req;
-    Services& s = call.services;
+http::Response list_revisions(api::Call& call) {
+    http::Request& req = call.req;
+    http::Services& s = call.services;
     const auth::Caller& c = call.who();
-    const QueryValues& q = call.query;
+    const http::QueryValues& q = call.query;
     long long limit = q.integer("limit");
     auto conn = s.db.acquire();
     PouchRow p = load_pouch(*conn, req.param("pouchId"), c);
     const std::string& artifact_id = req.param("artifactId");
-    if (conn->exec(sql::kArtifactExists, {p.id, artifact_id}).rows() == 0) throw not_found();
+    if (conn->exec(sql::kArtifactExists, {p.id, artifact_id}).rows() == 0) throw http::not_found();
     const paging::List list("revisions/" + p.id + "/" + p.epoch + "/" + artifact_id,
                             {paging::Key::positive, paging::Key::uuid});
     // Newest first: the page holds seqs below the cursor's; no cursor starts above them all.
     auto from = list.read(q);
     std::string below = from ? (*from)[0] : std::to_string(kMaxSafeInt + 1);
-    db::Result r = conn->exec(sql::kRevisionsPage, {p.id, artifact_id, below, std::to_string(limit + 1),
-                                                    std::to_string(paging::kPageBudget)});
+    db::Result r = conn->exec(
+        sql::kRevisionsPage,
+        {p.id, artifact_id, below, std::to_string(limit + 1), std::to_string(paging::kPageBudget)});
     return list.page(limit, r.rows(), fetched(r), [&](json::Out& o, int i) {
         write_revision(o, r, i);
         return paging::Keys{r.text(i, "rev_seq"), r.text(i, "rev_id")};

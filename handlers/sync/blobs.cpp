@@ -1,14 +1,7 @@
 // blobs.cpp -- blob check (op 8), upload and download (ext), decisions §5.5. Blobs are
-// deduplicated per storage account and live at <blob_dir>/<account_id>/<blob_id>; uploads
-// stream through <blob_dir>/tmp/. Checks and uploads of one account serialise on its
-// storage_accounts row (sql_blobs.h); nginx serves downloads from its internal /_blobs/.
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-#include <stdexcept>
+// deduplicated per storage account; their files are common/storage's (the layout, staging,
+// nginx's internal location). Checks and uploads of one account serialise on its
+// storage_accounts row (sql_blobs.h).
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -16,11 +9,13 @@
 #include "common/auth/caller.h"
 #include "common/crypto/b64url.h"
 #include "common/crypto/hash.h"
-#include "common/crypto/random.h"
-#include "common/json/out.h"
 #include "common/db/array.h"
+#include "common/json/out.h"
 #include "common/json/parse.h"
 #include "common/json/schema.h"
+#include "common/model/usage.h"
+#include "common/rules/quota.h"
+#include "common/storage/blob_store.h"
 #include "handlers/sync/pouch_access.h"
 #include "handlers/sync/routes.h"
 #include "handlers/sync/sql_blobs.h"
@@ -29,97 +24,16 @@ namespace pouch::sync {
 
 namespace {
 
-namespace js = json::schema;
-
-
 std::string blob_data(const std::string& id, long long stored_size) {
     json::Out o;
     o.kv("id", id).kv("stored_size", stored_size);
     return o.done();
 }
 
-[[noreturn]] void io_failure(const std::string& what, const std::string& path) {
-    throw std::runtime_error(what + " " + path + ": " + std::strerror(errno));
-}
-
-// Creates a directory if it is missing. Mode 0750: in production the blob directory is
-// setgid www-data (docs/OPERATIONS.md), so subdirectories inherit the group nginx reads with.
-// Returns true if it was created (its parent then needs an fsync for the entry to last).
-bool ensure_dir(const std::string& path) {
-    if (::mkdir(path.c_str(), 0750) == 0) return true;
-    if (errno == EEXIST) return false;
-    io_failure("mkdir", path);
-}
-
-void fsync_dir(const std::string& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) io_failure("open", path);
-    int rc = ::fsync(fd);
-    ::close(fd);
-    if (rc != 0) io_failure("fsync", path);
-}
-
-// A blob being received: a temporary file in <blob_dir>/tmp that is removed unless it was
-// moved into place.
-class StagedBlob {
-  public:
-    explicit StagedBlob(const std::string& blob_dir) : blob_dir_(blob_dir) {
-        if (ensure_dir(blob_dir_ + "/tmp")) fsync_dir(blob_dir_);
-        path_ = blob_dir_ + "/tmp/" + crypto::to_hex(crypto::random_bytes(16));
-        // 0640 exactly (fchmod: the umask may differ between deployments): nginx reads the
-        // file through the directory's group once it is in place.
-        fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
-        if (fd_ < 0) io_failure("create", path_);
-        if (::fchmod(fd_, 0640) != 0) io_failure("fchmod", path_);
-    }
-    ~StagedBlob() {
-        if (fd_ >= 0) ::close(fd_);
-        if (!placed_) ::unlink(path_.c_str());
-    }
-    StagedBlob(const StagedBlob&) = delete;
-    StagedBlob& operator=(const StagedBlob&) = delete;
-
-    void write(const char* p, size_t n) {
-        while (n > 0) {
-            ssize_t w = ::write(fd_, p, n);
-            if (w < 0 && errno == EINTR) continue;
-            if (w < 0) io_failure("write", path_);
-            p += w;
-            n -= static_cast<size_t>(w);
-        }
-    }
-
-    // Makes the bytes durable and closes the file.
-    void sync() {
-        if (::fsync(fd_) != 0) io_failure("fsync", path_);
-        ::close(fd_);
-        fd_ = -1;
-    }
-
-    // Renames the file to <blob_dir>/<account_id>/<blob_id> and makes the rename durable. A
-    // file already there (left by an upload whose transaction failed) has the same bytes, as
-    // both hash to the id, so replacing it is harmless.
-    void place(const std::string& account_id, const std::string& blob_id) {
-        std::string dir = blob_dir_ + "/" + account_id;
-        if (ensure_dir(dir)) fsync_dir(blob_dir_);
-        std::string target = dir + "/" + blob_id;
-        if (::rename(path_.c_str(), target.c_str()) != 0) io_failure("rename to", target);
-        placed_ = true;
-        fsync_dir(dir);
-    }
-
-  private:
-    std::string blob_dir_;
-    std::string path_;
-    int fd_ = -1;
-    bool placed_ = false;
-};
-
-
-
 // Streams the body into a staged file while hashing it. 400 when the bytes are not `size`
 // long or do not hash to `blob_id`.
-void receive(Request& req, StagedBlob& staged, const std::string& blob_id, long long size) {
+void receive(http::Request& req, storage::StagedBlob& staged, const std::string& blob_id,
+             long long size) {
     crypto::Blake3Hasher hasher;
     std::vector<char> buf(256 * 1024);
     long long total = 0;
@@ -150,9 +64,9 @@ Error no_reservation() {
 // Missing ids are reserved for 24 h from this call: re-checking an id that is still reserved
 // refreshes its expiry and takes the newly stated size, but never reserves it twice. Only the
 // bytes a call adds (new ids, or growth of a re-checked size) are weighed against the plan.
-Response check_blobs(api::Call& call) {
-    Request& req = call.req;
-    Services& s = call.services;
+http::Response check_blobs(api::Call& call) {
+    http::Request& req = call.req;
+    http::Services& s = call.services;
     const auth::Caller& c = call.who();
     const rapidjson::Document& doc = call.body;
     const auto& blobs = doc["blobs"];
@@ -175,40 +89,32 @@ Response check_blobs(api::Call& call) {
         auto conn = s.db.acquire();
         db::Transaction tx(*conn);
         load_pouch(*conn, req.param("pouchId"), c);
-        conn->exec(blob_sql::kLockAccount, {c.account_id});
+        conn->exec(sql::kLockAccount, {c.account_id});
         std::vector<size_t> missing_at;  // indexes into ids
         if (!ids.empty()) {
             std::string id_list = db::text_array(ids);
-            db::Result present = conn->exec(blob_sql::kPresentBlobs, {c.account_id, id_list});
+            db::Result present = conn->exec(sql::kPresentBlobs, {c.account_id, id_list});
             std::unordered_map<std::string, bool> is_present;
             for (int r = 0; r < present.rows(); ++r) is_present[present.text(r, "id")] = true;
-            db::Result held = conn->exec(blob_sql::kActiveReservations, {c.account_id, id_list});
+            db::Result held = conn->exec(sql::kActiveReservations, {c.account_id, id_list});
             std::unordered_map<std::string, long long> reserved;
             for (int r = 0; r < held.rows(); ++r)
                 reserved[held.text(r, "blob_id")] = held.int64(r, "stored_size");
 
-            long long requested = 0;
+            std::vector<rules::BlobAsk> asks;
             for (size_t i = 0; i < ids.size(); ++i) {
-                if (is_present.count(ids[i])) continue;
-                missing_at.push_back(i);
                 auto it = reserved.find(ids[i]);
-                long long already = it == reserved.end() ? 0 : it->second;
-                if (sizes[i] > already) requested += sizes[i] - already;
+                bool present = is_present.count(ids[i]) > 0;
+                if (!present) missing_at.push_back(i);
+                asks.push_back({sizes[i], present, it == reserved.end() ? 0 : it->second});
             }
-            if (requested > 0) {
-                db::Result u = conn->exec(blob_sql::kAccountUsage, {c.account_id});
-                long long limit = u.int64(0, "limit_bytes");
-                long long used = u.int64(0, "stored_bytes") + u.int64(0, "reserved_bytes");
-                if (used + requested > limit) {
-                    json::Out d;
-                    d.kv("limit_bytes", limit).kv("used_bytes", used);
-                    d.kv("requested_bytes", requested);
-                    throw ApiError(403, "quota_exceeded",
-                                   "these blobs would take the account over its plan's "
-                                   "storage limit")
-                        .with_details(d.done());
-                }
-            }
+            long long requested = rules::reservation_growth(asks);
+            if (requested > 0)
+                if (auto excess =
+                        rules::check_request(model::account_usage(*conn, c.account_id), requested))
+                    throw model::quota_exceeded(
+                        *excess,
+                        "these blobs would take the account over its plan's storage limit");
         }
         if (!missing_at.empty()) {
             std::vector<std::string> size_texts;
@@ -216,7 +122,8 @@ Response check_blobs(api::Call& call) {
                 missing.push_back(ids[i]);
                 size_texts.push_back(std::to_string(sizes[i]));
             }
-            conn->exec(blob_sql::kReserve, {c.account_id, db::text_array(missing), db::text_array(size_texts)});
+            conn->exec(sql::kReserve,
+                       {c.account_id, db::text_array(missing), db::text_array(size_texts)});
         }
         tx.commit();
     }
@@ -225,25 +132,25 @@ Response check_blobs(api::Call& call) {
     o.key("missing").arr();
     for (const auto& id : missing) o.str(id);
     o.end_arr();
-    Response r;
+    http::Response r;
     r.data = o.done();
     return r;
 }
 
 namespace {
 
-Response upload(api::Call& call) {
-    Request& req = call.req;
-    Services& s = call.services;
+http::Response upload(api::Call& call) {
+    http::Request& req = call.req;
+    http::Services& s = call.services;
     const auth::Caller& c = call.who();
     const std::string& blob_id = req.param("blobId");
     long long size = 0;
     {
         auto conn = s.db.acquire();
         load_pouch(*conn, req.param("pouchId"), c);
-        db::Result b = conn->exec(blob_sql::kBlobOrReservation, {c.account_id, blob_id});
+        db::Result b = conn->exec(sql::kBlobOrReservation, {c.account_id, blob_id});
         if (!b.is_null(0, b.column("blob_size"))) {
-            Response r;
+            http::Response r;
             r.data = blob_data(blob_id, b.int64(0, "blob_size"));
             return r;
         }
@@ -254,15 +161,16 @@ Response upload(api::Call& call) {
         throw validation_failed("", "Content-Length must equal the reserved size of " +
                                         std::to_string(size) + " bytes");
 
-    StagedBlob staged(s.config.blob_dir);
+    storage::BlobStore store(s.config.blob_dir);
+    storage::StagedBlob staged(store);
     receive(req, staged, blob_id, size);
 
     auto conn = s.db.acquire();
     db::Transaction tx(*conn);
-    conn->exec(blob_sql::kLockAccount, {c.account_id});
-    db::Result b = conn->exec(blob_sql::kBlobOrReservation, {c.account_id, blob_id});
+    conn->exec(sql::kLockAccount, {c.account_id});
+    db::Result b = conn->exec(sql::kBlobOrReservation, {c.account_id, blob_id});
     if (!b.is_null(0, b.column("blob_size"))) {  // a concurrent upload of the same blob won
-        Response r;
+        http::Response r;
         r.data = blob_data(blob_id, b.int64(0, "blob_size"));
         return r;
     }
@@ -274,12 +182,12 @@ Response upload(api::Call& call) {
                                         " bytes during the upload");
     // File first, then the row: a row never names a missing file.
     staged.place(c.account_id, blob_id);
-    conn->exec(blob_sql::kInsertBlob, {c.account_id, blob_id, std::to_string(size)});
-    conn->exec(blob_sql::kDeleteReservation, {c.account_id, blob_id});
-    conn->exec(blob_sql::kAddBlobBytes, {c.account_id, std::to_string(size)});
+    conn->exec(sql::kInsertBlob, {c.account_id, blob_id, std::to_string(size)});
+    conn->exec(sql::kDeleteReservation, {c.account_id, blob_id});
+    conn->exec(sql::kAddBlobBytes, {c.account_id, std::to_string(size)});
     tx.commit();
 
-    Response r;
+    http::Response r;
     r.status = 201;
     r.data = blob_data(blob_id, size);
     return r;
@@ -292,24 +200,27 @@ Response upload(api::Call& call) {
 // streams; the account lock is taken only to place and record the file, so of two concurrent
 // uploads of one blob the second finds the first's row and answers 200 (one row, one file).
 // Whatever the answer, the pipeline reads the body to its end (common/api/route.cpp).
-Response upload_blob(api::Call& call) { return upload(call); }
+http::Response upload_blob(api::Call& call) {
+    return upload(call);
+}
 
-// The handler only authorizes; nginx streams the file from its internal /_blobs/ location
-// (nginx/pouch.conf.template aliases it to the blob directory).
-Response download_blob(api::Call& call) {
-    Request& req = call.req;
-    Services& s = call.services;
+// The handler only authorizes; nginx streams the file from its internal location
+// (storage::kInternalLocation, aliased to the blob directory in nginx/pouch.conf.template).
+http::Response download_blob(api::Call& call) {
+    http::Request& req = call.req;
+    http::Services& s = call.services;
     const auth::Caller& c = call.who();
     const std::string& blob_id = req.param("blobId");
     {
         auto conn = s.db.acquire();
         load_pouch(*conn, req.param("pouchId"), c);
-        if (conn->exec(blob_sql::kBlob, {c.account_id, blob_id}).rows() == 0) throw not_found();
+        if (conn->exec(sql::kBlob, {c.account_id, blob_id}).rows() == 0) throw http::not_found();
     }
-    Response r;
+    http::Response r;
     r.raw = true;
     r.headers.emplace_back("Content-Type", "application/octet-stream");
-    r.headers.emplace_back("X-Accel-Redirect", "/_blobs/" + c.account_id + "/" + blob_id);
+    r.headers.emplace_back("X-Accel-Redirect",
+                           storage::BlobStore::internal_uri(c.account_id, blob_id));
     return r;
 }
 

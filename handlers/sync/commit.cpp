@@ -1,9 +1,9 @@
 // commit.cpp -- POST /v1/pouches/{pouchId}/operations (op 1, decisions §5.3). The route's
 // pipeline has run auth (a CLI also proved the body with Service-Signature), pouch access and
-// body validation; here: epoch, idempotency. Then, under the pouch row lock, the batch's state is read in
-// one set query, every op is decided in order by common/rules/commit.h (pure, table-tested),
-// and what applied is written with one statement per table; one durable COMMIT precedes the
-// response, which is stored for replays of its operation_id.
+// body validation; here: epoch, idempotency. Then, under the pouch row lock, the batch's state is
+// read in one set query, every op is decided in order by common/rules/commit.h (pure,
+// table-tested), and what applied is written with one statement per table; one durable COMMIT
+// precedes the response, which is stored for replays of its operation_id.
 #include <map>
 #include <optional>
 #include <set>
@@ -13,14 +13,14 @@
 #include "common/auth/caller.h"
 #include "common/crypto/b64url.h"
 #include "common/crypto/hash.h"
-#include "common/jose/service_signature.h"
 #include "common/db/array.h"
+#include "common/jose/service_signature.h"
 #include "common/json/jcs.h"
 #include "common/json/out.h"
 #include "common/json/parse.h"
 #include "common/json/schema.h"
-#include "common/model/key_envelopes.h"
 #include "common/rules/commit.h"
+#include "common/wakeup/wakeup.h"
 #include "handlers/sync/commit_schema.h"
 #include "handlers/sync/pouch_access.h"
 #include "handlers/sync/routes.h"
@@ -32,7 +32,6 @@ namespace {
 
 namespace js = json::schema;
 using rules::Decision;
-
 
 std::optional<std::string> opt_str(const rapidjson::Value& op, const char* name) {
     auto it = op.FindMember(name);
@@ -164,9 +163,9 @@ void write_applied(db::Conn& conn, const auth::Caller& c, const PouchRow& pouch,
         head_names.push_back(h.name_index);
         head_deleted.push_back(h.deleted ? "true" : "false");
     }
-    conn.exec(sql::kUpsertArtifacts,
-              {pouch.id, db::text_array(head_ids), db::text_array(head_revs),
-               db::text_array(head_seqs), db::text_array(head_names), db::text_array(head_deleted)});
+    conn.exec(sql::kUpsertArtifacts, {pouch.id, db::text_array(head_ids), db::text_array(head_revs),
+                                      db::text_array(head_seqs), db::text_array(head_names),
+                                      db::text_array(head_deleted)});
 }
 
 std::string render(const std::vector<Op>& ops, const std::vector<Decision>& results,
@@ -192,8 +191,8 @@ std::string render(const std::vector<Op>& ops, const std::vector<Decision>& resu
 
 }  // namespace
 
-Response commit(api::Call& call) {
-    Services& s = call.services;
+http::Response commit(api::Call& call) {
+    http::Services& s = call.services;
     const auth::Caller& c = call.who();
     const rapidjson::Document& doc = call.body;  // signed, pouch checked, validated
     const std::string& pouch_id = call.param("pouchId");
@@ -208,15 +207,15 @@ Response commit(api::Call& call) {
     if (json::text(doc["epoch"]) != pouch.epoch) {
         json::Out d;
         d.kv("current_epoch", pouch.epoch).kv("high_water", pouch.high_water);
-        throw ApiError(409, "epoch_mismatch", "the pouch's event log has another epoch")
+        throw http::ApiError(409, "epoch_mismatch", "the pouch's event log has another epoch")
             .with_details(d.done());
     }
     db::Result prior = conn->exec(sql::kStoredCommit, {pouch.id, operation_id});
     if (prior.rows() == 1) {
         if (prior.text(0, "body_hash") != stored_hash)
-            throw ApiError(409, "operation_id_reused",
-                           "operation_id was used for a different body");
-        Response replay;
+            throw http::ApiError(409, "operation_id_reused",
+                                 "operation_id was used for a different body");
+        http::Response replay;
         replay.data = prior.text(0, "response");
         return replay;
     }
@@ -236,7 +235,7 @@ Response commit(api::Call& call) {
     tx.commit();
 
     if (wrote) wakeup::publish(s.redis, wakeup::Topic::events, pouch.id);
-    Response resp;
+    http::Response resp;
     resp.data = std::move(data);
     return resp;
 }

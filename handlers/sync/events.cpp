@@ -1,8 +1,8 @@
 // events.cpp -- GET /v1/pouches/{pouchId}/events?epoch=&after=&limit=&wait= (decisions §5.2):
 // a page of the pouch's event log after `after`, with high_water. With `wait` and nothing new
-// it long-polls on its pouch's events channel (common/wakeup; commits publish after COMMIT): the request is
-// parked (common/http/parking.h), which falls back to re-reading every second without Redis.
-// A waiting request holds no thread and no database connection.
+// it long-polls on its pouch's events channel (common/wakeup; commits publish after COMMIT): the
+// request is parked (common/http/parking.h), which falls back to re-reading every second without
+// Redis. A waiting request holds no thread and no database connection.
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -11,7 +11,7 @@
 #include "common/http/error.h"
 #include "common/http/query.h"
 #include "common/json/out.h"
-#include "common/model/key_envelopes.h"
+#include "common/wakeup/wakeup.h"
 #include "handlers/sync/pouch_access.h"
 #include "handlers/sync/routes.h"
 #include "handlers/sync/sql_reads.h"
@@ -20,11 +20,10 @@ namespace pouch::sync {
 
 namespace {
 
-
-ApiError epoch_mismatch(const std::string& current_epoch, long long high_water) {
+http::ApiError epoch_mismatch(const std::string& current_epoch, long long high_water) {
     json::Out d;
     d.kv("current_epoch", current_epoch).kv("high_water", high_water);
-    return ApiError(409, "epoch_mismatch", "the pouch's event log has another epoch; resync")
+    return http::ApiError(409, "epoch_mismatch", "the pouch's event log has another epoch; resync")
         .with_details(d.done());
 }
 
@@ -34,7 +33,7 @@ db::Result read_page(db::Conn& conn, const std::string& pouch_id, const std::str
                      long long after, long long limit) {
     db::Result r = conn.exec(sql::kEventsPage,
                              {pouch_id, std::to_string(after), std::to_string(limit), epoch});
-    if (r.rows() == 0) throw not_found();
+    if (r.rows() == 0) throw http::not_found();
     if (r.text(0, "epoch") != epoch)
         throw epoch_mismatch(r.text(0, "epoch"), r.int64(0, "high_water"));
     return r;
@@ -44,7 +43,7 @@ bool has_items(const db::Result& r) {
     return !r.is_null(0, r.column("seq"));
 }
 
-Response page_response(const db::Result& page) {
+http::Response page_response(const db::Result& page) {
     json::Out o;
     o.key("items").arr();
     if (has_items(page)) {
@@ -60,18 +59,18 @@ Response page_response(const db::Result& page) {
     }
     o.end_arr();
     o.kv("high_water", page.int64(0, "high_water"));
-    Response resp;
+    http::Response resp;
     resp.data = o.done();
     return resp;
 }
 
 }  // namespace
 
-Response events(api::Call& call) {
-    Request& req = call.req;
-    Services& s = call.services;
+http::Response events(api::Call& call) {
+    http::Request& req = call.req;
+    http::Services& s = call.services;
     const auth::Caller& c = call.who();
-    const QueryValues& q = call.query;
+    const http::QueryValues& q = call.query;
     if (!q.text("epoch")) throw validation_failed("?epoch", "required");
     std::string epoch = *q.text("epoch");  // canonical lower case (query_uuid)
     long long after = q.integer("after");
@@ -83,20 +82,22 @@ Response events(api::Call& call) {
     db::Result page = [&] {
         auto conn = s.db.acquire();
         pouch_id = load_pouch(*conn, req.param("pouchId"), c).id;
-        if (s.parking) seen = s.parking->stamp(wakeup::channel(wakeup::Topic::events, pouch_id));  // before the read
+        if (s.parking)
+            seen = s.parking->stamp(
+                wakeup::channel(wakeup::Topic::events, pouch_id));  // before the read
         return read_page(*conn, pouch_id, epoch, after, limit);
     }();
     if (has_items(page) || wait == 0) return page_response(page);
 
     // Nothing yet: park. Every waiter on this page gets the same answer, so waiters woken by
     // one commit share one re-read (LongPoll::share_key).
-    auto lp = std::make_shared<LongPoll>();
+    auto lp = std::make_shared<http::LongPoll>();
     lp->channel = wakeup::channel(wakeup::Topic::events, pouch_id);
     lp->seen = seen;
     lp->deadline = std::chrono::steady_clock::now() + std::chrono::seconds(wait);
     lp->share_key = epoch + "|" + std::to_string(after) + "|" + std::to_string(limit);
     lp->owner = c.account_id;  // at most POUCH_MAX_WAITERS_PER_ACCOUNT parked per account
-    lp->poll = [&s, pouch_id, epoch, after, limit](bool final) -> std::optional<Response> {
+    lp->poll = [&s, pouch_id, epoch, after, limit](bool final) -> std::optional<http::Response> {
         db::Result now = [&] {
             auto conn = s.db.acquire();
             return read_page(*conn, pouch_id, epoch, after, limit);
@@ -104,7 +105,7 @@ Response events(api::Call& call) {
         if (!has_items(now) && !final) return std::nullopt;
         return page_response(now);
     };
-    Response parked;
+    http::Response parked;
     parked.long_poll = std::move(lp);
     return parked;
 }

@@ -3,15 +3,16 @@
 // (key_gen, member_id) order. Storing follows the rotation rule of common/model/
 // key_envelopes.h: one key_gen per request, the current or the next (which raises it and
 // appends a key_rotation event); the bytes count against the plan (common/model/usage.h).
+#include "common/model/key_envelopes.h"
 #include "common/auth/caller.h"
-#include "common/http/paging.h"
 #include "common/http/query.h"
 #include "common/json/out.h"
 #include "common/json/parse.h"
 #include "common/json/schema.h"
-#include "common/model/key_envelopes.h"
 #include "common/model/schemas.h"
 #include "common/model/usage.h"
+#include "common/paging/paging.h"
+#include "common/wakeup/wakeup.h"
 #include "handlers/sync/pouch_access.h"
 #include "handlers/sync/routes.h"
 #include "handlers/sync/sql_pouches.h"
@@ -22,32 +23,33 @@ namespace {
 
 namespace js = json::schema;
 
-
 }  // namespace
 
-Response list_key_envelopes(api::Call& call) {
-    Request& req = call.req;
-    Services& s = call.services;
+http::Response list_key_envelopes(api::Call& call) {
+    http::Request& req = call.req;
+    http::Services& s = call.services;
     const auth::Caller& c = call.who();
-    const QueryValues& q = call.query;
+    const http::QueryValues& q = call.query;
     db::Param member = q.text("member_id") ? db::Param(*q.text("member_id")) : db::Param();
     if (c.is_cli()) {
-        if (member && *member != c.member_id) throw forbidden("a CLI device sees only its own envelopes");
+        if (member && *member != c.member_id)
+            throw http::forbidden("a CLI device sees only its own envelopes");
         member = c.member_id;
     }
-    db::Param gen = q.has("key_gen") ? db::Param(std::to_string(q.integer("key_gen"))) : db::Param();
+    db::Param gen =
+        q.has("key_gen") ? db::Param(std::to_string(q.integer("key_gen"))) : db::Param();
     long long limit = q.integer("limit");
     auto conn = s.db.acquire();
     PouchRow p = load_pouch(*conn, req.param("pouchId"), c);
     // The filters are part of the scope: a cursor continues only the list it came from.
-    const paging::List list("key-envelopes/" + p.id + "/" + member.value_or("*") + "/" +
-                                gen.value_or("*"),
-                            {paging::Key::positive, paging::Key::uuid});
+    const paging::List list(
+        "key-envelopes/" + p.id + "/" + member.value_or("*") + "/" + gen.value_or("*"),
+        {paging::Key::positive, paging::Key::uuid});
     auto after = list.read(q);
     db::Result r = conn->exec(sql::kListEnvelopes,
                               {p.id, member, gen, after ? db::Param((*after)[0]) : db::Param(),
-                               after ? db::Param((*after)[1]) : db::Param(), std::to_string(limit + 1),
-                               std::to_string(paging::kPageBudget)});
+                               after ? db::Param((*after)[1]) : db::Param(),
+                               std::to_string(limit + 1), std::to_string(paging::kPageBudget)});
     long long fetched = r.rows() > 0 ? r.int64(0, "fetched") : 0;
     return list.page(limit, r.rows(), fetched, [&](json::Out& o, int i) {
         o.obj();
@@ -61,9 +63,9 @@ Response list_key_envelopes(api::Call& call) {
     });
 }
 
-Response add_key_envelopes(api::Call& call) {
-    Request& req = call.req;
-    Services& s = call.services;
+http::Response add_key_envelopes(api::Call& call) {
+    http::Request& req = call.req;
+    http::Services& s = call.services;
     const auth::Caller& c = call.who();
     const rapidjson::Document& doc = call.body;
     std::string pouch_id = req.param("pouchId");
@@ -73,7 +75,7 @@ Response add_key_envelopes(api::Call& call) {
             throw validation_failed("/key_envelopes/" + std::to_string(i) + "/pouch_id",
                                     "must be the pouch of the path");
     if (c.member_id.empty())
-        throw ApiError(409, "genesis_required", "the account has no roster yet");
+        throw http::ApiError(409, "genesis_required", "the account has no roster yet");
 
     model::StoredEnvelopes stored;
     db::Result state{nullptr};
@@ -82,9 +84,9 @@ Response add_key_envelopes(api::Call& call) {
         db::Transaction tx(*conn);
         load_pouch(*conn, pouch_id, c);  // 404 for a pouch of another account, before locking
         model::Usage before = model::lock_account_usage(*conn, c.account_id);
-        stored = model::store_key_envelopes(*conn, c.account_id, envelopes, "/key_envelopes",
-                                            c.member_id, c.device_id, true,
-                                            model::KeyGenRule::rotation);
+        stored =
+            model::store_key_envelopes(*conn, c.account_id, envelopes, "/key_envelopes",
+                                       c.member_id, c.device_id, true, model::KeyGenRule::rotation);
         model::require_within_quota(*conn, c.account_id, before);
         state = conn->exec(sql::kPouchRotationPending, {pouch_id});
         tx.commit();
@@ -92,7 +94,7 @@ Response add_key_envelopes(api::Call& call) {
     wakeup::publish(s.redis, wakeup::Topic::events, stored.rotated_pouches);
     json::Out o;
     o.kv("key_gen", state.int64(0, "key_gen")).kv("rotation_pending", state.boolean(0, "pending"));
-    Response resp;
+    http::Response resp;
     resp.data = o.done();
     return resp;
 }

@@ -1,13 +1,13 @@
 // main.cpp -- the sync handler: pouches, key envelopes, commits, events (long-polls woken
 // through Redis), artifacts, revisions and blobs.
-#include "common/http/server.h"
+#include "common/api/main.h"
 #include "handlers/sync/routes.h"
 
 int main(int argc, char** argv) {
     using namespace pouch;
-    return handler_main(
+    return api::handler_main(
         "sync", argc, argv,
-        [](Router& r) {
+        [](http::Router& r) {
             api::add(r, sync::kListPouches, sync::list_pouches);
             api::add(r, sync::kCreatePouch, sync::create_pouch);
             api::add(r, sync::kGetPouch, sync::get_pouch);
@@ -21,5 +21,5 @@ int main(int argc, char** argv) {
             api::add(r, sync::kUploadBlob, sync::upload_blob);
             api::add(r, sync::kDownloadBlob, sync::download_blob);
         },
-        HandlerOptions{.wakeups = wakeup::Topic::events});
+        api::HandlerOptions{.wakeups = wakeup::Topic::events});
 }

@@ -10,7 +10,7 @@ PouchRow load_pouch(db::Conn& conn, const std::string& pouch_id, const auth::Cal
                     bool for_update) {
     db::Result r =
         conn.exec(for_update ? sql::kPouchForUpdate : sql::kPouch, {pouch_id, c.account_id});
-    if (r.rows() == 0) throw not_found();
+    if (r.rows() == 0) throw http::not_found();
     PouchRow p;
     p.id = r.text(0, "id");
     p.account_id = r.text(0, "account_id");

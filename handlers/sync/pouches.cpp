@@ -3,7 +3,6 @@
 // account row lock so two creates cannot both take the last slot.
 #include "common/auth/caller.h"
 #include "common/crypto/random.h"
-#include "common/http/paging.h"
 #include "common/http/query.h"
 #include "common/json/out.h"
 #include "common/json/parse.h"
@@ -12,6 +11,7 @@
 #include "common/model/key_envelopes.h"
 #include "common/model/schemas.h"
 #include "common/model/usage.h"
+#include "common/paging/paging.h"
 #include "handlers/sync/pouch_access.h"
 #include "handlers/sync/pouch_json.h"
 #include "handlers/sync/routes.h"
@@ -25,39 +25,40 @@ namespace js = json::schema;
 
 }  // namespace
 
-Response list_pouches(api::Call& call) {
-    Services& s = call.services;
+http::Response list_pouches(api::Call& call) {
+    http::Services& s = call.services;
     const auth::Caller& c = call.who();
-    const QueryValues& q = call.query;
+    const http::QueryValues& q = call.query;
     const paging::List list("pouches/" + c.account_id, {paging::Key::natural, paging::Key::uuid});
     auto after = list.read(q);
     long long limit = q.integer("limit");
     auto conn = s.db.acquire();
-    db::Result r = conn->exec(sql::kListPouches, {c.account_id, after ? db::Param((*after)[0]) : db::Param(),
-                                                  after ? db::Param((*after)[1]) : db::Param(),
-                                                  std::to_string(limit + 1)});
+    db::Result r =
+        conn->exec(sql::kListPouches,
+                   {c.account_id, after ? db::Param((*after)[0]) : db::Param(),
+                    after ? db::Param((*after)[1]) : db::Param(), std::to_string(limit + 1)});
     return list.page(limit, r.rows(), r.rows(), [&](json::Out& o, int i) {
         write_pouch(o, r, i);
         return paging::Keys{r.text(i, "created_us"), r.text(i, "id")};
     });
 }
 
-Response get_pouch(api::Call& call) {
-    Request& req = call.req;
-    Services& s = call.services;
+http::Response get_pouch(api::Call& call) {
+    http::Request& req = call.req;
+    http::Services& s = call.services;
     const auth::Caller& c = call.who();
     auto conn = s.db.acquire();
     PouchRow p = load_pouch(*conn, req.param("pouchId"), c);
     json::Out o;
     o.kv("id", p.id).kv("epoch", p.epoch).kv("key_gen", p.key_gen);
     o.kv("high_water", p.high_water).kv("created_at", p.created_at);
-    Response resp;
+    http::Response resp;
     resp.data = o.done();
     return resp;
 }
 
-Response create_pouch(api::Call& call) {
-    Services& s = call.services;
+http::Response create_pouch(api::Call& call) {
+    http::Services& s = call.services;
     const auth::Caller& c = call.who();
     const rapidjson::Document& doc = call.body;
     std::string id = json::text(doc["id"]);
@@ -71,19 +72,19 @@ Response create_pouch(api::Call& call) {
             throw validation_failed(at + "/key_gen", "every envelope must have the same key_gen");
     }
     if (c.member_id.empty())
-        throw ApiError(409, "genesis_required", "the account has no roster yet");
+        throw http::ApiError(409, "genesis_required", "the account has no roster yet");
 
     auto conn = s.db.acquire();
     db::Transaction tx(*conn);
     db::Result plan = conn->exec(sql::kLockAccountPlan, {c.account_id});
     if (plan.int64(0, "pouches") >= plan.int64(0, "pouch_limit"))
-        throw ApiError(403, "pouch_limit_reached",
-                       "the plan allows " + plan.text(0, "pouch_limit") + " pouches");
+        throw http::ApiError(403, "pouch_limit_reached",
+                             "the plan allows " + plan.text(0, "pouch_limit") + " pouches");
     if (model::pouch_id_in_use(*conn, id))
         throw validation_failed("/id", "this pouch id is already in use");
     model::Usage before = model::lock_account_usage(*conn, c.account_id);
-    db::Result row =
-        conn->exec(sql::kInsertPouch, {id, c.account_id, crypto::uuid_v4(), std::to_string(key_gen)});
+    db::Result row = conn->exec(sql::kInsertPouch,
+                                {id, c.account_id, crypto::uuid_v4(), std::to_string(key_gen)});
     model::store_key_envelopes(*conn, c.account_id, envelopes, "/key_envelopes", c.member_id,
                                c.device_id, true, model::KeyGenRule::rotation);
     model::require_within_quota(*conn, c.account_id, before);
@@ -92,7 +93,7 @@ Response create_pouch(api::Call& call) {
     o.kv("id", row.text(0, "id")).kv("epoch", row.text(0, "epoch"));
     o.kv("key_gen", row.int64(0, "key_gen")).kv("high_water", row.int64(0, "high_water"));
     o.kv("created_at", row.text(0, "created_at"));
-    Response resp;
+    http::Response resp;
     resp.status = 201;
     resp.data = o.done();
     return resp;

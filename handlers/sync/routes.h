@@ -8,15 +8,16 @@
 
 #include "common/api/route.h"
 #include "common/crypto/b64url.h"
-#include "common/http/paging.h"
 #include "common/model/schemas.h"
+#include "common/paging/paging.h"
 #include "handlers/sync/commit_schema.h"
 
 namespace pouch::sync {
 
 namespace js = json::schema;
 
-inline constexpr long long kMaxBlobSize = 64LL * 1024 * 1024;  // decisions §5.5, = upload body limit
+inline constexpr long long kMaxBlobSize =
+    64LL * 1024 * 1024;  // decisions §5.5, = upload body limit
 
 // A blob id names 32 bytes (BLAKE3-256): 43 b64url characters whose unused bits are zero, so
 // every blob has exactly one id.
@@ -25,7 +26,6 @@ inline bool is_canonical_blob_id(const std::string& id) {
     auto raw = crypto::b64url_decode(id);
     return raw && raw->size() == 32;
 }
-
 
 inline const js::Node kCheckBody = js::object({
     js::req("blobs",
@@ -50,46 +50,66 @@ inline const js::Node kCreatePouchBody = js::object({
 inline constexpr long long kMaxArtifactsLimit = 500;  // decisions §5.4
 
 // Up to 2,000 key envelopes (decisions §3: 16 MiB).
-inline const api::Route kListPouches{.method = "GET", .pattern = "/v1/pouches", .who = api::Who::any,
+inline const api::Route kListPouches{.method = "GET",
+                                     .pattern = "/v1/pouches",
+                                     .who = api::Who::any,
                                      .query = {paging::cursor_param(), paging::limit_param()}};
-inline const api::Route kCreatePouch{.method = "POST", .pattern = "/v1/pouches",
-                                     .who = api::Who::any, .body_limit = 16 * kMiB,
+inline const api::Route kCreatePouch{.method = "POST",
+                                     .pattern = "/v1/pouches",
+                                     .who = api::Who::any,
+                                     .body_limit = 16 * http::kMiB,
                                      .schema = &kCreatePouchBody};
-inline const api::Route kGetPouch{.method = "GET", .pattern = "/v1/pouches/{pouchId:uuid}",
-                                  .who = api::Who::any};
+inline const api::Route kGetPouch{
+    .method = "GET", .pattern = "/v1/pouches/{pouchId:uuid}", .who = api::Who::any};
 inline const api::Route kListEnvelopes{
-    .method = "GET", .pattern = "/v1/pouches/{pouchId:uuid}/key-envelopes", .who = api::Who::any,
-    .query = {query_uuid("member_id"), query_int("key_gen", 1, js::kMaxSafeInt),
+    .method = "GET",
+    .pattern = "/v1/pouches/{pouchId:uuid}/key-envelopes",
+    .who = api::Who::any,
+    .query = {http::query_uuid("member_id"), http::query_int("key_gen", 1, js::kMaxSafeInt),
               paging::cursor_param(), paging::limit_param()}};
-inline const api::Route kAddEnvelopes{
-    .method = "POST", .pattern = "/v1/pouches/{pouchId:uuid}/key-envelopes", .who = api::Who::any,
-    .body_limit = 16 * kMiB, .schema = &kAddEnvelopesBody, .pouch_access = true};
+inline const api::Route kAddEnvelopes{.method = "POST",
+                                      .pattern = "/v1/pouches/{pouchId:uuid}/key-envelopes",
+                                      .who = api::Who::any,
+                                      .body_limit = 16 * http::kMiB,
+                                      .schema = &kAddEnvelopesBody,
+                                      .pouch_access = true};
 // decisions §5.3: auth (a CLI also Service-Signature), pouch access, body validation.
-inline const api::Route kCommit{.method = "POST", .pattern = "/v1/pouches/{pouchId:uuid}/operations",
-                                .who = api::Who::any, .body_limit = 8 * kMiB,
-                                .schema = &kCommitBody, .signed_body = true,
+inline const api::Route kCommit{.method = "POST",
+                                .pattern = "/v1/pouches/{pouchId:uuid}/operations",
+                                .who = api::Who::any,
+                                .body_limit = 8 * http::kMiB,
+                                .schema = &kCommitBody,
+                                .signed_body = true,
                                 .pouch_access = true};
 inline const api::Route kEvents{
-    .method = "GET", .pattern = "/v1/pouches/{pouchId:uuid}/events", .who = api::Who::any,
-    .query = {query_uuid("epoch"), query_int("after", 0, js::kMaxSafeInt, 0),
-              query_int("limit", 1, 1000, 100), query_int("wait", 0, 30, 0)}};
+    .method = "GET",
+    .pattern = "/v1/pouches/{pouchId:uuid}/events",
+    .who = api::Who::any,
+    .query = {http::query_uuid("epoch"), http::query_int("after", 0, js::kMaxSafeInt, 0),
+              http::query_int("limit", 1, 1000, 100), http::query_int("wait", 0, 30, 0)}};
 inline const api::Route kArtifacts{
-    .method = "GET", .pattern = "/v1/pouches/{pouchId:uuid}/artifacts", .who = api::Who::any,
+    .method = "GET",
+    .pattern = "/v1/pouches/{pouchId:uuid}/artifacts",
+    .who = api::Who::any,
     .query = {paging::cursor_param(), paging::limit_param(kMaxArtifactsLimit),
-              query_bool("include_deleted", false)}};
+              http::query_bool("include_deleted", false)}};
 inline const api::Route kRevisions{
-    .method = "GET", .pattern = "/v1/pouches/{pouchId:uuid}/artifacts/{artifactId:uuid}/revisions",
+    .method = "GET",
+    .pattern = "/v1/pouches/{pouchId:uuid}/artifacts/{artifactId:uuid}/revisions",
     .who = api::Who::any,
     .query = {paging::cursor_param(), paging::limit_param(kMaxArtifactsLimit)}};
 // 1,000 items of up to ~76 bytes each exceed the 64 KiB default.
 inline const api::Route kCheckBlobs{.method = "POST",
                                     .pattern = "/v1/pouches/{pouchId:uuid}/blobs/check",
-                                    .who = api::Who::any, .body_limit = 128 * kKiB,
-                                    .schema = &kCheckBody, .pouch_access = true};
+                                    .who = api::Who::any,
+                                    .body_limit = 128 * http::kKiB,
+                                    .schema = &kCheckBody,
+                                    .pouch_access = true};
 inline const api::Route kUploadBlob{.method = "PUT",
                                     .pattern = "/v1/pouches/{pouchId:uuid}/blobs/{blobId:blobid}",
-                                    .who = api::Who::any, .body = BodyKind::stream,
-                                    .body_limit = 64 * kMiB,
+                                    .who = api::Who::any,
+                                    .body = http::BodyKind::stream,
+                                    .body_limit = 64 * http::kMiB,
                                     .content_type = "application/octet-stream"};
 inline const api::Route kDownloadBlob{.method = "GET",
                                       .pattern = "/v1/pouches/{pouchId:uuid}/blobs/{blobId:blobid}",
@@ -99,17 +119,17 @@ inline const api::Route* const kRoutes[] = {
     &kListPouches, &kCreatePouch, &kGetPouch,  &kListEnvelopes, &kAddEnvelopes, &kCommit,
     &kEvents,      &kArtifacts,   &kRevisions, &kCheckBlobs,    &kUploadBlob,   &kDownloadBlob};
 
-Response list_pouches(api::Call& call);
-Response create_pouch(api::Call& call);
-Response get_pouch(api::Call& call);
-Response list_key_envelopes(api::Call& call);
-Response add_key_envelopes(api::Call& call);
-Response commit(api::Call& call);
-Response events(api::Call& call);
-Response list_artifacts(api::Call& call);
-Response list_revisions(api::Call& call);
-Response check_blobs(api::Call& call);
-Response upload_blob(api::Call& call);
-Response download_blob(api::Call& call);
+http::Response list_pouches(api::Call& call);
+http::Response create_pouch(api::Call& call);
+http::Response get_pouch(api::Call& call);
+http::Response list_key_envelopes(api::Call& call);
+http::Response add_key_envelopes(api::Call& call);
+http::Response commit(api::Call& call);
+http::Response events(api::Call& call);
+http::Response list_artifacts(api::Call& call);
+http::Response list_revisions(api::Call& call);
+http::Response check_blobs(api::Call& call);
+http::Response upload_blob(api::Call& call);
+http::Response download_blob(api::Call& call);
 
 }  // namespace pouch::sync

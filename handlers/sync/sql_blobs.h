@@ -6,20 +6,10 @@
 
 #include "common/db/pool.h"
 
-namespace pouch::sync::blob_sql {
+namespace pouch::sync::sql {
 
 inline const db::Statement kLockAccount{"blobs_lock_account",
                                         "SELECT id FROM storage_accounts WHERE id = $1 FOR UPDATE"};
-
-// What counts against the plan: stored bytes (account_stored_bytes(), sql/008) and
-// reservations that have not expired. The plan is read here, so a lowered limit applies at once.
-inline const db::Statement kAccountUsage{
-    "blobs_account_usage",
-    "SELECT p.storage_bytes AS limit_bytes,"
-    "       account_stored_bytes(a.id) AS stored_bytes,"
-    "       account_reserved_bytes(a.id) AS reserved_bytes"
-    "  FROM storage_accounts a JOIN plans p ON p.id = a.plan_id"
-    " WHERE a.id = $1"};
 
 inline const db::Statement kPresentBlobs{
     "blobs_present", "SELECT id FROM blobs WHERE account_id = $1 AND id = ANY($2::text[])"};
@@ -64,4 +54,4 @@ inline const db::Statement kAddBlobBytes{
     "blobs_add_blob_bytes",
     "UPDATE storage_accounts SET blob_bytes = blob_bytes + $2 WHERE id = $1"};
 
-}  // namespace pouch::sync::blob_sql
+}  // namespace pouch::sync::sql

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "common/db/pool.h"
-#include "common/http/paging.h"
+#include "common/paging/paging.h"
 
 namespace pouch::sync::sql {
 

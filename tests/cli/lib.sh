@@ -32,10 +32,12 @@ web_account() {
 
 # login NAME: `pouch login --name NAME` in the background, approved by the browser member
 # once the login is pending; leaves the login's output in LOGIN_OUT and its status in RC.
+# LOGIN_ARGS: extra options of pouch login.
 login() {
     local name=$1 cfg=$CLI_TMP/$1 i
     rm -rf "$cfg"
-    (XDG_CONFIG_HOME=$cfg "$POUCH" login --server "$POUCH_URL" --name "$name" \
+    # shellcheck disable=SC2086  # LOGIN_ARGS: extra options, split on purpose
+    (XDG_CONFIG_HOME=$cfg "$POUCH" login --server "$POUCH_URL" --name "$name" ${LOGIN_ARGS:-} \
         >"$CLI_TMP/$name.login" 2>&1; echo $? >"$CLI_TMP/$name.login.rc") &
     local pid=$!
     # The approval link as a person copies it from the terminal (with its #keys= fragment).

@@ -269,6 +269,24 @@ expect_true "files of the newest generation still arrive" cmp -s "$A/after-logou
 expect_true "files of older generations do not" test ! -e "$D/big.bin"
 check a_device_without_old_keys_reads_what_it_can_and_says_what_it_cannot
 
+# --- a login bound to the account by a connect token ----------------------------------------------
+
+web_token=$(jq -r .session_token "$CLI_TMP/web/web.json")
+connect=$(curl -sS -X POST -H "Authorization: Bearer $web_token" "$POUCH_URL/v1/cli-auth/connect-tokens" |
+    jq -r .data.connect_token)
+LOGIN_ARGS="--connect-token $connect" login laptop-e
+expect_true "a login with a connect token exits 0 ($RC: $LOGIN_OUT)" test "$RC" = 0
+expect_true "the request was bound to the web member's account" \
+    test "$(sql "SELECT connect_account_id = account_id FROM cli_login_requests WHERE id = '$REQ'")" = t
+expect_true "the token is used up" \
+    test "$(sql "SELECT count(*) FROM connect_tokens WHERE used_at IS NOT NULL")" -ge 1
+dev laptop-e status
+expect_true "the device is enrolled ($RC: $ERR)" test "$RC" = 0
+dev nobody login --server "$POUCH_URL" --connect-token svc_lt_short
+expect_true "a malformed connect token exits 2 before any request" test "$RC" = 2
+expect_true "and says what a token looks like ($ERR)" grep -q "svc_lt_ followed by 32" <<<"$ERR"
+check a_connect_token_binds_the_login_to_the_account
+
 # --- the command line itself ----------------------------------------------------------------------
 
 dev laptop-a help --man

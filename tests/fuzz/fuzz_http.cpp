@@ -13,28 +13,30 @@
 
 namespace {
 
-using pouch::Router;
+using pouch::http::Router;
 
-const Router& routes() {
-    static const Router r = [] {
-        Router r;
-        auto none = [](pouch::Request&, pouch::Services&) { return pouch::Response{}; };
+const http::Router& routes() {
+    static const http::Router r = [] {
+        http::Router r;
+        auto none = [](pouch::http::Request&, pouch::http::Services&) {
+            return pouch::http::Response{};
+        };
         const std::string pouch = "/v1/pouches/{pouchId:uuid}";
-        for (const char* p : {"/v1/account/signup", "/v1/account/login", "/v1/account/logout",
-                              "/v1/account/roster/genesis", "/v1/cli-auth/requests",
-                              "/v1/cli-auth/requests/{id:uuid}/approve",
-                              "/v1/cli-auth/requests/{id:uuid}/deny", "/v1/cli-auth/token",
-                              "/v1/cli-auth/refresh", "/v1/cli-auth/connect-tokens",
-                              "/v1/admin/users/{id}/role", "/v1/pouches",
-                              "/v1/pouches/{pouchId:uuid}/shares", "/v1/shares/{id:uuid}/import",
-                              "/v1/shares/{id:uuid}/revoke", "/v1/devices/{id:uuid}/revoke"})
+        for (const char* p :
+             {"/v1/account/signup", "/v1/account/login", "/v1/account/logout",
+              "/v1/account/roster/genesis", "/v1/cli-auth/requests",
+              "/v1/cli-auth/requests/{id:uuid}/approve", "/v1/cli-auth/requests/{id:uuid}/deny",
+              "/v1/cli-auth/token", "/v1/cli-auth/refresh", "/v1/cli-auth/connect-tokens",
+              "/v1/admin/users/{id}/role", "/v1/pouches", "/v1/pouches/{pouchId:uuid}/shares",
+              "/v1/shares/{id:uuid}/import", "/v1/shares/{id:uuid}/revoke",
+              "/v1/devices/{id:uuid}/revoke"})
             r.add("POST", p, none);
         for (const char* p : {"/v1/account", "/v1/admin/plans", "/v1/admin/plans/{id}",
                               "/v1/cli-auth/requests/{id:uuid}", "/v1/shares/{id:uuid}",
                               "/v1/devices", "/v1/pouches"})
             r.add("GET", p, none);
-        for (const char* p : {"/v1/account/roster", "/v1/admin/audit",
-                              "/v1/pouches/{pouchId:uuid}/shares"})
+        for (const char* p :
+             {"/v1/account/roster", "/v1/admin/audit", "/v1/pouches/{pouchId:uuid}/shares"})
             r.add_query("GET", p, none);
         r.add("PUT", "/v1/admin/plans/{id}", none);
         r.add("PUT", "/v1/devices/me/cursor", none);
@@ -55,14 +57,14 @@ const Router& routes() {
 }
 
 // The parameter lists of the query routes (handlers/sync/events.cpp, artifacts.cpp, ...).
-void validate_queries(const pouch::Request& req) {
+void validate_queries(const pouch::http::Request& req) {
     using namespace pouch;
     constexpr long long kMax = 9007199254740991LL;
-    auto expect_400 = [&](std::initializer_list<QueryParam> params) {
+    auto expect_400 = [&](std::initializer_list<http::QueryParam> params) {
         try {
-            QueryValues q = validate_query(req, params);
+            http::QueryValues q = http::validate_query(req, params);
             for (const auto& p : params)
-                if (p.kind == QueryParam::Kind::integer && q.has(p.name)) {
+                if (p.kind == http::QueryParam::Kind::integer && q.has(p.name)) {
                     long long v = q.integer(p.name);
                     fuzz::require(v >= p.min && v <= p.max, "query integer within bounds");
                 }
@@ -71,11 +73,11 @@ void validate_queries(const pouch::Request& req) {
             fuzz::require(!e.field.empty() && e.field[0] == '?', "query field is ?name");
         }
     };
-    expect_400({query_uuid("epoch"), query_int("after", 0, kMax, 0),
-                query_int("limit", 1, 1000, 100), query_int("wait", 0, 30, 0)});
-    expect_400({query_text("cursor", 512), query_int("limit", 1, 500, 100),
-                query_bool("include_deleted", false)});
-    expect_400({query_uuid("member_id"), query_int("key_gen", 1, kMax)});
+    expect_400({http::query_uuid("epoch"), http::query_int("after", 0, kMax, 0),
+                http::query_int("limit", 1, 1000, 100), http::query_int("wait", 0, 30, 0)});
+    expect_400({http::query_text("cursor", 512), http::query_int("limit", 1, 500, 100),
+                http::query_bool("include_deleted", false)});
+    expect_400({http::query_uuid("member_id"), http::query_int("key_gen", 1, kMax)});
 }
 
 }  // namespace
@@ -86,13 +88,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string method = sp == std::string::npos ? "GET" : in.substr(0, sp);
     std::string target = sp == std::string::npos ? in : in.substr(sp + 1);
     size_t q = target.find('?');
-    pouch::Request req;
+    pouch::http::Request req;
     req.method = method;
     req.path = target.substr(0, q);
     req.raw_query = q == std::string::npos ? "" : target.substr(q + 1);
 
     for (bool plus : {false, true})
-        if (auto d = pouch::percent_decode(in, plus))
+        if (auto d = pouch::http::percent_decode(in, plus))
             pouch::fuzz::require(d->size() <= in.size(), "decoding never grows");
 
     try {
@@ -103,15 +105,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                  "a path param is one non-empty segment");
             if (name == "pouchId" || name == "artifactId")
                 pouch::fuzz::require(pouch::is_uuid(value), "uuid param");
-            if (name == "blobId") pouch::fuzz::require(pouch::is_blob_id(value), "blobid param");
+            if (name == "blobId")
+                pouch::fuzz::require(pouch::http::is_blob_id(value), "blobid param");
         }
     } catch (const pouch::Error& e) {
-        pouch::fuzz::require(pouch::status_of(e.fault) == 404 || pouch::status_of(e.fault) == 405,
-                             "router: 404 or 405 only");
+        pouch::fuzz::require(
+            pouch::http::status_of(e.fault) == 404 || pouch::http::status_of(e.fault) == 405,
+            "router: 404 or 405 only");
     }
 
     try {
-        req.query = pouch::parse_query(req.raw_query);
+        req.query = pouch::http::parse_query(req.raw_query);
     } catch (const pouch::Error& e) {
         pouch::fuzz::require_client_error(e, 400, "validation_failed");
         return 0;

@@ -19,8 +19,8 @@ inline void require(bool ok, const char* what) {
 
 // An ApiError thrown on hostile input must be a client error with a code, never a 5xx.
 inline void require_client_error(const Error& e, int status, const char* code) {
-    if (status_of(e.fault) == status && e.code == code) return;
-    std::fprintf(stderr, "unexpected Error %d %s: %s (expected %d %s)\n", status_of(e.fault),
+    if (http::status_of(e.fault) == status && e.code == code) return;
+    std::fprintf(stderr, "unexpected Error %d %s: %s (expected %d %s)\n", http::status_of(e.fault),
                  e.code.c_str(), e.message.c_str(), status, code);
     std::abort();
 }

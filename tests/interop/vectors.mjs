@@ -186,7 +186,7 @@ await check('roster_chain_independent', async () => {
 await check('roster_chain_web_module', async () => {
   const r = V.roster;
   const two = await W.verifyRoster(r.entries.slice(0, 2));
-  eq('active after 2', two.active.map((m) => m.member_id).sort().join(), r.active_after['1'].join());
+  eq('active after 2', two.active.map((m) => m.member_id).sort().join(), r.active_after['2'].join());
   const all = await W.verifyRoster(r.entries, [{ seq: 1, hash: r.entries[1].hash }]);
   eq('active after 3', all.active.map((m) => m.member_id).sort().join(), r.active_after['3'].join());
   eq('genesis hash', all.genesisHash, r.genesis_hash);

@@ -84,8 +84,9 @@ flood=$SMOKE_TMP/flood
 mkdir -p "$flood"
 # One curl, 60 transfers at a time; each config block is its own transfer ("next"), so its
 # body and headers are its own.
-# Most are refused at once, so it takes thousands of them to outlast the measurement; the
-# first 200 answers are kept for a look at their headers.
+# Most are refused at once, so rounds of thousands run one after the other until the
+# measurement is over (a faster handler must not end the flood before it); the first 200
+# answers of a round are kept for a look at their headers.
 flood_n=12000
 for ((i = 1; i <= flood_n; i++)); do
     if ((i % 2)); then email=$WEB_EMAIL; else email="nobody.$i@example.com"; fi
@@ -96,26 +97,37 @@ for ((i = 1; i <= flood_n; i++)); do
     printf 'data = "{\\"email\\":\\"%s\\",\\"password\\":\\"wrong password %d\\"}"\n' "$email" "$i"
     printf 'write-out = "%%{http_code} %%{time_total}\\n"\nmax-time = 30\n'
 done >"$flood/config"
-(curl -sS --parallel --parallel-immediate --parallel-max 60 -K "$flood/config" >"$flood/statuses" 2>/dev/null || true) &
+# The same 100 GETs before the flood: the bound below is relative to them, so a machine busy
+# with other work moves both (a starved handler answers in hash times: most of a second).
+account_get_p99_ms() {
+    local times=() t i
+    for ((i = 0; i < 100; i++)); do
+        t=$(curl -sS -o /dev/null -w '%{time_total}' -H "Authorization: Bearer $WEB_TOKEN" "$POUCH_URL/v1/account")
+        times+=("$t")
+    done
+    printf '%s\n' "${times[@]}" | sort -n | sed -n 99p | awk '{ printf "%d", $1 * 1000 }'
+}
+quiet_p99_ms=$(account_get_p99_ms)
+(
+    while [[ ! -e $flood/stop ]]; do
+        curl -sS --parallel --parallel-immediate --parallel-max 60 -K "$flood/config" >>"$flood/statuses" 2>/dev/null || true
+    done
+) &
 flood_pid=$!
 sleep 0.5
-times=()
-for ((i = 0; i < 100; i++)); do
-    t=$(curl -sS -o /dev/null -w '%{time_total}' -H "Authorization: Bearer $WEB_TOKEN" "$POUCH_URL/v1/account")
-    times+=("$t")
-done
+p99_ms=$(account_get_p99_ms)
 still_flooding=$(kill -0 "$flood_pid" 2>/dev/null && echo yes || echo no)
+touch "$flood/stop"
 wait "$flood_pid" || true
-p99=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 99p)
-p99_ms=$(awk -v t="$p99" 'BEGIN { printf "%d", t * 1000 }')
+bound_ms=$((100 + 3 * quiet_p99_ms))
 logins=$(wc -l <"$flood/statuses")
 l401=$(grep -c '^401 ' "$flood/statuses" || true)
 l503=$(grep -c '^503 ' "$flood/statuses" || true)
 slowest=$(awk '{ print $2 }' "$flood/statuses" | sort -n | tail -1)
-echo "FIGURE login_flood logins=$logins 401=$l401 503=$l503 slowest_login_s=$slowest account_get_p99_ms=$p99_ms (flood still running after the 100 GETs: $still_flooding)"
-expect_true "GET /v1/account p99 ${p99_ms} ms during the flood (want < 100)" test "$p99_ms" -lt 100
+echo "FIGURE login_flood logins=$logins 401=$l401 503=$l503 slowest_login_s=$slowest account_get_p99_ms=$p99_ms quiet_p99_ms=$quiet_p99_ms (flood still running after the 100 GETs: $still_flooding)"
+expect_true "GET /v1/account p99 ${p99_ms} ms during the flood (want < 100 + 3 x ${quiet_p99_ms} ms before it)" test "$p99_ms" -lt "$bound_ms"
 expect_true "the flood outlasted the measurement" test "$still_flooding" = yes
-expect_true "every login answered 401 or 503: $logins, $l401, $l503" test "$((l401 + l503))" = "$flood_n" -a "$logins" = "$flood_n"
+expect_true "every login answered 401 or 503: $logins, $l401, $l503" test "$((l401 + l503))" = "$logins" -a "$logins" -ge "$flood_n"
 expect_true "some logins were hashed ($l401)" test "$l401" -gt 0
 expect_true "slowest login $slowest s (want < 5: 2 s to start plus the hash)" awk -v s="$slowest" 'BEGIN { exit !(s < 5) }'
 f=$(grep -l '^HTTP/1.1 503' "$flood"/[0-9]* | head -1 || true)

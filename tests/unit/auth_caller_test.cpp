@@ -13,18 +13,20 @@
 #include <ctime>
 #include <string>
 
-#include "common/http/error.h"
 #include "common/auth/caller.h"
 #include "common/auth/dpop_check.h"
 #include "common/auth/replay_cache.h"
 #include "common/crypto/b64url.h"
 #include "common/crypto/hash.h"
 #include "common/crypto/random.h"
+#include "common/http/error.h"
 #include "tests/unit/crypto_test_util.h"
 
-using pouch::ApiError;
-using pouch::Request;
+namespace http = pouch::http;
+
 using pouch::auth::Caller;
+using pouch::http::ApiError;
+using pouch::http::Request;
 using pouch::testutil::DpopClaims;
 using pouch::testutil::TestP256Key;
 
@@ -46,32 +48,34 @@ const char* kBase = "https://sync.example.com";
 struct Fixture {
     explicit Fixture(std::string db_url = "postgresql://127.0.0.1:1/none",
                      std::string redis_url = "redis://127.0.0.1:1")
-        : pool(db_url, 2, std::chrono::milliseconds(2000)), redis(redis_url),
-          replay(redis, pool), services{config, pool, redis, replay} {
+        : pool(db_url, 2, std::chrono::milliseconds(2000)),
+          redis(redis_url),
+          replay(redis, pool),
+          services{config, pool, redis, replay} {
         config.public_url = kBase;
     }
-    pouch::Config config;
+    pouch::config::Config config;
     pouch::db::Pool pool;
     pouch::redis::Client redis;
     pouch::auth::ReplayCache replay;
-    pouch::Services services;
+    pouch::http::Services services;
 };
 
-Request request(const std::string& method, const std::string& path) {
-    Request r;
+http::Request request(const std::string& method, const std::string& path) {
+    http::Request r;
     r.method = method;
     r.path = path;
     return r;
 }
 
 // Runs authenticate() and returns the ApiError it throws (status 0 if none).
-ApiError refusal(const Request& r, pouch::Services& s) {
+http::ApiError refusal(const http::Request& r, pouch::http::Services& s) {
     try {
         pouch::auth::authenticate(r, s);
-    } catch (const ApiError& e) {  // the auth layer raises HTTP errors
+    } catch (const http::ApiError& e) {  // the auth layer raises HTTP errors
         return e;
     }
-    return ApiError(0, "", "");
+    return http::ApiError(0, "", "");
 }
 
 // ath = b64url(SHA-256(access token)), RFC 9449 §4.2.
@@ -94,17 +98,17 @@ std::string proof_for(const TestP256Key& key, const std::string& method, const s
 
 TEST(AuthCaller, NoAuthorizationHeaderIsUnauthenticated) {
     Fixture f;
-    ApiError e = refusal(request("GET", "/v1/devices"), f.services);
-    EXPECT_EQ(pouch::status_of(e.fault), 401);
+    http::ApiError e = refusal(request("GET", "/v1/devices"), f.services);
+    EXPECT_EQ(pouch::http::status_of(e.fault), 401);
     EXPECT_EQ(e.code, "unauthenticated");
 }
 
 TEST(AuthCaller, AccessTokenSentAsBearerIsRefusedWithoutALookup) {
     Fixture f;
-    Request r = request("GET", "/v1/devices");
+    http::Request r = request("GET", "/v1/devices");
     r.headers["authorization"] = "Bearer " + pouch::crypto::new_token("svc_at_");
-    ApiError e = refusal(r, f.services);
-    EXPECT_EQ(pouch::status_of(e.fault), 401);
+    http::ApiError e = refusal(r, f.services);
+    EXPECT_EQ(pouch::http::status_of(e.fault), 401);
     EXPECT_EQ(e.code, "unauthenticated");
     EXPECT_NE(e.message.find("DPoP"), std::string::npos) << e.message;
 }
@@ -112,10 +116,10 @@ TEST(AuthCaller, AccessTokenSentAsBearerIsRefusedWithoutALookup) {
 TEST(AuthCaller, UnsupportedSchemeAndMalformedHeaderAreUnauthenticated) {
     Fixture f;
     for (std::string h : {"Basic dXNlcjpwYXNz", "DPoP", "Token abc"}) {
-        Request r = request("GET", "/v1/devices");
+        http::Request r = request("GET", "/v1/devices");
         r.headers["authorization"] = h;
-        ApiError e = refusal(r, f.services);
-        EXPECT_EQ(pouch::status_of(e.fault), 401) << h;
+        http::ApiError e = refusal(r, f.services);
+        EXPECT_EQ(pouch::http::status_of(e.fault), 401) << h;
         EXPECT_EQ(e.code, "unauthenticated") << h;
     }
 }
@@ -124,20 +128,20 @@ TEST(AuthCaller, DpopTokenOfTheWrongShapeIsUnauthenticatedBeforeTheProofIsRead) 
     Fixture f;
     for (std::string t : {"svc_ws_" + std::string(43, 'A'), "svc_at_" + std::string(42, 'A'),
                           "svc_at_" + std::string(42, 'A') + "=", std::string("svc_at_")}) {
-        Request r = request("GET", "/v1/devices");
+        http::Request r = request("GET", "/v1/devices");
         r.headers["authorization"] = "DPoP " + t;
-        ApiError e = refusal(r, f.services);
-        EXPECT_EQ(pouch::status_of(e.fault), 401) << t;
+        http::ApiError e = refusal(r, f.services);
+        EXPECT_EQ(pouch::http::status_of(e.fault), 401) << t;
         EXPECT_EQ(e.code, "unauthenticated") << t;
     }
 }
 
 TEST(AuthCaller, DpopSchemeWithoutAProofIsInvalidDpopProofWithTheChallengeHeader) {
     Fixture f;
-    Request r = request("GET", "/v1/devices");
+    http::Request r = request("GET", "/v1/devices");
     r.headers["authorization"] = "DPoP " + pouch::crypto::new_token("svc_at_");
-    ApiError e = refusal(r, f.services);
-    EXPECT_EQ(pouch::status_of(e.fault), 401);
+    http::ApiError e = refusal(r, f.services);
+    EXPECT_EQ(pouch::http::status_of(e.fault), 401);
     EXPECT_EQ(e.code, "invalid_dpop_proof");
     ASSERT_EQ(e.headers.size(), 1u);
     EXPECT_EQ(e.headers[0].first, "WWW-Authenticate");
@@ -148,11 +152,11 @@ TEST(AuthCaller, TwoDpopHeadersJoinedByACommaAreRefused) {
     Fixture f;
     TestP256Key key;
     std::string token = pouch::crypto::new_token("svc_at_");
-    Request r = request("GET", "/v1/devices");
+    http::Request r = request("GET", "/v1/devices");
     r.headers["authorization"] = "DPoP " + token;
     r.headers["dpop"] = proof_for(key, "GET", "/v1/devices", token) + ", " +
                         proof_for(key, "GET", "/v1/devices", token);
-    ApiError e = refusal(r, f.services);
+    http::ApiError e = refusal(r, f.services);
     EXPECT_EQ(e.code, "invalid_dpop_proof");
 }
 
@@ -187,11 +191,12 @@ struct Enrolled {
                     account_id + "', '" + user_id + "', id FROM plans WHERE is_default");
         c->exec_sql("INSERT INTO members (id, account_id, kind, device_id) VALUES ('" + member_id +
                     "', '" + account_id + "', 'device', '" + device_id + "')");
-        c->exec_sql("INSERT INTO devices (id, account_id, member_id, name, os, arch, cli_version,"
-                    " key_storage, sign_x, sign_y, sign_jkt, enc_x, enc_y, welcome) VALUES ('" +
-                    device_id + "', '" + account_id + "', '" + member_id +
-                    "', 'unit', 'linux', 'x86_64', '1', 'file', '" + key.x() + "', '" + key.y() +
-                    "', '" + key.jkt() + "', '" + key.x() + "', '" + key.y() + "', 'w')");
+        c->exec_sql(
+            "INSERT INTO devices (id, account_id, member_id, name, os, arch, cli_version,"
+            " key_storage, sign_x, sign_y, sign_jkt, enc_x, enc_y, welcome) VALUES ('" +
+            device_id + "', '" + account_id + "', '" + member_id +
+            "', 'unit', 'linux', 'x86_64', '1', 'file', '" + key.x() + "', '" + key.y() + "', '" +
+            key.jkt() + "', '" + key.x() + "', '" + key.y() + "', 'w')");
         c->exec_sql("INSERT INTO access_tokens (token_hash, device_id, jkt, expires_at) VALUES ('" +
                     pouch::crypto::token_hash(token) + "', '" + device_id + "', '" + key.jkt() +
                     "', now() + interval '1 hour')");
@@ -203,9 +208,9 @@ struct Enrolled {
     }
 };
 
-Request cli_request(const TestP256Key& key, const std::string& token,
-                    const std::string& jti = {}) {
-    Request r = request("GET", "/v1/devices");
+http::Request cli_request(const TestP256Key& key, const std::string& token,
+                          const std::string& jti = {}) {
+    http::Request r = request("GET", "/v1/devices");
     r.headers["authorization"] = "DPoP " + token;
     r.headers["dpop"] = proof_for(key, "GET", "/v1/devices", token, jti);
     return r;
@@ -218,7 +223,7 @@ TEST(AuthCallerDb, GoodProofResolvesTheDeviceAndTheSameProofIsThenRefused) {
     Fixture f(db_url);
     TestP256Key key;
     Enrolled e(f.pool, key);
-    Request r = cli_request(key, e.token);
+    http::Request r = cli_request(key, e.token);
     Caller c = pouch::auth::authenticate(r, f.services);
     EXPECT_TRUE(c.is_cli());
     EXPECT_EQ(c.device_id, e.device_id);
@@ -246,10 +251,11 @@ TEST(AuthCallerDb, RevokedDeviceIsDeviceRevokedWhateverTheTokenState) {
     TestP256Key key;
     Enrolled e(f.pool, key);
     e.sql(f.pool, "UPDATE devices SET revoked_at = now() WHERE id = '" + e.device_id + "'");
-    e.sql(f.pool, "UPDATE access_tokens SET revoked_at = now(), expires_at = now() WHERE device_id = '" +
-                      e.device_id + "'");
-    ApiError err = refusal(cli_request(key, e.token), f.services);
-    EXPECT_EQ(pouch::status_of(err.fault), 401);
+    e.sql(f.pool,
+          "UPDATE access_tokens SET revoked_at = now(), expires_at = now() WHERE device_id = '" +
+              e.device_id + "'");
+    http::ApiError err = refusal(cli_request(key, e.token), f.services);
+    EXPECT_EQ(pouch::http::status_of(err.fault), 401);
     EXPECT_EQ(err.code, "device_revoked");
 }
 
@@ -258,13 +264,15 @@ TEST(AuthCallerDb, RevokedTokenIsUnauthenticatedAndExpiredTokenIsTokenExpired) {
     Fixture f(db_url);
     TestP256Key key;
     Enrolled e(f.pool, key);
-    e.sql(f.pool, "UPDATE access_tokens SET expires_at = now() - interval '1 second' WHERE device_id = '" +
-                      e.device_id + "'");
-    ApiError expired = refusal(cli_request(key, e.token), f.services);
+    e.sql(f.pool,
+          "UPDATE access_tokens SET expires_at = now() - interval '1 second' WHERE device_id = '" +
+              e.device_id + "'");
+    http::ApiError expired = refusal(cli_request(key, e.token), f.services);
     EXPECT_EQ(expired.status, 401);
     EXPECT_EQ(expired.code, "token_expired");
-    e.sql(f.pool, "UPDATE access_tokens SET revoked_at = now() WHERE device_id = '" + e.device_id + "'");
-    ApiError revoked = refusal(cli_request(key, e.token), f.services);
+    e.sql(f.pool,
+          "UPDATE access_tokens SET revoked_at = now() WHERE device_id = '" + e.device_id + "'");
+    http::ApiError revoked = refusal(cli_request(key, e.token), f.services);
     EXPECT_EQ(revoked.status, 401);
     EXPECT_EQ(revoked.code, "unauthenticated");
 }
@@ -273,8 +281,8 @@ TEST(AuthCallerDb, UnknownAccessTokenIsUnauthenticated) {
     REQUIRE_DB();
     Fixture f(db_url);
     TestP256Key key;
-    ApiError e = refusal(cli_request(key, pouch::crypto::new_token("svc_at_")), f.services);
-    EXPECT_EQ(pouch::status_of(e.fault), 401);
+    http::ApiError e = refusal(cli_request(key, pouch::crypto::new_token("svc_at_")), f.services);
+    EXPECT_EQ(pouch::http::status_of(e.fault), 401);
     EXPECT_EQ(e.code, "unauthenticated");
 }
 
@@ -287,7 +295,7 @@ TEST(AuthCallerDb, RequireWebRefusesACliCallerWithWrongCaller) {
         pouch::auth::require_web(cli_request(key, e.token), f.services);
         FAIL() << "a CLI caller passed require_web";
     } catch (const pouch::Error& err) {
-        EXPECT_EQ(pouch::status_of(err.fault), 403);
+        EXPECT_EQ(pouch::http::status_of(err.fault), 403);
         EXPECT_EQ(err.code, "wrong_caller");
     }
 }

@@ -166,11 +166,10 @@ TEST(ClientFormatVectors, RosterStatementsAreOurJcsAndTheChainVerifies) {
     }
     Roster full = verify_roster(chain);
     EXPECT_EQ(full.genesis_hash, str(r, "genesis_hash"));
-    // active_after is keyed by the index of the last statement applied ("1": after 0..1);
-    // the vectors' "3" names the whole 3-statement roster, so an index past the end means
-    // "after the last one" (reported to the web app's vectors as ambiguous).
+    // active_after is keyed by how many statements were applied ("2": entries 0..1).
     for (const auto& m : r["active_after"].GetObject()) {
-        size_t n = std::min<size_t>(std::stoul(m.name.GetString()) + 1, chain.size());
+        size_t n = std::stoul(m.name.GetString());
+        ASSERT_LE(n, chain.size()) << "active_after names more statements than the roster has";
         Roster prefix = verify_roster(
             std::vector<SignedStatement>(chain.begin(), chain.begin() + static_cast<long>(n)));
         std::vector<std::string> want, got;

@@ -16,16 +16,16 @@ namespace pouch {
 namespace {
 
 class Env : public ::testing::Test {
-protected:
+  protected:
     void TearDown() override {
-        for (const char* v : {"POUCH_THREADS", "POUCH_DB_POOL", "POUCH_PUBLIC_URL", "POUCH_LOG_LEVEL",
-                              "POUCH_LOGIN_TTL"})
+        for (const char* v : {"POUCH_THREADS", "POUCH_DB_POOL", "POUCH_PUBLIC_URL",
+                              "POUCH_LOG_LEVEL", "POUCH_LOGIN_TTL"})
             ::unsetenv(v);
     }
 };
 
 TEST_F(Env, DefaultsWithoutVariables) {
-    Config c = Config::from_env();
+    config::Config c = config::Config::from_env();
     EXPECT_EQ(c.threads, 16);
     EXPECT_EQ(c.db_pool, 8);
     EXPECT_EQ(c.login_ttl_seconds, 600);
@@ -36,7 +36,7 @@ TEST_F(Env, ReadsNumbersAndStripsTrailingSlashFromUrls) {
     ::setenv("POUCH_THREADS", "64", 1);
     ::setenv("POUCH_LOGIN_TTL", "2", 1);
     ::setenv("POUCH_PUBLIC_URL", "https://sync.example.com/", 1);
-    Config c = Config::from_env();
+    config::Config c = config::Config::from_env();
     EXPECT_EQ(c.threads, 64);
     EXPECT_EQ(c.login_ttl_seconds, 2);
     EXPECT_EQ(c.public_url, "https://sync.example.com");
@@ -46,11 +46,11 @@ TEST_F(Env, MalformedNumberNamesTheVariable) {
     for (const char* bad : {"abc", "12x", "0", "5000", ""}) {
         ::setenv("POUCH_DB_POOL", bad, 1);
         if (*bad == '\0') {
-            EXPECT_NO_THROW(Config::from_env());  // empty means unset
+            EXPECT_NO_THROW(config::Config::from_env());  // empty means unset
             continue;
         }
         try {
-            Config::from_env();
+            config::Config::from_env();
             ADD_FAILURE() << "accepted POUCH_DB_POOL=" << bad;
         } catch (const std::runtime_error& e) {
             EXPECT_NE(std::string(e.what()).find("POUCH_DB_POOL"), std::string::npos);
@@ -60,7 +60,7 @@ TEST_F(Env, MalformedNumberNamesTheVariable) {
 
 TEST_F(Env, UnknownLogLevelIsRefused) {
     ::setenv("POUCH_LOG_LEVEL", "verbose", 1);
-    EXPECT_THROW(Config::from_env(), std::runtime_error);
+    EXPECT_THROW(config::Config::from_env(), std::runtime_error);
 }
 
 // Captures what log::write puts on stderr.

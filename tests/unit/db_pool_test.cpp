@@ -110,7 +110,7 @@ TEST(DbPool, AcquireBeyondSizeWaitsForTheTimeoutThenThrows503) {
         pool.acquire();
         FAIL() << "third acquire succeeded on a pool of 2";
     } catch (const pouch::Error& e) {
-        EXPECT_EQ(pouch::status_of(e.fault), 503);
+        EXPECT_EQ(pouch::http::status_of(e.fault), 503);
         EXPECT_EQ(e.code, "unavailable");
     }
     auto waited = std::chrono::steady_clock::now() - start;
@@ -229,7 +229,7 @@ TEST(DbPool, UnreachableDatabaseIs503WithRetryAfter) {
         pool.acquire();
         FAIL() << "acquire succeeded against a closed port";
     } catch (const pouch::Error& e) {
-        EXPECT_EQ(pouch::status_of(e.fault), 503);
+        EXPECT_EQ(pouch::http::status_of(e.fault), 503);
         EXPECT_EQ(e.code, "unavailable");
         ASSERT_EQ(e.headers.size(), 1u);
         EXPECT_EQ(e.headers[0].first, "Retry-After");

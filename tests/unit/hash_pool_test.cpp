@@ -68,7 +68,7 @@ TEST(HashPool, FullQueueAnswers503WithRetryAfterAtOnce) {
         pool.run([] {});
         FAIL() << "expected 503";
     } catch (const pouch::Error& e) {
-        EXPECT_EQ(pouch::status_of(e.fault), 503);
+        EXPECT_EQ(pouch::http::status_of(e.fault), 503);
         EXPECT_EQ(e.code, "unavailable");
         ASSERT_EQ(e.headers.size(), 1u);
         EXPECT_EQ(e.headers[0], (std::pair<std::string, std::string>{"Retry-After", "2"}));
@@ -90,7 +90,7 @@ TEST(HashPool, JobNotStartedInTimeIsRefusedAndNeverRuns) {
         pool.run([&] { ran = true; });
         FAIL() << "expected 503";
     } catch (const pouch::Error& e) {
-        EXPECT_EQ(pouch::status_of(e.fault), 503);
+        EXPECT_EQ(pouch::http::status_of(e.fault), 503);
     }
     EXPECT_EQ(pool.stats().queued, 0u);  // withdrawn
     gate.open.set_value();

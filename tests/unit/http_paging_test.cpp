@@ -1,4 +1,4 @@
-// http_paging_test.cpp -- the one cursor design (common/http/paging.h): cursors round-trip,
+// http_paging_test.cpp -- the one cursor design (common/paging/paging.h): cursors round-trip,
 // are bound to their list, refuse keys of the wrong kind, and pages stop at the limit or the
 // 4 MiB budget with next_cursor naming the last item shown.
 #include <vector>
@@ -7,7 +7,7 @@
 
 #include "common/crypto/b64url.h"
 #include "common/http/error.h"
-#include "common/http/paging.h"
+#include "common/paging/paging.h"
 
 namespace pouch {
 namespace {
@@ -18,7 +18,9 @@ using paging::List;
 
 const std::string kId = "7d444840-9dc0-11d1-b245-5ffdce74fad2";
 
-std::string b64(const std::string& s) { return crypto::b64url_encode(s); }
+std::string b64(const std::string& s) {
+    return crypto::b64url_encode(s);
+}
 
 TEST(Paging, CursorRoundTripsItsKeys) {
     List list("devices/acc", {Key::natural, Key::uuid});
@@ -41,10 +43,10 @@ TEST(Paging, CursorOfAnotherListIsRefused) {
 
 TEST(Paging, KeysOfTheWrongKindOrCountAreRefused) {
     List list("s", {Key::positive, Key::uuid});
-    for (const std::string& raw : std::vector<std::string>{"s|0|" + kId, "s|-1|" + kId, "s|01|" + kId, "s|+1|" + kId,
-                                  "s|9007199254740992|" + kId, "s|1|" + kId + "|2", "s|1",
-                                  "s|1|7D444840-9DC0-11D1-B245-5FFDCE74FAD2", "s|1|nope", "s",
-                                  "s|", "garbage"})
+    for (const std::string& raw : std::vector<std::string>{
+             "s|0|" + kId, "s|-1|" + kId, "s|01|" + kId, "s|+1|" + kId, "s|9007199254740992|" + kId,
+             "s|1|" + kId + "|2", "s|1", "s|1|7D444840-9DC0-11D1-B245-5FFDCE74FAD2", "s|1|nope",
+             "s", "s|", "garbage"})
         EXPECT_EQ(list.decode(b64(raw)), std::nullopt) << raw;
     EXPECT_EQ(list.decode("!!!"), std::nullopt);
     EXPECT_EQ(list.decode(b64("s|9007199254740991|" + kId)), (Keys{"9007199254740991", kId}));
@@ -63,41 +65,43 @@ TEST(Paging, NaturalIntegerAndTextKeys) {
 
 TEST(Paging, ReadThrowsInvalidCursorAndIsEmptyWithoutOne) {
     List list("s", {Key::positive});
-    Request req;
+    http::Request req;
     req.query = {{"cursor", "bogus"}};
-    QueryValues q = validate_query(req, {paging::cursor_param(), paging::limit_param()});
+    http::QueryValues q =
+        http::validate_query(req, {paging::cursor_param(), paging::limit_param()});
     try {
         list.read(q);
         FAIL() << "expected invalid_cursor";
     } catch (const pouch::Error& e) {
-        EXPECT_EQ(pouch::status_of(e.fault), 400);
+        EXPECT_EQ(pouch::http::status_of(e.fault), 400);
         EXPECT_EQ(e.code, "invalid_cursor");
     }
-    Request none;
-    QueryValues q2 = validate_query(none, {paging::cursor_param(), paging::limit_param()});
+    http::Request none;
+    http::QueryValues q2 =
+        http::validate_query(none, {paging::cursor_param(), paging::limit_param()});
     EXPECT_EQ(list.read(q2), std::nullopt);
     EXPECT_EQ(q2.integer("limit"), 100);
 }
 
 TEST(Paging, LimitIsOneToAThousand) {
     for (const char* bad : {"0", "1001", "-1", "x"}) {
-        Request req;
+        http::Request req;
         req.query = {{"limit", bad}};
         try {
-            validate_query(req, {paging::cursor_param(), paging::limit_param()});
+            http::validate_query(req, {paging::cursor_param(), paging::limit_param()});
             FAIL() << bad;
         } catch (const pouch::Error& e) {
             EXPECT_EQ(e.code, "validation_failed");
             EXPECT_EQ(e.field, "?limit");
         }
     }
-    Request req;
+    http::Request req;
     req.query = {{"limit", "1000"}};
-    EXPECT_EQ(validate_query(req, {paging::limit_param()}).integer("limit"), 1000);
+    EXPECT_EQ(http::validate_query(req, {paging::limit_param()}).integer("limit"), 1000);
 }
 
 // A page of `rows` items of `size` bytes each.
-Response page_of(const List& list, long long limit, int rows, size_t size) {
+http::Response page_of(const List& list, long long limit, int rows, size_t size) {
     return list.page(limit, rows, rows, [&](json::Out& o, int i) {
         o.str(std::string(size, 'x'));
         return Keys{std::to_string(i + 1)};
@@ -106,7 +110,7 @@ Response page_of(const List& list, long long limit, int rows, size_t size) {
 
 TEST(Paging, PageStopsAtTheLimitAndNamesTheLastItemShown) {
     List list("s", {Key::positive});
-    Response r = page_of(list, 2, 3, 1);  // limit + 1 rows fetched: more follow
+    http::Response r = page_of(list, 2, 3, 1);  // limit + 1 rows fetched: more follow
     EXPECT_EQ(r.data, R"({"items":["x","x"]})");
     EXPECT_EQ(r.next_cursor, list.encode({"2"}));
     EXPECT_TRUE(r.list);
@@ -122,12 +126,12 @@ TEST(Paging, LastPageHasNoCursor) {
 TEST(Paging, PageStopsOnceItsJsonPassesTheBudget) {
     List list("s", {Key::positive});
     // 1.5 MiB items: the third passes 4 MiB, so the page holds three and continues after it.
-    Response r = page_of(list, 100, 10, 1536 * 1024);
+    http::Response r = page_of(list, 100, 10, 1536 * 1024);
     EXPECT_EQ(r.next_cursor, list.encode({"3"}));
     EXPECT_GT(r.data.size(), paging::kPageBudget);
     EXPECT_LT(r.data.size(), paging::kPageBudget + 1536 * 1024);
     // One item larger than the budget still makes a page of one.
-    Response big = page_of(list, 100, 2, 5 * 1024 * 1024);
+    http::Response big = page_of(list, 100, 2, 5 * 1024 * 1024);
     EXPECT_EQ(big.next_cursor, list.encode({"1"}));
 }
 

@@ -9,17 +9,17 @@ namespace {
 
 std::string field_of(const std::string& raw) {
     try {
-        parse_query(raw);
+        http::parse_query(raw);
         return "";
     } catch (const pouch::Error& e) {
-        EXPECT_EQ(pouch::status_of(e.fault), 400);
+        EXPECT_EQ(pouch::http::status_of(e.fault), 400);
         EXPECT_EQ(e.code, "validation_failed");
         return e.field;
     }
 }
 
 TEST(Query, DecodesPercentAndPlus) {
-    auto q = parse_query("cursor=a%2Bb&name=x+y&empty=&flag");
+    auto q = http::parse_query("cursor=a%2Bb&name=x+y&empty=&flag");
     EXPECT_EQ(q.at("cursor"), "a+b");
     EXPECT_EQ(q.at("name"), "x y");
     EXPECT_EQ(q.at("empty"), "");
@@ -28,8 +28,8 @@ TEST(Query, DecodesPercentAndPlus) {
 }
 
 TEST(Query, EmptyAndStrayAmpersandsAreHarmless) {
-    EXPECT_TRUE(parse_query("").empty());
-    EXPECT_EQ(parse_query("a=1&&b=2&").size(), 2u);
+    EXPECT_TRUE(http::parse_query("").empty());
+    EXPECT_EQ(http::parse_query("a=1&&b=2&").size(), 2u);
 }
 
 TEST(Query, RepeatedKeyIsRejectedWithItsField) {
@@ -44,9 +44,9 @@ TEST(Query, MalformedEscapeIsRejected) {
 }
 
 TEST(PercentDecode, RejectsTruncatedEscape) {
-    EXPECT_EQ(percent_decode("%41%42", false).value(), "AB");
-    EXPECT_FALSE(percent_decode("%", false).has_value());
-    EXPECT_EQ(percent_decode("a+b", false).value(), "a+b");
+    EXPECT_EQ(http::percent_decode("%41%42", false).value(), "AB");
+    EXPECT_FALSE(http::percent_decode("%", false).has_value());
+    EXPECT_EQ(http::percent_decode("a+b", false).value(), "a+b");
 }
 
 }  // namespace

@@ -7,17 +7,17 @@
 namespace pouch {
 namespace {
 
-std::string header(const Rendered& r, const std::string& name) {
+std::string header(const http::Rendered& r, const std::string& name) {
     for (const auto& [k, v] : r.headers)
         if (k == name) return v;
     return "<absent>";
 }
 
 TEST(Envelope, SuccessCarriesDataAndRequestId) {
-    Response resp;
+    http::Response resp;
     resp.status = 201;
     resp.data = R"({"user_id":"u1"})";
-    Rendered r = render_success(resp, "req-1");
+    http::Rendered r = http::render_success(resp, "req-1");
     EXPECT_EQ(r.status, 201);
     EXPECT_EQ(r.body, R"({"ok":true,"data":{"user_id":"u1"},"meta":{"request_id":"req-1"}})");
     EXPECT_EQ(header(r, "X-Request-Id"), "req-1");
@@ -26,18 +26,19 @@ TEST(Envelope, SuccessCarriesDataAndRequestId) {
 }
 
 TEST(Envelope, ListAlwaysHasNextCursor) {
-    Response resp;
+    http::Response resp;
     resp.list = true;
     resp.data = R"({"items":[]})";
-    EXPECT_EQ(render_success(resp, "r").body,
+    EXPECT_EQ(http::render_success(resp, "r").body,
               R"({"ok":true,"data":{"items":[]},"meta":{"request_id":"r","next_cursor":null}})");
     resp.next_cursor = "abc";
-    EXPECT_EQ(render_success(resp, "r").body,
+    EXPECT_EQ(http::render_success(resp, "r").body,
               R"({"ok":true,"data":{"items":[]},"meta":{"request_id":"r","next_cursor":"abc"}})");
 }
 
 TEST(Envelope, ValidationErrorHasField) {
-    Rendered r = render_error(validation_failed("/ops/3/artifact_id", "must be a uuid"), "r2");
+    http::Rendered r =
+        http::render_error(validation_failed("/ops/3/artifact_id", "must be a uuid"), "r2");
     EXPECT_EQ(r.status, 400);
     EXPECT_EQ(r.body,
               R"({"ok":false,"error":{"code":"validation_failed","message":"must be a uuid",)"
@@ -45,25 +46,28 @@ TEST(Envelope, ValidationErrorHasField) {
 }
 
 TEST(Envelope, ErrorDetailsAndHeadersPassThrough) {
-    ApiError e = ApiError(409, "epoch_mismatch", "epoch changed")
-                     .with_details(R"({"current_epoch":"e","high_water":7})");
-    Rendered r = render_error(e, "r3");
-    EXPECT_EQ(r.body, R"({"ok":false,"error":{"code":"epoch_mismatch","message":"epoch changed",)"
-                      R"("details":{"current_epoch":"e","high_water":7}},"meta":{"request_id":"r3"}})");
-    Rendered u = render_error(unavailable(), "r4");
+    http::ApiError e = http::ApiError(409, "epoch_mismatch", "epoch changed")
+                           .with_details(R"({"current_epoch":"e","high_water":7})");
+    http::Rendered r = http::render_error(e, "r3");
+    EXPECT_EQ(r.body,
+              R"({"ok":false,"error":{"code":"epoch_mismatch","message":"epoch changed",)"
+              R"("details":{"current_epoch":"e","high_water":7}},"meta":{"request_id":"r3"}})");
+    http::Rendered u = http::render_error(unavailable(), "r4");
     EXPECT_EQ(u.status, 503);
     EXPECT_EQ(header(u, "Retry-After"), "1");
 }
 
 TEST(Envelope, MessagesAreEscaped) {
-    Rendered r = render_error(ApiError(400, "invalid_json", "bad \"quote\"\n"), "r");
+    http::Rendered r =
+        http::render_error(http::ApiError(400, "invalid_json", "bad \"quote\"\n"), "r");
     EXPECT_NE(r.body.find(R"("message":"bad \"quote\"\n")"), std::string::npos);
 }
 
 TEST(Cgi, StatusLineHeadersAndLength) {
-    Rendered r{404, {{"Content-Type", "application/json"}}, "{}"};
-    EXPECT_EQ(to_cgi(r), "Status: 404 Not Found\r\nContent-Type: application/json\r\n"
-                         "Content-Length: 2\r\n\r\n{}");
+    http::Rendered r{404, {{"Content-Type", "application/json"}}, "{}"};
+    EXPECT_EQ(http::to_cgi(r),
+              "Status: 404 Not Found\r\nContent-Type: application/json\r\n"
+              "Content-Length: 2\r\n\r\n{}");
 }
 
 }  // namespace

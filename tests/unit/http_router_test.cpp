@@ -4,10 +4,12 @@
 #include "common/http/error.h"
 #include "common/http/router.h"
 
-namespace pouch {
+namespace pouch::http {
 namespace {
 
-Response ok(Request&, Services&) { return Response{}; }
+Response ok(Request&, Services&) {
+    return Response{};
+}
 
 Router sample() {
     Router r;
@@ -27,7 +29,7 @@ int status_of(const Router& r, const std::string& method, const std::string& pat
     } catch (const pouch::Error& e) {
         for (const auto& [k, v] : e.headers)
             if (k == "Allow" && allow) *allow = v;
-        return pouch::status_of(e.fault);
+        return pouch::http::status_of(e.fault);
     }
 }
 
@@ -47,7 +49,8 @@ TEST(Router, UpperCaseUuidParamIsHeldInLowerCase) {
 TEST(Router, NonUuidSegmentIsNotFound) {
     Router r = sample();
     EXPECT_EQ(status_of(r, "POST", "/v1/admin/users/not-a-uuid/role"), 404);
-    EXPECT_EQ(status_of(r, "GET", "/v1/pouches/0b8a4f4e-1c2d-4e5f-Ca0b-1c2d3e4f5a6b/artifacts"), 404);
+    EXPECT_EQ(status_of(r, "GET", "/v1/pouches/0b8a4f4e-1c2d-4e5f-Ca0b-1c2d3e4f5a6b/artifacts"),
+              404);
 }
 
 TEST(Router, UnknownPathIsNotFoundAndTrailingSlashIsDistinct) {
@@ -60,8 +63,9 @@ TEST(Router, UnknownPathIsNotFoundAndTrailingSlashIsDistinct) {
 TEST(Router, WrongMethodIsMethodNotAllowedWithAllow) {
     Router r = sample();
     std::string allow;
-    std::string blob = "/v1/pouches/0b8a4f4e-1c2d-4e5f-9a0b-1c2d3e4f5a6b/blobs/"
-                       "rxNJufX5oaagQE3qNtzJSZvLJcmtwRK3zJqTyuQfMmI";
+    std::string blob =
+        "/v1/pouches/0b8a4f4e-1c2d-4e5f-9a0b-1c2d3e4f5a6b/blobs/"
+        "rxNJufX5oaagQE3qNtzJSZvLJcmtwRK3zJqTyuQfMmI";
     EXPECT_EQ(status_of(r, "DELETE", blob, &allow), 405);
     EXPECT_EQ(allow, "PUT, GET");
     EXPECT_EQ(status_of(r, "POST", "/v1/health", &allow), 405);
@@ -104,4 +108,4 @@ TEST(Uuid, RejectsWrongVersionVariantOrShape) {
 }
 
 }  // namespace
-}  // namespace pouch
+}  // namespace pouch::http

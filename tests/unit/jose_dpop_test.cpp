@@ -4,14 +4,14 @@
 #include <gtest/gtest.h>
 
 #include "common/crypto/b64url.h"
-#include "common/jose/dpop.h"
 #include "common/crypto/hash.h"
 #include "common/http/error.h"
+#include "common/jose/dpop.h"
 #include "tests/unit/crypto_test_util.h"
 
 using namespace pouch::crypto;
 using namespace pouch::jose;
-using pouch::ApiError;
+using pouch::http::ApiError;
 using pouch::testutil::dpop_claims_json;
 using pouch::testutil::DpopClaims;
 using pouch::testutil::make_dpop;

@@ -7,7 +7,7 @@
 #include "common/http/error.h"
 #include "common/json/parse.h"
 
-using pouch::ApiError;
+using pouch::http::ApiError;
 using pouch::json::parse_strict;
 using pouch::json::parse_strict_any;
 
@@ -18,7 +18,7 @@ std::string rejection(const std::string& body) {
     try {
         parse_strict(body);
     } catch (const pouch::Error& e) {
-        EXPECT_EQ(pouch::status_of(e.fault), 400);
+        EXPECT_EQ(pouch::http::status_of(e.fault), 400);
         EXPECT_EQ(e.code, "invalid_json");
         EXPECT_EQ(e.field, "");
         return e.message;
@@ -217,7 +217,8 @@ TEST(JsonParse, AcceptsAnObjectOfExactlyTheMemberBudget) {
 }
 
 TEST(JsonParse, RejectsAnObjectOneMemberPastTheBudget) {
-    EXPECT_EQ(rejection(object_of(1025)), "an object has more than 1024 members (the top-level object)");
+    EXPECT_EQ(rejection(object_of(1025)),
+              "an object has more than 1024 members (the top-level object)");
     EXPECT_EQ(rejection("{\"a\":[" + object_of(1025) + "]}"),
               "an object has more than 1024 members at /a/0");
 }

@@ -11,7 +11,7 @@
 #include "common/json/schema.h"
 
 namespace js = pouch::json::schema;
-using pouch::ApiError;
+using pouch::http::ApiError;
 
 namespace {
 
@@ -21,7 +21,7 @@ std::pair<std::string, std::string> violation(const std::string& body, const js:
     try {
         js::validate(doc, schema);
     } catch (const pouch::Error& e) {
-        EXPECT_EQ(pouch::status_of(e.fault), 400);
+        EXPECT_EQ(pouch::http::status_of(e.fault), 400);
         EXPECT_EQ(e.code, "validation_failed");
         return {e.field, e.message};
     }
@@ -234,7 +234,8 @@ TEST(JsonSchema, ValidateRewritesEveryUuidToLowerCase) {
 TEST(JsonSchema, DistinctUuidsCompareCaseInsensitively) {
     auto s = one("ids", js::array(js::uuid()).distinct());
     EXPECT_EQ(violation(R"({"ids":["7d444840-9dc0-11d1-b245-5ffdce74fad2",)"
-                        R"("7D444840-9DC0-11D1-B245-5FFDCE74FAD2"]})", s),
+                        R"("7D444840-9DC0-11D1-B245-5FFDCE74FAD2"]})",
+                        s),
               V("/ids/1", "must not repeat an earlier item"));
 }
 

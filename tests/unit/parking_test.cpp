@@ -16,10 +16,10 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <fstream>
 #include <mutex>
 #include <optional>
-#include <cstdlib>
 #include <random>
 #include <string>
 #include <thread>
@@ -28,13 +28,15 @@
 #include "common/http/parking.h"
 #include "common/redis/client.h"
 
+namespace http = pouch::http;
+
 using namespace std::chrono_literals;
+using pouch::http::ApiError;
+using pouch::http::LongPoll;
+using pouch::http::Parking;
+using pouch::http::Rendered;
+using pouch::http::Response;
 using pouch::redis::Client;
-using pouch::ApiError;
-using pouch::LongPoll;
-using pouch::Parking;
-using pouch::Rendered;
-using pouch::Response;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -126,33 +128,33 @@ class Waiter {
     std::atomic<int> reads{0};
     std::atomic<bool> ready{false};
 
-    LongPoll long_poll(const std::string& channel, std::uint64_t seen,
-                       std::chrono::milliseconds wait, std::string share_key = "") {
-        LongPoll lp;
+    http::LongPoll long_poll(const std::string& channel, std::uint64_t seen,
+                             std::chrono::milliseconds wait, std::string share_key = "") {
+        http::LongPoll lp;
         lp.channel = channel;
         lp.seen = seen;
         lp.deadline = Clock::now() + wait;
         lp.share_key = std::move(share_key);
-        lp.poll = [this](bool final) -> std::optional<Response> {
+        lp.poll = [this](bool final) -> std::optional<http::Response> {
             ++reads;
             if (!ready && !final) return std::nullopt;
-            Response r;
+            http::Response r;
             r.data = ready ? "{\"ready\":true}" : "{\"ready\":false}";
             return r;
         };
         return lp;
     }
-    Parking::Finish finish() {
-        return [this](const Rendered& out, const std::string&) {
+    http::Parking::Finish finish() {
+        return [this](const http::Rendered& out, const std::string&) {
             std::lock_guard<std::mutex> lock(mu_);
             answer_ = out;
             answered_at_ = Clock::now();
             cv_.notify_all();
         };
     }
-    void park(Parking& p, LongPoll lp) { p.park(std::move(lp), "test", finish()); }
+    void park(http::Parking& p, http::LongPoll lp) { p.park(std::move(lp), "test", finish()); }
     // The answer, once there is one within `limit`.
-    std::optional<Rendered> answer(std::chrono::milliseconds limit = 10s) {
+    std::optional<http::Rendered> answer(std::chrono::milliseconds limit = 10s) {
         std::unique_lock<std::mutex> lock(mu_);
         cv_.wait_for(lock, limit, [&] { return answer_.has_value(); });
         return answer_;
@@ -169,11 +171,11 @@ class Waiter {
   private:
     std::mutex mu_;
     std::condition_variable cv_;
-    std::optional<Rendered> answer_;
+    std::optional<http::Rendered> answer_;
     Clock::time_point answered_at_;
 };
 
-bool says_ready(const std::optional<Rendered>& r) {
+bool says_ready(const std::optional<http::Rendered>& r) {
     return r && r->status == 200 && r->body.find("\"ready\":true") != std::string::npos;
 }
 
@@ -187,10 +189,9 @@ int process_threads() {
 
 }  // namespace
 
-
 TEST(Parking, PublishAnswersTheParkedRequestOfThatChannel) {
     REQUIRE_REDIS();
-    Parking p(url, kPattern, 2);
+    http::Parking p(url, kPattern, 2);
     ASSERT_TRUE(eventually([&] { return p.connected(); }));
     Client redis(url);
     const std::string ch = unique_channel("wake");
@@ -204,9 +205,9 @@ TEST(Parking, PublishAnswersTheParkedRequestOfThatChannel) {
     redis.publish(ch, "1");
     auto a = w.answer();
     EXPECT_TRUE(says_ready(a));
-    EXPECT_LT(std::chrono::duration_cast<std::chrono::milliseconds>(w.answered_at() - published)
-                  .count(),
-              200)
+    EXPECT_LT(
+        std::chrono::duration_cast<std::chrono::milliseconds>(w.answered_at() - published).count(),
+        200)
         << "a publish must answer the parked request at once";
     EXPECT_EQ(w.reads.load(), 1);
     EXPECT_EQ(p.parked(), 0u);
@@ -214,7 +215,7 @@ TEST(Parking, PublishAnswersTheParkedRequestOfThatChannel) {
 
 TEST(Parking, PublishOnAnotherChannelDoesNotWake) {
     REQUIRE_REDIS();
-    Parking p(url, kPattern, 2);
+    http::Parking p(url, kPattern, 2);
     ASSERT_TRUE(eventually([&] { return p.connected(); }));
     Client redis(url);
     const std::string ch = unique_channel("mine");
@@ -231,7 +232,7 @@ TEST(Parking, PublishOnAnotherChannelDoesNotWake) {
 
 TEST(Parking, MessageBetweenTheRoutesReadAndParkIsNotLost) {
     REQUIRE_REDIS();
-    Parking p(url, kPattern, 2);
+    http::Parking p(url, kPattern, 2);
     ASSERT_TRUE(eventually([&] { return p.connected(); }));
     Client redis(url);
     const std::string ch = unique_channel("early");
@@ -248,7 +249,7 @@ TEST(Parking, MessageBetweenTheRoutesReadAndParkIsNotLost) {
 
 TEST(Parking, EveryParkedRequestOfAChannelIsAnsweredAndLeaves) {
     REQUIRE_REDIS();
-    Parking p(url, kPattern, 2);
+    http::Parking p(url, kPattern, 2);
     ASSERT_TRUE(eventually([&] { return p.connected(); }));
     Client redis(url);
     const std::string ch = unique_channel("many");
@@ -266,7 +267,7 @@ TEST(Parking, EveryParkedRequestOfAChannelIsAnsweredAndLeaves) {
 
 TEST(Parking, ParkedRequestsHoldNoThread) {
     REQUIRE_REDIS();
-    Parking p(url, kPattern, 2);
+    http::Parking p(url, kPattern, 2);
     ASSERT_TRUE(eventually([&] { return p.connected(); }));
     const std::string ch = unique_channel("threads");
     int before = process_threads();
@@ -284,7 +285,7 @@ TEST(Parking, ParkedRequestsHoldNoThread) {
 
 TEST(Parking, WaitersWithOneShareKeyWokenTogetherShareOnePoll) {
     REQUIRE_REDIS();
-    Parking p(url, kPattern, 2);
+    http::Parking p(url, kPattern, 2);
     ASSERT_TRUE(eventually([&] { return p.connected(); }));
     Client redis(url);
     const std::string ch = unique_channel("share");
@@ -293,11 +294,11 @@ TEST(Parking, WaitersWithOneShareKeyWokenTogetherShareOnePoll) {
     std::vector<std::unique_ptr<Waiter>> ws;
     for (int i = 0; i < 50; ++i) {
         ws.push_back(std::make_unique<Waiter>());
-        LongPoll lp = ws.back()->long_poll(ch, p.stamp(ch), 10s, "page-after-7");
-        lp.poll = [&](bool final) -> std::optional<Response> {
+        http::LongPoll lp = ws.back()->long_poll(ch, p.stamp(ch), 10s, "page-after-7");
+        lp.poll = [&](bool final) -> std::optional<http::Response> {
             ++polls;
             if (!ready && !final) return std::nullopt;
-            Response r;
+            http::Response r;
             r.data = ready ? "{\"ready\":true}" : "{\"ready\":false}";
             return r;
         };
@@ -318,14 +319,15 @@ TEST(Parking, WaitersWithOneShareKeyWokenTogetherShareOnePoll) {
 
 TEST(Parking, DeadlineAnswersWithAFinalPoll) {
     REQUIRE_REDIS();
-    Parking p(url, kPattern, 2);
+    http::Parking p(url, kPattern, 2);
     ASSERT_TRUE(eventually([&] { return p.connected(); }));
     const std::string ch = unique_channel("never");
     Waiter w;
     auto start = Clock::now();
     w.park(p, w.long_poll(ch, p.stamp(ch), 300ms));
     auto a = w.answer();
-    long long waited = std::chrono::duration_cast<std::chrono::milliseconds>(w.answered_at() - start).count();
+    long long waited =
+        std::chrono::duration_cast<std::chrono::milliseconds>(w.answered_at() - start).count();
     ASSERT_TRUE(a);
     EXPECT_EQ(a->status, 200);
     EXPECT_NE(a->body.find("\"ready\":false"), std::string::npos);
@@ -336,14 +338,14 @@ TEST(Parking, DeadlineAnswersWithAFinalPoll) {
 
 TEST(Parking, APollThatThrowsAnswersItsErrorAndTheRequestLeaves) {
     REQUIRE_REDIS();
-    Parking p(url, kPattern, 2);
+    http::Parking p(url, kPattern, 2);
     ASSERT_TRUE(eventually([&] { return p.connected(); }));
     Client redis(url);
     const std::string ch = unique_channel("throws");
     Waiter w;
-    LongPoll lp = w.long_poll(ch, p.stamp(ch), 10s);
-    lp.poll = [](bool) -> std::optional<Response> {
-        throw ApiError(409, "epoch_mismatch", "the pouch's event log has another epoch");
+    http::LongPoll lp = w.long_poll(ch, p.stamp(ch), 10s);
+    lp.poll = [](bool) -> std::optional<http::Response> {
+        throw http::ApiError(409, "epoch_mismatch", "the pouch's event log has another epoch");
     };
     w.park(p, std::move(lp));
     redis.publish(ch, "1");
@@ -356,17 +358,17 @@ TEST(Parking, APollThatThrowsAnswersItsErrorAndTheRequestLeaves) {
 
 TEST(Parking, OneOwnerParksAtMostItsLimitAndTheNextIsRefusedAtOnce) {
     REQUIRE_REDIS();
-    Parking p(url, kPattern, 2, 3);
+    http::Parking p(url, kPattern, 2, 3);
     ASSERT_TRUE(eventually([&] { return p.connected(); }));
     const std::string ch = unique_channel("owner");
     Waiter held[3], over, other;
     for (auto& w : held) {
-        LongPoll lp = w.long_poll(ch, p.stamp(ch), 10s);
+        http::LongPoll lp = w.long_poll(ch, p.stamp(ch), 10s);
         lp.owner = "account-a";
         w.park(p, std::move(lp));
     }
     EXPECT_EQ(p.parked(), 3u);
-    LongPoll lp = over.long_poll(ch, p.stamp(ch), 10s);
+    http::LongPoll lp = over.long_poll(ch, p.stamp(ch), 10s);
     lp.owner = "account-a";
     auto start = Clock::now();
     over.park(p, std::move(lp));
@@ -376,11 +378,12 @@ TEST(Parking, OneOwnerParksAtMostItsLimitAndTheNextIsRefusedAtOnce) {
     EXPECT_EQ(a->status, 429);
     EXPECT_NE(a->body.find("\"code\":\"rate_limited\""), std::string::npos);
     bool retry_after = false;
-    for (const auto& [k, v] : a->headers) retry_after = retry_after || (k == "Retry-After" && v == "5");
+    for (const auto& [k, v] : a->headers)
+        retry_after = retry_after || (k == "Retry-After" && v == "5");
     EXPECT_TRUE(retry_after);
     EXPECT_EQ(over.reads.load(), 0) << "refused before any poll";
     // Another owner is not limited by the first one's waiters.
-    LongPoll lp2 = other.long_poll(ch, p.stamp(ch), 10s);
+    http::LongPoll lp2 = other.long_poll(ch, p.stamp(ch), 10s);
     lp2.owner = "account-b";
     other.park(p, std::move(lp2));
     EXPECT_EQ(p.parked(), 4u);
@@ -390,18 +393,18 @@ TEST(Parking, OneOwnerParksAtMostItsLimitAndTheNextIsRefusedAtOnce) {
 
 TEST(Parking, AnsweredRequestsFreeTheirOwnersPlaces) {
     REQUIRE_REDIS();
-    Parking p(url, kPattern, 2, 1);
+    http::Parking p(url, kPattern, 2, 1);
     ASSERT_TRUE(eventually([&] { return p.connected(); }));
     Client redis(url);
     const std::string ch = unique_channel("owner-free");
     Waiter first, second;
-    LongPoll lp = first.long_poll(ch, p.stamp(ch), 10s);
+    http::LongPoll lp = first.long_poll(ch, p.stamp(ch), 10s);
     lp.owner = "account-a";
     first.park(p, std::move(lp));
     first.ready = true;
     redis.publish(ch, "1");
     ASSERT_TRUE(says_ready(first.answer()));
-    LongPoll lp2 = second.long_poll(ch, p.stamp(ch), 10s);
+    http::LongPoll lp2 = second.long_poll(ch, p.stamp(ch), 10s);
     lp2.owner = "account-a";
     second.park(p, std::move(lp2));
     EXPECT_EQ(p.parked(), 1u) << "the first answer freed its place";
@@ -410,15 +413,16 @@ TEST(Parking, AnsweredRequestsFreeTheirOwnersPlaces) {
 
 TEST(Parking, ASecondRequestWithTheExclusiveKeyAnswersTheFirstWithItsError) {
     REQUIRE_REDIS();
-    Parking p(url, kPattern, 2);
+    http::Parking p(url, kPattern, 2);
     ASSERT_TRUE(eventually([&] { return p.connected(); }));
     const std::string ch = unique_channel("exclusive");
     Waiter first, second;
-    LongPoll lp = first.long_poll(ch, p.stamp(ch), 10s);
+    http::LongPoll lp = first.long_poll(ch, p.stamp(ch), 10s);
     lp.exclusive_key = "login-1";
-    lp.superseded = ApiError(429, "slow_down", "another wait took its place").with_header("Retry-After", "5");
+    lp.superseded = http::ApiError(429, "slow_down", "another wait took its place")
+                        .with_header("Retry-After", "5");
     first.park(p, std::move(lp));
-    LongPoll lp2 = second.long_poll(ch, p.stamp(ch), 10s);
+    http::LongPoll lp2 = second.long_poll(ch, p.stamp(ch), 10s);
     lp2.exclusive_key = "login-1";
     second.park(p, std::move(lp2));
     auto a = first.answer(2s);
@@ -434,7 +438,7 @@ TEST(Parking, ASecondRequestWithTheExclusiveKeyAnswersTheFirstWithItsError) {
 
 TEST(Parking, UnreachableRedisFallsBackToRereadingEverySecond) {
     LocalSocket closed;  // bound, never listening: connections are refused
-    Parking p(closed.url(), kPattern, 2);
+    http::Parking p(closed.url(), kPattern, 2);
     std::this_thread::sleep_for(100ms);
     EXPECT_FALSE(p.connected());
     const std::string ch = unique_channel("down");
@@ -442,7 +446,8 @@ TEST(Parking, UnreachableRedisFallsBackToRereadingEverySecond) {
     auto start = Clock::now();
     w.park(p, w.long_poll(ch, p.stamp(ch), 2500ms));
     auto a = w.answer();
-    long long waited = std::chrono::duration_cast<std::chrono::milliseconds>(w.answered_at() - start).count();
+    long long waited =
+        std::chrono::duration_cast<std::chrono::milliseconds>(w.answered_at() - start).count();
     ASSERT_TRUE(a);
     EXPECT_GE(waited, 2490);
     EXPECT_LT(waited, 3500);
@@ -452,7 +457,7 @@ TEST(Parking, UnreachableRedisFallsBackToRereadingEverySecond) {
 
 TEST(Parking, WithoutRedisAReadyRequestIsAnsweredWithinAboutASecond) {
     LocalSocket closed;
-    Parking p(closed.url(), kPattern, 2);
+    http::Parking p(closed.url(), kPattern, 2);
     const std::string ch = unique_channel("down-ready");
     Waiter w;
     w.park(p, w.long_poll(ch, p.stamp(ch), 10s));
@@ -464,7 +469,7 @@ TEST(Parking, WithoutRedisAReadyRequestIsAnsweredWithinAboutASecond) {
 
 TEST(Parking, DeliversMessagesFromTheSubscriberConnection) {
     FakeSubscriberServer server;
-    Parking p(server.url(), kPattern, 2);
+    http::Parking p(server.url(), kPattern, 2);
     ASSERT_TRUE(eventually([&] { return p.connected(); }));
     const std::string ch = unique_channel("fake");
     Waiter w;
@@ -479,7 +484,7 @@ TEST(Parking, DeliversMessagesFromTheSubscriberConnection) {
 
 TEST(Parking, LostConnectionHasEveryParkedRequestReread) {
     FakeSubscriberServer server;
-    Parking p(server.url(), kPattern, 2);
+    http::Parking p(server.url(), kPattern, 2);
     ASSERT_TRUE(eventually([&] { return p.connected(); }));
     const std::string ch = unique_channel("drop");
     Waiter w;
@@ -501,7 +506,7 @@ TEST(Parking, LostConnectionHasEveryParkedRequestReread) {
 TEST(Parking, ReconnectHasEveryParkedRequestReread) {
     FakeSubscriberServer server;
     server.ack = false;  // connected only once the test lets PSUBSCRIBE succeed
-    Parking p(server.url(), kPattern, 2);
+    http::Parking p(server.url(), kPattern, 2);
     ASSERT_TRUE(eventually([&] { return server.connections() == 1; }));
     EXPECT_FALSE(p.connected());
     const std::string ch = unique_channel("reconnect");
@@ -522,7 +527,7 @@ TEST(Parking, ServerThatNeverAnswersPsubscribeDoesNotHangShutdown) {
     server.ack = false;
     auto start = Clock::now();
     {
-        Parking p(server.url(), kPattern, 2);
+        http::Parking p(server.url(), kPattern, 2);
         ASSERT_TRUE(eventually([&] { return server.connections() == 1; }));
     }  // destructor: stop() and join
     EXPECT_LT(ms_since(start), 4000);
@@ -531,7 +536,7 @@ TEST(Parking, ServerThatNeverAnswersPsubscribeDoesNotHangShutdown) {
 
 TEST(Parking, StopAnswersEveryParkedRequestAtOnceAndLaterOnesInline) {
     LocalSocket closed;
-    Parking p(closed.url(), kPattern, 2);
+    http::Parking p(closed.url(), kPattern, 2);
     const std::string ch = unique_channel("stop");
     Waiter a, b;
     a.park(p, a.long_poll(ch, p.stamp(ch), 30s));

@@ -106,7 +106,7 @@ TEST(ReplayCache, BothStoresDownIs503NeverAcceptance) {
         cache.first_use("jkt", "jti");
         FAIL() << "a proof was accepted unchecked";
     } catch (const pouch::Error& e) {
-        EXPECT_EQ(pouch::status_of(e.fault), 503);
+        EXPECT_EQ(pouch::http::status_of(e.fault), 503);
         EXPECT_EQ(e.code, "unavailable");
     }
 }
@@ -143,4 +143,23 @@ TEST(ReplayCache, ProofFirstSeenDuringARedisOutageIsStillAReplayAfterRedisReturn
     stop = true;
     ::shutdown(later.fd, SHUT_RDWR);
     server.join();
+}
+
+// Two handler hosts (docs/SCALING.md): the first lost Redis and recorded a proof in Postgres
+// only; the second reaches Redis, which has never seen the proof. The second must still
+// refuse it, though its own process never fell back.
+TEST(ReplayCache, ProofRecordedByAnotherHostDuringItsRedisOutageIsAReplayHere) {
+    REQUIRE_DB();
+    REQUIRE_REDIS();
+    LocalSocket refused;
+    pouch::redis::Client redis_down(refused.url(), 200ms);
+    pouch::redis::Client redis_up(redis_url);
+    pouch::db::Pool pool_a(db_url, 1), pool_b(db_url, 1);
+    ReplayCache host_a(redis_down, pool_a);
+    ReplayCache host_b(redis_up, pool_b);
+    const std::string jkt = unique("jkt-"), jti = unique("jti-");
+
+    ASSERT_TRUE(host_a.first_use(jkt, jti));             // Postgres only
+    EXPECT_FALSE(host_b.first_use(jkt, jti));            // Redis says new; the table says seen
+    EXPECT_TRUE(host_b.first_use(jkt, unique("jti-")));  // a new proof still passes
 }

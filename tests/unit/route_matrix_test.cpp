@@ -66,7 +66,9 @@ std::vector<std::string> segments(const std::string& path) {
     return out;
 }
 
-bool is_placeholder(const std::string& s) { return s.size() > 2 && s.front() == '{'; }
+bool is_placeholder(const std::string& s) {
+    return s.size() > 2 && s.front() == '{';
+}
 
 // A matrix path ("/v1/pouches/{pouchB}/shares") names a route pattern when its literal
 // segments are the pattern's and its placeholders stand where the pattern has params.
@@ -89,7 +91,9 @@ const Route* route_of(const Row& row) {
     return found;
 }
 
-bool success(const std::string& answer) { return !answer.empty() && answer[0] == '2'; }
+bool success(const std::string& answer) {
+    return !answer.empty() && answer[0] == '2';
+}
 
 TEST(RouteMatrix, EveryRouteIsInTheMatrixAndEveryRowNamesOneRoute) {
     std::vector<Row> rows = matrix();
@@ -150,19 +154,19 @@ TEST(RouteMatrix, WhoMayCallIsWhatTheMatrixExpects) {
 // 64 MiB streamed, blob check 128 KiB, everything else 64 KiB.
 TEST(RouteMatrix, BodyLimitsAreTheDecidedOnes) {
     std::map<std::string, size_t> want = {
-        {"POST /v1/account/roster/genesis", 16 * kMiB},
-        {"POST /v1/cli-auth/requests/{id:uuid}/approve", 16 * kMiB},
-        {"POST /v1/devices/{id:uuid}/revoke", 16 * kMiB},
-        {"POST /v1/pouches", 16 * kMiB},
-        {"POST /v1/pouches/{pouchId:uuid}/key-envelopes", 16 * kMiB},
-        {"POST /v1/pouches/{pouchId:uuid}/operations", 8 * kMiB},
-        {"POST /v1/pouches/{pouchId:uuid}/shares", 12 * kMiB},
-        {"PUT /v1/pouches/{pouchId:uuid}/blobs/{blobId:blobid}", 64 * kMiB},
-        {"POST /v1/pouches/{pouchId:uuid}/blobs/check", 128 * kKiB},
+        {"POST /v1/account/roster/genesis", 16 * http::kMiB},
+        {"POST /v1/cli-auth/requests/{id:uuid}/approve", 16 * http::kMiB},
+        {"POST /v1/devices/{id:uuid}/revoke", 16 * http::kMiB},
+        {"POST /v1/pouches", 16 * http::kMiB},
+        {"POST /v1/pouches/{pouchId:uuid}/key-envelopes", 16 * http::kMiB},
+        {"POST /v1/pouches/{pouchId:uuid}/operations", 8 * http::kMiB},
+        {"POST /v1/pouches/{pouchId:uuid}/shares", 12 * http::kMiB},
+        {"PUT /v1/pouches/{pouchId:uuid}/blobs/{blobId:blobid}", 64 * http::kMiB},
+        {"POST /v1/pouches/{pouchId:uuid}/blobs/check", 128 * http::kKiB},
     };
     for (const Route* r : all_routes()) {
         std::string key = r->method + " " + r->pattern;
-        size_t expected = want.count(key) ? want[key] : 64 * kKiB;
+        size_t expected = want.count(key) ? want[key] : 64 * http::kKiB;
         EXPECT_EQ(r->body_limit, expected) << key;
     }
 }

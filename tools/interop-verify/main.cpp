@@ -23,12 +23,12 @@
 
 #include "common/crypto/b64url.h"
 #include "common/crypto/confirm_code.h"
-#include "common/jose/dpop.h"
 #include "common/crypto/es256.h"
 #include "common/crypto/hash.h"
 #include "common/crypto/pkce.h"
-#include "common/jose/service_signature.h"
 #include "common/http/error.h"
+#include "common/jose/dpop.h"
+#include "common/jose/service_signature.h"
 #include "common/json/jcs.h"
 #include "common/json/parse.h"
 
@@ -79,7 +79,7 @@ void run_dpop(const rapidjson::Value& c, Writer& w) {
         put(w, "jti", p.jti);
         w.Key("iat");
         w.Int64(p.iat);
-    } catch (const pouch::ApiError& e) {
+    } catch (const pouch::http::ApiError& e) {
         fail(w, e.code + ": " + e.message);
     }
 }
@@ -92,11 +92,12 @@ void run_sig(const rapidjson::Value& c, Writer& w) {
         rapidjson::Document doc = pouch::json::parse_strict(body);
         auto canonical = pouch::json::jcs(doc);
         if (!canonical) return fail(w, "no JCS form");
-        bool ok = pouch::jose::verify_service_signature(str(c, "sig"), cr::blake3_256(*canonical), *key);
+        bool ok =
+            pouch::jose::verify_service_signature(str(c, "sig"), cr::blake3_256(*canonical), *key);
         w.Key("ok");
         w.Bool(ok);
         if (!ok) put(w, "error", "signature rejected");
-    } catch (const pouch::ApiError& e) {
+    } catch (const pouch::http::ApiError& e) {
         fail(w, e.code + ": " + e.message);
     }
 }
@@ -111,7 +112,7 @@ void run_jcs(const rapidjson::Value& c, Writer& w) {
         w.Bool(true);
         put(w, "jcs_b64", cr::b64url_encode(*canonical));
         put(w, "blake3", cr::b64url_encode(cr::blake3_256(*canonical)));
-    } catch (const pouch::ApiError& e) {
+    } catch (const pouch::http::ApiError& e) {
         fail(w, e.code + ": " + e.message);
     }
 }

@@ -1,9 +1,7 @@
 // gc.cpp -- the operator's clean-up commands (decisions §5.2, §5.5): `pouchctl gc` (run
-// hourly by pouch-gc.timer) and `pouchctl pouch reset-epoch`. Relies on the blob layout of
-// handlers/sync/blobs.cpp (<blob_dir>/<account_id>/<blob_id>, temporary files in
-// <blob_dir>/tmp/) and on its lock order: blob files are placed and removed only while the
-// account's storage_accounts row is locked.
-#include <sys/stat.h>
+// hourly by pouch-gc.timer) and `pouchctl pouch reset-epoch`. Blob files are reached through
+// common/storage (the one owner of their layout); the lock order is the sync handler's: blob
+// files are placed and removed only while the account's storage_accounts row is locked.
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,7 +9,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <filesystem>
 #include <set>
 #include <string>
 #include <vector>
@@ -19,12 +16,12 @@
 #include "common/crypto/random.h"
 #include "common/db/pool.h"
 #include "common/db/array.h"
-#include "common/http/router.h"
+#include "common/types/uuid.h"
 #include "common/wakeup/wakeup.h"
 #include "common/redis/client.h"
+#include "common/storage/blob_store.h"
 #include "tools/pouchctl/commands.h"
 
-namespace fs = std::filesystem;
 using pouch::db::Statement;
 
 namespace {
@@ -181,14 +178,9 @@ bool connect(pouch::db::Conn& conn, const char* cmd) {
     return false;
 }
 
-bool older_than_grace(const std::string& path) {
-    struct stat st {};
-    return ::lstat(path.c_str(), &st) == 0 && st.st_mtime < std::time(nullptr) - kGrace;
-}
-
-// Unlinks a file; a file already gone counts as removed. False (with a message) on failure.
+// Removes a file through the store; false (with a message) on failure.
 bool remove_file(const std::string& path) {
-    if (::unlink(path.c_str()) == 0 || errno == ENOENT) return true;
+    if (pouch::storage::BlobStore::remove_path(path)) return true;
     std::fprintf(stderr, "pouchctl gc: cannot remove %s: %s\n", path.c_str(), std::strerror(errno));
     return false;
 }
@@ -203,32 +195,24 @@ struct GcStats {
 };
 
 // Under the account lock (so no upload places a file meanwhile), removes files of
-// <blob_dir>/<account_id> that no blobs row records. `only` limits it to those names (just
+// the account's blob directory that no blobs row records. `only` limits it to those names (just
 // deleted rows); otherwise every unrecorded file older than the grace period goes (left by an
 // upload whose transaction failed after the rename, or by a restore).
-long long remove_unrecorded(pouch::db::Conn& conn, const std::string& blob_dir,
+long long remove_unrecorded(pouch::db::Conn& conn, const pouch::storage::BlobStore& store,
                             const std::string& account_id, const std::vector<std::string>* only,
                             GcStats& st) {
-    std::string dir = blob_dir + "/" + account_id;
     pouch::db::Transaction tx(conn);
     conn.exec(kLockAccount, {account_id});  // no row (account deleted): nothing is recorded
     std::set<std::string> recorded;
     pouch::db::Result r = conn.exec(kRecordedBlobs, {account_id});
     for (int i = 0; i < r.rows(); ++i) recorded.insert(r.text(i, "id"));
-    std::vector<std::string> names;
-    if (only) {
-        names = *only;
-    } else {
-        std::error_code ec;
-        for (const auto& e : fs::directory_iterator(dir, ec))
-            if (e.is_regular_file(ec)) names.push_back(e.path().filename().string());
-    }
+    std::vector<std::string> names = only ? *only : store.files(account_id);
+    const std::time_t cutoff = std::time(nullptr) - kGrace;
     long long removed = 0;
     for (const auto& name : names) {
         if (recorded.count(name)) continue;
-        std::string path = dir + "/" + name;
-        if (!only && !older_than_grace(path)) continue;
-        if (remove_file(path))
+        if (!only && !store.older_than(account_id, name, cutoff)) continue;
+        if (remove_file(store.path(account_id, name)))
             ++removed;
         else
             st.failed = true;
@@ -237,7 +221,7 @@ long long remove_unrecorded(pouch::db::Conn& conn, const std::string& blob_dir,
     return removed;
 }
 
-void gc_blobs(pouch::db::Conn& conn, const std::string& blob_dir, GcStats& st) {
+void gc_blobs(pouch::db::Conn& conn, const pouch::storage::BlobStore& store, GcStats& st) {
     pouch::db::Result accounts = conn.exec(kAccountsWithGarbage);
     for (int a = 0; a < accounts.rows(); ++a) {
         std::string account_id = accounts.text(a, "account_id");
@@ -260,28 +244,22 @@ void gc_blobs(pouch::db::Conn& conn, const std::string& blob_dir, GcStats& st) {
         }
         if (deleted.empty()) continue;
         // Row first, then file: a crash in between leaves a stray file, never a row without one.
-        remove_unrecorded(conn, blob_dir, account_id, &deleted, st);
+        remove_unrecorded(conn, store, account_id, &deleted, st);
         st.blobs += static_cast<long long>(deleted.size());
         st.blob_bytes += bytes;
         ++st.blob_accounts;
     }
 }
 
-void gc_files(pouch::db::Conn& conn, const std::string& blob_dir, GcStats& st) {
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(blob_dir + "/tmp", ec)) {
-        std::string path = e.path().string();
-        if (!e.is_regular_file(ec) || !older_than_grace(path)) continue;
+void gc_files(pouch::db::Conn& conn, const pouch::storage::BlobStore& store, GcStats& st) {
+    for (const auto& path : store.temp_files_before(std::time(nullptr) - kGrace)) {
         if (remove_file(path))
             ++st.temp_files;
         else
             st.failed = true;
     }
-    for (const auto& e : fs::directory_iterator(blob_dir, ec)) {
-        std::string name = e.path().filename().string();
-        if (!e.is_directory(ec) || !pouch::is_uuid(name)) continue;
-        st.orphan_files += remove_unrecorded(conn, blob_dir, name, nullptr, st);
-    }
+    for (const auto& account_id : store.accounts())
+        st.orphan_files += remove_unrecorded(conn, store, account_id, nullptr, st);
 }
 
 int gc_usage(FILE* to) {
@@ -324,7 +302,7 @@ namespace pouchctl {
 int cmd_gc(const Args& args) {
     if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) return gc_usage(stdout);
     if (!args.empty()) return gc_usage(stderr);
-    std::string blob_dir = env_or("POUCH_BLOB_DIR", "/var/lib/pouch/blobs");
+    pouch::storage::BlobStore store(env_or("POUCH_BLOB_DIR", "/var/lib/pouch/blobs"));
     std::string days = env_or("POUCH_IDEMPOTENCY_DAYS", "30");
     if (days.empty() || days.size() > 5 || days.find_first_not_of("0123456789") != std::string::npos ||
         std::stoi(days) < 1) {
@@ -339,8 +317,8 @@ int cmd_gc(const Args& args) {
         pouch::db::Result r = conn.exec(kReleaseReservations);
         st.reservations = r.int64(0, "n");
         st.reservation_bytes = r.int64(0, "bytes");
-        gc_blobs(conn, blob_dir, st);
-        gc_files(conn, blob_dir, st);
+        gc_blobs(conn, store, st);
+        gc_files(conn, store, st);
         st.replay = conn.exec(kDeleteReplay).int64(0, "n");
         st.login_requests = conn.exec(kDeleteLoginRequests).int64(0, "n");
         st.connect_tokens = conn.exec(kDeleteConnectTokens).int64(0, "n");

@@ -15,6 +15,9 @@ packages=(
 packages+=(gnuplot-nox)
 # The browser suite (tests/browser) drives Debian's Chromium; no browser is ever downloaded.
 packages+=(chromium)
+# Scale-out (issue 18): handler metrics (prometheus-cpp), and for `make test-cluster`
+# pg_auto_failover (monitor, primary, standby) and network namespaces (iproute2).
+packages+=(prometheus-cpp-dev postgresql-15-auto-failover pg-auto-failover-cli iproute2)
 
 # One dpkg-query for all of them keeps `make run` fast when nothing is missing. A package that
 # dpkg has never heard of makes dpkg-query exit 1 with a message on stderr; its missing line

@@ -233,6 +233,9 @@ stack_createdb() {
 
 # Redis is started and stopped by a generated script, so a smoke test can stop and restart it
 # (tests/smoke/lib.sh: stack_redis_stop / stack_redis_start) with the same command line.
+# STACK_REDIS_BIND (default 127.0.0.1; keep 127.0.0.1 in it) adds addresses, for handler hosts
+# in network namespaces (tests/cluster); Redis's protected mode, which would refuse them, is
+# then off (the addresses are the test's own private network).
 stack_write_redis_ctl() {
     local ctl=$STACK_DIR/bin/redis-ctl as_prefix=""
     if ((${#STACK_AS[@]} > 0)); then as_prefix=$(printf '%q ' "${STACK_AS[@]}"); fi
@@ -253,7 +256,7 @@ pong() {
 case \${1:-} in
     start)
         cd $(printf '%q' "$STACK_DIR")
-        ${as_prefix}redis-server --bind 127.0.0.1 --port "\$port" --save '' --appendonly no \\
+        ${as_prefix}redis-server --bind ${STACK_REDIS_BIND:-127.0.0.1} ${STACK_REDIS_BIND:+--protected-mode no} --port "\$port" --save '' --appendonly no \\
             --daemonize yes --pidfile "\$pidfile" --dir $(printf '%q' "$STACK_DIR/redis") \\
             --logfile $(printf '%q' "$STACK_DIR/log/redis.log")
         for _ in {1..100}; do
@@ -294,12 +297,63 @@ stack_pg_url() { printf 'postgresql://pouch@/%s?host=%s&port=%s' "$1" "$STACK_RU
 
 stack_sed_escape() { printf '%s' "$1" | sed -e 's/[\\|&]/\\&/g'; }
 
+# The TCP port of each handler group on a handler host (POUCH_LISTEN=<address>:<port>,
+# docs/SCALING.md); nginx/pouch.conf.template's "#@HOST" lines use them.
+STACK_GROUP_PORTS="account=9101 cliauth=9102 devices=9103 sync=9104 shares=9105 admin=9106"
+
+# stack_group_port GROUP: its port from STACK_GROUP_PORTS.
+stack_group_port() {
+    local kv
+    for kv in $STACK_GROUP_PORTS; do
+        if [[ ${kv%%=*} == "$1" ]]; then
+            echo "${kv#*=}"
+            return 0
+        fi
+    done
+    stack_die "no TCP port for handler group '$1' (STACK_GROUP_PORTS in tools/stack/lib.sh)"
+}
+
+# stack_expand_hosts HOSTS: the template on stdin with each "#@HOST" line kept as is (marker
+# stripped) when HOSTS is empty, else written once per host of HOSTS (space-separated IPv4
+# addresses) with unix:@SOCKET_DIR@/<group>.sock replaced by <host>:<group's port> and the
+# metrics path /metrics/<group> by /metrics/<group>/<host>.
+stack_expand_hosts() {
+    local h
+    for h in $1; do
+        [[ $h =~ ^[0-9]{1,3}(\.[0-9]{1,3}){3}$ ]] || stack_die "POUCH_HANDLER_HOSTS: '$h' is not an IPv4 address"
+    done
+    awk -v hosts="$1" -v ports="$STACK_GROUP_PORTS" '
+        BEGIN {
+            n = split(hosts, host, " ")
+            m = split(ports, kv, " ")
+            for (i = 1; i <= m; i++) { split(kv[i], p, "="); port[p[1]] = p[2] }
+        }
+        !/#@HOST$/ { print; next }
+        {
+            line = $0
+            sub(/[[:space:]]*#@HOST$/, "", line)
+            if (n == 0) { print line; next }
+            if (!match(line, /unix:@SOCKET_DIR@\/[a-z]+\.sock/)) { print "#@HOST line without a socket: " line > "/dev/stderr"; exit 1 }
+            group = substr(line, RSTART + 18, RLENGTH - 23)
+            if (!(group in port)) { print "no TCP port for group " group > "/dev/stderr"; exit 1 }
+            for (i = 1; i <= n; i++) {
+                out = line
+                sub(/unix:@SOCKET_DIR@\/[a-z]+\.sock/, host[i] ":" port[group], out)
+                sub("/metrics/" group " ", "/metrics/" group "/" host[i] " ", out)
+                print out
+            }
+        }'
+}
+
 # stack_render_nginx_conf LISTEN SOCKET_DIR BLOB_DIR ACCESS_LOG on|off ERROR_LOG WEB_DIR
-# [REAL_IP_FROM]: the template with its placeholders filled, rate limit lines kept (markers
-# stripped) or dropped, and the trusted-proxy lines kept once per address of REAL_IP_FROM
-# (space-separated addresses or CIDRs) or dropped when it is empty. To stdout.
+# [REAL_IP_FROM] [METRICS_FROM] [HANDLER_HOSTS]: the template with its placeholders filled,
+# rate limit lines kept (markers stripped) or dropped, the trusted-proxy lines kept once per
+# address of REAL_IP_FROM (space-separated addresses or CIDRs) or dropped when it is empty,
+# the metrics scrapers' allow lines once per address of METRICS_FROM (default 127.0.0.1; "none"
+# admits no one), and the handlers' lines expanded for HANDLER_HOSTS (stack_expand_hosts; empty:
+# this machine's unix sockets). To stdout.
 stack_render_nginx_conf() {
-    local rl_expr rip_expr rip_line="" cidr
+    local rl_expr rip_expr rip_line="" cidr ma_expr ma_line="" metrics_from=${9:-127.0.0.1}
     if [[ $5 == on ]]; then
         rl_expr='s/[[:space:]]*#@RL$//'
     else
@@ -314,14 +368,23 @@ stack_render_nginx_conf() {
     else
         rip_expr='/#@RIP$/d'
     fi
-    sed -e "$rl_expr" -e "$rip_expr" \
+    if [[ $metrics_from == none ]]; then
+        ma_expr='/#@MA$/d'
+    else
+        for cidr in $metrics_from; do
+            [[ $cidr =~ ^[0-9A-Fa-f.:/]+$ ]] || stack_die "POUCH_METRICS_FROM: '$cidr' is not an address or CIDR"
+            ma_line+="        allow $cidr;\n"
+        done
+        ma_expr="s|^[[:space:]]*allow @METRICS_FROM@;.*#@MA\$|${ma_line%\\n}|"
+    fi
+    stack_expand_hosts "${10:-}" <"$STACK_ROOT/nginx/pouch.conf.template" |
+    sed -e "$rl_expr" -e "$rip_expr" -e "$ma_expr" \
         -e "s|@LISTEN@|$(stack_sed_escape "$1")|g" \
         -e "s|@SOCKET_DIR@|$(stack_sed_escape "$2")|g" \
         -e "s|@BLOB_DIR@|$(stack_sed_escape "$3")|g" \
         -e "s|@ACCESS_LOG@|$(stack_sed_escape "$4")|g" \
         -e "s|@ERROR_LOG@|$(stack_sed_escape "$6")|g" \
-        -e "s|@WEB_DIR@|$(stack_sed_escape "$7")|g" \
-        "$STACK_ROOT/nginx/pouch.conf.template"
+        -e "s|@WEB_DIR@|$(stack_sed_escape "$7")|g"
 }
 
 # The web app's bundle (clients/web, built by `make build` into BUILD/web) as nginx serves it:
@@ -342,13 +405,16 @@ stack_web_dir() {
 
 # stack_start_nginx NAME PORT on|off: an nginx in the foreground (daemon off, our child) with
 # its config, temp files and pid under STACK_DIR/NAME/, after `nginx -t` accepted the config.
+# Its upstreams are this machine's unix sockets, or the handler hosts of STACK_HANDLER_HOSTS
+# (tests/cluster).
 stack_start_nginx() {
     local name=$1 port=$2 limits=$3 dir=$STACK_DIR/$1 i pid
     mkdir -p "$dir/tmp"
     stack_web_dir
     stack_render_nginx_conf "127.0.0.1:$port" "$STACK_RUN" "$STACK_DIR/blobs" \
         "$STACK_DIR/log/$name-access.log" "$limits" "$STACK_DIR/log/$name-error.log" \
-        "$STACK_WEB" "${POUCH_REAL_IP_FROM:-}" >"$dir/pouch.conf"
+        "$STACK_WEB" "${POUCH_REAL_IP_FROM:-}" "${POUCH_METRICS_FROM:-}" \
+        "${STACK_HANDLER_HOSTS:-}" >"$dir/pouch.conf"
     cat >"$dir/nginx.conf" <<EOF
 # Generated by tools/stack/lib.sh for the local stack; see nginx/pouch.conf.template.
 daemon off;

@@ -134,7 +134,7 @@ async function roster() {
     signer_public_jwk: K.web_sign.pub,
     entries: out,
     genesis_hash: verified.genesisHash,
-    active_after: { 1: [IDS.web_member_id, IDS.cli_member_id].sort(), 3: verified.active.map((m) => m.member_id).sort() },
+    active_after: { 2: [IDS.web_member_id, IDS.cli_member_id].sort(), 3: verified.active.map((m) => m.member_id).sort() },
   };
 }
 

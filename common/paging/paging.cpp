@@ -1,6 +1,6 @@
 // paging.cpp -- cursors and pages of paging.h. Keys are checked by kind when a cursor is read,
 // so a forged cursor is 400 invalid_cursor, never a database error.
-#include "common/http/paging.h"
+#include "common/paging/paging.h"
 
 #include "common/crypto/b64url.h"
 #include "common/http/error.h"
@@ -27,29 +27,39 @@ bool canonical_integer(const std::string& v, long long min) {
 }
 
 bool is_slug_key(const std::string& v) {
-    return !v.empty() && v.size() <= 64 && v.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") == std::string::npos;
+    return !v.empty() && v.size() <= 64 &&
+           v.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") == std::string::npos;
 }
 
 bool key_ok(Key kind, const std::string& v) {
     switch (kind) {
-        case Key::positive: return canonical_integer(v, 1);
-        case Key::natural: return canonical_integer(v, 0);
-        case Key::integer: return canonical_integer(v, -kMaxSafeInt);
-        case Key::uuid: return is_uuid(v) && canonical_uuid(v) == v;
-        case Key::text: return is_slug_key(v);
+        case Key::positive:
+            return canonical_integer(v, 1);
+        case Key::natural:
+            return canonical_integer(v, 0);
+        case Key::integer:
+            return canonical_integer(v, -kMaxSafeInt);
+        case Key::uuid:
+            return is_uuid(v) && canonical_uuid(v) == v;
+        case Key::text:
+            return is_slug_key(v);
     }
     return false;
 }
 
 }  // namespace
 
-QueryParam cursor_param() { return query_text("cursor", kMaxCursorChars); }
+http::QueryParam cursor_param() {
+    return http::query_text("cursor", kMaxCursorChars);
+}
 
-QueryParam limit_param(long long max) { return query_int("limit", 1, max, kDefaultLimit); }
+http::QueryParam limit_param(long long max) {
+    return http::query_int("limit", 1, max, kDefaultLimit);
+}
 
-ApiError invalid_cursor() {
-    return ApiError(400, "invalid_cursor", "the cursor is malformed or belongs to another list",
-                    "?cursor");
+http::ApiError invalid_cursor() {
+    return http::ApiError(400, "invalid_cursor",
+                          "the cursor is malformed or belongs to another list", "?cursor");
 }
 
 List::List(std::string scope, std::vector<Key> kinds)
@@ -80,7 +90,7 @@ std::optional<Keys> List::decode(const std::string& cursor) const {
     return keys;
 }
 
-std::optional<Keys> List::read(const QueryValues& q) const {
+std::optional<Keys> List::read(const http::QueryValues& q) const {
     auto text = q.text("cursor");
     if (!text) return std::nullopt;
     auto keys = decode(*text);
@@ -88,9 +98,9 @@ std::optional<Keys> List::read(const QueryValues& q) const {
     return keys;
 }
 
-Response List::page(long long limit, int rows, long long fetched,
-                    const std::function<Keys(json::Out&, int)>& item,
-                    const std::function<void(json::Out&)>& extra) const {
+http::Response List::page(long long limit, int rows, long long fetched,
+                          const std::function<Keys(json::Out&, int)>& item,
+                          const std::function<void(json::Out&)>& extra) const {
     json::Out o;
     o.key("items").arr();
     long long written = 0;
@@ -102,7 +112,7 @@ Response List::page(long long limit, int rows, long long fetched,
     }
     o.end_arr();
     if (extra) extra(o);
-    Response resp;
+    http::Response resp;
     resp.data = o.done();
     resp.list = true;
     if (written > 0 && written < fetched) resp.next_cursor = encode(last);

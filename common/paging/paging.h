@@ -48,17 +48,17 @@ using Keys = std::vector<std::string>;
 #define POUCH_PAGING_FROM_MICROS(param) \
     "(timestamptz 'epoch' + " param "::bigint * interval '1 microsecond')"
 
-QueryParam cursor_param();
-QueryParam limit_param(long long max = kMaxLimit);
+http::QueryParam cursor_param();
+http::QueryParam limit_param(long long max = kMaxLimit);
 
-ApiError invalid_cursor();
+http::ApiError invalid_cursor();
 
 class List {
-public:
+  public:
     List(std::string scope, std::vector<Key> kinds);
 
     // The keys inside ?cursor; nullopt without one. Throws 400 invalid_cursor.
-    std::optional<Keys> read(const QueryValues& q) const;
+    std::optional<Keys> read(const http::QueryValues& q) const;
     std::optional<Keys> decode(const std::string& cursor) const;  // nullopt when not ours
     std::string encode(const Keys& keys) const;
 
@@ -67,11 +67,11 @@ public:
     // rows the query could return before any byte cut of its own (at most limit + 1): when
     // fewer were written, next_cursor names the last one written. `extra` may append more
     // members to data after the items.
-    Response page(long long limit, int rows, long long fetched,
-                  const std::function<Keys(json::Out&, int)>& item,
-                  const std::function<void(json::Out&)>& extra = {}) const;
+    http::Response page(long long limit, int rows, long long fetched,
+                        const std::function<Keys(json::Out&, int)>& item,
+                        const std::function<void(json::Out&)>& extra = {}) const;
 
-private:
+  private:
     std::string scope_;
     std::vector<Key> kinds_;
 };

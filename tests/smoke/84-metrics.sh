@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# 84-metrics.sh -- each handler's Prometheus metrics through nginx's metrics location (issue
+# 18): the text format per group, counters and the latency histogram moving by exactly the
+# requests made, the parked long-poll gauge, 403 for an address outside POUCH_METRICS_FROM
+# (the limited nginx trusts 127.0.0.1 as a proxy, so X-Forwarded-For names the client), and 404
+# for unknown groups and hosts. Relies on tests/smoke/lib.sh, flows.sh and the stack of
+# tools/stack/test.sh.
+set -euo pipefail
+# shellcheck source=tests/smoke/lib.sh
+source "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/smoke/flows.sh
+source "$(dirname "$0")/flows.sh"
+
+# metric GROUP SERIES: the value of one series (its name and labels exactly as exposed) in the
+# group's scrape, 0 when absent.
+metric() {
+    curl -sS --max-time 10 "$POUCH_URL/metrics/$1" |
+        awk -v s="$2" 'index($0, s " ") == 1 { v = substr($0, length(s) + 2) } END { print v + 0 }'
+}
+
+# fallback_is GROUP N: the group's Redis fallback gauge reads N.
+fallback_is() { test "$(metric "$1" "pouch_redis_fallback_active{group=\"$1\"}")" = "$2"; }
+
+for g in account cliauth devices sync shares admin; do
+    req GET "/metrics/$g"
+    expect_status 200
+    expect_header_match Content-Type '^text/plain; version=0\.0\.4'
+    expect_true "pool size of $g exposed" grep -q "^pouch_db_pool_size{group=\"$g\"} [0-9]" "$SMOKE_TMP/body"
+    expect_true "parked gauge of $g exposed" grep -q "^pouch_longpolls_parked{group=\"$g\"} " "$SMOKE_TMP/body"
+    expect_true "redis fallback gauge of $g exposed" grep -q "^pouch_redis_fallback_active{group=\"$g\"} [01]$" "$SMOKE_TMP/body"
+    # An earlier script may just have restarted Redis: a subscriber reconnects within seconds.
+    expect_true "redis fallback gauge of $g is 0 with Redis up" retry 10 fallback_is "$g" 0
+done
+req GET /metrics/account
+expect_true "argon2 queue exposed by account" grep -q '^pouch_argon2_queued{group="account"} 0$' "$SMOKE_TMP/body"
+check every_group_exports_its_metrics_in_the_text_format
+
+stack_redis_stop
+expect_true "sync reports the fallback without Redis" retry 10 fallback_is sync 1
+expect_true "account reports the fallback without Redis" retry 10 fallback_is account 1
+stack_redis_start
+expect_true "sync back on Redis" retry 10 fallback_is sync 0
+expect_true "account back on Redis" retry 10 fallback_is account 0
+check redis_fallback_gauge_follows_a_redis_outage
+
+flow_user metrics
+ops='pouch_http_requests_total{group="sync",method="POST",route="/v1/pouches/{pouchId:uuid}/operations",status="200"}'
+hist='pouch_http_request_duration_seconds_count{group="sync",method="POST",route="/v1/pouches/{pouchId:uuid}/operations",status="200"}'
+before=$(metric sync "$ops")
+hbefore=$(metric sync "$hist")
+for _ in 1 2 3; do flow_put_new "$WEB_TOKEN" "$POUCH" "$EPOCH" "$WEB_MEMBER" env >/dev/null; done
+# A request is counted as it is logged, just after its answer went out.
+counted() { (($(metric sync "$ops") >= before + 3)); }
+retry 2 counted || true
+after=$(metric sync "$ops")
+hafter=$(metric sync "$hist")
+expect_true "commits counted: $before -> $after (want +3)" test "$((after - before))" = 3
+expect_true "commit latencies observed: $hbefore -> $hafter (want +3)" test "$((hafter - hbefore))" = 3
+req GET /metrics/sync
+expect_true "no pouch id in any label" bash -c "! grep -q '$POUCH' '$SMOKE_TMP/body'"
+check commit_counter_and_latency_histogram_move_by_the_requests_made
+
+# parked_is N: the sync handler has N long-polls parked.
+parked_is() { test "$(metric sync 'pouch_longpolls_parked{group="sync"}')" = "$1"; }
+hw=$(sql "SELECT high_water FROM pouches WHERE id = '$POUCH'")
+curl -sS -o /dev/null --max-time 20 -H "Authorization: Bearer $WEB_TOKEN" \
+    "$POUCH_URL/v1/pouches/$POUCH/events?epoch=$EPOCH&after=$hw&wait=5" &
+poll=$!
+expect_true "the parked long-poll is counted" retry 4 parked_is 1
+wait "$poll" || true
+expect_true "and no longer once answered" parked_is 0
+check parked_long_polls_gauge_follows_a_waiting_events_request
+
+req GET /metrics/nope
+expect_error 404 not_found
+req GET /metrics/sync/10.0.0.1
+expect_error 404 not_found
+check unknown_group_or_host_is_json_404
+
+SMOKE_URL_SAVED=$POUCH_URL
+POUCH_URL=$POUCH_URL_RATE_LIMITED
+req GET /metrics/sync "" -H "X-Forwarded-For: 203.0.113.7"
+expect_error 403 forbidden
+req GET /metrics/sync "" -H "X-Forwarded-For: 127.0.0.1"
+expect_status 200
+POUCH_URL=$SMOKE_URL_SAVED
+check metrics_are_refused_to_addresses_outside_metrics_from
+
+smoke_done
