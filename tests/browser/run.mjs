@@ -2,7 +2,8 @@
 // the test stack (POUCH_URL), as a person uses the web app: onboarding with the recovery kit, a
 // CLI login approved by its confirm code (the CLI then decrypts its pouch key and a file), a
 // 5 MB upload and download, share links opened without a session (one-time ones once), a
-// device revoke with key rotation, and the admin pages. Each page is screenshotted into
+// device revoke with key rotation, the admin pages, and a stale upload from a second tab kept
+// as a conflict copy. Each page is screenshotted into
 // POUCH_BROWSER_OUT. Prints `PASS name` / `FAIL name: detail`; a failed step fails the steps
 // that build on it. Env: POUCH_URL, POUCHCTL, POUCH_DATABASE_URL, POUCH_ROOT, POUCH_BROWSER_OUT.
 import { execFileSync } from 'node:child_process';
@@ -423,6 +424,61 @@ await test('phone_width_and_keyboard_only', ['upload_then_download_5mb_and_a_sma
   const wide2 = await page.evaluate(() => document.documentElement.scrollWidth);
   ok(wide2 <= 390, `pouch page fits a phone (${wide2} px)`);
   await page.setViewportSize({ width: 1100, height: 760 });
+});
+
+// Two tabs of one browser on one pouch. Tab A's live updates are held back, so it still
+// shows the old hello.txt when tab B saves a new one; A's upload then answers stale_base
+// and the web app keeps both: B's version stays hello.txt, A's becomes the conflict copy
+// (CLIENT-FORMAT "Conflicts": a new artifact, null base, conflict_id = the winning head).
+await test('a_stale_upload_keeps_both_versions_as_a_conflict_copy', ['upload_then_download_5mb_and_a_small_file'], async () => {
+  const eventsPath = new RegExp(`/v1/pouches/${S.pouch.id}/events`);
+  const a = watch(await ctx.newPage());
+  const b = watch(await ctx.newPage());
+  try {
+    await a.route(eventsPath, () => {});          // held: never answered
+    await a.goto(`${BASE}/pouches/${S.pouch.id}`);
+    await a.getByRole('cell', { name: 'hello.txt', exact: true }).waitFor({ timeout: 30000 });
+    const list = async () => (await apiAs(S.token, 'GET', `/v1/pouches/${S.pouch.id}/artifacts`)).json.data.items;
+    const before = new Map((await list()).map((x) => [x.id, x.head.id]));
+
+    const theirs = Buffer.from('Their version, saved in tab B.\n');
+    await b.goto(`${BASE}/pouches/${S.pouch.id}`);
+    await b.getByRole('cell', { name: 'hello.txt', exact: true }).waitFor({ timeout: 30000 });
+    await b.locator('#upload').setInputFiles([{ name: 'hello.txt', mimeType: 'text/plain', buffer: theirs }]);
+    let changed = [];
+    for (let i = 0; i < 150 && changed.length === 0; i++) {
+      changed = (await list()).filter((x) => before.has(x.id) && before.get(x.id) !== x.head.id);
+      if (!changed.length) await a.waitForTimeout(200);
+    }
+    eq('artifacts changed by tab B', changed.length, 1);
+    const hello = changed[0];
+    eq('tab B saved on top of the old head', hello.head.base_revision_id, before.get(hello.id));
+
+    const mine = Buffer.from('My version, saved in tab A from a stale view.\n');
+    await a.locator('#upload').setInputFiles([{ name: 'hello.txt', mimeType: 'text/plain', buffer: mine }]);
+    const day = new Date().toISOString().slice(0, 10);
+    const copyName = `hello (conflict web ${day}).txt`;
+    await a.getByText(`hello.txt was changed elsewhere meanwhile; your version was kept as “${copyName}”.`).waitFor({ timeout: 30000 });
+    await a.getByRole('cell', { name: copyName, exact: true }).waitFor();
+    await shot(a, 'conflict-copy');
+
+    const after = await list();
+    eq('artifacts after the conflict', after.length, before.size + 1);
+    const copy = after.find((x) => !before.has(x.id));
+    eq('conflict copy: conflict_id', copy.head.conflict_id, hello.head.id);
+    eq('conflict copy: base', copy.head.base_revision_id, null);
+    eq('conflict copy: kind', copy.head.kind, 'put');
+    eq('hello.txt keeps tab B\'s head', after.find((x) => x.id === hello.id).head.id, hello.head.id);
+
+    const [d1] = await Promise.all([a.waitForEvent('download'), a.getByRole('button', { name: `Download ${copyName}` }).click()]);
+    ok(fs.readFileSync(await d1.path()).equals(mine), 'the conflict copy holds tab A\'s bytes');
+    const [d2] = await Promise.all([a.waitForEvent('download'), a.getByRole('button', { name: 'Download hello.txt' }).click()]);
+    ok(fs.readFileSync(await d2.path()).equals(theirs), 'hello.txt holds tab B\'s bytes');
+  } finally {
+    await a.unrouteAll({ behavior: 'ignoreErrors' }).catch(() => {});
+    await a.close();
+    await b.close();
+  }
 });
 
 await test('no_page_errors_and_no_csp_violations', [], async () => {
