@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import { p256 } from '@noble/curves/nist.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 
-import { b64url, concat, hex, unhex, utf8 } from '../src/crypto/bytes.js';
+import { b64url, concat, hex, utf8 } from '../src/crypto/bytes.js';
 import * as F from '../src/crypto/format.js';
 import { blake3, hkdf, hmacSha256, aesGcmSeal, jcsText, jwkThumbprint } from '../src/crypto/primitives.js';
 
@@ -112,7 +112,6 @@ function rfc9180() {
 async function roster() {
   const web = { member_id: IDS.web_member_id, sign_pub: K.web_sign.pub, enc_pub: K.web_enc.pub };
   const cli = { member_id: IDS.cli_member_id, sign_pub: K.cli_sign.pub, enc_pub: K.cli_enc.pub };
-  const bodies = [];
   const out = [];
   let prev = '';
   const steps = [
@@ -126,7 +125,6 @@ async function roster() {
     const signed = await F.signStatement(body, K.web_sign.sign);
     const h = F.statementHash(signed.statement);
     out.push({ index: seq, body, jcs: jcsText(body), statement: signed.statement, signature: signed.signature, hash: h });
-    bodies.push(body);
     prev = h;
   }
   const verified = await F.verifyRoster(out);

@@ -1,12 +1,59 @@
 // bytes.js -- byte helpers of the client format (docs/CLIENT-FORMAT.md "Conventions"): UTF-8,
-// unpadded base64url, hex, big-endian integers, concatenation and UUID text. Plain JavaScript,
+// unpadded base64url, hex, big-endian integers, concatenation and UUID text. Hex, UTF-8
+// encoding, concatenation and random bytes are @noble/hashes' utils; base64url and the
+// bit packing under it (shared with the recovery code's base32) are here. Plain JavaScript,
 // the same in the browser and in Node 20.
+import { bytesToHex, concatBytes, randomBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 
-const encoder = new TextEncoder();
+export { bytesToHex as hex, concatBytes as concat, randomBytes, utf8ToBytes as utf8 };
+
+// Strict: bytes that are not UTF-8 throw (noble has no decoder).
 const decoder = new TextDecoder('utf-8', { fatal: true });
-
-export const utf8 = (s) => encoder.encode(s);
 export const fromUtf8 = (bytes) => decoder.decode(bytes);
+
+// ---- bit packing -------------------------------------------------------------------------
+
+// `count` values of `width` bits (1..8) each, valueAt(i) giving the i-th (it validates, and
+// throws for a bad one), most significant bit first → {bytes, rest}: the whole bytes, and the
+// leftover low bits that did not fill one (a canonical encoding wants them zero).
+export function packBits(count, width, valueAt) {
+  const out = new Uint8Array(Math.floor((count * width) / 8));
+  let acc = 0;
+  let bits = 0;
+  let o = 0;
+  for (let i = 0; i < count; i++) {
+    acc = (acc << width) | valueAt(i);
+    bits += width;
+    if (bits >= 8) {
+      bits -= 8;
+      out[o++] = (acc >> bits) & 0xff;
+    }
+    acc &= (1 << bits) - 1;
+  }
+  return { bytes: out, rest: acc };
+}
+
+// The inverse: bytes → values of `width` bits, most significant bit first; a last partial
+// group is filled with zero bits on the right.
+export function unpackBits(bytes, width) {
+  const mask = (1 << width) - 1;
+  const out = [];
+  let acc = 0;
+  let bits = 0;
+  for (const b of bytes) {
+    acc = (acc << 8) | b;
+    bits += 8;
+    while (bits >= width) {
+      bits -= width;
+      out.push((acc >> bits) & mask);
+    }
+    acc &= (1 << bits) - 1;
+  }
+  if (bits > 0) out.push((acc << (width - bits)) & mask);
+  return out;
+}
+
+// ---- base64url ---------------------------------------------------------------------------
 
 const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 const B64URL_INDEX = new Int16Array(128).fill(-1);
@@ -34,49 +81,17 @@ export function b64url(bytes) {
 // one canonical encoding, as the service requires of bundles). Throws FormatError otherwise.
 export function unb64url(s) {
   if (typeof s !== 'string' || s.length % 4 === 1) throw new FormatError('not base64url');
-  const out = new Uint8Array(Math.floor((s.length * 3) / 4));
-  let acc = 0;
-  let bits = 0;
-  let o = 0;
-  for (let i = 0; i < s.length; i++) {
+  const { bytes, rest } = packBits(s.length, 6, (i) => {
     const c = s.charCodeAt(i);
     const v = c < 128 ? B64URL_INDEX[c] : -1;
     if (v < 0) throw new FormatError('not base64url');
-    acc = (acc << 6) | v;
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out[o++] = (acc >> bits) & 0xff;
-    }
-    acc &= (1 << bits) - 1;
-  }
-  if (acc !== 0) throw new FormatError('not canonical base64url');
-  return out;
+    return v;
+  });
+  if (rest !== 0) throw new FormatError('not canonical base64url');
+  return bytes;
 }
 
-export function hex(bytes) {
-  let s = '';
-  for (const b of bytes) s += b.toString(16).padStart(2, '0');
-  return s;
-}
-
-export function unhex(s) {
-  if (s.length % 2 !== 0 || /[^0-9a-fA-F]/.test(s)) throw new FormatError('not hex');
-  const out = new Uint8Array(s.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(s.slice(2 * i, 2 * i + 2), 16);
-  return out;
-}
-
-export function concat(...parts) {
-  const len = parts.reduce((n, p) => n + p.length, 0);
-  const out = new Uint8Array(len);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
+// ---- integers and ids --------------------------------------------------------------------
 
 // u64be(n) for 0 <= n < 2^53.
 export function u64be(n) {
@@ -97,13 +112,6 @@ export function readU32be(bytes, at) {
   return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(at);
 }
 
-export function equalBytes(a, b) {
-  if (a.length !== b.length) return false;
-  let d = 0;
-  for (let i = 0; i < a.length; i++) d |= a[i] ^ b[i];
-  return d === 0;
-}
-
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 // id(u): the canonical lower-case text of a UUID, as bytes. Upper case is accepted on input.
@@ -112,22 +120,10 @@ export function uuidText(u) {
   if (!UUID_RE.test(s)) throw new FormatError(`not a UUID: ${u}`);
   return s;
 }
-export const id = (u) => utf8(uuidText(u));
-
-export function randomBytes(n) {
-  const out = new Uint8Array(n);
-  globalThis.crypto.getRandomValues(out);
-  return out;
-}
+export const id = (u) => utf8ToBytes(uuidText(u));
 
 // A random (version 4) UUID in lower case.
-export function randomUuid() {
-  const b = randomBytes(16);
-  b[6] = (b[6] & 0x0f) | 0x40;
-  b[8] = (b[8] & 0x3f) | 0x80;
-  const h = hex(b);
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
+export const randomUuid = () => globalThis.crypto.randomUUID();
 
 // A value that does not follow the client format: bad encoding, a failed check, a wrong
 // signature. Callers show its message; it never holds key material.

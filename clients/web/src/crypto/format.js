@@ -4,8 +4,8 @@
 // input (nonces, keys, HPKE ephemeral key material) can be passed in, so the vectors in
 // docs/client-format-vectors.json are made by this very code. Relies on primitives.js.
 import {
-  FormatError, b64url, concat, equalBytes, fromUtf8, id, randomBytes, readU32be, u32be,
-  u64be, unb64url, utf8, uuidText,
+  FormatError, b64url, concat, fromUtf8, id, packBits, randomBytes, readU32be, u32be,
+  u64be, unb64url, unpackBits, utf8, uuidText,
 } from './bytes.js';
 import {
   aesGcmOpen, aesGcmSeal, blake3, es256Sign, es256Verify, hkdf, hmacSha256, hpkeOpen,
@@ -314,41 +314,19 @@ const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 // 20 bytes → 32 Crockford base32 characters in eight groups of four, most significant bit first.
 export function encodeRecoveryCode(bytes) {
   if (bytes.length !== 20) throw new FormatError('a recovery code is 20 bytes');
-  let bits = 0;
-  let acc = 0;
-  let out = '';
-  for (const b of bytes) {
-    acc = (acc << 8) | b;
-    bits += 8;
-    while (bits >= 5) {
-      bits -= 5;
-      out += CROCKFORD[(acc >> bits) & 31];
-    }
-    acc &= (1 << bits) - 1;
-  }
-  return out.match(/.{4}/g).join('-');
+  return unpackBits(bytes, 5).map((v) => CROCKFORD[v]).join('').match(/.{4}/g).join('-');
 }
 
 // Typed text → 20 bytes: case, spaces and hyphens do not matter; O reads as 0, I and L as 1.
 export function decodeRecoveryCode(text) {
   const s = String(text).toUpperCase().replace(/[\s-]/g, '').replace(/O/g, '0').replace(/[IL]/g, '1');
   if (s.length !== 32) throw new FormatError('a recovery code has 32 characters');
-  const out = new Uint8Array(20);
-  let acc = 0;
-  let bits = 0;
-  let o = 0;
-  for (const ch of s) {
-    const v = CROCKFORD.indexOf(ch);
-    if (v < 0) throw new FormatError(`a recovery code cannot contain “${ch}”`);
-    acc = (acc << 5) | v;
-    bits += 5;
-    if (bits >= 8) {
-      bits -= 8;
-      out[o++] = (acc >> bits) & 0xff;
-    }
-    acc &= (1 << bits) - 1;
-  }
-  return out;
+  const chars = [...s];
+  return packBits(chars.length, 5, (i) => {
+    const v = CROCKFORD.indexOf(chars[i]);
+    if (v < 0) throw new FormatError(`a recovery code cannot contain “${chars[i]}”`);
+    return v;
+  }).bytes;
 }
 
 const privateJwk = ({ kty, crv, x, y, d }) => ({ kty, crv, x, y, d });
@@ -389,4 +367,3 @@ export async function confirmCode(requestId, jkt) {
   return `${s.slice(0, 4)}-${s.slice(4)}`;
 }
 
-export { equalBytes };

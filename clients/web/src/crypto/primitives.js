@@ -133,8 +133,26 @@ export async function es256Sign(privateKey, message) {
   return new Uint8Array(await subtle().sign({ name: 'ECDSA', hash: 'SHA-256' }, privateKey, message));
 }
 
+// Imported verify keys by `x.y` (the curve is always P-256), so checking many revisions or
+// statements of one member imports its key once. Public keys only; bounded all the same.
+const verifyKeys = new Map();
+const VERIFY_KEYS_MAX = 1000;
+
+function cachedVerifyKey(jwk) {
+  const pub = publicJwk(jwk);
+  const name = `${pub.x}.${pub.y}`;
+  let key = verifyKeys.get(name);
+  if (!key) {
+    if (verifyKeys.size >= VERIFY_KEYS_MAX) verifyKeys.clear();
+    key = importVerifyKey(pub);
+    verifyKeys.set(name, key);
+    key.catch(() => { if (verifyKeys.get(name) === key) verifyKeys.delete(name); });
+  }
+  return key;
+}
+
 export async function es256Verify(jwkOrKey, message, signature) {
-  const key = jwkOrKey instanceof globalThis.CryptoKey ? jwkOrKey : await importVerifyKey(jwkOrKey);
+  const key = jwkOrKey instanceof globalThis.CryptoKey ? jwkOrKey : await cachedVerifyKey(jwkOrKey);
   if (signature.length !== 64) return false;
   return subtle().verify({ name: 'ECDSA', hash: 'SHA-256' }, key, signature, message);
 }
