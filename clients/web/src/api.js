@@ -84,23 +84,8 @@ export async function getAll(path, query = {}, { signal } = {}) {
   throw new ApiError(0, 'internal', 'A list did not end.');
 }
 
-// The roster is read with `cursor` (decisions §13); a service that still pages it with
-// `after` answers 400 validation_failed on ?cursor, and then `after` is followed instead.
-export async function getRoster() {
-  try {
-    return await getAll('/v1/account/roster', { limit: 1000 });
-  } catch (e) {
-    if (!(e instanceof ApiError) || e.code !== 'validation_failed') throw e;
-  }
-  const items = [];
-  let after;
-  for (;;) {
-    const r = await api('GET', '/v1/account/roster', { query: { after, limit: 1000 } });
-    items.push(...r.data.items);
-    if (!r.meta.next_cursor || r.data.items.length === 0) return items;
-    after = r.meta.next_cursor;
-  }
-}
+// The account's roster, every entry in index order (paged with `cursor`, decisions §13).
+export const getRoster = () => getAll('/v1/account/roster', { limit: 1000 });
 
 // PUT of an encrypted blob with upload progress (fetch cannot report it).
 export function putBlob(pouchId, blobId, bytes, onProgress) {

@@ -36,6 +36,13 @@ async function loadState() {
   return { stage: 'ready', account, vault };
 }
 
+// Ends the session on the service too (the token stops working), then here, and reloads.
+async function logout(reload) {
+  try { await post('/v1/account/logout'); } catch { /* the session is dropped either way */ }
+  session.clear();
+  await reload();
+}
+
 // Where each stage may go; anything else is sent to the stage's home page.
 const ALLOWED = {
   anonymous: ['/login', '/signup'],
@@ -71,7 +78,7 @@ function App() {
       <Shell>
         <Page title="Something went wrong">
           <ErrorBox error={error} />
-          <button onClick={reload}>Try again</button> <button onClick={() => { session.clear(); reload(); }}>Log out</button>
+          <button onClick={reload}>Try again</button> <button onClick={() => logout(reload)}>Log out</button>
         </Page>
       </Shell>
     );
@@ -122,11 +129,6 @@ function route(loc, state) {
 function Shell({ state, reload, children }) {
   const loc = useLocation();
   const ready = state?.stage === 'ready';
-  const logout = async () => {
-    try { await post('/v1/account/logout'); } catch { /* the session is dropped either way */ }
-    session.clear();
-    await reload();
-  };
   const nav = (href, label) => (
     <li><Link href={href} aria-current={loc.path === href || (href !== '/' && loc.path.startsWith(`${href}/`)) ? 'page' : undefined}>{label}</Link></li>
   );
@@ -142,7 +144,7 @@ function Shell({ state, reload, children }) {
             {ready && nav('/devices', 'Devices')}
             {ready && nav('/cli/connect', 'Connect CLI')}
             {ready && state.account.role === 'admin' && nav('/admin', 'Admin')}
-            {state && state.stage !== 'anonymous' && <li><button class="link" onClick={logout}>Log out</button></li>}
+            {state && state.stage !== 'anonymous' && <li><button class="link" onClick={() => logout(reload)}>Log out</button></li>}
           </ul>
         </nav>
         {state?.account && <span class="who" aria-label="Signed in as">{state.account.email}</span>}

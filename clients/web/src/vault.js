@@ -3,7 +3,7 @@
 // (inline or chunked), history, shares, approving a CLI login and revoking a device with a
 // key rotation. Pages call these; the byte formats are crypto/format.js's.
 import { ApiError, get, getAll, getBlob, getRoster, post, putBlob } from './api.js';
-import { FormatError, b64url, concat, randomBytes, randomUuid, unb64url, utf8, fromUtf8 } from './crypto/bytes.js';
+import { FormatError, b64url, concat, randomBytes, randomUuid, unb64url } from './crypto/bytes.js';
 import * as F from './crypto/format.js';
 import {
   blake3, exportJwk, generateEncryptionKey, generateSigningKey, importEncryptionPair, importSigningPair,
@@ -58,20 +58,29 @@ export async function commitGenesis(account, prep) {
   return r;
 }
 
+// The account's roster, verified against the head this browser last verified (its pin), then
+// `check`ed (it throws to refuse); its head becomes the new pin.
+async function verifyAccountRoster(accountId, check) {
+  const pin = await store.loadPin(accountId);
+  const roster = await F.verifyRoster(await getRoster(), pin ? [pin] : []);
+  check(roster);
+  await store.savePin(accountId, roster.head);
+  return roster;
+}
+
 // "Restore on this browser": the kit file and its code → keys, checked against the roster.
 export async function restoreFromKit(account, kit, code) {
   if (kit.account_id !== account.storage_account_id) throw new FormatError('this recovery kit belongs to another account');
   if (kit.member_id !== account.member_id) throw new FormatError('this recovery kit is for another member of the account');
   const { signPriv, encPriv } = await F.openRecoveryKit(kit, code);
-  const roster = await F.verifyRoster(await getRoster());
-  const m = roster.members.get(kit.member_id);
-  if (!m || m.removed_seq !== null) throw new FormatError('the kit\'s member is not an active member of the roster');
-  if (!sameJwk(m.sign_pub, publicJwk(signPriv)) || !sameJwk(m.enc_pub, publicJwk(encPriv))) {
-    throw new FormatError('the kit\'s keys are not the keys the roster names');
-  }
-  const record = await keepMemberKeys({ accountId: kit.account_id, memberId: kit.member_id, signPriv, encPriv });
-  await store.savePin(kit.account_id, roster.head);
-  return record;
+  await verifyAccountRoster(kit.account_id, (roster) => {
+    const m = roster.members.get(kit.member_id);
+    if (!m || m.removed_seq !== null) throw new FormatError('the kit\'s member is not an active member of the roster');
+    if (!sameJwk(m.sign_pub, publicJwk(signPriv)) || !sameJwk(m.enc_pub, publicJwk(encPriv))) {
+      throw new FormatError('the kit\'s keys are not the keys the roster names');
+    }
+  });
+  return keepMemberKeys({ accountId: kit.account_id, memberId: kit.member_id, signPriv, encPriv });
 }
 
 // ---- the vault of a signed-in member -------------------------------------------------------
@@ -80,36 +89,49 @@ export class Vault {
   constructor(account, member) {
     this.account = account;
     this.member = member;
-    this.roster = null;
+    this.rosterPromise = null;  // the verified roster, shared by every caller until invalidated
+    this.lastRoster = null;     // the newest verified roster, for labels while a page renders
     this.keys = new Map();      // pouch id → Map(key_gen → key bytes)
   }
 
   get memberId() { return this.member.member_id; }
 
-  async refreshRoster() {
-    const pin = await store.loadPin(this.account.storage_account_id);
-    const roster = await F.verifyRoster(await getRoster(), pin ? [pin] : []);
-    const me = roster.members.get(this.memberId);
-    if (!me || !sameJwk(me.sign_pub, this.member.sign_pub) || !sameJwk(me.enc_pub, this.member.enc_pub)) {
-      throw new FormatError('the roster does not hold this browser\'s keys');
-    }
-    await store.savePin(this.account.storage_account_id, roster.head);
-    this.roster = roster;
-    return roster;
+  // Fetches and verifies the roster afresh; callers meanwhile share this fetch.
+  refreshRoster() {
+    const p = verifyAccountRoster(this.account.storage_account_id, (roster) => {
+      const me = roster.members.get(this.memberId);
+      if (!me || !sameJwk(me.sign_pub, this.member.sign_pub) || !sameJwk(me.enc_pub, this.member.enc_pub)) {
+        throw new FormatError('the roster does not hold this browser\'s keys');
+      }
+    }).then((roster) => {
+      if (!this.lastRoster || roster.hashes.length >= this.lastRoster.hashes.length) this.lastRoster = roster;
+      return roster;
+    });
+    this.rosterPromise = p;
+    p.catch(() => { if (this.rosterPromise === p) this.rosterPromise = null; });
+    return p;
   }
 
-  async verifiedRoster() { return this.roster || this.refreshRoster(); }
+  verifiedRoster() { return this.rosterPromise || this.refreshRoster(); }
+
+  // Forgets the keys held for `pouchId` (every pouch's when none is given) and the roster: the
+  // next use fetches and verifies them again (after a key rotation or a roster change).
+  invalidate(pouchId) {
+    if (pouchId === undefined) this.keys.clear();
+    else this.keys.delete(pouchId);
+    this.rosterPromise = null;
+  }
 
   labelOf(memberId) {
-    const m = this.roster?.members.get(memberId);
+    const m = this.lastRoster?.members.get(memberId);
     return m ? m.label : 'unknown member';
   }
 
   // Every pouch key this member holds for the pouch, by key_gen; envelopes whose creator is not
   // in the verified roster, or whose signature fails, are skipped.
-  async pouchKeys(pouchId, { fresh = false } = {}) {
+  async pouchKeys(pouchId, { fresh = false, roster } = {}) {
     if (!fresh && this.keys.has(pouchId)) return this.keys.get(pouchId);
-    const roster = await this.verifiedRoster();
+    roster ??= await this.verifiedRoster();
     const envelopes = await getAll(`/v1/pouches/${pouchId}/key-envelopes`, { member_id: this.memberId });
     const keys = new Map();
     for (const e of envelopes) {
@@ -123,12 +145,16 @@ export class Vault {
     return keys;
   }
 
-  async keyFor(pouchId, keyGen) {
-    let keys = await this.pouchKeys(pouchId);
-    if (!keys.has(keyGen)) keys = await this.pouchKeys(pouchId, { fresh: true });
-    const k = keys.get(keyGen);
-    if (!k) throw new FormatError(`this browser holds no pouch key of generation ${keyGen}`);
-    return k;
+  // The pouch key of `keyGen`; one not held yet sends for the envelopes again (a rotation
+  // elsewhere), unless `refreshed` (a Set of pouch ids, one per listing) says this was done.
+  async keyFor(pouchId, keyGen, { roster, refreshed } = {}) {
+    let keys = await this.pouchKeys(pouchId, { roster });
+    if (!keys.has(keyGen) && !refreshed?.has(pouchId)) {
+      refreshed?.add(pouchId);
+      keys = await this.pouchKeys(pouchId, { fresh: true, roster });
+    }
+    if (!keys.has(keyGen)) throw noKey(keyGen);
+    return keys.get(keyGen);
   }
 
   // ---- pouches ----
@@ -145,15 +171,16 @@ export class Vault {
 
   // ---- artifacts ----
 
-  // One revision → {content} or {error}; the signature is checked against the roster first.
-  async openRevision(pouchId, rev) {
-    const signer = this.roster?.members.get(rev.signer_member_id);
+  // One revision → {content} or {error}; the signature is checked against `roster` (the
+  // verified roster the caller awaited) first. `refreshed`: as keyFor's, shared by a listing.
+  async openRevision(pouchId, rev, roster, refreshed) {
+    const signer = roster.members.get(rev.signer_member_id);
     if (!signer) return { error: 'signed by someone who is not in the roster' };
     if (!(await F.verifyRevision(signer.sign_pub, pouchId, rev.artifact_id, rev.id, rev.envelope, rev.signature))) {
       return { error: 'its signature does not verify' };
     }
     try {
-      const pouchKey = await this.keyFor(pouchId, rev.key_gen);
+      const pouchKey = await this.keyFor(pouchId, rev.key_gen, { roster, refreshed });
       return { content: await F.openArtifact({ pouchId, artifactId: rev.artifact_id, revisionId: rev.id, keyGen: rev.key_gen, pouchKey, envelope: rev.envelope }) };
     } catch (e) {
       return { error: e.message };
@@ -161,27 +188,31 @@ export class Vault {
   }
 
   async listArtifacts(pouchId, { signal } = {}) {
-    await this.verifiedRoster();
+    const roster = await this.verifiedRoster();
     const items = await getAll(`/v1/pouches/${pouchId}/artifacts`, { limit: 500 }, { signal });
+    const refreshed = new Set();
     const out = [];
     for (const a of items) {
-      out.push({ id: a.id, head: a.head, updated_at: a.updated_at, ...(await this.openRevision(pouchId, a.head)) });
+      out.push({ id: a.id, head: a.head, updated_at: a.updated_at, ...(await this.openRevision(pouchId, a.head, roster, refreshed)) });
     }
     return out;
   }
 
   async history(pouchId, artifactId) {
-    await this.verifiedRoster();
+    const roster = await this.verifiedRoster();
     const revs = await getAll(`/v1/pouches/${pouchId}/artifacts/${artifactId}/revisions`, { limit: 500 });
+    const refreshed = new Set();
     const out = [];
-    for (const r of revs) out.push({ rev: r, ...(await this.openRevision(pouchId, r)) });
+    for (const r of revs) out.push({ rev: r, ...(await this.openRevision(pouchId, r, roster, refreshed)) });
     return out;
   }
 
-  async commit(pouch, ops) {
+  // Posts the ops as one operation; the answer ({results, high_water}). A refused op throws,
+  // unless `refusals: 'return'`, when the caller reads r.results itself.
+  async commit(pouch, ops, { refusals = 'throw' } = {}) {
     const r = await post(`/v1/pouches/${pouch.id}/operations`, { operation_id: randomUuid(), epoch: pouch.epoch, ops });
     const bad = r.results.find((x) => x.status !== 'applied');
-    if (bad) throw refusal(bad);
+    if (bad && refusals === 'throw') throw refusal(bad);
     return r;
   }
 
@@ -232,8 +263,9 @@ export class Vault {
       }
       content.chunks = chunks;
       blobIds = [...new Set(chunks.map((c) => c.blob_id))];
+      // Each new chunk has its own random key, so its blob id is unique.
       const sent = toSend.length ? await post(`/v1/pouches/${pouch.id}/blobs/check`, {
-        blobs: [...new Map(toSend.map((t) => [t.entry.blob_id, { id: t.entry.blob_id, stored_size: t.stored.length }])).values()],
+        blobs: toSend.map((t) => ({ id: t.entry.blob_id, stored_size: t.stored.length })),
       }) : { missing: [] };
       const missing = new Set(sent.missing);
       const total = toSend.reduce((n, t) => n + t.stored.length, 0);
@@ -241,7 +273,6 @@ export class Vault {
       for (const t of toSend) {
         if (missing.has(t.entry.blob_id)) {
           await putBlob(pouch.id, t.entry.blob_id, t.stored, (n) => onProgress(done + n, total, 'uploading'));
-          missing.delete(t.entry.blob_id);
         }
         done += t.stored.length;
         onProgress(done, total, 'uploading');
@@ -252,7 +283,7 @@ export class Vault {
       type: 'put', artifactId, baseRevisionId: existing?.head?.id ?? null, content, blobIds,
     });
     onProgress(1, 1, 'saving');
-    const r = await post(`/v1/pouches/${fresh.id}/operations`, { operation_id: randomUuid(), epoch: fresh.epoch, ops: [op] });
+    const r = await this.commit(fresh, [op], { refusals: 'return' });
     const res = r.results[0];
     if (res.status === 'conflict' && res.code === 'stale_base' && res.head_revision_id) {
       // Someone else changed the file meanwhile: theirs stays, ours is kept beside it as a
@@ -294,12 +325,12 @@ export class Vault {
 
   // ---- shares ----
 
-  async createShare(pouch, item, { expires, oneTime, type }) {
+  async createShare(pouch, item, { expires, oneTime }) {
     const data = await this.fileBytes(pouch.id, item.content);
     const shareId = randomUuid();
     const key = randomBytes(32);
     const name = item.content.name.split('/').pop();
-    const meta = { v: 1, name, kind: item.content.kind, size: data.length, mtime: item.content.mtime, type: type || '' };
+    const meta = { v: 1, name, kind: item.content.kind, size: data.length, mtime: item.content.mtime, type: '' };
     const sealed = await F.sealShare({ shareId, key, meta, data, label: name });
     const share = await post(`/v1/pouches/${pouch.id}/shares`, { id: shareId, bundle: sealed.bundle, label_enc: sealed.label_enc, expires, one_time: oneTime });
     await store.saveShareKey(shareId, b64url(key));
@@ -346,8 +377,8 @@ export class Vault {
     // before a rotation stay under their old key, and the new device must read them too.
     const envelopes = [];
     for (const pouch of await getAll('/v1/pouches')) {
-      const held = await this.pouchKeys(pouch.id, { fresh: true });
-      if (!held.has(pouch.key_gen)) await this.keyFor(pouch.id, pouch.key_gen);  // says which is missing
+      const held = await this.pouchKeys(pouch.id, { fresh: true, roster });
+      if (!held.has(pouch.key_gen)) throw noKey(pouch.key_gen);
       for (const [gen, key] of [...held.entries()].sort((a, b) => a[0] - b[0])) {
         if (gen > pouch.key_gen) continue;
         envelopes.push(await F.sealKeyEnvelope({ pouchId: pouch.id, memberId: newMember, keyGen: gen, pouchKey: key,
@@ -361,7 +392,7 @@ export class Vault {
     };
     const sealed = await F.sealWelcome(keys.enc_pub, details.id, welcome);
     const r = await post(`/v1/cli-auth/requests/${details.id}/approve`, { statement, welcome: sealed, key_envelopes: envelopes, confirm_code: code });
-    this.roster = null;
+    this.invalidate();
     return r;
   }
 
@@ -388,24 +419,22 @@ export class Vault {
     // The server takes one key_gen per pouch in a revoke (current + 1 for each), so every
     // pouch's new keys go with the removal when they fit one request (2,000 envelopes).
     const all = rotations.flatMap((g) => g.envs);
-    const inRevoke = all.length <= 2000 ? rotations : [];
+    const fits = all.length <= 2000;
     onProgress('Revoking the device…');
     let result;
     try {
       result = await post(`/v1/devices/${device.id}/revoke`, {
-        roster: { statements: [statement], key_envelopes: inRevoke.flatMap((g) => g.envs) }, reason: 'revoked in the web app',
+        roster: { statements: [statement], key_envelopes: fits ? all : [] }, reason: 'revoked in the web app',
       });
     } catch (e) {
       if (!(e instanceof ApiError) || e.code !== 'key_gen_conflict') throw e;
       // A pouch was re-keyed meanwhile: revoke with the removal alone, then re-key afresh.
       result = await post(`/v1/devices/${device.id}/revoke`, { roster: { statements: [statement], key_envelopes: [] }, reason: 'revoked in the web app' });
-      this.keys.clear();
-      this.roster = null;
+      this.invalidate();
       return { ...result, ...(await this.rotateKeys([m.member_id], onProgress)) };
     }
-    result = { ...result, ...(await this.storeKeys(rotations.filter((g) => !inRevoke.includes(g)), onProgress)) };
-    this.keys.clear();
-    this.roster = null;
+    if (!fits) result = { ...result, ...(await this.storeKeys(rotations, onProgress)) };
+    this.invalidate();
     return result;
   }
 
@@ -447,11 +476,12 @@ export class Vault {
     const roster = await this.refreshRoster();
     const members = roster.active.filter((x) => !excluded.includes(x.member_id));
     const result = await this.storeKeys(await this.newPouchKeys(members, onProgress), onProgress);
-    this.keys.clear();
-    this.roster = null;
+    this.invalidate();
     return result;
   }
 }
+
+const noKey = (keyGen) => new FormatError(`this browser holds no pouch key of generation ${keyGen}`);
 
 // A refused op of a commit, in words.
 function refusal(res) {
@@ -473,6 +503,12 @@ export function conflictName(name, label, date = new Date()) {
   return `${name.slice(0, cut)} (conflict ${label} ${date.toISOString().slice(0, 10)})${name.slice(cut)}`;
 }
 
+// The confirm code of a CLI login (decisions §6), made here from the request id and the
+// thumbprint of the signing key being approved, never taken from the service's answer.
+export async function cliConfirmCode(requestId, keys) {
+  return F.confirmCode(requestId, await jwkThumbprint(keys.sign_pub));
+}
+
 // The approval link's fragment: #keys=<sign.x>.<sign.y>.<enc.x>.<enc.y> (CLIENT-FORMAT).
 export function parseKeysFragment(hash) {
   const m = /^#?keys=([A-Za-z0-9_-]{43})\.([A-Za-z0-9_-]{43})\.([A-Za-z0-9_-]{43})\.([A-Za-z0-9_-]{43})$/.exec(hash || '');
@@ -480,5 +516,3 @@ export function parseKeysFragment(hash) {
   const jwk = (x, y) => publicJwk({ kty: 'EC', crv: 'P-256', x, y });
   return { sign_pub: jwk(m[1], m[2]), enc_pub: jwk(m[3], m[4]) };
 }
-
-export { utf8, fromUtf8 };

@@ -4,7 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 
 import { ApiError, api, get, getAll, post } from '../api.js';
 import { formatAge, formatTime } from '../errors.js';
-import { parseKeysFragment } from '../vault.js';
+import { cliConfirmCode, parseKeysFragment } from '../vault.js';
 import { ErrorBox, Field, Link, Notice, Page, Progress, copyText, useAction, useApp, useLocation } from '../ui.jsx';
 
 export function DevicesPage() {
@@ -106,6 +106,7 @@ export function ApprovePage() {
   const requestId = query.get('request');
   const [details, setDetails] = useState(null);
   const [keys, setKeys] = useState(undefined);
+  const [expected, setExpected] = useState(null);   // the confirm code of these keys, 8 digits
   const [code, setCode] = useState('');
   const [done, setDone] = useState(null);
   const [loadError, setLoadError] = useState(null);
@@ -121,7 +122,9 @@ export function ApprovePage() {
         const d = await get(`/v1/cli-auth/requests/${requestId}`);
         setDetails(d);
         try {
-          setKeys(await vault.cliKeys(d, parseKeysFragment(hash)));
+          const k = await vault.cliKeys(d, parseKeysFragment(hash));
+          if (k) setExpected((await cliConfirmCode(d.id, k)).replace(/\D/g, ''));
+          setKeys(k);
         } catch (e) {
           setKeys(null);
           setError(e);
@@ -137,10 +140,9 @@ export function ApprovePage() {
   }, [requestId]);
 
   const normalized = code.replace(/\D/g, '');
-  const expected = details?.confirm_code.replace(/\D/g, '');
   const approve = (e) => {
     e.preventDefault();
-    if (normalized !== expected) {
+    if (!expected || normalized !== expected) {
       setError('The code does not match the one shown for this request. Compare it with your terminal; if they differ, deny this request.');
       return;
     }

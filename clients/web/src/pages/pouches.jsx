@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 
 import { ApiError, api, get, getAll } from '../api.js';
-import { describeError, formatBytes, formatTime } from '../errors.js';
+import { formatBytes, formatTime } from '../errors.js';
 import { ErrorBox, Link, Notice, Page, Progress, copyText, downloadBytes, navigate, useAction, useApp } from '../ui.jsx';
 
 const shortId = (id) => id.slice(0, 8);
@@ -68,27 +68,41 @@ export function PouchPage({ pouchId }) {
         if (!stopped) setError(e);
         return;
       }
-      // Live updates: long-poll the event log; any event reloads the list.
+      // Live updates: long-poll the event log; a burst of events (read to its end, page by
+      // page, up to the answer's high_water) reloads the list once.
       let after = p.high_water;
       let epoch = p.epoch;
+      const events = (query) => api('GET', `/v1/pouches/${pouchId}/events`, { query: { epoch, limit: 1000, ...query }, signal: ctl.signal });
       while (!stopped) {
         try {
           setLive('live');
-          const r = await api('GET', `/v1/pouches/${pouchId}/events`, { query: { epoch, after, wait: 25 }, signal: ctl.signal });
-          if (r.data.items.length) {
-            after = r.data.items[r.data.items.length - 1].seq;
-            if (r.data.items.some((e) => e.kind === 'key_rotation' || e.kind === 'roster')) { vault.keys.delete(pouchId); vault.roster = null; }
+          let r = await events({ after, wait: 25 });
+          let next = Math.max(after, r.data.high_water);
+          let rekeyed = false;
+          let any = false;
+          while (r.data.items.length) {
+            any = true;
+            rekeyed ||= r.data.items.some((e) => e.kind === 'key_rotation' || e.kind === 'roster');
+            const last = r.data.items[r.data.items.length - 1].seq;
+            next = Math.max(next, last, r.data.high_water);
+            if (last >= r.data.high_water) break;
+            r = await events({ after: last, wait: 0 });
+          }
+          if (any) {
+            if (rekeyed) vault.invalidate(pouchId);
             await load(ctl.signal);
           }
+          after = next;
         } catch (e) {
           if (stopped || e.name === 'AbortError') return;
+          let failure = e;
           if (e instanceof ApiError && e.code === 'epoch_mismatch') {
-            const fresh = await load(ctl.signal).catch(() => null);
-            if (fresh) { epoch = fresh.epoch; after = fresh.high_water; }
-            continue;
+            const fresh = await load(ctl.signal).catch((err) => { failure = err; return null; });
+            if (fresh) { epoch = fresh.epoch; after = fresh.high_water; continue; }
+            if (stopped || failure.name === 'AbortError') return;
           }
           setLive('paused');
-          const wait = e instanceof ApiError && e.retryAfter ? Number(e.retryAfter) * 1000 : 5000;
+          const wait = failure instanceof ApiError && failure.retryAfter ? Number(failure.retryAfter) * 1000 : 5000;
           await new Promise((r) => setTimeout(r, wait));
         }
       }
@@ -302,5 +316,3 @@ export function SharesPage() {
     </Page>
   );
 }
-
-export { describeError };
