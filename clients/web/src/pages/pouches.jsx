@@ -68,31 +68,23 @@ export function PouchPage({ pouchId }) {
         if (!stopped) setError(e);
         return;
       }
-      // Live updates: long-poll the event log; a burst of events (read to its end, page by
-      // page, up to the answer's high_water) reloads the list once.
+      // Live updates: long-poll the event log; any event reloads the whole list, so a burst
+      // is not read page by page: `after` moves to the answer's high_water. Keys and roster
+      // are dropped when the events name a rotation or a roster change, or when the page did
+      // not reach high_water (the unread events might).
       let after = p.high_water;
       let epoch = p.epoch;
-      const events = (query) => api('GET', `/v1/pouches/${pouchId}/events`, { query: { epoch, limit: 1000, ...query }, signal: ctl.signal });
       while (!stopped) {
         try {
           setLive('live');
-          let r = await events({ after, wait: 25 });
-          let next = Math.max(after, r.data.high_water);
-          let rekeyed = false;
-          let any = false;
-          while (r.data.items.length) {
-            any = true;
-            rekeyed ||= r.data.items.some((e) => e.kind === 'key_rotation' || e.kind === 'roster');
-            const last = r.data.items[r.data.items.length - 1].seq;
-            next = Math.max(next, last, r.data.high_water);
-            if (last >= r.data.high_water) break;
-            r = await events({ after: last, wait: 0 });
-          }
-          if (any) {
-            if (rekeyed) vault.invalidate(pouchId);
+          const r = await api('GET', `/v1/pouches/${pouchId}/events`, { query: { epoch, after, wait: 25 }, signal: ctl.signal });
+          const items = r.data.items;
+          if (items.length) {
+            const unread = items[items.length - 1].seq < r.data.high_water;
+            if (unread || items.some((e) => e.kind === 'key_rotation' || e.kind === 'roster')) vault.invalidate(pouchId);
             await load(ctl.signal);
           }
-          after = next;
+          after = Math.max(after, r.data.high_water);
         } catch (e) {
           if (stopped || e.name === 'AbortError') return;
           let failure = e;
