@@ -27,7 +27,11 @@ for cmd in wrk pgbench openssl jq; do
 done
 PGBENCH=$(command -v pgbench)
 
-OUT_DIR=$STACK_ROOT/${BUILD:-build}/bench
+# BUILD relative to the repository or absolute, as tools/stack/lib.sh takes it.
+case ${BUILD:-build} in
+    /*) OUT_DIR=$BUILD/bench ;;
+    *) OUT_DIR=$STACK_ROOT/${BUILD:-build}/bench ;;
+esac
 mkdir -p "$OUT_DIR"
 ROWS=$OUT_DIR/rows.jsonl
 BENCH_VAR=$(mktemp -d /var/tmp/pouch-bench.XXXXXX)
@@ -267,6 +271,7 @@ bench_get() {
     local hash script=$OUT_DIR/get-pouch.sql ours theirs r
     flow_web_user
     flow_genesis
+    # b64url(SHA-256(token)), the stored form (common/crypto/random.h token_hash).
     hash=$(printf '%s' "$WEB_TOKEN" | openssl dgst -sha256 -binary | base64 -w0 | tr '+/' '-_' | tr -d '=')
     [[ $(psql "$POUCH_DATABASE_URL" -XAtc "SELECT count(*) FROM web_sessions WHERE token_hash = '$hash'") == 1 ]] ||
         stack_die "web session hash not found"
@@ -312,7 +317,7 @@ bench_pouches() {
 # pgbench of the baseline (its own fresh pouches), same concurrency; rows by the caller from
 # the globals C_OURS C_THEIRS C_P50 C_BP50 C_FAIL.
 commit_pair() {
-    local fsync=$1 batch=$2 conc=$3 np=$4 reqs=$5 lseed bseed pouches epochs out pout defs=() line log
+    local fsync=$1 batch=$2 conc=$3 np=$4 reqs=$5 lseed bseed pouches epochs out errs pout defs=() line log
     lseed=lg$RANDOM$RANDOM bseed=bl$RANDOM$RANDOM
     pouches="" epochs=""
     while read -r id ep; do
@@ -326,8 +331,10 @@ commit_pair() {
     echo "$out" | jq -c --arg f "$fsync" --argjson p "$np" '. + {fsync: $f, pouches: $p}' >>"$OUT_DIR/loadgen.jsonl"
     C_OURS=$(jq .ops_per_s <<<"$out")
     C_P50=$(jq .p50_ms <<<"$out")
-    C_FAIL=$((C_FAIL + $(jq '.errors // 1' <<<"$out")))
-    "$STACK_BUILD/bin/pouch-loadgen" commit-sql --batch "$batch" --token-hash "$TOKEN_HASH" \
+    # No JSON line (the loadgen died) counts as one error, as a line without "errors" does.
+    errs=$(jq -s '.[0].errors // 1' <<<"$out" 2>/dev/null) || errs=1
+    C_FAIL=$((C_FAIL + ${errs:-1}))
+    "$STACK_BUILD/bin/pouch-loadgen" commit-sql --batch "$batch" --token "$ACCESS" \
         --account "$WEB_ACCOUNT" --member "$DEVICE_MEMBER" --device "$DEVICE_ID" \
         --script "$OUT_DIR/commit-b$batch.sql" --defines "$OUT_DIR/commit-b$batch.defines"
     while IFS= read -r line; do defs+=(-D "$line"); done <"$OUT_DIR/commit-b$batch.defines"
@@ -349,7 +356,6 @@ bench_commit() {
     local fsync batch conc np reqs r name f
     [[ -n ${WEB_TOKEN:-} ]] || { flow_web_user; flow_genesis; }
     flow_device bench
-    TOKEN_HASH=$(printf '%s' "$ACCESS" | openssl dgst -sha256 -binary | base64 -w0 | tr '+/' '-_' | tr -d '=')
     for fsync in ${BENCH_FSYNC:-off on}; do
         bench_durability "$fsync"
         for cfg in "1 8 1" "1 32 1" "10 8 1" "10 32 1" "50 8 1" "50 32 1" "1 32 32" "50 32 32" "50 1 1"; do

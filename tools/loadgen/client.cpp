@@ -1,5 +1,5 @@
-// client.cpp -- the loopback HTTP/1.1 client, DPoP proofs and percentiles of pouch-loadgen
-// (see client.h). Blocking sockets: each mode gives a connection its own thread.
+// client.cpp -- the loopback HTTP/1.1 client, commit requests, options and percentiles of
+// pouch-loadgen (see client.h). Blocking sockets: each mode gives a connection its own thread.
 #include "tools/loadgen/client.h"
 
 #include <arpa/inet.h>
@@ -11,15 +11,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <ctime>
+#include <fstream>
 
+#include "common/clientfmt/proofs.h"
 #include "common/crypto/b64url.h"
-#include "common/crypto/es256.h"
-#include "common/crypto/hash.h"
 #include "common/crypto/random.h"
-#include "common/json/jcs.h"
-#include "common/json/parse.h"
-#include "tools/pouchctl/client_jws.h"
 
 namespace loadgen {
 
@@ -76,40 +72,14 @@ double now_ms() {
         .count();
 }
 
-std::string dpop(const pouchctl::SignKey& k, const std::string& method, const std::string& url,
-                 const std::string& token) {
-    std::string header =
-        R"({"typ":"dpop+jwt","alg":"ES256","jwk":{"kty":"EC","crv":"P-256","x":")" + k.x() +
-        R"(","y":")" + k.y() + R"("}})";
-    std::string claims = R"({"jti":")" + b64url_encode(pouch::crypto::random_bytes(16)) +
-                         R"(","htm":")" + method + R"(","htu":")" + url + R"(","iat":)" +
-                         std::to_string(std::time(nullptr));
-    if (!token.empty())
-        claims += R"(,"ath":")" + b64url_encode(pouch::crypto::sha256(token)) + R"(")";
-    claims += "}";
-    return pouchctl::jws_compact(k, header, claims);
-}
-
-namespace {
-
-std::string uuid4() {
-    std::string r = pouch::crypto::to_hex(pouch::crypto::random_bytes(16));
-    return r.substr(0, 8) + "-" + r.substr(8, 4) + "-4" + r.substr(13, 3) + "-8" + r.substr(17, 3) +
-           "-" + r.substr(20, 12);
-}
-
-}  // namespace
-
-std::string cli_commit_request(const pouchctl::SignKey& k, const std::string& url,
-                               const std::string& host, const std::string& access,
-                               const std::string& pouch, const std::string& epoch,
-                               const std::string& member, int batch, std::string* art,
-                               std::string* rev) {
-    std::string path = "/v1/pouches/" + pouch + "/operations";
-    std::string body = R"({"operation_id":")" + uuid4() + R"(","epoch":")" + epoch + R"(","ops":[)";
+std::string put_ops_body(const std::string& epoch, const std::string& member, int batch,
+                         std::string* art, std::string* rev) {
+    using pouch::crypto::uuid_v4;
+    std::string body =
+        R"({"operation_id":")" + uuid_v4() + R"(","epoch":")" + epoch + R"(","ops":[)";
     for (int i = 0; i < batch; ++i) {
         if (i) body += ',';
-        std::string a = uuid4(), r = uuid4();
+        std::string a = uuid_v4(), r = uuid_v4();
         if (art) *art = a;
         if (rev) *rev = r;
         body += R"({"type":"put","artifact_id":")" + a + R"(","revision_id":")" + r +
@@ -118,21 +88,40 @@ std::string cli_commit_request(const pouchctl::SignKey& k, const std::string& ur
                 R"(","signature":"c2lnbmF0dXJl","signer_member_id":")" + member +
                 R"(","blob_ids":[]})";
     }
-    body += "]}";
-    rapidjson::Document doc = pouch::json::parse_strict(body);
-    std::string hash = b64url_encode(pouch::crypto::blake3_256(*pouch::json::jcs(doc)));
-    std::string sig_header =
-        R"({"alg":"ES256","kid":")" + pouch::crypto::jwk_thumbprint(k.x(), k.y()) + R"("})";
-    std::string sig = pouchctl::jws_detached(k, sig_header, hash);
+    return body + "]}";
+}
+
+std::string cli_commit_request(const pouchctl::SignKey& k, const std::string& url,
+                               const std::string& host, const std::string& access,
+                               const std::string& pouch, const std::string& epoch,
+                               const std::string& member, int batch, std::string* art,
+                               std::string* rev) {
+    std::string path = "/v1/pouches/" + pouch + "/operations";
+    std::string body = put_ops_body(epoch, member, batch, art, rev);
     return "POST " + path + " HTTP/1.1\r\nHost: " + host +
            "\r\nContent-Type: application/json\r\nAuthorization: DPoP " + access +
-           "\r\nDPoP: " + dpop(k, "POST", url + path, access) + "\r\nService-Signature: " + sig +
+           "\r\nDPoP: " + pouch::clientfmt::make_dpop_proof(k, "POST", url + path, access) +
+           "\r\nService-Signature: " + pouch::clientfmt::make_service_signature(k, body) +
            "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
 }
 
 double percentile(const std::vector<double>& sorted, double p) {
     if (sorted.empty()) return -1;
     return sorted[std::min(sorted.size() - 1, static_cast<size_t>(p * sorted.size()))];
+}
+
+std::map<std::string, std::string> parse_opts(int argc, char** argv,
+                                              std::map<std::string, std::string> defaults) {
+    for (int i = 0; i + 1 < argc; i += 2) defaults[argv[i]] = argv[i + 1];
+    return defaults;
+}
+
+std::vector<PouchLine> read_pouches(const std::string& path) {
+    std::vector<PouchLine> out;
+    std::ifstream f(path);
+    PouchLine p;
+    while (f >> p.id >> p.epoch >> p.after) out.push_back(p);
+    return out;
 }
 
 bool parse_url(const std::string& url, std::string& host, int& port) {

@@ -28,11 +28,11 @@
 
 #include "common/auth/sql_caller.h"
 #include "common/crypto/b64url.h"
-#include "common/crypto/hash.h"
 #include "common/crypto/random.h"
 #include "common/db/array.h"
 #include "handlers/sync/sql_commit.h"
 #include "handlers/sync/sql_pouches.h"
+#include "tools/loadgen/client.h"
 #include "tools/loadgen/commit_sql.h"
 
 namespace loadgen {
@@ -75,23 +75,16 @@ std::string uuids_expr(const std::string& tag, int batch) {
            std::to_string(batch) + ") g))";
 }
 
-std::string fake_uuid() {
-    std::string r = pouch::crypto::to_hex(pouch::crypto::random_bytes(16));
-    return r.substr(0, 8) + "-" + r.substr(8, 4) + "-4" + r.substr(13, 3) + "-8" + r.substr(17, 3) +
-           "-" + r.substr(20, 12);
-}
-
 }  // namespace
 
 int commit_sql_main(int argc, char** argv) {
-    std::map<std::string, std::string> o{{"--batch", "1"}};
-    for (int i = 0; i + 1 < argc; i += 2) o[argv[i]] = argv[i + 1];
+    auto o = parse_opts(argc, argv, {{"--batch", "1"}});
     int batch = std::atoi(o["--batch"].c_str());
     for (const char* k :
-         {"--token-hash", "--account", "--member", "--device", "--script", "--defines"}) {
+         {"--token", "--account", "--member", "--device", "--script", "--defines"}) {
         if (o[k].empty() || batch < 1) {
             std::fprintf(stderr,
-                         "usage: pouch-loadgen commit-sql --batch N --token-hash H --account A "
+                         "usage: pouch-loadgen commit-sql --batch N --token T --account A "
                          "--member M --device D --script FILE --defines FILE\n");
             return 2;
         }
@@ -105,7 +98,7 @@ int commit_sql_main(int argc, char** argv) {
                              std::to_string(batch) + ") g))";
     const std::string opid = uuid_expr("o");
 
-    // What the loadgen's commits carry (tools/loadgen/main.cpp make_request): 96-byte
+    // What the loadgen's commits carry (tools/loadgen/client.cpp put_ops_body): 96-byte
     // envelopes, the same signature, no blobs, the device's member as signer.
     std::vector<std::string> kinds, key_gens, envelopes, hashes, signatures, signers, sizes,
         blob_lists, names, deleted;
@@ -126,13 +119,13 @@ int commit_sql_main(int argc, char** argv) {
         deleted.push_back("false");
         nulls.push_back(std::nullopt);
         if (i) response += ',';
-        response += R"({"status":"applied","artifact_id":")" + fake_uuid() +
-                    R"(","revision_id":")" + fake_uuid() + R"(","seq":)" +
+        response += R"({"status":"applied","artifact_id":")" + pouch::crypto::uuid_v4() +
+                    R"(","revision_id":")" + pouch::crypto::uuid_v4() + R"(","seq":)" +
                     std::to_string(1000000 + i) + "}";
     }
     response += R"(],"high_water":)" + std::to_string(1000000 + batch) + "}";
     std::map<std::string, std::string> defines{
-        {"token_hash", o["--token-hash"]},
+        {"token_hash", pouch::crypto::token_hash(o["--token"])},
         {"account", o["--account"]},
         {"device", o["--device"]},
         {"origin", "cli"},

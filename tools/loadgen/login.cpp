@@ -32,6 +32,7 @@
 
 #include <rapidjson/document.h>
 
+#include "common/clientfmt/proofs.h"
 #include "common/crypto/b64url.h"
 #include "common/crypto/confirm_code.h"
 #include "common/crypto/es256.h"
@@ -44,6 +45,7 @@ namespace loadgen {
 
 namespace {
 
+using pouch::clientfmt::make_dpop_proof;
 using pouch::crypto::b64url_encode;
 
 struct Opts {
@@ -86,15 +88,19 @@ std::string start_request(const Opts& o, const Login& l, size_t i) {
                        l.key.public_jwk_json() + R"(,"enc_pub":)" +
                        pouchctl::SignKey::generate().public_jwk_json() +
                        R"(,"key_storage":"file"})";
-    return post(o, "/v1/cli-auth/requests",
-                "DPoP: " + dpop(l.key, "POST", o.url + "/v1/cli-auth/requests", ""), body);
+    return post(
+        o, "/v1/cli-auth/requests",
+        "DPoP: " + make_dpop_proof(l.key, "POST", o.url + "/v1/cli-auth/requests", std::nullopt),
+        body);
 }
 
 std::string token_request(const Opts& o, const Login& l) {
     std::string body = R"({"request_id":")" + l.request_id + R"(","code_verifier":")" + l.verifier +
                        R"(","wait":)" + std::to_string(o.wait) + "}";
-    return post(o, "/v1/cli-auth/token",
-                "DPoP: " + dpop(l.key, "POST", o.url + "/v1/cli-auth/token", ""), body);
+    return post(
+        o, "/v1/cli-auth/token",
+        "DPoP: " + make_dpop_proof(l.key, "POST", o.url + "/v1/cli-auth/token", std::nullopt),
+        body);
 }
 
 // The browser's approval: a new device member with one key envelope for the web member's

@@ -21,34 +21,23 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <ctime>
 #include <map>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "common/crypto/b64url.h"
-#include "common/crypto/es256.h"
-#include "common/crypto/hash.h"
-#include "common/crypto/random.h"
-#include "common/json/jcs.h"
-#include "common/json/parse.h"
 #include "tools/loadgen/client.h"
 #include "tools/loadgen/commit_sql.h"
 #include "tools/loadgen/login.h"
 #include "tools/loadgen/roundtrip.h"
 #include "tools/loadgen/wait.h"
-#include "tools/pouchctl/client_jws.h"
 #include "tools/pouchctl/client_key.h"
 
 namespace {
 
 using loadgen::connect_to;
-using loadgen::now_ms;
 using loadgen::roundtrip;
-using pouch::crypto::b64url_encode;
 using Clock = std::chrono::steady_clock;
 
 struct Opts {

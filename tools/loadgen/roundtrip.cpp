@@ -14,34 +14,30 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
-#include <map>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "common/clientfmt/proofs.h"
 #include "tools/loadgen/client.h"
 #include "tools/loadgen/roundtrip.h"
 #include "tools/loadgen/waiters.h"
 
 namespace loadgen {
 
+using pouch::clientfmt::make_dpop_proof;
+
 int roundtrip_main(int argc, char** argv) {
-    std::map<std::string, std::string> o{
-        {"--rounds", "200"}, {"--idle", "1000"}, {"--after", "0"}, {"--gap-ms", "30"}};
-    for (int i = 0; i + 1 < argc; i += 2) o[argv[i]] = argv[i + 1];
+    auto o =
+        parse_opts(argc, argv,
+                   {{"--rounds", "200"}, {"--idle", "1000"}, {"--after", "0"}, {"--gap-ms", "30"}});
     std::string host;
     int port = 0;
     int rounds = std::atoi(o["--rounds"].c_str());
     int idle = std::atoi(o["--idle"].c_str());
     std::string err;
     auto key = pouchctl::SignKey::load(o["--key"], err);
-    std::vector<std::pair<std::string, std::string>> idle_pouches;  // id, epoch
-    {
-        std::ifstream f(o["--idle-pouches"]);
-        std::string id, epoch, after;
-        while (f >> id >> epoch >> after) idle_pouches.emplace_back(id, epoch);
-    }
+    std::vector<PouchLine> idle_pouches = read_pouches(o["--idle-pouches"]);
     if (!parse_url(o["--url"], host, port) || !key || o["--access"].empty() ||
         o["--pouch"].empty() || o["--epoch"].empty() || o["--member"].empty() || rounds < 1 ||
         (idle > 0 && (idle_pouches.empty() || o["--web-token"].empty()))) {
@@ -61,7 +57,7 @@ int roundtrip_main(int argc, char** argv) {
     std::vector<std::string> idle_reqs;
     for (int i = 0; i < idle; ++i) {
         const auto& p = idle_pouches[static_cast<size_t>(i) % idle_pouches.size()];
-        idle_reqs.push_back("GET /v1/pouches/" + p.first + "/events?epoch=" + p.second +
+        idle_reqs.push_back("GET /v1/pouches/" + p.id + "/events?epoch=" + p.epoch +
                             "&after=0&wait=30 HTTP/1.1\r\nHost: " + host +
                             "\r\nAuthorization: Bearer " + o["--web-token"] + "\r\n\r\n");
     }
@@ -84,15 +80,14 @@ int roundtrip_main(int argc, char** argv) {
             std::string ev =
                 "GET " + events_path + "?epoch=" + epoch + "&after=" + std::to_string(hw) +
                 "&wait=30 HTTP/1.1\r\nHost: " + host + "\r\nAuthorization: DPoP " + access +
-                "\r\nDPoP: " + dpop(*key, "GET", url + events_path, access) + "\r\n\r\n";
+                "\r\nDPoP: " + make_dpop_proof(*key, "GET", url + events_path, access) + "\r\n\r\n";
             if (bfd < 0 || roundtrip(bfd, ev, body) != 200 || body.find(rev) == std::string::npos)
                 return;
             t_wake = now_ms();
             std::string page_path = "/v1/pouches/" + pouch + "/artifacts/" + art + "/revisions";
             std::string page = "GET " + page_path + "?limit=1 HTTP/1.1\r\nHost: " + host +
-                               "\r\nAuthorization: DPoP " + access +
-                               "\r\nDPoP: " + dpop(*key, "GET", url + page_path, access) +
-                               "\r\n\r\n";
+                               "\r\nAuthorization: DPoP " + access + "\r\nDPoP: " +
+                               make_dpop_proof(*key, "GET", url + page_path, access) + "\r\n\r\n";
             if (roundtrip(bfd, page, body) != 200 || body.find(rev) == std::string::npos) return;
             t_have = now_ms();
             b_ok = true;

@@ -17,15 +17,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <map>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "common/crypto/b64url.h"
-#include "common/crypto/hash.h"
-#include "common/crypto/random.h"
 #include "tools/loadgen/client.h"
 #include "tools/loadgen/wait.h"
 #include "tools/loadgen/waiters.h"
@@ -33,25 +28,6 @@
 namespace loadgen {
 
 namespace {
-
-struct PouchLine {
-    std::string id, epoch;
-    long long after = 0;
-};
-
-std::vector<PouchLine> read_pouches(const std::string& path) {
-    std::vector<PouchLine> out;
-    std::ifstream f(path);
-    PouchLine p;
-    while (f >> p.id >> p.epoch >> p.after) out.push_back(p);
-    return out;
-}
-
-std::string uuid4() {
-    std::string r = pouch::crypto::to_hex(pouch::crypto::random_bytes(16));
-    return r.substr(0, 8) + "-" + r.substr(8, 4) + "-4" + r.substr(13, 3) + "-8" + r.substr(17, 3) +
-           "-" + r.substr(20, 12);
-}
 
 // Waits (at most 30 s) for the caller to remove `path` after it has looked at the stack.
 void pause_for_caller(const std::string& path) {
@@ -62,27 +38,22 @@ void pause_for_caller(const std::string& path) {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
 }
 
-}  // namespace
-
+// A raw HTTP request: a web commit (Bearer token) of one new put to `pouch`.
 std::string web_put_request(const std::string& host, const std::string& token,
                             const std::string& pouch, const std::string& epoch,
                             const std::string& member) {
-    std::string body =
-        R"({"operation_id":")" + uuid4() + R"(","epoch":")" + epoch +
-        R"(","ops":[{"type":"put","artifact_id":")" + uuid4() + R"(","revision_id":")" + uuid4() +
-        R"(","base_revision_id":null,"key_gen":1,"envelope":")" +
-        pouch::crypto::b64url_encode(pouch::crypto::random_bytes(96)) +
-        R"(","signature":"c2lnbmF0dXJl","signer_member_id":")" + member + R"(","blob_ids":[]}]})";
+    std::string body = put_ops_body(epoch, member, 1);
     return "POST /v1/pouches/" + pouch + "/operations HTTP/1.1\r\nHost: " + host +
            "\r\nAuthorization: Bearer " + token +
            "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
            "\r\n\r\n" + body;
 }
 
+}  // namespace
+
 int wait_main(int argc, char** argv) {
-    std::map<std::string, std::string> o{
-        {"--n", "10000"}, {"--rate", "1000"}, {"--settle", "2"}, {"--wait", "30"}};
-    for (int i = 0; i + 1 < argc; i += 2) o[argv[i]] = argv[i + 1];
+    auto o = parse_opts(
+        argc, argv, {{"--n", "10000"}, {"--rate", "1000"}, {"--settle", "2"}, {"--wait", "30"}});
     std::string host;
     int port = 0;
     int n = std::atoi(o["--n"].c_str());

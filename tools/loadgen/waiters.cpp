@@ -62,28 +62,40 @@ void Waiters::fail(size_t i) {
 bool Waiters::read_answer(size_t i) {
     Conn& c = conns_[i];
     char tmp[16384];
+    bool closed = false;  // the peer closed: what buf holds is all there will be
     for (;;) {
         ssize_t n = recv(c.fd, tmp, sizeof tmp, 0);
         if (n > 0) {
             c.buf.append(tmp, static_cast<size_t>(n));
             continue;
         }
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-        if (n < 0 && errno == EINTR) continue;
-        fail(i);  // closed or reset before a whole answer
+        if (n == 0) {
+            closed = true;
+            break;
+        }
+        if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+        if (errno == EINTR) continue;
+        fail(i);  // reset
         return true;
     }
+    // An answer followed by the server's close (Connection: close) is still an answer.
     size_t head_end = c.buf.find("\r\n\r\n");
-    if (head_end == std::string::npos) return false;
-    std::string head = c.buf.substr(0, head_end);
-    std::transform(head.begin(), head.end(), head.begin(), ::tolower);
-    auto cl = head.find("content-length:");
-    if (cl == std::string::npos) {
-        fail(i);
+    size_t need = std::string::npos;
+    if (head_end != std::string::npos) {
+        std::string head = c.buf.substr(0, head_end);
+        std::transform(head.begin(), head.end(), head.begin(), ::tolower);
+        auto cl = head.find("content-length:");
+        if (cl == std::string::npos) {
+            fail(i);
+            return true;
+        }
+        need = head_end + 4 + std::strtoul(head.c_str() + cl + 15, nullptr, 10);
+    }
+    if (need == std::string::npos || c.buf.size() < need) {
+        if (!closed) return false;
+        fail(i);  // closed before a whole answer
         return true;
     }
-    size_t need = head_end + 4 + std::strtoul(head.c_str() + cl + 15, nullptr, 10);
-    if (c.buf.size() < need) return false;
     Answer& a = answers_[i];
     a.at_ms = now_ms();
     a.status = std::atoi(c.buf.c_str() + 9);
