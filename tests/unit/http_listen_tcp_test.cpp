@@ -119,6 +119,7 @@ TEST_F(TcpHandler, RefusesAPeerOutsideFcgiWebServerAddrs) {
     ASSERT_TRUE(start("192.0.2.10"));  // nginx lives elsewhere; 127.0.0.1 is not it
     FcgiReply r = fcgi_tcp_get(port_, "/v1/nothing");
     EXPECT_FALSE(r.answered);
+    EXPECT_FALSE(r.timed_out) << "the connection must be closed, not left hanging";
     EXPECT_EQ(r.status, 0);
     EXPECT_FALSE(exited()) << "the handler must keep serving others";
 }

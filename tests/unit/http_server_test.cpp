@@ -4,102 +4,34 @@
 // SIGTERM that finishes the request in flight and removes the socket.
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <cstring>
 #include <filesystem>
 #include <string>
 #include <thread>
-#include <utility>
 #include <vector>
+
+#include "tests/unit/fcgi_tcp_client.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-fs::path bin_dir() { return fs::read_symlink("/proc/self/exe").parent_path(); }
-
-void put_length(std::string& out, size_t n) {
-    if (n < 128) {
-        out.push_back(static_cast<char>(n));
-    } else {
-        out.push_back(static_cast<char>(0x80 | ((n >> 24) & 0x7f)));
-        out.push_back(static_cast<char>((n >> 16) & 0xff));
-        out.push_back(static_cast<char>((n >> 8) & 0xff));
-        out.push_back(static_cast<char>(n & 0xff));
-    }
+fs::path bin_dir() {
+    return fs::read_symlink("/proc/self/exe").parent_path();
 }
 
-std::string record(unsigned char type, const std::string& content) {
-    std::string r;
-    r += '\x01';
-    r += static_cast<char>(type);
-    r += '\x00';
-    r += '\x01';  // request id 1
-    r += static_cast<char>((content.size() >> 8) & 0xff);
-    r += static_cast<char>(content.size() & 0xff);
-    r += '\x00';
-    r += '\x00';
-    return r + content;
+using pouch::testing::FcgiParams;
+using Reply = pouch::testing::FcgiReply;
+
+// One FastCGI request on a fresh connection to the handler's socket.
+Reply fcgi(const std::string& socket_path, const FcgiParams& params, const std::string& body = "") {
+    return pouch::testing::fcgi_unix(socket_path, params, body);
 }
 
-struct Reply {
-    std::string head;  // CGI header block
-    std::string body;
-    int status = 0;
-};
-
-// One FastCGI request on a fresh connection; the body is sent as given (no chunking beyond
-// the 65535-byte record limit).
-Reply fcgi(const std::string& socket_path, std::vector<std::pair<std::string, std::string>> params,
-           const std::string& body = "") {
-    int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::strncpy(addr.sun_path, socket_path.c_str(), sizeof addr.sun_path - 1);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-        ::close(fd);
-        return {};
-    }
-    std::string out = record(1, std::string("\x00\x01\x00\x00\x00\x00\x00\x00", 8));
-    std::string p;
-    for (auto& [k, v] : params) {
-        put_length(p, k.size());
-        put_length(p, v.size());
-        p += k + v;
-    }
-    out += record(4, p) + record(4, "");
-    for (size_t i = 0; i < body.size(); i += 65535) out += record(5, body.substr(i, 65535));
-    out += record(5, "");
-    (void)!::write(fd, out.data(), out.size());
-
-    std::string in;
-    char buf[65536];
-    ssize_t n;
-    while ((n = ::read(fd, buf, sizeof buf)) > 0) in.append(buf, static_cast<size_t>(n));
-    ::close(fd);
-
-    std::string stdout_bytes;
-    for (size_t i = 0; i + 8 <= in.size();) {
-        unsigned char type = static_cast<unsigned char>(in[i + 1]);
-        size_t len = (static_cast<unsigned char>(in[i + 4]) << 8) | static_cast<unsigned char>(in[i + 5]);
-        size_t pad = static_cast<unsigned char>(in[i + 6]);
-        if (type == 6) stdout_bytes += in.substr(i + 8, len);
-        i += 8 + len + pad;
-    }
-    Reply r;
-    size_t split = stdout_bytes.find("\r\n\r\n");
-    r.head = stdout_bytes.substr(0, split);
-    r.body = split == std::string::npos ? "" : stdout_bytes.substr(split + 4);
-    if (r.head.rfind("Status: ", 0) == 0) r.status = std::stoi(r.head.substr(8, 3));
-    return r;
-}
-
-std::vector<std::pair<std::string, std::string>> get(const std::string& uri) {
+FcgiParams get(const std::string& uri) {
     size_t q = uri.find('?');
     return {{"REQUEST_METHOD", "GET"},
             {"REQUEST_URI", uri},
@@ -108,7 +40,7 @@ std::vector<std::pair<std::string, std::string>> get(const std::string& uri) {
 }
 
 class HandlerProcess : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         dir_ = fs::temp_directory_path() / ("pouch-fcgi-" + std::to_string(::getpid()));
         fs::create_directories(dir_);
@@ -128,12 +60,9 @@ protected:
         // The socket file appears at bind(), before listen(): ready means a connect works.
         bool ready = false;
         for (int i = 0; i < 200 && !ready; ++i) {
-            int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
-            sockaddr_un addr{};
-            addr.sun_family = AF_UNIX;
-            std::strncpy(addr.sun_path, socket_.c_str(), sizeof addr.sun_path - 1);
-            ready = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-            ::close(fd);
+            int fd = pouch::testing::fcgi_unix_connect(socket_);
+            ready = fd >= 0;
+            if (ready) ::close(fd);
             if (!ready) std::this_thread::sleep_for(std::chrono::milliseconds(25));
         }
         ASSERT_TRUE(ready) << "handler did not start listening on its socket";
@@ -163,9 +92,8 @@ TEST_F(HandlerProcess, UnknownPathIsJson404WithRequestId) {
     EXPECT_EQ(r.status, 404);
     EXPECT_NE(r.head.find("Content-Type: application/json"), std::string::npos);
     EXPECT_NE(r.head.find("X-Request-Id: 0123456789abcdef0123456789abcdef"), std::string::npos);
-    EXPECT_EQ(r.body,
-              R"({"ok":false,"error":{"code":"not_found","message":"no such endpoint"},)"
-              R"("meta":{"request_id":"0123456789abcdef0123456789abcdef"}})");
+    EXPECT_EQ(r.body, R"({"ok":false,"error":{"code":"not_found","message":"no such endpoint"},)"
+                      R"("meta":{"request_id":"0123456789abcdef0123456789abcdef"}})");
 }
 
 TEST_F(HandlerProcess, WrongMethodIs405WithAllow) {
@@ -236,36 +164,27 @@ TEST_F(HandlerProcess, SigtermExitsCleanlyAndRemovesTheSocket) {
 TEST_F(HandlerProcess, SigtermLetsTheRequestInFlightFinish) {
     // A login whose body arrives late is in flight when SIGTERM lands; it must still get its
     // answer (here 400: the body is not JSON) rather than a dropped connection.
-    int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::strncpy(addr.sun_path, socket_.c_str(), sizeof addr.sun_path - 1);
-    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-    std::string p;
-    for (auto [k, v] : std::vector<std::pair<std::string, std::string>>{
-             {"REQUEST_METHOD", "POST"},
-             {"REQUEST_URI", "/v1/account/login"},
-             {"CONTENT_TYPE", "application/json"},
-             {"CONTENT_LENGTH", "3"}}) {
-        put_length(p, k.size());
-        put_length(p, v.size());
-        p += k + v;
-    }
-    std::string first = record(1, std::string("\x00\x01\x00\x00\x00\x00\x00\x00", 8)) +
-                        record(4, p) + record(4, "");
-    ASSERT_EQ(::write(fd, first.data(), first.size()), static_cast<ssize_t>(first.size()));
+    int fd = pouch::testing::fcgi_unix_connect(socket_);
+    ASSERT_GE(fd, 0);
+    pouch::testing::fcgi_set_timeouts(fd);
+    Reply r;
+    ASSERT_TRUE(
+        pouch::testing::fcgi_send(fd,
+                                  pouch::testing::fcgi_begin({{"REQUEST_METHOD", "POST"},
+                                                              {"REQUEST_URI", "/v1/account/login"},
+                                                              {"CONTENT_TYPE", "application/json"},
+                                                              {"CONTENT_LENGTH", "3"}}),
+                                  r));
     std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the worker is now reading
     ::kill(pid_, SIGTERM);
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    std::string rest = record(5, "{x}") + record(5, "");
-    ASSERT_EQ(::write(fd, rest.data(), rest.size()), static_cast<ssize_t>(rest.size()));
-    std::string in;
-    char buf[4096];
-    ssize_t n;
-    while ((n = ::read(fd, buf, sizeof buf)) > 0) in.append(buf, static_cast<size_t>(n));
+    ASSERT_TRUE(pouch::testing::fcgi_send(fd, pouch::testing::fcgi_stdin("{x}"), r));
+    pouch::testing::fcgi_read_reply(fd, r);
     ::close(fd);
-    EXPECT_NE(in.find("Status: 400"), std::string::npos);
-    EXPECT_NE(in.find("invalid_json"), std::string::npos);
+    EXPECT_FALSE(r.timed_out);
+    EXPECT_TRUE(r.answered);
+    EXPECT_EQ(r.status, 400);
+    EXPECT_NE(r.body.find(R"("code":"invalid_json")"), std::string::npos) << r.body;
     int status = 0;
     ::waitpid(pid_, &status, 0);
     pid_ = -1;
