@@ -38,7 +38,10 @@ TEST(HashPool, RethrowsWhatTheJobThrew) {
 }
 
 TEST(HashPool, RunsAtMostThreadsJobsAtOnce) {
+    // Every job holds its thread until the gate opens: once two run, the other four must be
+    // queued, not running, however the threads are scheduled.
     HashPool pool(2, 8, 5000ms);
+    Gate gate;
     std::atomic<int> now{0}, peak{0};
     std::vector<std::thread> callers;
     for (int i = 0; i < 6; ++i)
@@ -47,12 +50,22 @@ TEST(HashPool, RunsAtMostThreadsJobsAtOnce) {
                 int n = ++now;
                 for (int p = peak.load(); n > p && !peak.compare_exchange_weak(p, n);) {
                 }
-                std::this_thread::sleep_for(20ms);
+                gate.opened.wait();
                 --now;
             });
         });
+    auto deadline = std::chrono::steady_clock::now() + 2s;
+    while ((pool.stats().running < 2 || pool.stats().queued < 4) &&
+           std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(1ms);
+    HashPool::Stats held = pool.stats();
+    EXPECT_EQ(held.running, 2u);
+    EXPECT_EQ(held.queued, 4u);
+    EXPECT_EQ(now.load(), 2);
+    gate.open.set_value();
     for (auto& t : callers) t.join();
     EXPECT_EQ(peak.load(), 2);
+    EXPECT_EQ(pool.stats().refused, 0u);
 }
 
 TEST(HashPool, FullQueueAnswers503WithRetryAfterAtOnce) {
@@ -91,7 +104,11 @@ TEST(HashPool, JobNotStartedInTimeIsRefusedAndNeverRuns) {
         FAIL() << "expected 503";
     } catch (const pouch::Error& e) {
         EXPECT_EQ(pouch::http::status_of(e.fault), 503);
+        EXPECT_EQ(e.code, "unavailable");
+        ASSERT_EQ(e.headers.size(), 1u);
+        EXPECT_EQ(e.headers[0], (std::pair<std::string, std::string>{"Retry-After", "2"}));
     }
+    EXPECT_EQ(pool.stats().refused, 1u);
     EXPECT_EQ(pool.stats().queued, 0u);  // withdrawn
     gate.open.set_value();
     busy.join();

@@ -22,6 +22,15 @@ struct Fixture {
     std::string sign(std::string_view header_json) const {
         return make_detached_jws(key, header_json, b64url_encode(hash));
     }
+
+    // What a signature covers, built here by hand rather than by make_detached_jws: the
+    // b64url header {"alg":"ES256"}, a dot, and the b64url hash.
+    static std::string header() { return b64url_encode(R"({"alg":"ES256"})"); }
+    std::string signing_input() const { return header() + "." + b64url_encode(hash); }
+    // The detached form of that header with signature bytes `sig`: "header..sig".
+    static std::string detached(const std::string& sig) {
+        return header() + ".." + b64url_encode(sig);
+    }
 };
 
 }  // namespace
@@ -36,10 +45,8 @@ TEST(JoseServiceSignature, AcceptsAlgOnlyAndAlgWithKidAndTyp) {
 
 TEST(JoseServiceSignature, SigningInputIsHeaderDotB64urlOfHash) {
     Fixture f;
-    std::string h = b64url_encode(R"({"alg":"ES256"})");
-    std::string sig = f.key.sign_raw(h + "." + b64url_encode(f.hash));
-    EXPECT_TRUE(
-        verify_service_signature(h + ".." + b64url_encode(sig), f.hash, f.key.public_key()));
+    std::string sig = f.key.sign_raw(f.signing_input());
+    EXPECT_TRUE(verify_service_signature(Fixture::detached(sig), f.hash, f.key.public_key()));
 }
 
 TEST(JoseServiceSignature, RejectsTamperedHash) {
@@ -60,10 +67,8 @@ TEST(JoseServiceSignature, RejectsWrongKey) {
 
 TEST(JoseServiceSignature, RejectsDerSignature) {
     Fixture f;
-    std::string h = b64url_encode(R"({"alg":"ES256"})");
-    std::string der = f.key.sign_der(h + "." + b64url_encode(f.hash));
-    EXPECT_FALSE(
-        verify_service_signature(h + ".." + b64url_encode(der), f.hash, f.key.public_key()));
+    std::string der = f.key.sign_der(f.signing_input());
+    EXPECT_FALSE(verify_service_signature(Fixture::detached(der), f.hash, f.key.public_key()));
 }
 
 TEST(JoseServiceSignature, RejectsCritB64AndUnknownHeaderMembers) {
@@ -96,9 +101,8 @@ TEST(JoseServiceSignature, RejectsKidOfAnotherKeyAndNonStringTyp) {
 TEST(JoseServiceSignature, RejectsAttachedPayloadAndGarbage) {
     Fixture f;
     auto pub = f.key.public_key();
-    std::string h = b64url_encode(R"({"alg":"ES256"})");
-    std::string p = b64url_encode(f.hash);
-    std::string attached = h + "." + p + "." + b64url_encode(f.key.sign_raw(h + "." + p));
+    std::string attached =
+        f.signing_input() + "." + b64url_encode(f.key.sign_raw(f.signing_input()));
     EXPECT_FALSE(verify_service_signature(attached, f.hash, pub));
     EXPECT_FALSE(verify_service_signature("", f.hash, pub));
     EXPECT_FALSE(verify_service_signature("..", f.hash, pub));

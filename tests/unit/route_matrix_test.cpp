@@ -29,17 +29,23 @@ struct Row {
 const std::vector<std::string> kCallers = {"none",      "web_a",   "web_b", "cli_a",
                                            "revoked_a", "support", "admin"};
 
+// The rows of matrix.tsv; a line that is neither blank, a comment, nor a row of 3 + one column
+// per caller fails the test that reads it (a row lost to a stray tab would go unchecked).
 std::vector<Row> matrix() {
     std::ifstream f("tests/smoke/matrix.tsv");
     std::vector<Row> rows;
     std::string line;
-    while (std::getline(f, line)) {
-        if (line.empty() || line[0] == '#') continue;
+    for (int number = 1; std::getline(f, line); ++number) {
+        if (line.find_first_not_of(" \t\r") == std::string::npos || line[0] == '#') continue;
         std::vector<std::string> cols;
         std::stringstream ss(line);
         std::string col;
         while (std::getline(ss, col, '\t')) cols.push_back(col);
-        if (cols.size() != 3 + kCallers.size()) continue;
+        if (cols.size() != 3 + kCallers.size()) {
+            ADD_FAILURE() << "tests/smoke/matrix.tsv line " << number << " has " << cols.size()
+                          << " tab-separated columns, want " << 3 + kCallers.size() << ": " << line;
+            continue;
+        }
         Row r{cols[0], cols[1].substr(0, cols[1].find('?')), {}};
         for (size_t i = 0; i < kCallers.size(); ++i) r.answer[kCallers[i]] = cols[3 + i];
         rows.push_back(r);
