@@ -20,20 +20,11 @@ if [ ! -f "$build/web/index.html" ] || [ ! -f "$root/clients/web/node_modules/.p
     echo "FAIL setup: the web app is not built (make build)"
     exit 1
 fi
-if [ -z "${NODE_EXTRA_CA_CERTS:-}" ] && [ -r /etc/ssl/certs/ca-certificates.crt ]; then
-    export NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt
-fi
 # playwright-core must never fetch a browser of its own.
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
-
-mkdir -p "$node_dir"
-if [ ! -d "$node_dir/node_modules" ] || ! cmp -s "$here/package-lock.json" "$node_dir/package-lock.json"; then
-    cp "$here/package.json" "$here/package-lock.json" "$node_dir/"
-    if ! npm ci --no-audit --no-fund --loglevel=error --prefix "$node_dir" >"$node_dir/npm.log" 2>&1; then
-        echo "FAIL setup: npm ci failed, see $node_dir/npm.log"
-        exit 1
-    fi
-fi
+# shellcheck source=tests/lib/node_env.sh
+. "$root/tests/lib/node_env.sh"
+node_env_install "$here" "$node_dir" || exit 1
 cp "$here/run.mjs" "$here/cli.mjs" "$node_dir/"
 
 export POUCH_ROOT="$root"

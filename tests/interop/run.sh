@@ -24,27 +24,9 @@ for bin in "$POUCHCTL" "$POUCH_INTEROP_VERIFY" "$POUCH_TESTWEB"; do
         exit 1
     fi
 done
-if ! command -v node >/dev/null 2>&1; then
-    echo "FAIL setup: node is not installed"
-    exit 1
-fi
-
-# Node trusts only its own CA list unless told otherwise; add the system's, so a registry
-# reached through a TLS proxy whose CA is installed there (ca-certificates) works for every
-# user, not only one whose environment already points Node at it.
-if [ -z "${NODE_EXTRA_CA_CERTS:-}" ] && [ -r /etc/ssl/certs/ca-certificates.crt ]; then
-    export NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt
-fi
-
-# Reinstall only when the lock file changed; npm ci installs exactly what it pins.
-mkdir -p "$node_dir"
-if [ ! -d "$node_dir/node_modules" ] || ! cmp -s "$here/package-lock.json" "$node_dir/package-lock.json"; then
-    cp "$here/package.json" "$here/package-lock.json" "$node_dir/"
-    if ! npm ci --no-audit --no-fund --loglevel=error --prefix "$node_dir" >"$node_dir/npm.log" 2>&1; then
-        echo "FAIL setup: npm ci failed, see $node_dir/npm.log"
-        exit 1
-    fi
-fi
+# shellcheck source=tests/lib/node_env.sh
+. "$root/tests/lib/node_env.sh"
+node_env_install "$here" "$node_dir" || exit 1
 # ESM resolves packages next to the script, so the scripts run from the install folder.
 cp "$here/interop.mjs" "$here/gen.mjs" "$here/vectors.mjs" "$here/hpke.mjs" "$node_dir/"
 

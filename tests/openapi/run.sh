@@ -11,21 +11,9 @@ here="$root/tests/openapi"
 node_dir="$root/${OPENAPI_NODE_DIR:-build/openapi-node}"
 log=${1:-}
 
-if ! command -v node >/dev/null 2>&1; then
-    echo "FAIL setup: node is not installed"
-    exit 1
-fi
-if [ -z "${NODE_EXTRA_CA_CERTS:-}" ] && [ -r /etc/ssl/certs/ca-certificates.crt ]; then
-    export NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt
-fi
-mkdir -p "$node_dir"
-if [ ! -d "$node_dir/node_modules" ] || ! cmp -s "$here/package-lock.json" "$node_dir/package-lock.json"; then
-    cp "$here/package.json" "$here/package-lock.json" "$node_dir/"
-    if ! npm ci --no-audit --no-fund --loglevel=error --prefix "$node_dir" >"$node_dir/npm.log" 2>&1; then
-        echo "FAIL setup: npm ci failed, see $node_dir/npm.log"
-        exit 1
-    fi
-fi
+# shellcheck source=tests/lib/node_env.sh
+. "$root/tests/lib/node_env.sh"
+node_env_install "$here" "$node_dir" || exit 1
 cp "$here/validate.mjs" "$node_dir/"
 
 status=0
