@@ -22,6 +22,7 @@ const V = JSON.parse(fs.readFileSync(path.join(ROOT, 'docs/client-format-vectors
 const webUrl = (f) => pathToFileURL(path.join(ROOT, 'clients/web', f)).href;
 const W = await import(webUrl('src/crypto/format.js'));
 const WP = await import(webUrl('src/crypto/primitives.js'));
+const { FormatError } = await import(webUrl('src/crypto/bytes.js'));
 const { makeVectors } = await import(webUrl('tools/vectors.mjs'));
 
 let failed = 0;
@@ -38,13 +39,17 @@ async function check(name, fn) {
 function eq(what, got, want) {
   if (got !== want) throw new Error(`${what}: got ${String(got).slice(0, 120)}, want ${String(want).slice(0, 120)}`);
 }
+// A refusal is a `false` answer or the web crypto module's own FormatError; any other
+// exception (a TypeError of a broken fixture, say) is a failure of the check, not a refusal.
 async function refuses(what, promiseFn) {
+  let r;
   try {
-    const r = await promiseFn();
-    if (r === false) return;
-  } catch {
-    return;
+    r = await promiseFn();
+  } catch (e) {
+    if (e instanceof FormatError) return;
+    throw new Error(`${what} threw ${e?.name}: ${e?.message} instead of refusing`);
   }
+  if (r === false) return;
   throw new Error(`${what} was accepted`);
 }
 
