@@ -1,25 +1,12 @@
 // metrics_endpoint.cpp -- the metrics route and the standard probes (metrics_endpoint.h).
-// Route labels come from Router::match, so only the server's own patterns ever become label
-// values.
+// Route labels are the patterns the dispatcher matched (Request::route), so only the server's
+// own patterns ever become label values.
 #include "common/api/metrics_endpoint.h"
 
 #include "common/http/error.h"
 #include "common/http/server.h"
 
 namespace pouch::api {
-
-namespace {
-
-std::string route_pattern(const http::Router& router, const std::string& method,
-                          const std::string& path) {
-    try {
-        return router.match(method, path).route->pattern;
-    } catch (const http::ApiError&) {  // 404 or 405: no route of this method has this shape
-        return "";
-    }
-}
-
-}  // namespace
 
 MetricsEndpoint::MetricsEndpoint(const std::string& group, http::Router& router,
                                  http::Services& services) {
@@ -36,9 +23,7 @@ MetricsEndpoint::MetricsEndpoint(const std::string& group, http::Router& router,
     };
     router.add("GET", "/metrics/{group:seg}", serve);
     router.add("GET", "/metrics/{group:seg}/{host:seg}", serve);
-    metrics::init(group, [&router](const std::string& method, const std::string& path) {
-        return route_pattern(router, method, path);
-    });
+    metrics::init(group);
 
     db::Pool& pool = services.db;
     probes_.push_back(metrics::add_probe("pouch_db_pool_size",

@@ -15,6 +15,7 @@ struct Request {
     std::string method;
     std::string path;      // as sent (DOCUMENT_URI), without the query
     std::string log_path;  // path with secret params masked (Router::loggable_path)
+    std::string route;     // pattern of the matched route, "" when none matched (metrics)
     std::string raw_query;
     std::string request_id;  // nginx $request_id
     std::string remote_addr;

@@ -146,6 +146,7 @@ Rendered dispatch(FCGX_Request& fr, Request& r, Router& router, Services& servic
         fill_request(fr, r);
         r.log_path = router.loggable_path(r.path);
         Router::Match m = router.match(r.method, r.path);
+        r.route = m.route->pattern;
         r.params = std::move(m.params);
         r.query = parse_query(r.raw_query);
         if (!m.route->options.query && !r.query.empty())
@@ -165,7 +166,7 @@ void log_request(const Request& r, int status, std::chrono::steady_clock::time_p
                  const std::string& error_detail) {
     double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    metrics::observe_request(r.method, r.path, status, ms / 1000.0);
+    metrics::observe_request(r.route, r.method, status, ms / 1000.0);
     log::Level level = status >= 500 ? log::Level::error : log::Level::info;
     if (error_detail.empty()) {
         log::write(level, "request",

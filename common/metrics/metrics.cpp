@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <list>
 #include <mutex>
 #include <string_view>
 #include <utility>
@@ -35,11 +37,6 @@ const prometheus::Histogram::BucketBoundaries kLatencyBuckets{0.005, 0.01, 0.025
 constexpr std::array<std::string_view, 7> kMethods{"GET",   "POST", "PUT",    "DELETE",
                                                    "PATCH", "HEAD", "OPTIONS"};
 
-struct Labelling {
-    std::string group;
-    RouteOf route_of;
-};
-
 struct State {
     std::shared_ptr<prometheus::Registry> registry = std::make_shared<prometheus::Registry>();
     prometheus::Family<prometheus::Counter>& requests =
@@ -55,8 +52,11 @@ struct State {
                 "wait), by route pattern, method and HTTP status.")
             .Register(*registry);
 
-    std::mutex mu;  // guards labelling and probes
-    std::shared_ptr<const Labelling> labelling;
+    // Set by init before the workers start, then only read; the strings of earlier calls are
+    // kept (unit tests call init once per test), so a reader never sees a freed one.
+    std::atomic<const std::string*> group{nullptr};
+    std::mutex mu;  // guards groups and probes
+    std::list<std::string> groups;
     std::vector<std::shared_ptr<detail::ProbeEntry>> probes;
 };
 
@@ -71,24 +71,19 @@ std::string method_label(const std::string& m) {
 
 }  // namespace
 
-void init(const std::string& group, RouteOf route_of) {
-    auto l = std::make_shared<Labelling>(Labelling{group, std::move(route_of)});
+void init(const std::string& group) {
     State& s = state();
     std::lock_guard<std::mutex> lk(s.mu);
-    s.labelling = std::move(l);
+    s.groups.push_back(group);
+    s.group.store(&s.groups.back(), std::memory_order_release);
 }
 
-void observe_request(const std::string& method, const std::string& path, int status,
+void observe_request(const std::string& route, const std::string& method, int status,
                      double seconds) {
     State& s = state();
-    std::shared_ptr<const Labelling> l;
-    {
-        std::lock_guard<std::mutex> lk(s.mu);
-        l = s.labelling;
-    }
-    if (!l) return;
-    std::string route = l->route_of ? l->route_of(method, path) : std::string();
-    prometheus::Labels labels{{"group", l->group},
+    const std::string* group = s.group.load(std::memory_order_acquire);
+    if (!group) return;
+    prometheus::Labels labels{{"group", *group},
                               {"route", route.empty() ? "unmatched" : route},
                               {"method", method_label(method)},
                               {"status", std::to_string(status)}};
@@ -126,11 +121,11 @@ std::string scrape() {
     State& s = state();
     std::vector<prometheus::MetricFamily> families = s.registry->Collect();
     std::vector<std::shared_ptr<detail::ProbeEntry>> probes;
-    std::string group;
+    const std::string* g = s.group.load(std::memory_order_acquire);
+    std::string group = g ? *g : std::string();
     {
         std::lock_guard<std::mutex> lk(s.mu);
         probes = s.probes;
-        if (s.labelling) group = s.labelling->group;
     }
     // Read outside the lock: a probe may take its own component's lock.
     for (const auto& p : probes) {

@@ -15,16 +15,14 @@
 
 namespace pouch::metrics {
 
-// Maps a request to its route pattern ("/v1/pouches/{pouchId:uuid}/events"), or "" when no
-// route matches.
-using RouteOf = std::function<std::string(const std::string& method, const std::string& path)>;
+// Labels every series of this process with group="<group>". Called before the server starts
+// its workers; before it is called, observe_request counts nothing (unit tests of the server).
+void init(const std::string& group);
 
-// Labels every series of this process with group="<group>" and sets how paths become route
-// labels. Before it is called, observe_request counts nothing (unit tests of the server).
-void init(const std::string& group, RouteOf route_of);
-
-// One answered request (the server's log hook calls it once per answer). Thread-safe.
-void observe_request(const std::string& method, const std::string& path, int status,
+// One answered request (the server's log hook calls it once per answer), labelled with the
+// pattern of the route the dispatcher matched ("/v1/pouches/{pouchId:uuid}/events"; "" when
+// none did: "unmatched"). Thread-safe and lock-free but for prometheus-cpp's own.
+void observe_request(const std::string& route, const std::string& method, int status,
                      double seconds);
 
 enum class Kind { gauge, counter };

@@ -11,10 +11,8 @@ namespace m = pouch::metrics;
 
 namespace {
 
-// The pattern of the one route these tests pretend to have.
-std::string pouch_route(const std::string&, const std::string& path) {
-    return path.rfind("/v1/pouches/", 0) == 0 ? "/v1/pouches/{pouchId:uuid}" : "";
-}
+// The pattern of the one route these tests pretend to have, as the dispatcher passes it.
+const std::string kPouchRoute = "/v1/pouches/{pouchId:uuid}";
 
 bool has_line(const std::string& text, const std::string& line) {
     return text.find(line + "\n") != std::string::npos;
@@ -23,10 +21,10 @@ bool has_line(const std::string& text, const std::string& line) {
 }  // namespace
 
 TEST(Metrics, RequestsAreCountedAndTimedUnderTheirRoutePattern) {
-    m::init("unit-route", pouch_route);
-    m::observe_request("GET", "/v1/pouches/0b5d1a52-7c1e-4b43-9f2e-0a6f3b8f6e11", 200, 0.002);
-    m::observe_request("GET", "/v1/pouches/5f0c2a51-2a4e-4a61-8c3e-7d9b1e0f2a33", 200, 0.3);
-    m::observe_request("GET", "/v1/pouches/5f0c2a51-2a4e-4a61-8c3e-7d9b1e0f2a33", 404, 0.001);
+    m::init("unit-route");
+    m::observe_request(kPouchRoute, "GET", 200, 0.002);
+    m::observe_request(kPouchRoute, "GET", 200, 0.3);
+    m::observe_request(kPouchRoute, "GET", 404, 0.001);
     std::string text = m::scrape();
     const std::string labels =
         R"({group="unit-route",method="GET",route="/v1/pouches/{pouchId:uuid}",status="200")";
@@ -40,26 +38,24 @@ TEST(Metrics, RequestsAreCountedAndTimedUnderTheirRoutePattern) {
         has_line(text, "pouch_http_requests_total" +
                            std::string(R"({group="unit-route",method="GET",)"
                                        R"(route="/v1/pouches/{pouchId:uuid}",status="404"} 1)")));
-    EXPECT_EQ(text.find("0b5d1a52"), std::string::npos);  // ids never become label values
 }
 
 TEST(Metrics, UnknownPathsAndMethodsShareOneSeries) {
-    m::init("unit-unknown", pouch_route);
-    m::observe_request("GET", "/v1/made-up-1", 404, 0.001);
-    m::observe_request("GET", "/v1/made-up-2", 404, 0.001);
-    m::observe_request("BREW", "/v1/made-up-3", 404, 0.001);
+    m::init("unit-unknown");
+    m::observe_request("", "GET", 404, 0.001);  // no route matched
+    m::observe_request("", "GET", 404, 0.001);
+    m::observe_request("", "BREW", 404, 0.001);
     std::string text = m::scrape();
     EXPECT_TRUE(has_line(text, R"(pouch_http_requests_total{group="unit-unknown",method="GET",)"
                                R"(route="unmatched",status="404"} 2)"))
         << text;
     EXPECT_TRUE(has_line(text, R"(pouch_http_requests_total{group="unit-unknown",method="other",)"
                                R"(route="unmatched",status="404"} 1)"));
-    EXPECT_EQ(text.find("made-up"), std::string::npos);
     EXPECT_EQ(text.find("BREW"), std::string::npos);
 }
 
 TEST(Metrics, ProbeIsReadWhenScrapedAndGoneWithItsHandle) {
-    m::init("unit-probe", pouch_route);
+    m::init("unit-probe");
     double value = 3;
     {
         m::Probe p = m::add_probe("pouch_unit_probe", "A test gauge.", m::Kind::gauge,
@@ -74,7 +70,7 @@ TEST(Metrics, ProbeIsReadWhenScrapedAndGoneWithItsHandle) {
 }
 
 TEST(Metrics, CounterProbeHasCounterTypeAndReplacingAHandleUnregistersTheOld) {
-    m::init("unit-counter", pouch_route);
+    m::init("unit-counter");
     m::Probe p = m::add_probe("pouch_unit_old_total", "Old.", m::Kind::counter, [] { return 1.0; });
     p = m::add_probe("pouch_unit_new_total", "New.", m::Kind::counter, [] { return 5.0; });
     std::string text = m::scrape();
