@@ -6,8 +6,6 @@
 #include "common/crypto/hash.h"
 #include "common/crypto/random.h"
 #include "common/json/out.h"
-#include "common/json/parse.h"
-#include "common/json/schema.h"
 #include "common/model/ids_in_use.h"
 #include "common/model/key_envelopes.h"
 #include "common/model/roster.h"
@@ -19,8 +17,6 @@
 namespace pouch::account {
 
 namespace {
-
-namespace js = json::schema;
 
 // Every envelope names the same pouch, creator and key_gen; throws at the first that differs.
 void require_same(const rapidjson::Value& envelopes, const char* member) {
@@ -55,7 +51,6 @@ http::Response genesis(api::Call& call) {
     {
         auto conn = s.db.acquire();
         db::Transaction tx(*conn);
-        conn->exec(sql::kLockAccount, {c.account_id});
         model::Usage before = model::lock_account_usage(*conn, c.account_id);
         if (conn->exec(sql::kHasGenesis, {c.account_id}).rows() > 0)
             throw http::ApiError(409, "genesis_exists", "the account already has a roster");

@@ -37,10 +37,6 @@ inline const db::Statement kAccountOverview{
     "  JOIN plans p ON p.id = a.plan_id"
     " WHERE u.id = $1"};
 
-inline const db::Statement kLockAccount{
-    "account_lock_account",
-    "SELECT web_member_id FROM storage_accounts WHERE id = $1 FOR UPDATE"};
-
 inline const db::Statement kHasGenesis{
     "account_has_genesis", "SELECT 1 FROM roster_entries WHERE account_id = $1 AND idx = 0"};
 
@@ -63,8 +59,8 @@ inline const db::Statement kRosterPage{
     "account_roster_page",
     "SELECT * FROM ("
     "  SELECT idx, statement, signature, iso(created_at) AS created_at,"
-    "         coalesce(sum(length(statement) + length(signature)) OVER w, 0)"
-    "           - length(statement) - length(signature) AS bytes_before,"
+    "         coalesce(sum(statement_bytes(statement, signature)) OVER w, 0)"
+    "           - statement_bytes(statement, signature) AS bytes_before,"
     "         count(*) OVER () AS fetched"
     "    FROM (SELECT * FROM roster_entries WHERE account_id = $1 AND idx > $2"
     "           ORDER BY idx LIMIT $3) e"

@@ -11,8 +11,6 @@
 #include "common/crypto/hash.h"
 #include "common/db/array.h"
 #include "common/json/out.h"
-#include "common/json/parse.h"
-#include "common/json/schema.h"
 #include "common/model/usage.h"
 #include "common/rules/quota.h"
 #include "common/storage/blob_store.h"
@@ -65,7 +63,6 @@ Error no_reservation() {
 // refreshes its expiry and takes the newly stated size, but never reserves it twice. Only the
 // bytes a call adds (new ids, or growth of a re-checked size) are weighed against the plan.
 http::Response check_blobs(api::Call& call) {
-    http::Request& req = call.req;
     http::Services& s = call.services;
     const auth::Caller& c = call.who();
     const rapidjson::Document& doc = call.body;
@@ -88,7 +85,6 @@ http::Response check_blobs(api::Call& call) {
     {
         auto conn = s.db.acquire();
         db::Transaction tx(*conn);
-        load_pouch(*conn, req.param("pouchId"), c);
         conn->exec(sql::kLockAccount, {c.account_id});
         std::vector<size_t> missing_at;  // indexes into ids
         if (!ids.empty()) {

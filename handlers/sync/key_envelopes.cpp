@@ -7,8 +7,6 @@
 #include "common/auth/caller.h"
 #include "common/http/query.h"
 #include "common/json/out.h"
-#include "common/json/parse.h"
-#include "common/json/schema.h"
 #include "common/model/schemas.h"
 #include "common/model/usage.h"
 #include "common/paging/paging.h"
@@ -18,12 +16,6 @@
 #include "handlers/sync/sql_pouches.h"
 
 namespace pouch::sync {
-
-namespace {
-
-namespace js = json::schema;
-
-}  // namespace
 
 http::Response list_key_envelopes(api::Call& call) {
     http::Request& req = call.req;
@@ -46,12 +38,11 @@ http::Response list_key_envelopes(api::Call& call) {
         "key-envelopes/" + p.id + "/" + member.value_or("*") + "/" + gen.value_or("*"),
         {paging::Key::positive, paging::Key::uuid});
     auto after = list.read(q);
-    db::Result r = conn->exec(sql::kListEnvelopes,
-                              {p.id, member, gen, after ? db::Param((*after)[0]) : db::Param(),
-                               after ? db::Param((*after)[1]) : db::Param(),
-                               std::to_string(limit + 1), std::to_string(paging::kPageBudget)});
-    long long fetched = r.rows() > 0 ? r.int64(0, "fetched") : 0;
-    return list.page(limit, r.rows(), fetched, [&](json::Out& o, int i) {
+    db::Result r =
+        conn->exec(sql::kListEnvelopes,
+                   {p.id, member, gen, paging::after_key(after, 0), paging::after_key(after, 1),
+                    std::to_string(limit + 1), std::to_string(paging::kPageBudget)});
+    return list.page(limit, r.rows(), paging::fetched(r), [&](json::Out& o, int i) {
         o.obj();
         o.kv("pouch_id", r.text(i, "pouch_id")).kv("member_id", r.text(i, "member_id"));
         o.kv("key_gen", r.int64(i, "key_gen")).kv("hpke_enc", r.text(i, "hpke_enc"));
@@ -82,7 +73,6 @@ http::Response add_key_envelopes(api::Call& call) {
     {
         auto conn = s.db.acquire();
         db::Transaction tx(*conn);
-        load_pouch(*conn, pouch_id, c);  // 404 for a pouch of another account, before locking
         model::Usage before = model::lock_account_usage(*conn, c.account_id);
         stored =
             model::store_key_envelopes(*conn, c.account_id, envelopes, "/key_envelopes",

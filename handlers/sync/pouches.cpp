@@ -5,8 +5,6 @@
 #include "common/crypto/random.h"
 #include "common/http/query.h"
 #include "common/json/out.h"
-#include "common/json/parse.h"
-#include "common/json/schema.h"
 #include "common/model/ids_in_use.h"
 #include "common/model/key_envelopes.h"
 #include "common/model/schemas.h"
@@ -19,12 +17,6 @@
 
 namespace pouch::sync {
 
-namespace {
-
-namespace js = json::schema;
-
-}  // namespace
-
 http::Response list_pouches(api::Call& call) {
     http::Services& s = call.services;
     const auth::Caller& c = call.who();
@@ -34,9 +26,8 @@ http::Response list_pouches(api::Call& call) {
     long long limit = q.integer("limit");
     auto conn = s.db.acquire();
     db::Result r =
-        conn->exec(sql::kListPouches,
-                   {c.account_id, after ? db::Param((*after)[0]) : db::Param(),
-                    after ? db::Param((*after)[1]) : db::Param(), std::to_string(limit + 1)});
+        conn->exec(sql::kListPouches, {c.account_id, paging::after_key(after, 0),
+                                       paging::after_key(after, 1), std::to_string(limit + 1)});
     return list.page(limit, r.rows(), r.rows(), [&](json::Out& o, int i) {
         write_pouch(o, r, i);
         return paging::Keys{r.text(i, "created_us"), r.text(i, "id")};
@@ -82,7 +73,7 @@ http::Response create_pouch(api::Call& call) {
                              "the plan allows " + plan.text(0, "pouch_limit") + " pouches");
     if (model::pouch_id_in_use(*conn, id))
         throw validation_failed("/id", "this pouch id is already in use");
-    model::Usage before = model::lock_account_usage(*conn, c.account_id);
+    model::Usage before = model::account_usage(*conn, c.account_id);  // row locked above
     db::Result row = conn->exec(sql::kInsertPouch,
                                 {id, c.account_id, crypto::uuid_v4(), std::to_string(key_gen)});
     model::store_key_envelopes(*conn, c.account_id, envelopes, "/key_envelopes", c.member_id,
