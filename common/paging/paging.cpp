@@ -119,4 +119,13 @@ http::Response List::page(long long limit, int rows, long long fetched,
     return resp;
 }
 
+db::Param after_key(const std::optional<Keys>& after, size_t k) {
+    if (!after) return std::nullopt;
+    return (*after)[k];
+}
+
+long long fetched(const db::Result& r) {
+    return r.rows() > 0 ? r.int64(0, "fetched") : 0;
+}
+
 }  // namespace pouch::paging

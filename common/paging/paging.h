@@ -10,7 +10,8 @@
 //   const paging::List list("devices/" + c.account_id, {paging::Key::natural, paging::Key::uuid});
 //   QueryValues q = validate_query(req, {paging::cursor_param(), paging::limit_param()});
 //   auto after = list.read(q);             // nullopt: from the start
-//   db::Result r = ... LIMIT limit + 1 ...
+//   db::Result r = conn->exec(st, {..., paging::after_key(after, 0), paging::after_key(after, 1),
+//                                  std::to_string(limit + 1)});   // ... LIMIT $n
 //   return list.page(q.integer("limit"), r.rows(), r.rows(), [&](json::Out& o, int i) {
 //       ...write row i...; return paging::Keys{r.text(i, "created_us"), r.text(i, "id")};
 //   });
@@ -22,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "common/db/pool.h"
 #include "common/http/query.h"
 #include "common/http/response.h"
 #include "common/json/out.h"
@@ -52,6 +54,14 @@ http::QueryParam cursor_param();
 http::QueryParam limit_param(long long max = kMaxLimit);
 
 http::ApiError invalid_cursor();
+
+// Key k of the cursor read by List::read as a statement parameter: SQL NULL (from the start)
+// when there is no cursor.
+db::Param after_key(const std::optional<Keys>& after, size_t k);
+
+// The `fetched` column of a page statement that cuts by bytes (the rows it read before that
+// cut, the same on every row), 0 when it returned none.
+long long fetched(const db::Result& r);
 
 class List {
   public:

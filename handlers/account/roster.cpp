@@ -24,8 +24,7 @@ http::Response roster(api::Call& call) {
     auto conn = s.db.acquire();
     db::Result r = conn->exec(sql::kRosterPage, {c.account_id, after, std::to_string(limit + 1),
                                                  std::to_string(paging::kPageBudget)});
-    long long fetched = r.rows() > 0 ? r.int64(0, "fetched") : 0;
-    return list.page(limit, r.rows(), fetched, [&](json::Out& o, int i) {
+    return list.page(limit, r.rows(), paging::fetched(r), [&](json::Out& o, int i) {
         o.obj();
         o.kv("index", r.int64(i, "idx")).kv("statement", r.text(i, "statement"));
         o.kv("signature", r.text(i, "signature")).kv("created_at", r.text(i, "created_at"));

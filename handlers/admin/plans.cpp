@@ -12,11 +12,10 @@
 #include "common/http/error.h"
 #include "common/http/query.h"
 #include "common/json/out.h"
-#include "common/json/parse.h"
-#include "common/json/schema.h"
 #include "common/model/plan.h"
 #include "common/paging/paging.h"
 #include "common/rules/plan_diff.h"
+#include "handlers/admin/audit_record.h"
 #include "handlers/admin/routes.h"
 #include "handlers/admin/sql.h"
 
@@ -97,8 +96,8 @@ http::Response list_plans(api::Call& call) {
     auto after = list.read(q);
     auto conn = s.db.acquire();
     db::Result r = conn->exec(
-        sql::kListPlans, {after ? db::Param((*after)[0]) : db::Param(),
-                          after ? db::Param((*after)[1]) : db::Param(), std::to_string(limit + 1)});
+        sql::kListPlans,
+        {paging::after_key(after, 0), paging::after_key(after, 1), std::to_string(limit + 1)});
     return list.page(limit, r.rows(), r.rows(), [&](json::Out& o, int i) {
         model::write_plan(o, r, i);
         return paging::Keys{r.text(i, "sort"), r.text(i, "slug")};
@@ -115,9 +114,7 @@ http::Response get_plan(api::Call& call) {
 }
 
 http::Response update_plan(api::Call& call) {
-    http::Request& req = call.req;
     http::Services& s = call.services;
-    const auth::Caller& c = call.who();
     const std::string& id = call.param("id");
     const rapidjson::Document& doc = call.body;
 
@@ -153,13 +150,7 @@ http::Response update_plan(api::Call& call) {
             throw;
         }
     }();
-    db::Param reason;
-    if (doc.HasMember("reason"))
-        reason = std::string(doc["reason"].GetString(), doc["reason"].GetStringLength());
-    db::Param request_id;
-    if (!req.request_id.empty()) request_id = req.request_id;
-    conn->exec(sql::kInsertAudit, {c.user_id, std::string("plan.update"), id, before.done(),
-                                   after.done(), reason, request_id});
+    write_audit(*conn, call, "plan.update", id, before.done(), after.done());
     tx.commit();
     return plan_response(r);
 }

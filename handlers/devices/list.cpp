@@ -13,9 +13,8 @@ http::Response list(api::Call& call) {
     long long limit = call.query.integer("limit");
     auto conn = call.services.db.acquire();
     db::Result r =
-        conn->exec(sql::kListDevices,
-                   {c.account_id, after ? db::Param((*after)[0]) : db::Param(),
-                    after ? db::Param((*after)[1]) : db::Param(), std::to_string(limit + 1)});
+        conn->exec(sql::kListDevices, {c.account_id, paging::after_key(after, 0),
+                                       paging::after_key(after, 1), std::to_string(limit + 1)});
     return list.page(limit, r.rows(), r.rows(), [&](json::Out& o, int i) {
         o.obj();
         o.kv("id", r.text(i, "id")).kv("name", r.text(i, "name"));

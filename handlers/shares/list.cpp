@@ -21,9 +21,8 @@ http::Response list(api::Call& call) {
     auto after = list.read(q);
     auto conn = s.db.acquire();
     db::Result r =
-        conn->exec(sql::kListShares,
-                   {pouch_id, after ? db::Param((*after)[0]) : db::Param(),
-                    after ? db::Param((*after)[1]) : db::Param(), std::to_string(limit + 1)});
+        conn->exec(sql::kListShares, {pouch_id, paging::after_key(after, 0),
+                                      paging::after_key(after, 1), std::to_string(limit + 1)});
     return list.page(limit, r.rows(), r.rows(), [&](json::Out& o, int i) {
         o.obj();
         write_share(o, r, i);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "common/db/pool.h"
+#include "common/paging/paging.h"
 
 namespace pouch::shares::sql {
 
@@ -73,14 +74,11 @@ inline const db::Statement kShareExists{"shares_exists",
 // $4 is limit + 1, so one extra row tells whether another page follows.
 inline const db::Statement kListShares{
     "shares_list",
-    "SELECT " SHARE_COLUMNS
-    ","
-    "       (extract(epoch FROM created_at) * 1000000)::bigint AS created_us"
+    "SELECT " SHARE_COLUMNS ", " POUCH_PAGING_MICROS("created_at") " AS created_us"
     "  FROM shares"
     " WHERE pouch_id = $1"
     "   AND ($2::bigint IS NULL"
-    "        OR (created_at, id) < (timestamptz 'epoch' + $2::bigint * interval '1 microsecond',"
-    "                               $3::uuid))"
+    "        OR (created_at, id) < (" POUCH_PAGING_FROM_MICROS("$2") ", $3::uuid))"
     " ORDER BY created_at DESC, id DESC LIMIT $4"};
 
 // Idempotent: a second revoke keeps the first revoked_at and answers the same object.

@@ -18,13 +18,7 @@ namespace pouch::sync {
 
 namespace {
 
-constexpr long long kMaxArtifactsLimit = 500;  // decisions §5.4
 const paging::Keys kBeforeEverySeq{"-1", "00000000-0000-0000-0000-000000000000"};
-
-// Rows the page query read before its byte cut (the `fetched` column), 0 for no rows.
-long long fetched(const db::Result& r) {
-    return r.rows() > 0 ? r.int64(0, "fetched") : 0;
-}
 
 }  // namespace
 
@@ -44,7 +38,7 @@ http::Response list_artifacts(api::Call& call) {
     db::Result r = conn->exec(
         q.boolean("include_deleted") ? sql::kAllArtifactsPage : sql::kLiveArtifactsPage,
         {p.id, from[0], from[1], std::to_string(limit + 1), std::to_string(paging::kPageBudget)});
-    return list.page(limit, r.rows(), fetched(r), [&](json::Out& o, int i) {
+    return list.page(limit, r.rows(), paging::fetched(r), [&](json::Out& o, int i) {
         o.obj();
         o.kv("id", r.text(i, "id")).kv("name_index", r.text(i, "name_index"));
         o.kv("updated_at", r.text(i, "updated_at"));
@@ -73,7 +67,7 @@ http::Response list_revisions(api::Call& call) {
     db::Result r = conn->exec(
         sql::kRevisionsPage,
         {p.id, artifact_id, below, std::to_string(limit + 1), std::to_string(paging::kPageBudget)});
-    return list.page(limit, r.rows(), fetched(r), [&](json::Out& o, int i) {
+    return list.page(limit, r.rows(), paging::fetched(r), [&](json::Out& o, int i) {
         write_revision(o, r, i);
         return paging::Keys{r.text(i, "rev_seq"), r.text(i, "rev_id")};
     });
