@@ -1,14 +1,16 @@
-// key_envelopes.cpp -- envelope storage for the groups that change keys. The envelope array goes to PostgreSQL as one jsonb parameter
-// (jsonb_to_recordset), so 2,000 envelopes are a few statements, not 2,000 round trips: the
-// key generation rule and the stored-envelope check are one set query before the insert.
+// key_envelopes.cpp -- envelope storage for the groups that change keys. The envelope array goes to
+// PostgreSQL as one jsonb parameter (jsonb_to_recordset), so 2,000 envelopes are a few statements,
+// not 2,000 round trips: the key generation rule and the stored-envelope check are one set query
+// before the insert.
 #include "common/model/key_envelopes.h"
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include "common/types/error.h"
 #include "common/json/out.h"
+#include "common/json/value.h"
 #include "common/model/pouch_events.h"
+#include "common/types/error.h"
 
 namespace pouch::model {
 
@@ -36,7 +38,8 @@ const db::Statement kFirstKeyGenProblem{
     "  SELECT x.ord - 1 AS i, (x.v->>'pouch_id')::uuid AS pouch_id,"
     "         (x.v->>'member_id')::uuid AS member_id, (x.v->>'key_gen')::bigint AS key_gen,"
     "         x.v->>'hpke_enc' AS hpke_enc, x.v->>'ciphertext' AS ciphertext,"
-    "         (x.v->>'created_by_member')::uuid AS created_by_member, x.v->>'signature' AS signature"
+    "         (x.v->>'created_by_member')::uuid AS created_by_member, x.v->>'signature' AS "
+    "signature"
     "    FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY x(v, ord)),"
     " checked AS ("
     "  SELECT e.i, e.pouch_id, p.key_gen AS current_key_gen,"
@@ -110,8 +113,7 @@ StoredEnvelopes store_key_envelopes(db::Conn& conn, const std::string& account_i
     StoredEnvelopes out;
     if (!envelopes.IsArray() || envelopes.Empty()) return out;
     for (rapidjson::SizeType i = 0; i < envelopes.Size(); ++i) {
-        const auto& by = envelopes[i]["created_by_member"];
-        if (std::string(by.GetString(), by.GetStringLength()) != creator_member_id)
+        if (json::text(envelopes[i]["created_by_member"]) != creator_member_id)
             throw validation_failed(pointer + "/" + std::to_string(i) + "/created_by_member",
                                     "must be the member id of the caller");
     }
@@ -122,13 +124,15 @@ StoredEnvelopes store_key_envelopes(db::Conn& conn, const std::string& account_i
         fail_at(conn.exec(kFirstInactiveMember, {json, account_id}), pointer, "member_id",
                 "names no active member of this account");
     conn.exec(kLockEnvelopePouches, {json, account_id});  // id order, as every writer locks
-    db::Result bad = conn.exec(
-        kFirstKeyGenProblem, {json, account_id, rule == KeyGenRule::rotation ? "rotation" : "history"});
+    db::Result bad =
+        conn.exec(kFirstKeyGenProblem,
+                  {json, account_id, rule == KeyGenRule::rotation ? "rotation" : "history"});
     if (bad.rows() == 1) {
         std::string at = pointer + "/" + bad.text(0, "bad");
         std::string problem = bad.text(0, "problem");
         if (problem == "repeat")
-            throw validation_failed(at, "repeats the pouch, member and key_gen of an earlier envelope");
+            throw validation_failed(at,
+                                    "repeats the pouch, member and key_gen of an earlier envelope");
         long long current = bad.int64(0, "current_key_gen");
         json::Out d;
         d.kv("current_key_gen", current).kv("pouch_id", bad.text(0, "pouch_id"));
@@ -136,10 +140,12 @@ StoredEnvelopes store_key_envelopes(db::Conn& conn, const std::string& account_i
             problem == "stored"
                 ? "another envelope is already stored for this pouch, member and key_gen"
             : rule == KeyGenRule::rotation
-                ? "a request's envelopes for one pouch must share one key_gen, the pouch's current " +
+                ? "a request's envelopes for one pouch must share one key_gen, the pouch's "
+                  "current " +
                       std::to_string(current) + " or the next"
                 : "key_gen must not be above the pouch's current " + std::to_string(current);
-        throw Error(Fault::conflict, "key_gen_conflict", message, at + "/key_gen").with_details(d.done());
+        throw Error(Fault::conflict, "key_gen_conflict", message, at + "/key_gen")
+            .with_details(d.done());
     }
     conn.exec(kInsertEnvelopes, {json});
     db::Result rotated = conn.exec(kRaiseKeyGen, {json, account_id});

@@ -19,8 +19,8 @@ const db::Statement kAppendEvents{
     " INSERT INTO events (pouch_id, epoch, seq, kind, device_id)"
     " SELECT id, epoch, high_water, $2, $3::uuid FROM bumped"};
 
-const db::Statement kAccountPouches{
-    "model_account_pouches", "SELECT id FROM pouches WHERE account_id = $1 ORDER BY id"};
+const db::Statement kAccountPouches{"model_account_pouches",
+                                    "SELECT id FROM pouches WHERE account_id = $1 ORDER BY id"};
 
 }  // namespace
 
@@ -29,14 +29,15 @@ void append_pouch_events(db::Conn& conn, const std::vector<std::string>& pouch_i
     if (pouch_ids.empty()) return;
     std::string ids = db::text_array(pouch_ids);
     conn.exec(kLockPouches, {ids});  // in id order, the order every writer uses
-    conn.exec(kAppendEvents,
-              {ids, kind, device_id.empty() ? db::Param() : db::Param(device_id)});
+    conn.exec(kAppendEvents, {ids, kind, device_id.empty() ? db::Param() : db::Param(device_id)});
 }
 
-std::vector<std::string> account_pouches(db::Conn& conn, const std::string& account_id) {
+std::vector<std::string> append_roster_events(db::Conn& conn, const std::string& account_id,
+                                              const std::string& device_id) {
     db::Result r = conn.exec(kAccountPouches, {account_id});
     std::vector<std::string> ids;
     for (int i = 0; i < r.rows(); ++i) ids.push_back(r.text(i, 0));
+    append_pouch_events(conn, ids, "roster", device_id);
     return ids;
 }
 

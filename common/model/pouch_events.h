@@ -15,7 +15,9 @@ namespace pouch::model {
 void append_pouch_events(db::Conn& conn, const std::vector<std::string>& pouch_ids,
                          const std::string& kind, const std::string& device_id);
 
-// The account's pouch ids, for roster events.
-std::vector<std::string> account_pouches(db::Conn& conn, const std::string& account_id);
+// Appends a `roster` event to every pouch of the account (the roster changed); returns their
+// ids, for the wake-ups after COMMIT. `device_id` is the writing device, "" for the web.
+std::vector<std::string> append_roster_events(db::Conn& conn, const std::string& account_id,
+                                              const std::string& device_id);
 
 }  // namespace pouch::model

@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "common/json/value.h"
+
 namespace pouch::model {
 
 namespace {
@@ -35,9 +37,7 @@ long long append_roster(db::Conn& conn, const std::string& account_id,
     long long n = 0;
     for (const auto& s : statements.GetArray()) {
         n += conn.exec(kAppendRoster,
-                       {account_id,
-                        std::string(s["statement"].GetString(), s["statement"].GetStringLength()),
-                        std::string(s["signature"].GetString(), s["signature"].GetStringLength())})
+                       {account_id, json::text(s["statement"]), json::text(s["signature"])})
                  .rows();
     }
     if (appended) *appended = n;

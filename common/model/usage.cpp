@@ -25,7 +25,8 @@ const db::Statement kUsage{
 
 Usage read(const db::Result& r) {
     if (r.rows() == 0) throw std::runtime_error("usage of an account that does not exist");
-    return Usage{r.int64(0, "limit_bytes"), r.int64(0, "stored_bytes"), r.int64(0, "reserved_bytes")};
+    return Usage{r.int64(0, "limit_bytes"), r.int64(0, "stored_bytes"),
+                 r.int64(0, "reserved_bytes")};
 }
 
 }  // namespace
@@ -43,10 +44,12 @@ void require_within_quota(db::Conn& conn, const std::string& account_id, const U
         throw quota_exceeded(*excess, "this would take the account over its plan's storage limit");
 }
 
-Error quota_exceeded(const rules::QuotaExcess& e, const std::string& message) {
+Error quota_exceeded(const rules::QuotaExcess& e, const std::string& message,
+                     const std::vector<QuotaDetail>& extra) {
     json::Out d;
     d.kv("limit_bytes", e.limit_bytes).kv("used_bytes", e.used_bytes);
     d.kv("requested_bytes", e.requested_bytes);
+    for (const QuotaDetail& x : extra) d.kv(x.name, x.value);
     return Error(Fault::forbidden, "quota_exceeded", message).with_details(d.done());
 }
 

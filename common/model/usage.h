@@ -7,10 +7,11 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "common/db/pool.h"
-#include "common/types/error.h"
 #include "common/rules/quota.h"
+#include "common/types/error.h"
 
 namespace pouch::model {
 
@@ -28,7 +29,15 @@ void require_within_quota(db::Conn& conn, const std::string& account_id, const U
 // Reads the account's usage without locking (the caller holds the account row).
 Usage account_usage(db::Conn& conn, const std::string& account_id);
 
-// 403 quota_exceeded with details {limit_bytes, used_bytes, requested_bytes}.
-Error quota_exceeded(const rules::QuotaExcess& e, const std::string& message);
+// A further number in the details of quota_exceeded ({"limit_shares", 1000}).
+struct QuotaDetail {
+    std::string name;
+    long long value = 0;
+};
+
+// 403 quota_exceeded with details {limit_bytes, used_bytes, requested_bytes} followed by
+// `extra` (a share refused for the live-share bound adds limit_shares and live_shares).
+Error quota_exceeded(const rules::QuotaExcess& e, const std::string& message,
+                     const std::vector<QuotaDetail>& extra = {});
 
 }  // namespace pouch::model

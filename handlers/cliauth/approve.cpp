@@ -4,8 +4,6 @@
 #include "common/auth/caller.h"
 #include "common/crypto/confirm_code.h"
 #include "common/crypto/random.h"
-#include "common/json/parse.h"
-#include "common/json/schema.h"
 #include "common/model/ids_in_use.h"
 #include "common/model/key_envelopes.h"
 #include "common/model/pouch_events.h"
@@ -19,8 +17,6 @@
 namespace pouch::cliauth {
 
 namespace {
-
-namespace js = json::schema;
 
 // The locked request, checked for this caller: found, not foreign, and `event` allowed by the
 // login state machine (common/rules/login.h).
@@ -56,7 +52,7 @@ http::Response approve(api::Call& call) {
     {
         auto conn = s.db.acquire();
         db::Transaction tx(*conn);
-        db::Result r = lock_for(*conn, id, c, rules::LoginEvent::deny);
+        db::Result r = lock_for(*conn, id, c, rules::LoginEvent::approve);
         if (doc.HasMember("confirm_code") &&
             !crypto::confirm_code_matches(json::text(doc["confirm_code"]),
                                           crypto::confirm_code(id, r.text(0, "sign_jkt"))))
@@ -80,8 +76,7 @@ http::Response approve(api::Call& call) {
                    {device_id, c.account_id, member_id, json::text(doc["welcome"]), id});
         stored = model::store_key_envelopes(*conn, c.account_id, envelopes, "/key_envelopes",
                                             c.member_id, "", true, model::KeyGenRule::history);
-        pouches = model::account_pouches(*conn, c.account_id);
-        model::append_pouch_events(*conn, pouches, "roster", "");
+        pouches = model::append_roster_events(*conn, c.account_id, "");
         conn->exec(sql::kMarkApproved, {id, c.account_id, device_id});
         model::require_within_quota(*conn, c.account_id, before);
         tx.commit();

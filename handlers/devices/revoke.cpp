@@ -45,9 +45,7 @@ http::Response revoke(api::Call& call) {
             if (doc.HasMember("roster")) {
                 const auto& roster = doc["roster"];
                 model::append_roster(*conn, c.account_id, roster["statements"]);
-                std::vector<std::string> pouches = model::account_pouches(*conn, c.account_id);
-                model::append_pouch_events(*conn, pouches, "roster", c.device_id);
-                woken = pouches;
+                woken = model::append_roster_events(*conn, c.account_id, c.device_id);
                 if (roster.HasMember("key_envelopes"))
                     model::store_key_envelopes(*conn, c.account_id, roster["key_envelopes"],
                                                "/roster/key_envelopes", c.member_id, c.device_id,

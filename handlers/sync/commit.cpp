@@ -17,8 +17,6 @@
 #include "common/jose/service_signature.h"
 #include "common/json/jcs.h"
 #include "common/json/out.h"
-#include "common/json/parse.h"
-#include "common/json/schema.h"
 #include "common/rules/commit.h"
 #include "common/wakeup/wakeup.h"
 #include "handlers/sync/commit_schema.h"
@@ -30,14 +28,7 @@ namespace pouch::sync {
 
 namespace {
 
-namespace js = json::schema;
 using rules::Decision;
-
-std::optional<std::string> opt_str(const rapidjson::Value& op, const char* name) {
-    auto it = op.FindMember(name);
-    if (it == op.MemberEnd() || it->value.IsNull()) return std::nullopt;
-    return json::text(it->value);
-}
 
 // One op, decoded once: what the decision reads, and what a write stores besides.
 struct Op {
@@ -52,15 +43,15 @@ Op decode(const rapidjson::Value& v) {
     r.type = json::text(v["type"]);
     r.artifact_id = json::text(v["artifact_id"]);
     r.revision_id = json::text(v["revision_id"]);
-    r.base = opt_str(v, "base_revision_id");
-    r.merge_parent = opt_str(v, "merge_parent_id");
+    r.base = json::opt_text(v, "base_revision_id");
+    r.merge_parent = json::opt_text(v, "merge_parent_id");
     r.key_gen = v["key_gen"].GetInt64();
     r.signer = json::text(v["signer_member_id"]);
     for (const auto& b : v["blob_ids"].GetArray()) r.blob_ids.push_back(json::text(b));
     op.envelope = json::text(v["envelope"]);
     op.signature = json::text(v["signature"]);
-    op.name_index = opt_str(v, "name_index");
-    op.conflict_id = opt_str(v, "conflict_id");
+    op.name_index = json::opt_text(v, "name_index");
+    op.conflict_id = json::opt_text(v, "conflict_id");
     r.envelope_hash = crypto::b64url_encode(crypto::blake3_256(op.envelope));
     r.stored_size = static_cast<long long>(op.envelope.size() + op.signature.size());
     return op;
