@@ -8,16 +8,13 @@
 
 #include "common/http/error.h"
 #include "common/json/out.h"
-#include "common/json/parse.h"
-#include "common/json/schema.h"
+#include "handlers/admin/audit_record.h"
 #include "handlers/admin/routes.h"
 #include "handlers/admin/sql.h"
 
 namespace pouch::admin {
 
 namespace {
-
-namespace js = json::schema;
 
 std::string role_json(const std::string& role) {
     json::Out o;
@@ -28,7 +25,6 @@ std::string role_json(const std::string& role) {
 }  // namespace
 
 http::Response set_role(api::Call& call) {
-    http::Request& req = call.req;
     http::Services& s = call.services;
     const auth::Caller& c = call.who();
     const std::string& id = call.param("id");
@@ -55,13 +51,7 @@ http::Response set_role(api::Call& call) {
         if (previous == "admin" && admins <= 1)
             throw http::ApiError(409, "last_admin", "the last admin cannot be demoted");
         conn->exec(sql::kSetRole, {id, role});
-        db::Param reason;
-        if (doc.HasMember("reason"))
-            reason = std::string(doc["reason"].GetString(), doc["reason"].GetStringLength());
-        db::Param request_id;
-        if (!req.request_id.empty()) request_id = req.request_id;
-        conn->exec(sql::kInsertAudit, {c.user_id, std::string("user.role"), id, role_json(previous),
-                                       role_json(role), reason, request_id});
+        write_audit(*conn, call, "user.role", id, role_json(previous), role_json(role));
     }
     tx.commit();
 
