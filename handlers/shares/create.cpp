@@ -6,8 +6,6 @@
 // live shares (decisions §13).
 #include "common/auth/caller.h"
 #include "common/json/out.h"
-#include "common/json/parse.h"
-#include "common/json/schema.h"
 #include "common/model/usage.h"
 #include "handlers/shares/routes.h"
 #include "handlers/shares/share_json.h"
@@ -16,8 +14,6 @@
 namespace pouch::shares {
 
 namespace {
-
-namespace js = json::schema;
 
 // Live (active) shares an account may hold at once (decisions §13).
 constexpr long long kMaxLiveShares = 1000;
@@ -45,30 +41,28 @@ http::Response create(api::Call& call) {
     long long size = static_cast<long long>(bundle.GetStringLength()) * 3 / 4;
     bool one_time = doc.HasMember("one_time") && doc["one_time"].GetBool();
 
+    // What the share adds to usage: the stored bundle and label (share_bytes() of
+    // sql/008_tenant_bounds.sql), weighed before an insert of up to 11 MB (rules/quota.h).
+    long long bytes =
+        static_cast<long long>(bundle.GetStringLength() + doc["label_enc"].GetStringLength());
+
     auto conn = s.db.acquire();
     db::Transaction tx(*conn);
     model::Usage before = model::lock_account_usage(*conn, c.account_id);
     long long live = conn->exec(sql::kLiveShares, {c.account_id}).int64(0, "n");
-    if (live >= kMaxLiveShares) {
-        long long bytes =
-            static_cast<long long>(bundle.GetStringLength() + doc["label_enc"].GetStringLength());
-        json::Out d;
-        d.kv("limit_bytes", before.limit_bytes)
-            .kv("used_bytes", before.stored_bytes + before.reserved_bytes)
-            .kv("requested_bytes", bytes)
-            .kv("limit_shares", kMaxLiveShares)
-            .kv("live_shares", live);
-        throw http::ApiError(
-            403, "quota_exceeded",
-            "the account already has " + std::to_string(kMaxLiveShares) + " live shares")
-            .with_details(d.done());
-    }
+    if (live >= kMaxLiveShares)
+        throw model::quota_exceeded(
+            rules::QuotaExcess{before.limit_bytes, before.used(), bytes},
+            "the account already has " + std::to_string(kMaxLiveShares) + " live shares",
+            {{"limit_shares", kMaxLiveShares}, {"live_shares", live}});
+    if (auto excess = rules::check_request(before, bytes))
+        throw model::quota_exceeded(*excess,
+                                    "this would take the account over its plan's storage limit");
     db::Result r = conn->exec(
         sql::kCreateShare,
         {id, c.account_id, pouch_id, c.user_id, json::text(doc["label_enc"]), lifetime(doc),
          json::text(bundle), std::to_string(size), one_time ? "true" : "false"});
     if (r.rows() == 0) throw http::ApiError(409, "share_exists", "a share with this id exists");
-    model::require_within_quota(*conn, c.account_id, before);
     tx.commit();
     http::Response resp;
     resp.status = 201;
