@@ -1,15 +1,12 @@
 // login.cpp -- POST /v1/account/login: unknown email and wrong password answer the same
 // 401 invalid_credentials after the same Argon2 work (decisions §4).
 #include "common/json/out.h"
-#include "common/json/parse.h"
-#include "common/json/schema.h"
 #include "handlers/account/password.h"
 #include "handlers/account/routes.h"
 #include "handlers/account/sql.h"
 
 namespace pouch::account {
 
-namespace js = json::schema;
 
 http::Response login(api::Call& call) {
     http::Services& s = call.services;

@@ -1,6 +1,5 @@
 // logout.cpp -- POST /v1/account/logout: the calling web session is deleted.
 #include "common/auth/caller.h"
-#include "common/json/schema.h"
 #include "handlers/account/routes.h"
 #include "handlers/account/sql.h"
 

@@ -3,15 +3,12 @@
 // no connection waits on Argon2.
 #include "common/crypto/random.h"
 #include "common/json/out.h"
-#include "common/json/parse.h"
-#include "common/json/schema.h"
 #include "handlers/account/password.h"
 #include "handlers/account/routes.h"
 #include "handlers/account/sql.h"
 
 namespace pouch::account {
 
-namespace js = json::schema;
 
 http::Response signup(api::Call& call) {
     http::Services& s = call.services;

@@ -3,7 +3,6 @@
 #include "common/auth/caller.h"
 #include "common/crypto/b64url.h"
 #include "common/crypto/random.h"
-#include "common/json/schema.h"
 #include "handlers/cliauth/routes.h"
 #include "handlers/cliauth/sql.h"
 

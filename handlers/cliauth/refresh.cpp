@@ -5,20 +5,12 @@
 #include "common/auth/dpop_check.h"
 #include "common/crypto/ct.h"
 #include "common/crypto/random.h"
-#include "common/json/parse.h"
-#include "common/json/schema.h"
 #include "common/log/log.h"
 #include "common/model/device_tokens.h"
 #include "handlers/cliauth/routes.h"
 #include "handlers/cliauth/sql.h"
 
 namespace pouch::cliauth {
-
-namespace {
-
-namespace js = json::schema;
-
-}  // namespace
 
 http::Response refresh(api::Call& call) {
     http::Request& req = call.req;

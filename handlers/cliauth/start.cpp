@@ -6,16 +6,12 @@
 #include "common/auth/dpop_check.h"
 #include "common/crypto/es256.h"
 #include "common/crypto/random.h"
-#include "common/json/parse.h"
-#include "common/json/schema.h"
 #include "handlers/cliauth/routes.h"
 #include "handlers/cliauth/sql.h"
 
 namespace pouch::cliauth {
 
 namespace {
-
-namespace js = json::schema;
 
 std::string assistants_json(const rapidjson::Document& doc) {
     if (!doc.HasMember("assistants")) return "[]";

@@ -7,8 +7,6 @@
 #include "common/auth/dpop_check.h"
 #include "common/crypto/ct.h"
 #include "common/crypto/pkce.h"
-#include "common/json/parse.h"
-#include "common/json/schema.h"
 #include "common/wakeup/wakeup.h"
 #include "handlers/cliauth/routes.h"
 #include "handlers/cliauth/sql.h"
@@ -16,8 +14,6 @@
 namespace pouch::cliauth {
 
 namespace {
-
-namespace js = json::schema;
 
 http::ApiError invalid_grant(const std::string& message) {
     return http::ApiError(400, "invalid_grant", message);

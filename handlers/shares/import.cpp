@@ -5,7 +5,6 @@
 // already-imported one_time: 410 share_unavailable; unknown: 404.
 #include "common/auth/caller.h"
 #include "common/json/out.h"
-#include "common/json/schema.h"
 #include "handlers/shares/routes.h"
 #include "handlers/shares/sql.h"
 

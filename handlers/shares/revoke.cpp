@@ -2,7 +2,6 @@
 // shares only (another account's share is 404). Idempotent: revoking again keeps the first
 // revoked_at and answers the same Share object.
 #include "common/auth/caller.h"
-#include "common/json/schema.h"
 #include "handlers/shares/routes.h"
 #include "handlers/shares/share_json.h"
 #include "handlers/shares/sql.h"
