@@ -11,7 +11,7 @@
 #include "clients/cli/session.h"
 #include "common/clientfmt/key_envelope.h"
 #include "common/clientfmt/roster.h"
-#include "common/crypto/random.h"
+#include "common/clientfmt/rotation.h"
 #include "common/json/out.h"
 
 namespace pouch::cli {
@@ -170,17 +170,8 @@ int cmd_logout(const Args& a) {
     if (!me) throw CliError(kExitIntegrity, "this device's member is not active in the roster");
 
     // The removal, signed by this member itself (docs/CLIENT-FORMAT.md "Rotation").
-    fmt::StatementBody rm;
-    rm.seq = roster.head_seq + 1;
-    rm.prev = roster.head_hash;
-    rm.kind = "remove";
-    rm.by = rm.member_id = s.device.member_id;
-    rm.sign_pub = me->sign_pub;
-    rm.enc_pub = me->enc_pub;
-    rm.label = me->label;
-    rm.device_id = s.device.device_id;
-    rm.at = fmt::rfc3339_utc(fmt::now_unix());
-    fmt::SignedStatement st = fmt::sign_statement(rm, s.sign);
+    fmt::SignedStatement st =
+        fmt::removal_statement(roster, *me, s.device.member_id, s.device.device_id, s.sign);
 
     // A new key, one generation up, for every pouch this device could read, sealed to every
     // member that stays: what this device's keys open ends with what was written before.
@@ -191,15 +182,9 @@ int cmd_logout(const Args& a) {
     s.api.list("/v1/pouches", "", [&](const rapidjson::Value& p) {
         std::string id = jstr(p, "id");
         if (!held.count(id)) return;
-        long long gen = jint(p, "key_gen") + 1;
-        std::string key = crypto::random_bytes(32);
-        auto& envs = by_pouch[id];
-        for (const fmt::Member* m : roster.active_members()) {
-            if (m->id == s.device.member_id) continue;
-            envs.push_back(fmt::seal_key_envelope(id, m->id, gen, m->enc_pub, key,
-                                                  s.device.member_id, s.sign));
-            ++total;
-        }
+        by_pouch[id] = fmt::rotation_envelopes(id, jint(p, "key_gen") + 1, roster,
+                                               s.device.member_id, s.device.member_id, s.sign);
+        total += by_pouch[id].size();
     });
     int pouches = static_cast<int>(by_pouch.size());
     if (total > 2000)
@@ -207,31 +192,19 @@ int cmd_logout(const Args& a) {
                        "the rotation needs " + std::to_string(total) +
                            " key envelopes, more than one revoke carries (2000); revoke "
                            "this device from the web app instead");
-    auto revoke_body = [&](bool with_keys) {
-        json::Out o;
-        o.key("roster").obj().key("statements").arr().obj().kv("statement", st.statement);
-        o.kv("signature", st.signature).end_obj().end_arr();
-        o.key("key_envelopes").arr();
-        if (with_keys)
-            for (const auto& [id, envs] : by_pouch)
-                for (const auto& e : envs) o.raw(e.json());
-        o.end_arr().end_obj().kv("reason", "pouch logout");
-        return o.done();
-    };
-    ApiAnswer r =
-        s.api.call("POST", "/v1/devices/" + s.device.device_id + "/revoke", revoke_body(true));
+    std::vector<fmt::KeyEnvelope> all;
+    for (const auto& [id, envs] : by_pouch) all.insert(all.end(), envs.begin(), envs.end());
+    ApiAnswer r = s.api.call("POST", "/v1/devices/" + s.device.device_id + "/revoke",
+                             fmt::revoke_body(st, all, "pouch logout"));
     if (r.status == 409 && r.code == "key_gen_conflict") {
         // A server that wants one key_gen per request across pouches refused the whole revoke
         // (and stored nothing): rotate each pouch on its own while this device may still
         // call, then revoke with the removal alone.
-        for (const auto& [id, envs] : by_pouch) {
-            json::Out k;
-            k.key("key_envelopes").arr();
-            for (const auto& e : envs) k.raw(e.json());
-            k.end_arr();
-            s.api.must("POST", "/v1/pouches/" + id + "/key-envelopes", k.done());
-        }
-        r = s.api.call("POST", "/v1/devices/" + s.device.device_id + "/revoke", revoke_body(false));
+        for (const auto& [id, envs] : by_pouch)
+            s.api.must("POST", "/v1/pouches/" + id + "/key-envelopes",
+                       fmt::key_envelopes_body(envs));
+        r = s.api.call("POST", "/v1/devices/" + s.device.device_id + "/revoke",
+                       fmt::revoke_body(st, {}, "pouch logout"));
     }
     if (!r.ok()) throw CliError(kExitFailure, "revoke: " + describe(r));
     bool pending = r.data().HasMember("rotation_pending") && r.data()["rotation_pending"].IsTrue();

@@ -28,14 +28,14 @@ struct Found {
     fmt::Content content;
 };
 
-// The live artifact named `name`, decrypted and verified against the roster.
+// The live artifact named `name` (the first listed), decrypted and verified against the
+// roster; every head of the pouch must verify.
 std::optional<Found> find(Web& w, const pouch::cli::Keyring& keys, const fmt::Roster& r,
                           const std::string& name) {
-    std::string cursor;
-    while (true) {
-        auto a = w.must("GET", "/v1/pouches/" + w.st.pouch_id + "/artifacts?limit=500" +
-                                   (cursor.empty() ? "" : "&cursor=" + cursor));
-        for (const auto& it : a.data()["items"].GetArray()) {
+    std::optional<Found> found;
+    w.list(
+        "/v1/pouches/" + w.st.pouch_id + "/artifacts", "",
+        [&](const rapidjson::Value& it) {
             const auto& h = it["head"];
             fmt::RevisionIds ids{w.st.pouch_id, jstr(h, "artifact_id"), jstr(h, "id"),
                                  jint(h, "key_gen")};
@@ -45,12 +45,11 @@ std::optional<Found> find(Web& w, const pouch::cli::Keyring& keys, const fmt::Ro
                 throw CliError(5, "a revision does not verify");
             fmt::Content c = fmt::open_envelope(keys.at(w.st.pouch_id).at(ids.key_gen), ids,
                                                 jstr(h, "envelope"));
-            if (c.name == name && !c.deleted) return Found{ids.artifact_id, ids.revision_id, c};
-        }
-        auto next = a.next_cursor();
-        if (!next) return std::nullopt;
-        cursor = pouch::cli::url_encode(*next);
-    }
+            if (!found && c.name == name && !c.deleted)
+                found = Found{ids.artifact_id, ids.revision_id, c};
+        },
+        500);
+    return found;
 }
 
 }  // namespace
@@ -60,8 +59,8 @@ int cmd_put(const Args& argv) {
     if (a.positional.size() != 1 || !a.get("file"))
         throw CliError(2, "usage: put --state DIR NAME --file PATH");
     Web w(WebState::load(*a.get("state")));
-    auto keys = w.keys();
     fmt::Roster r = w.roster();
+    auto keys = w.keys(r);
     auto pouch = w.must("GET", "/v1/pouches/" + w.st.pouch_id);
     long long gen = jint(pouch.data(), "key_gen");
     std::string key = keys.at(w.st.pouch_id).at(gen);
@@ -88,11 +87,10 @@ int cmd_put(const Args& argv) {
             auto m = w.must("POST", "/v1/pouches/" + w.st.pouch_id + "/blobs/check", chk.done());
             if (!m.data()["missing"].Empty()) {
                 pouch::cli::CallOptions opt;
-                opt.authenticated = false;
                 opt.content_type = "application/octet-stream";
                 auto up =
-                    w.api.call("PUT", "/v1/pouches/" + w.st.pouch_id + "/blobs/" + sc.entry.blob_id,
-                               sc.stored, {"Authorization: Bearer " + w.st.session_token}, opt);
+                    w.call("PUT", "/v1/pouches/" + w.st.pouch_id + "/blobs/" + sc.entry.blob_id,
+                           sc.stored, opt);
                 if (!up.ok()) throw CliError(1, "upload: " + pouch::cli::describe(up));
             }
             refs.push_back(sc.entry);
@@ -133,8 +131,8 @@ int cmd_get(const Args& argv) {
     auto a = pouch::cli::parse_args(argv, {"state"}, {});
     if (a.positional.size() != 1) throw CliError(2, "usage: get --state DIR NAME");
     Web w(WebState::load(*a.get("state")));
-    auto keys = w.keys();
     fmt::Roster r = w.roster();
+    auto keys = w.keys(r);
     auto f = find(w, keys, r, a.positional[0]);
     if (!f) throw CliError(1, "no file " + a.positional[0]);
     std::string out;
@@ -143,10 +141,9 @@ int cmd_get(const Args& argv) {
     } else if (f->content.chunks) {
         for (const auto& ch : *f->content.chunks) {
             pouch::cli::CallOptions opt;
-            opt.authenticated = false;
             opt.raw = true;
-            auto b = w.api.call("GET", "/v1/pouches/" + w.st.pouch_id + "/blobs/" + ch.blob_id, "",
-                                {"Authorization: Bearer " + w.st.session_token}, opt);
+            auto b =
+                w.call("GET", "/v1/pouches/" + w.st.pouch_id + "/blobs/" + ch.blob_id, "", opt);
             if (!b.ok()) throw CliError(1, "blob: " + pouch::cli::describe(b));
             out += fmt::open_chunk(ch, b.raw);
         }

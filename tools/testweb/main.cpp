@@ -3,6 +3,8 @@
 //   pouch-testweb genesis --state DIR
 //   pouch-testweb approve --state DIR REQUEST_ID [--link APPROVAL_LINK | --login-file F]
 //   pouch-testweb revoke  --state DIR DEVICE_ID
+//   pouch-testweb rotate  --state DIR [--leave-out MEMBER_ID]  (the web pouch's key, one up)
+//   pouch-testweb seal    --state DIR MEMBER_ID    (the web pouch's current key, to a member)
 //   pouch-testweb put     --state DIR NAME --file PATH
 //   pouch-testweb get     --state DIR NAME            (the content on stdout)
 //   pouch-testweb hpke    < requests.jsonl             (the interop suite's HPKE driver)
@@ -51,24 +53,23 @@ void WebState::save() const {
 Web::Web(WebState s) : st(std::move(s)), api(http, st.server, nullptr) {}
 
 pouch::cli::ApiAnswer Web::call(const std::string& method, const std::string& path,
-                                const std::string& body) {
-    pouch::cli::CallOptions opt;
-    opt.authenticated = false;
+                                const std::string& body, pouch::cli::CallOptions opt) {
+    opt.authenticated = false;  // no CLI session: the web session instead
     return api.call(method, path, body, {"Authorization: Bearer " + st.session_token}, opt);
 }
 
 pouch::cli::ApiAnswer Web::must(const std::string& method, const std::string& path,
-                                const std::string& body) {
-    auto a = call(method, path, body);
+                                const std::string& body, pouch::cli::CallOptions opt) {
+    auto a = call(method, path, body, std::move(opt));
     if (!a.ok()) throw CliError(1, method + " " + path + ": " + pouch::cli::describe(a));
     return a;
 }
 
 void Web::list(const std::string& path, const std::string& query,
-               const std::function<void(const rapidjson::Value&)>& each) {
+               const std::function<void(const rapidjson::Value&)>& each, int limit) {
     pouch::cli::CallOptions opt;
     opt.authenticated = false;
-    api.list(path, query, each, 1000, {"Authorization: Bearer " + st.session_token}, opt);
+    api.list(path, query, each, limit, {"Authorization: Bearer " + st.session_token}, opt);
 }
 
 pouch::crypto::P256PrivateKey Web::sign_key() const {
@@ -97,9 +98,8 @@ fmt::Roster Web::roster() {
     return fmt::verify_roster(std::move(items));
 }
 
-pouch::cli::Keyring Web::keys() {
+pouch::cli::Keyring Web::keys(const fmt::Roster& r) {
     pouch::cli::Keyring k;
-    fmt::Roster r = roster();
     auto enc = enc_key();
     std::vector<std::string> pouches;
     list("/v1/pouches", "",
@@ -128,6 +128,7 @@ struct Command {
 const Command kCommands[] = {
     {"signup", testweb::cmd_signup},   {"genesis", testweb::cmd_genesis},
     {"approve", testweb::cmd_approve}, {"revoke", testweb::cmd_revoke},
+    {"rotate", testweb::cmd_rotate},   {"seal", testweb::cmd_seal},
     {"put", testweb::cmd_put},         {"get", testweb::cmd_get},
     {"hpke", testweb::cmd_hpke},
 };
@@ -136,9 +137,10 @@ const Command kCommands[] = {
 
 int main(int argc, char** argv) {
     if (argc < 2) {
-        std::fprintf(stderr,
-                     "usage: pouch-testweb signup|genesis|approve|revoke|put|get ... (see "
-                     "tools/testweb/main.cpp)\n");
+        std::fprintf(
+            stderr,
+            "usage: pouch-testweb signup|genesis|approve|revoke|rotate|seal|put|get ... (see "
+            "tools/testweb/main.cpp)\n");
         return 2;
     }
     for (const auto& c : kCommands) {

@@ -1,12 +1,14 @@
 // members.cpp -- pouch-testweb signup, genesis, approve and revoke: the browser member's part
 // of docs/CLIENT-FORMAT.md done for real (member keys, signed roster statements, pouch keys
-// sealed with HPKE, the sealed welcome, rotation on revoke).
+// sealed with HPKE, the sealed welcome, rotation on revoke); and rotate and seal, a rotation
+// that leaves a member out until its envelope is sealed later (the CLI suite's late key).
 #include <cstdio>
 
 #include "clients/cli/args.h"
 #include "clients/cli/errors.h"
 #include "clients/cli/files.h"
 #include "common/clientfmt/key_envelope.h"
+#include "common/clientfmt/rotation.h"
 #include "common/clientfmt/welcome.h"
 #include "common/crypto/confirm_code.h"
 #include "common/crypto/es256.h"
@@ -173,7 +175,7 @@ int cmd_approve(const Args& argv) {
     o.key("key_envelopes").arr();
     // Every generation this member holds, so the device can read revisions written before a
     // rotation too (a new member needs the old keys).
-    for (const auto& [pouch, gens] : w.keys()) {
+    for (const auto& [pouch, gens] : w.keys(r)) {
         for (const auto& [gen, key] : gens) {
             if (a.flag("current-only") && gen != gens.rbegin()->first) continue;
             o.raw(fmt::seal_key_envelope(pouch, member, gen, enc_pub, key, w.st.member_id, sign)
@@ -208,35 +210,50 @@ int cmd_revoke(const Args& argv) {
     const fmt::Member* m = r.find_active(member);
     if (!m) throw CliError(1, "member " + member + " is not active");
     auto sign = w.sign_key();
-    fmt::StatementBody b;
-    b.seq = r.head_seq + 1;
-    b.prev = r.head_hash;
-    b.kind = "remove";
-    b.by = w.st.member_id;
-    b.member_id = member;
-    b.sign_pub = m->sign_pub;
-    b.enc_pub = m->enc_pub;
-    b.label = m->label;
-    b.device_id = device;
-    b.at = fmt::rfc3339_utc(fmt::now_unix());
-    fmt::SignedStatement st = fmt::sign_statement(b, sign);
-    Out o;
-    o.key("roster").obj().key("statements").arr().obj().kv("statement", st.statement);
-    o.kv("signature", st.signature).end_obj().end_arr().key("key_envelopes").arr();
+    fmt::SignedStatement st = fmt::removal_statement(r, *m, w.st.member_id, device, sign);
+    std::vector<fmt::KeyEnvelope> envs;
     w.list("/v1/pouches", "", [&](const rapidjson::Value& p) {
-        std::string id = jstr(p, "id");
-        long long gen = pouch::cli::jint(p, "key_gen") + 1;
-        std::string key = crypto::random_bytes(32);
-        for (const fmt::Member* keep : r.active_members())
-            if (keep->id != member)
-                o.raw(fmt::seal_key_envelope(id, keep->id, gen, keep->enc_pub, key, w.st.member_id,
-                                             sign)
-                          .json());
+        auto more = fmt::rotation_envelopes(jstr(p, "id"), pouch::cli::jint(p, "key_gen") + 1, r,
+                                            member, w.st.member_id, sign);
+        envs.insert(envs.end(), more.begin(), more.end());
     });
-    o.end_arr().end_obj().kv("reason", "revoked by pouch-testweb");
-    auto ans = w.must("POST", "/v1/devices/" + device + "/revoke", o.done());
+    auto ans = w.must("POST", "/v1/devices/" + device + "/revoke",
+                      fmt::revoke_body(st, envs, "revoked by pouch-testweb"));
     std::printf("rotation_pending=%s\n",
                 ans.data()["rotation_pending"].IsTrue() ? "true" : "false");
+    return 0;
+}
+
+// A rotation without a removal: the web pouch's key one generation up, sealed to every active
+// member but --leave-out (which then reads the new generation only once `seal` gives it).
+int cmd_rotate(const Args& argv) {
+    auto a = pouch::cli::parse_args(argv, {"state", "leave-out"}, {});
+    Web w(WebState::load(state_dir(a)));
+    fmt::Roster r = w.roster();
+    auto info = w.must("GET", "/v1/pouches/" + w.st.pouch_id);
+    long long gen = pouch::cli::jint(info.data(), "key_gen") + 1;
+    auto envs = fmt::rotation_envelopes(w.st.pouch_id, gen, r, a.get("leave-out").value_or(""),
+                                        w.st.member_id, w.sign_key());
+    w.must("POST", "/v1/pouches/" + w.st.pouch_id + "/key-envelopes",
+           fmt::key_envelopes_body(envs));
+    std::printf("%lld\n", gen);
+    return 0;
+}
+
+// The web pouch's current key sealed to an active member that has no envelope for it yet.
+int cmd_seal(const Args& argv) {
+    auto a = pouch::cli::parse_args(argv, {"state"}, {});
+    if (a.positional.size() != 1) throw CliError(2, "usage: seal --state DIR MEMBER_ID");
+    Web w(WebState::load(state_dir(a)));
+    fmt::Roster r = w.roster();
+    const fmt::Member* m = r.find_active(a.positional[0]);
+    if (!m) throw CliError(1, "member " + a.positional[0] + " is not active");
+    auto info = w.must("GET", "/v1/pouches/" + w.st.pouch_id);
+    long long gen = pouch::cli::jint(info.data(), "key_gen");
+    std::string key = w.keys(r).at(w.st.pouch_id).at(gen);
+    fmt::KeyEnvelope e = fmt::seal_key_envelope(w.st.pouch_id, m->id, gen, m->enc_pub, key,
+                                                w.st.member_id, w.sign_key());
+    w.must("POST", "/v1/pouches/" + w.st.pouch_id + "/key-envelopes", fmt::key_envelopes_body({e}));
     return 0;
 }
 

@@ -35,23 +35,27 @@ class Web {
     pouch::cli::Http http;
     pouch::cli::Api api;
 
+    // opt as for Api::call (content type, raw); the session always goes as the Bearer token.
     pouch::cli::ApiAnswer call(const std::string& method, const std::string& path,
-                               const std::string& body = "");
+                               const std::string& body = "", pouch::cli::CallOptions opt = {});
     pouch::cli::ApiAnswer must(const std::string& method, const std::string& path,
-                               const std::string& body = "");
+                               const std::string& body = "", pouch::cli::CallOptions opt = {});
     // Every item of a paged list, as a web caller.
     void list(const std::string& path, const std::string& query,
-              const std::function<void(const rapidjson::Value&)>& each);
+              const std::function<void(const rapidjson::Value&)>& each, int limit = 1000);
     pouch::crypto::P256PrivateKey sign_key() const;
     pouch::crypto::P256PrivateKey enc_key() const;
     pouch::clientfmt::Roster roster();  // fetched and verified
-    pouch::cli::Keyring keys();         // this member's pouch keys, opened from the server
+    // This member's pouch keys, opened from the server (creators checked against r).
+    pouch::cli::Keyring keys(const pouch::clientfmt::Roster& r);
 };
 
 int cmd_signup(const Args& a);
 int cmd_genesis(const Args& a);
 int cmd_approve(const Args& a);
 int cmd_revoke(const Args& a);
+int cmd_rotate(const Args& a);
+int cmd_seal(const Args& a);
 int cmd_put(const Args& a);
 int cmd_get(const Args& a);
 int cmd_hpke(const Args& a);  // the interop suite's HPKE driver (hpke.cpp)
