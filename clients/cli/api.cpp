@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <thread>
@@ -41,6 +42,25 @@ double retry_after(const ApiAnswer& a, double fallback) {
 
 constexpr int kMaxAttempts = 6;
 
+// The answer with every bearer token (decisions §1: svc_<kind>_ and 43 b64url characters)
+// overwritten by x's after its prefix: the log keeps the answer's shape, which the OpenAPI
+// check matches against the token patterns, but no credential.
+std::string redact_tokens(std::string body) {
+    constexpr size_t kPrefix = 7, kSecret = 43;  // "svc_at_", then b64url of 32 bytes
+    auto b64url = [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+    };
+    for (size_t at = body.find("svc_"); at != std::string::npos; at = body.find("svc_", at + 1)) {
+        if (body.size() - at < kPrefix + kSecret || !std::islower(body[at + 4]) ||
+            !std::islower(body[at + 5]) || body[at + 6] != '_')
+            continue;
+        size_t end = at + kPrefix;
+        while (end < body.size() && b64url(body[end])) ++end;
+        if (end - at - kPrefix == kSecret) body.replace(at + kPrefix, kSecret, kSecret, 'x');
+    }
+    return body;
+}
+
 // POUCH_API_LOG=FILE appends every JSON answer as one line {method, path, status, body}: the
 // OpenAPI check of `make test` validates what the CLI suite received (tests/openapi/).
 void log_answer(const std::string& method, const std::string& path, long status,
@@ -51,7 +71,7 @@ void log_answer(const std::string& method, const std::string& path, long status,
     o.kv("method", method)
         .kv("path", path)
         .kv("status", static_cast<long long>(status))
-        .kv("body", body);
+        .kv("body", redact_tokens(body));
     std::string line = o.done() + "\n";
     int fd = ::open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
     if (fd < 0) return;

@@ -78,6 +78,9 @@ std::string FolderState::to_json() const {
         write_chunk(o, c);
     }
     o.end_obj();
+    o.key("unreadable").arr();
+    for (const auto& id : unreadable) o.str(id);
+    o.end_arr();
     o.key("pending");
     if (!pending) {
         o.null();
@@ -109,6 +112,11 @@ FolderState FolderState::from_json(const std::string& text) {
             s.conflict_of[name_of(m.name)] = name_of(m.value);
         for (const auto& m : fmt::get_obj(d, "chunk_cache").GetObject())
             s.chunk_cache[name_of(m.name)] = read_chunk(m.value);
+        if (d.HasMember("unreadable"))  // absent in the files of earlier versions
+            for (const auto& id : fmt::get_arr(d, "unreadable").GetArray()) {
+                if (!id.IsString()) throw fmt::FormatError("unreadable: an id is not a string");
+                s.unreadable.insert(name_of(id));
+            }
         if (d.HasMember("pending") && d["pending"].IsObject()) {
             const auto& p = d["pending"];
             PendingCommit pc{fmt::get_str(p, "operation_id"), fmt::get_str(p, "body"), {}};

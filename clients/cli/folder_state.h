@@ -1,11 +1,13 @@
 // folder_state.h -- what the CLI remembers of one synced folder (folders/<id>.json): its
 // pouch and the last event applied, every tracked file with the revision it matches, the
-// chunks it knows are on the server, and the commit batch in flight. A batch is written here
-// before it is sent, so a killed `pouch` resends exactly that body and nothing twice.
+// chunks it knows are on the server, what it could not read, and the commit batch in flight. A
+// batch is written here before it is sent, so a killed `pouch` resends exactly that body and
+// nothing twice.
 #pragma once
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -45,6 +47,9 @@ struct FolderState {
     std::map<std::string, FileEntry> files;                  // by local name
     std::map<std::string, std::string> conflict_of;          // conflict copy -> revision it lost to
     std::map<std::string, clientfmt::ChunkRef> chunk_cache;  // plaintext hash -> uploaded chunk
+    // Artifacts whose head needs a key this device lacked when the cursor passed them: read
+    // again at every pull (an envelope may have been sealed to this member since).
+    std::set<std::string> unreadable;
     std::optional<PendingCommit> pending;
 
     std::string to_json() const;

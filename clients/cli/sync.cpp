@@ -119,6 +119,7 @@ std::optional<Revision> SyncEngine::fetch_head(const std::string& artifact_id) {
 void SyncEngine::unreadable(const std::string& artifact_id, const std::string& why) {
     ++stats_.refused;
     stats_.messages.push_back("artifact " + artifact_id + " cannot be read here: " + why);
+    s_.unreadable.insert(artifact_id);
 }
 
 void SyncEngine::apply_readable(const rapidjson::Value& rev) {
@@ -129,8 +130,29 @@ void SyncEngine::apply_readable(const rapidjson::Value& rev) {
     }
 }
 
+void SyncEngine::read_changed(const std::string& artifact_id) {
+    try {
+        if (auto h = fetch_head(artifact_id)) apply_head(*h);
+        s_.unreadable.erase(artifact_id);
+    } catch (const MissingKey& e) {
+        unreadable(artifact_id, e.what());
+    }
+}
+
+void SyncEngine::retry_unreadable() {
+    if (s_.unreadable.empty()) return;
+    // Envelopes sealed to this member since the last pull (a member added while a rotation
+    // was pending gets the current generation late); a missing generation is not fetched
+    // again per artifact (Trust::pouch_key).
+    trust_.fetch_keys(s_.pouch_id);
+    std::set<std::string> again = s_.unreadable;
+    for (const auto& aid : again) read_changed(aid);
+    save();
+}
+
 void SyncEngine::full_resync() {
     long long hw = high_water_;
+    s_.unreadable.clear();  // every artifact is read again below
     std::string q = s_.files.empty() ? "" : "include_deleted=true&";
     api_.list(
         "/v1/pouches/" + s_.pouch_id + "/artifacts", q,
@@ -172,13 +194,7 @@ bool SyncEngine::apply_events_page() {
             continue;  // this folder's own commit, already recorded
         if (seen.insert(aid).second) changed.push_back(aid);
     }
-    for (const auto& aid : changed) {
-        try {
-            if (auto h = fetch_head(aid)) apply_head(*h);
-        } catch (const MissingKey& e) {
-            unreadable(aid, e.what());
-        }
-    }
+    for (const auto& aid : changed) read_changed(aid);
     s_.seq = last;
     save();
     return items.Size() >= 1000;
@@ -189,6 +205,7 @@ void SyncEngine::pull() {
     if (s_.seq == 0) {
         full_resync();
     } else {
+        retry_unreadable();
         while (apply_events_page()) {
         }
     }

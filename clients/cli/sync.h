@@ -54,7 +54,13 @@ class SyncEngine {
     // apply_head of a revision whose key this device may lack: such a file is reported and
     // skipped (the command then exits 1), the others are applied.
     void apply_readable(const rapidjson::Value& rev);
+    // fetch_head + apply_head of a changed artifact, or unreadable() when its key is missing.
+    void read_changed(const std::string& artifact_id);
+    // Reports the artifact and keeps it in the folder state for retry_unreadable.
     void unreadable(const std::string& artifact_id, const std::string& why);
+    // Reads again what earlier pulls could not (the cursor has moved past it), after fetching
+    // this member's envelopes once.
+    void retry_unreadable();
     void apply_put(const Revision& h, const std::string* prev_local);
     void apply_delete(const Revision& h, const std::string& local);
     void write_content(const std::string& local, const Revision& h);

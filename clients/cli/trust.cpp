@@ -72,7 +72,8 @@ bool Trust::has_key(const std::string& pouch_id, long long key_gen) {
 }
 
 std::string Trust::pouch_key(const std::string& pouch_id, long long key_gen) {
-    if (!has_key(pouch_id, key_gen)) fetch_keys(pouch_id);
+    if (!has_key(pouch_id, key_gen) && looked_for_[pouch_id].insert(key_gen).second)
+        fetch_keys(pouch_id);
     if (!has_key(pouch_id, key_gen))
         throw MissingKey(kExitFailure, "this device holds no key for pouch " + pouch_id +
                                            " generation " + std::to_string(key_gen) +

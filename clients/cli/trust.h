@@ -6,6 +6,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "clients/cli/api.h"
@@ -32,8 +33,9 @@ class Trust {
     std::string my_label();
 
     // The pouch key of (pouch, key_gen): from keys.json, else fetched from the server's
-    // envelopes for this member. MissingKey when none was sealed to this member;
-    // kExitIntegrity when an envelope does not verify or open.
+    // envelopes for this member (at most once per generation and process: many artifacts of
+    // a generation this device was never given cost one fetch). MissingKey when none was
+    // sealed to this member; kExitIntegrity when an envelope does not verify or open.
     std::string pouch_key(const std::string& pouch_id, long long key_gen);
     bool has_key(const std::string& pouch_id, long long key_gen);
     // Fetches every envelope of this member for the pouch (all pouches when empty) and
@@ -46,6 +48,7 @@ class Trust {
     DeviceState& device_;
     std::optional<clientfmt::Roster> roster_;
     std::optional<Keyring> keys_;
+    std::map<std::string, std::set<long long>> looked_for_;  // pouch -> generations fetched for
 };
 
 }  // namespace pouch::cli

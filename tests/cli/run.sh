@@ -3,8 +3,9 @@
 # dev/test browser member) keep a folder in sync both ways against the real stack: small
 # files, a 20 MB file in chunks (an unchanged chunk is not sent again), a rename, a delete, a
 # conflict made on purpose, --watch, a push killed mid-way and rerun, a revoked device, a
-# logout with rotation, files crossing between the web member's and the CLI's code, tokens
-# refreshed, and the help/man page. Prints PASS/FAIL lines and SMOKE END (tools/stack/test.sh).
+# logout with rotation, a key sealed late, files crossing between the web member's and the
+# CLI's code, tokens refreshed, and the help/man page. Prints PASS/FAIL lines and SMOKE END
+# (tools/stack/test.sh).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source tests/smoke/lib.sh
@@ -268,6 +269,26 @@ expect_true "and names what it cannot read ($ERR)" grep -q "cannot be read here"
 expect_true "files of the newest generation still arrive" cmp -s "$A/after-logout.txt" "$D/after-logout.txt"
 expect_true "files of older generations do not" test ! -e "$D/big.bin"
 check a_device_without_old_keys_reads_what_it_can_and_says_what_it_cannot
+
+# --- a key sealed to the device after the revisions it opens ---------------------------------------
+
+login laptop-f
+F=$CLI_TMP/F
+dev laptop-f sync "$F"
+expect_true "F, given every generation, syncs the folder ($RC: $ERR)" test "$RC" = 0
+member_f=$(member_id laptop-f)
+web rotate --leave-out "$member_f" >/dev/null
+echo "sealed late" >"$A/sealed-late.txt"
+dev laptop-a sync "$A"
+expect_true "A writes under the generation F was left out of ($RC: $ERR)" test "$RC" = 0
+dev laptop-f sync "$F"
+expect_true "F cannot read it yet and exits 1 ($RC)" test "$RC" = 1
+expect_true "and names it ($ERR)" grep -q "cannot be read here" <<<"$ERR"
+web seal "$member_f"
+dev laptop-f sync "$F"
+expect_true "once the key is sealed to F, its next sync reads what its cursor passed ($RC: $ERR)" test "$RC" = 0
+expect_true "and the file arrives" cmp -s "$A/sealed-late.txt" "$F/sealed-late.txt"
+check a_key_sealed_late_opens_what_an_earlier_sync_could_not_read
 
 # --- a login bound to the account by a connect token ----------------------------------------------
 
