@@ -69,18 +69,9 @@ host_start() {
     net_say "handler host $i: ${STACK_HANDLERS[*]} on $addr (ports $(for group in "${STACK_HANDLERS[@]}"; do printf '%s ' "$(stack_group_port "$group")"; done | sed 's/ $//'))"
 }
 
-# host_copy_binaries: as tools/stack/lib.sh's stack_start_handlers does when the service user
-# cannot reach the build directory.
-host_copy_binaries() {
-    local group
-    if [[ $STACK_EXEC == "$STACK_DIR/bin" ]]; then
-        for group in "${STACK_HANDLERS[@]}"; do
-            cp -f "$STACK_BUILD/bin/pouch-$group" "$STACK_EXEC/"
-        done
-        cp -f "$STACK_ROOT/tools/stack/supervise.sh" "$STACK_SUPERVISE"
-        stack_own "$STACK_DIR/bin"
-    fi
-}
+# host_copy_binaries: the handlers and supervise.sh where the service user reaches them, as
+# for the one-host stack (tools/stack/lib.sh).
+host_copy_binaries() { stack_copy_binaries; }
 
 # host_kill I: kill -9 of every process of host I (supervisors and handlers): the host is gone.
 host_kill() { net_kill_all "${NET_NAMESPACES[$1 - 1]}" KILL; }

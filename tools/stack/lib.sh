@@ -466,15 +466,22 @@ stack_migrate() {
     fi
 }
 
+# stack_copy_binaries: when the service user cannot reach the build directory (STACK_EXEC is
+# STACK_DIR/bin), copies the handlers and supervise.sh there and gives them to that user.
+# Also used by tests/cluster/hosts.sh for each handler host.
+stack_copy_binaries() {
+    local group
+    [[ $STACK_EXEC == "$STACK_DIR/bin" ]] || return 0
+    for group in "${STACK_HANDLERS[@]}"; do
+        cp -f "$STACK_BUILD/bin/pouch-$group" "$STACK_EXEC/"
+    done
+    cp -f "$STACK_ROOT/tools/stack/supervise.sh" "$STACK_SUPERVISE"
+    stack_own "$STACK_DIR/bin"
+}
+
 stack_start_handlers() {
     local group log i pending
-    if [[ $STACK_EXEC == "$STACK_DIR/bin" ]]; then
-        for group in "${STACK_HANDLERS[@]}"; do
-            cp -f "$STACK_BUILD/bin/pouch-$group" "$STACK_EXEC/"
-        done
-        cp -f "$STACK_ROOT/tools/stack/supervise.sh" "$STACK_SUPERVISE"
-        stack_own "$STACK_DIR/bin"
-    fi
+    stack_copy_binaries
     if ((${#STACK_HANDLERS[@]} == 0)); then
         stack_say "no handler binaries in $STACK_BUILD/bin yet; nginx answers 502 for the API"
         return 0
