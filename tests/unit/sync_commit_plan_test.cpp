@@ -43,22 +43,32 @@ class CommitPlans : public ::testing::Test {
         c_->exec_sql("PREPARE " + name + " AS " + st.sql);
     }
 
+    // `n` artifacts, one revision each and seq = g for g in 1..n. `pouch_of` is an SQL
+    // expression of g naming each row's pouch, `salt` one making the ids distinct per pouch.
+    void insert_rows(int n, const std::string& pouch_of, const std::string& salt) {
+        const std::string rev = "md5(" + salt + " || 'r' || g)::uuid";
+        const std::string art = "md5(" + salt + " || 'a' || g)::uuid";
+        const std::string rows = " FROM generate_series(1, " + std::to_string(n) + ") g";
+        std::string revisions =
+            "INSERT INTO revisions (pouch_id, id, artifact_id, seq, kind, key_gen, envelope,"
+            " envelope_hash, signature, signer_member_id, stored_size, origin) SELECT ";
+        revisions += pouch_of + ", " + rev + ", " + art + ", g, 'put', 1, 'envelope', 'h', 's',";
+        revisions += " gen_random_uuid(), 9, 'web'" + rows;
+        std::string artifacts =
+            "INSERT INTO artifacts (pouch_id, id, head_revision_id, head_seq) SELECT ";
+        artifacts += pouch_of + ", " + art + ", " + rev + ", g" + rows;
+        c_->exec_sql(revisions);
+        c_->exec_sql(artifacts);
+    }
+
     // 5,000 artifacts of one pouch, one revision each; the tables stay unanalyzed.
     void fill() {
         const std::string p = "'" + pouch_ + "'";
-        c_->exec_sql(
-            "INSERT INTO revisions (pouch_id, id, artifact_id, seq, kind, key_gen, envelope,"
-            " envelope_hash, signature, signer_member_id, stored_size, origin)"
-            " SELECT " + p + ", md5(" + p + " || 'r' || g)::uuid, md5(" + p + " || 'a' || g)::uuid,"
-            " g, 'put', 1, 'envelope', 'h', 's', gen_random_uuid(), 9, 'web'"
-            " FROM generate_series(1, 5000) g");
-        c_->exec_sql(
-            "INSERT INTO artifacts (pouch_id, id, head_revision_id, head_seq)"
-            " SELECT " + p + ", md5(" + p + " || 'a' || g)::uuid, md5(" + p + " || 'r' || g)::uuid, g"
-            " FROM generate_series(1, 5000) g");
-        ASSERT_EQ(c_->exec_sql("SELECT reltuples FROM pg_class WHERE oid = 'pg_temp.revisions'::regclass")
-                      .text(0, 0),
-                  "-1")
+        insert_rows(5000, p, p);
+        ASSERT_EQ(
+            c_->exec_sql("SELECT reltuples FROM pg_class WHERE oid = 'pg_temp.revisions'::regclass")
+                .text(0, 0),
+            "-1")
             << "the copy must be one PostgreSQL has no statistics for";
     }
 
@@ -85,14 +95,16 @@ class CommitPlans : public ::testing::Test {
             std::string p = plan(mode, execute);
             std::string node = node_on(p, table);
             EXPECT_NE(node.find("using " + table + "_pkey on " + table), std::string::npos)
-                << mode << ":\n" << p;
+                << mode << ":\n"
+                << p;
             EXPECT_EQ(node.find("Filter"), std::string::npos) << mode << ":\n" << p;
         }
     }
 
     void expect_all_by_primary_key() {
         const std::string id = "'00000000-0000-4000-8000-000000000001'";
-        const std::string ids = "'{00000000-0000-4000-8000-000000000001,00000000-0000-4000-8000-000000000002}'";
+        const std::string ids =
+            "'{00000000-0000-4000-8000-000000000001,00000000-0000-4000-8000-000000000002}'";
         // The batch's one state read: its revisions and artifacts by primary key.
         const std::string state = "EXECUTE plan_state('" + pouch_ + "', " + ids + ", " + ids +
                                   ", gen_random_uuid(), '{}', '{}')";
@@ -109,29 +121,11 @@ class CommitPlans : public ::testing::Test {
     // pouch_ gets 5,000 that the statistics have not seen, as in a first sync of a new
     // pouch between two autoanalyzes.
     void fill_after_statistics_from_before_the_pouch_grew() {
-        c_->exec_sql(
-            "INSERT INTO revisions (pouch_id, id, artifact_id, seq, kind, key_gen, envelope,"
-            " envelope_hash, signature, signer_member_id, stored_size, origin)"
-            " SELECT md5('p' || g % 3)::uuid, md5('r' || g)::uuid, md5('a' || g)::uuid,"
-            " g, 'put', 1, 'envelope', 'h', 's', gen_random_uuid(), 9, 'web'"
-            " FROM generate_series(1, 3000) g");
-        c_->exec_sql(
-            "INSERT INTO artifacts (pouch_id, id, head_revision_id, head_seq)"
-            " SELECT md5('p' || g % 3)::uuid, md5('a' || g)::uuid, md5('r' || g)::uuid, g"
-            " FROM generate_series(1, 3000) g");
+        insert_rows(3000, "md5('p' || g % 3)::uuid", "''");
         c_->exec_sql("ANALYZE pg_temp.revisions");
         c_->exec_sql("ANALYZE pg_temp.artifacts");
         const std::string p = "'" + pouch_ + "'";
-        c_->exec_sql(
-            "INSERT INTO revisions (pouch_id, id, artifact_id, seq, kind, key_gen, envelope,"
-            " envelope_hash, signature, signer_member_id, stored_size, origin)"
-            " SELECT " + p + ", md5(" + p + " || 'r' || g)::uuid, md5(" + p + " || 'a' || g)::uuid,"
-            " g, 'put', 1, 'envelope', 'h', 's', gen_random_uuid(), 9, 'web'"
-            " FROM generate_series(1, 5000) g");
-        c_->exec_sql(
-            "INSERT INTO artifacts (pouch_id, id, head_revision_id, head_seq)"
-            " SELECT " + p + ", md5(" + p + " || 'a' || g)::uuid, md5(" + p + " || 'r' || g)::uuid, g"
-            " FROM generate_series(1, 5000) g");
+        insert_rows(5000, p, p);
     }
 
     std::unique_ptr<Conn> c_;
