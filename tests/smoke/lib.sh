@@ -55,6 +55,25 @@ req() {
     fi
 }
 
+# load_saved_answer FILE: makes an answer that curl -i saved in FILE (status line, headers,
+# blank line, body) the last answer, as if req had received it: STATUS from its status line,
+# HEADERS and BODY. A missing or empty FILE is a failed expectation (STATUS 000), so the
+# checks on it fail rather than pass unread. Returns 0 either way (set -e scripts go on).
+load_saved_answer() {
+    STATUS=000 HEADERS="" BODY=""
+    if [[ ! -s ${1:-} ]]; then
+        smoke_fail "no saved answer in '${1:-}'"
+        return 0
+    fi
+    HEADERS=$(sed -n '1,/^\r\?$/p' "$1" | tr -d '\r')
+    BODY=$(sed '1,/^\r\?$/d' "$1")
+    STATUS=$(awk 'NR == 1 && $1 ~ /^HTTP\// { print $2 }' <<<"$HEADERS")
+    if [[ ! $STATUS =~ ^[0-9]{3}$ ]]; then
+        smoke_fail "'$1' does not start with an HTTP status line"
+        STATUS=000
+    fi
+}
+
 # header NAME: the value of response header NAME of the last req (last one if repeated).
 header() {
     awk -v name="${1,,}" 'BEGIN { FS = ": " }
@@ -153,6 +172,12 @@ b64url_decode() {
     s=${s//_//}
     while ((${#s} % 4)); do s+="="; done
     base64 -d <<<"$s"
+}
+
+# growth BEFORE AFTER: AFTER - BEFORE when both are whole numbers (counter readings), else
+# "unreadable BEFORE -> AFTER", which no expected number equals.
+growth() {
+    if [[ $1 =~ ^[0-9]+$ && $2 =~ ^[0-9]+$ ]]; then echo $(($2 - $1)); else echo "unreadable $1 -> $2"; fi
 }
 
 # now_ms: wall clock in milliseconds.
