@@ -12,10 +12,25 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/flows.sh"
 
 # metric GROUP SERIES: the value of one series (its name and labels exactly as exposed) in the
-# group's scrape, 0 when absent.
+# group's scrape, as exposed; "absent" when the scrape holds no such series and "scrape-failed"
+# when the scrape did not answer 200, so neither reads as a value of 0.
 metric() {
-    curl -sS --max-time 10 "$POUCH_URL/metrics/$1" |
-        awk -v s="$2" 'index($0, s " ") == 1 { v = substr($0, length(s) + 2) } END { print v + 0 }'
+    local page
+    if ! page=$(curl -fsS --max-time 10 "$POUCH_URL/metrics/$1" 2>/dev/null); then
+        echo scrape-failed
+        return 0
+    fi
+    awk -v s="$2" 'index($0, s " ") == 1 { v = substr($0, length(s) + 2); found = 1 }
+        END { print found ? v : "absent" }' <<<"$page"
+}
+
+# counter GROUP SERIES: a counter's value, 0 while it is absent (a counter series appears with
+# its first increment); "scrape-failed" as metric says it.
+counter() {
+    local v
+    v=$(metric "$1" "$2")
+    [[ $v == absent ]] && v=0
+    echo "$v"
 }
 
 # fallback_is GROUP N: the group's Redis fallback gauge reads N.
@@ -46,16 +61,20 @@ check redis_fallback_gauge_follows_a_redis_outage
 flow_user metrics
 ops='pouch_http_requests_total{group="sync",method="POST",route="/v1/pouches/{pouchId:uuid}/operations",status="200"}'
 hist='pouch_http_request_duration_seconds_count{group="sync",method="POST",route="/v1/pouches/{pouchId:uuid}/operations",status="200"}'
-before=$(metric sync "$ops")
-hbefore=$(metric sync "$hist")
+before=$(counter sync "$ops")
+hbefore=$(counter sync "$hist")
 for _ in 1 2 3; do flow_put_new "$WEB_TOKEN" "$POUCH" "$EPOCH" "$WEB_MEMBER" env >/dev/null; done
 # A request is counted as it is logged, just after its answer went out.
-counted() { (($(metric sync "$ops") >= before + 3)); }
+counted() {
+    local d
+    d=$(growth "$before" "$(counter sync "$ops")")
+    [[ $d =~ ^[0-9]+$ ]] && ((d >= 3))
+}
 retry 2 counted || true
-after=$(metric sync "$ops")
-hafter=$(metric sync "$hist")
-expect_true "commits counted: $before -> $after (want +3)" test "$((after - before))" = 3
-expect_true "commit latencies observed: $hbefore -> $hafter (want +3)" test "$((hafter - hbefore))" = 3
+after=$(counter sync "$ops")
+hafter=$(counter sync "$hist")
+expect_true "commits counted: $before -> $after (want +3)" test "$(growth "$before" "$after")" = 3
+expect_true "commit latencies observed: $hbefore -> $hafter (want +3)" test "$(growth "$hbefore" "$hafter")" = 3
 req GET /metrics/sync
 expect_true "no pouch id in any label" bash -c "! grep -q '$POUCH' '$SMOKE_TMP/body'"
 check commit_counter_and_latency_histogram_move_by_the_requests_made
