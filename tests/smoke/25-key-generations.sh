@@ -65,6 +65,7 @@ e=$(env_json "$POUCH" "$WEB_MEMBER" 2 "$WEB_MEMBER")
 post_envs web "$e" "$e"
 expect_error 400 validation_failed
 expect_json .error.field /key_envelopes/1
+expect_true "nothing stored" test "$(envelopes):$(pouch_gen)" = "$before:1"
 check the_same_pouch_member_and_key_gen_twice_in_one_request_is_400
 
 # --- an envelope already stored: retry or conflict -------------------------------------------

@@ -165,13 +165,26 @@ stack_handler_kill sync
 retry 15 bash -c "[[ \$(cat '$POUCH_VAR/pids/sync.pid') != $old_pid ]]"
 retry 15 bash -c "curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer $OWNER_TOKEN' '$POUCH_URL/v1/pouches' | grep -q 200"
 idle=$(awk '/^VmHWM:/ { print $2 }' "/proc/$(stack_handler_pid sync)/status")
-for _ in 1 2 3 4; do
-    curl -sS -o /dev/null -H "Authorization: Bearer $OWNER_TOKEN" "$POUCH_URL/v1/pouches/$BIG/key-envelopes?limit=1000" &
+# Each list's status and size in bytes, in its own file.
+for i in 1 2 3 4; do
+    curl -sS -o /dev/null -w '%{http_code} %{size_download}' -H "Authorization: Bearer $OWNER_TOKEN" \
+        "$POUCH_URL/v1/pouches/$BIG/key-envelopes?limit=1000" >"$SMOKE_TMP/list.$i" 2>/dev/null &
 done
 wait
 peak=$(awk '/^VmHWM:/ { print $2 }' "/proc/$(stack_handler_pid sync)/status")
 echo "FIGURE envelope_list envelopes=$(sql "SELECT count(*) FROM key_envelopes WHERE pouch_id = '$BIG'") stored_mb=$(sql "SELECT sum(length(hpke_enc) + length(ciphertext) + length(signature)) / 1000000 FROM key_envelopes WHERE pouch_id = '$BIG'") sync_peak_rss_kib=$peak (idle $idle, 4 lists at once)"
 expect_true "sync peak RSS $peak KiB with 4 lists at once (want < 96 MiB)" test "$peak" -lt 98304
+# The same first page once more, alone: each of the four was this page, byte for byte in size.
+web_req GET "/v1/pouches/$BIG/key-envelopes?limit=1000"
+expect_status 200
+page_bytes=$(stat -c %s "$SMOKE_TMP/body")
+expect_true "one page is ${page_bytes} bytes: past 4 MiB by less than one item" \
+    test "$page_bytes" -gt 4194304 -a "$page_bytes" -lt $((4194304 + 7000))
+lists=$(cat "$SMOKE_TMP"/list.[1-4] 2>/dev/null | tr '\n' ' ')
+for i in 1 2 3 4; do
+    expect_true "list $i answered '$(cat "$SMOKE_TMP/list.$i" 2>/dev/null)', want '200 $page_bytes' (all: $lists)" \
+        test "$(cat "$SMOKE_TMP/list.$i" 2>/dev/null)" = "200 $page_bytes"
+done
 check listing_10000_envelopes_keeps_the_handler_small
 
 smoke_done

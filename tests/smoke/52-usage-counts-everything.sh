@@ -124,10 +124,16 @@ sql "INSERT INTO shares (id, account_id, pouch_id, label_enc, bundle, size, expi
        FROM generate_series(1, 998)" >/dev/null
 web_req POST "/v1/pouches/$POUCH/shares" "$(flow_share_body "$(flow_uuid)")"
 expect_status 201
-web_req POST "/v1/pouches/$POUCH/shares" "$(flow_share_body "$(flow_uuid)")"
+refused=$(flow_uuid)
+web_req POST "/v1/pouches/$POUCH/shares" "$(flow_share_body "$refused")"
 expect_error 403 quota_exceeded
 expect_json .error.details.limit_shares 1000
 expect_json .error.details.live_shares 1000
+# Nothing stored: live as handlers/shares/sql.h's kLiveShares counts them, and no row at all.
+expect_true "still 1000 live shares and the refused one not stored" \
+    test "$(sql "SELECT count(*) FILTER (WHERE revoked_at IS NULL AND consumed_at IS NULL
+                        AND (expires_at IS NULL OR expires_at > now())) || ':' ||
+                 count(*) FILTER (WHERE id = '$refused') FROM shares WHERE account_id = '$WEB_ACCOUNT'")" = 1000:0
 web_req POST "/v1/shares/$live/revoke"
 web_req POST "/v1/pouches/$POUCH/shares" "$(flow_share_body "$(flow_uuid)")"
 expect_status 201
