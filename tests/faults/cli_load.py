@@ -15,42 +15,39 @@
       devices and every commit's body and expected results; DIR/ready appears once it runs.
   cli_load.py settle URL DIR DATABASE_URL POUCHCTL
       Retries every commit that got no 200 answer with the same body (same operation_id,
-      fresh proof and signature) until it answers, then checks: every op's result is the
-      expected one; a commit answered more than once answered the same results every time
+      fresh proof and signature) until it answers, sends every commit once more, then
+      checks: each answer holds one result per op and every op's result is the expected one;
+      every answer of a commit (first, retries, the replay) holds the same results
       (exactly-once); every op answered `applied` is stored exactly once with that seq, every
       stale op is not stored; each pouch's events are 1..high_water without gaps and its
       revision events are its revisions. Prints one JSON report and exits 1 on any problem.
 
-Standard library, pouchctl and b3sum; psql does the database checks.
+Standard library (and loadlib.py beside it), pouchctl and b3sum; psql does the database
+checks.
 """
 import argparse
-import base64
 import collections
-import http.client
+import concurrent.futures
 import json
 import os
 import random
 import subprocess
 import sys
-import threading
 import time
-import urllib.parse
 import uuid
 
-
-def b64(raw):
-    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
-
-
-def rand64(n):
-    return b64(os.urandom(n))
+import loadlib
+from loadlib import (RequestLog, b64url, check_events, emit, error_what, must, rand64,
+                     read_requests, retry_until, run_workers, stop_requested, stored_revisions,
+                     web_user_with_pouch)
 
 
-class Client:
+class Client(loadlib.Client):
+    """loadlib's HTTP client, plus the CLI's proofs made by pouchctl."""
+
     def __init__(self, url, timeout, pouchctl):
-        u = urllib.parse.urlsplit(url)
-        self.url, self.pouchctl = url.rstrip("/"), pouchctl
-        self.host, self.port, self.timeout = u.hostname, u.port or 80, timeout
+        super().__init__(url, timeout)
+        self.pouchctl = pouchctl
 
     def ctl(self, *args, stdin=None):
         return subprocess.run([self.pouchctl, *args], input=stdin, check=True,
@@ -62,35 +59,6 @@ class Client:
             args += ["--token", token]
         return self.ctl(*args)
 
-    def call(self, method, path, body=None, headers=None, raw=None, ctype="application/json"):
-        """(status, parsed JSON or None, seconds); status 0 when no HTTP answer came."""
-        h = {"Connection": "close"}
-        h.update(headers or {})
-        data = raw
-        if body is not None:
-            data = json.dumps(body, separators=(",", ":")).encode()
-        if data is not None:
-            h["Content-Type"] = ctype
-        t0 = time.monotonic()
-        conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
-        try:
-            conn.request(method, path, body=data, headers=h)
-            r = conn.getresponse()
-            payload = r.read()
-            status = r.status
-        except (OSError, http.client.HTTPException) as e:
-            return 0, {"exception": type(e).__name__ + ": " + str(e)[:120]}, time.monotonic() - t0
-        finally:
-            conn.close()
-        try:
-            doc = json.loads(payload)
-        except ValueError:
-            doc = None
-        return status, doc, time.monotonic() - t0
-
-    def web(self, method, path, body, token):
-        return self.call(method, path, body, {"Authorization": "Bearer " + token})
-
     def cli(self, method, path, dev, body=None, raw=None, ctype="application/json", sign=False):
         h = {"Authorization": "DPoP " + dev["access"],
              "DPoP": self.proof(dev["key"], method, path, dev["access"])}
@@ -100,27 +68,10 @@ class Client:
         return self.call(method, path, body, h, raw, ctype)
 
 
-def must(what, got, want):
-    st, doc, _ = got
-    if st != want:
-        raise SystemExit("cli_load.py: %s answered %s: %s" % (what, st, doc))
-    return doc["data"] if doc else None
-
-
 def setup_device(cl, workdir, n):
     """A web user with genesis and one enrolled CLI device with an uploaded blob."""
-    email = "crash.%s@example.com" % uuid.uuid4()
-    token = must("signup", cl.call("POST", "/v1/account/signup",
-                                   {"email": email, "password": "correct horse battery"}),
-                 201)["session_token"]
-    pouch, web_member = str(uuid.uuid4()), str(uuid.uuid4())
-    sig = rand64(64)
-    must("genesis", cl.web("POST", "/v1/account/roster/genesis", {
-        "statements": [{"statement": rand64(64), "signature": sig}],
-        "key_envelopes": [{"pouch_id": pouch, "member_id": web_member, "key_gen": 1,
-                           "hpke_enc": rand64(65), "ciphertext": rand64(48),
-                           "created_by_member": web_member, "signature": sig}]}, token), 201)
-    epoch = must("pouch", cl.web("GET", "/v1/pouches/" + pouch, None, token), 200)["epoch"]
+    user = web_user_with_pouch(cl, "crash")
+    token, pouch, web_member, epoch = user["token"], user["pouch"], user["member"], user["epoch"]
 
     key, enc = os.path.join(workdir, "sign%d.pem" % n), os.path.join(workdir, "enc%d.pem" % n)
     sign_pub = json.loads(cl.ctl("keygen", "--out", key))
@@ -147,14 +98,14 @@ def setup_device(cl, workdir, n):
     blob = os.urandom(1000)
     digest = subprocess.run(["b3sum", "--no-names", "--raw"], input=blob, check=True,
                             capture_output=True).stdout
-    dev["blob"] = b64(digest)
+    dev["blob"] = b64url(digest)
     base = "/v1/pouches/%s/blobs" % pouch
     must("blob check", cl.cli("POST", base + "/check", dev,
                               {"blobs": [{"id": dev["blob"], "stored_size": len(blob)}]}), 200)
     st, doc, _ = cl.cli("PUT", "%s/%s" % (base, dev["blob"]), dev, raw=blob,
                         ctype="application/octet-stream")
     if st not in (200, 201):
-        raise SystemExit("cli_load.py: blob upload answered %s: %s" % (st, doc))
+        loadlib.fail("blob upload answered %s: %s" % (st, doc))
     return dev
 
 
@@ -234,34 +185,30 @@ class Worker:
 
 
 def results_of(status, doc, body):
-    """[{rev, what, seq}] for a 200 answer, else None; plus a short description."""
+    """[{rev, what, seq}] for a 200 answer, one per result it holds (rev: the op at the same
+    index, None past the last op), else None; plus a short description."""
     if status == 200 and doc and doc.get("ok"):
-        out = []
-        for op, res in zip(body["ops"], doc["data"]["results"]):
+        ops, out = body["ops"], []
+        for i, res in enumerate(doc["data"]["results"]):
             what = res["status"] if res["status"] == "applied" else "%s:%s" % (res["status"], res.get("code"))
-            out.append({"rev": op["revision_id"], "what": what, "seq": res.get("seq")})
+            out.append({"rev": ops[i]["revision_id"] if i < len(ops) else None, "what": what,
+                        "seq": res.get("seq")})
         return out, "200"
-    code = None
-    if isinstance(doc, dict):
-        code = (doc.get("error") or {}).get("code") or doc.get("exception")
-    return None, "%s:%s" % (status, code)
+    return None, error_what(status, doc)
 
 
 def cmd_run(a):
     cl = Client(a.url, a.timeout, a.pouchctl)
     devs = [setup_device(cl, a.dir, n) for n in range(a.pouches)]
     commits = {}   # operation_id -> {device, body, expect, kinds}
-    lock = threading.Lock()
-    log = open(os.path.join(a.dir, "requests.jsonl"), "w")
-    stop = os.path.join(a.dir, "stop")
+    log = RequestLog(a.dir)
 
     def worker(n):
         w = Worker(n, devs[n % len(devs)])
-        while not os.path.exists(stop):
+        while not stop_requested(a.dir):
             body, expect, kinds = w.next_commit()
-            with lock:
-                commits[body["operation_id"]] = {"device": n % len(devs), "body": body,
-                                                 "expect": expect, "kinds": kinds}
+            commits[body["operation_id"]] = {"device": n % len(devs), "body": body,
+                                             "expect": expect, "kinds": kinds}
             w0 = time.time()
             try:
                 st, doc, secs = cl.cli("POST", "/v1/pouches/%s/operations" % w.dev["pouch"],
@@ -270,29 +217,23 @@ def cmd_run(a):
                 st, doc, secs = 0, {"exception": "pouchctl: %s" % e}, 0
             results, what = results_of(st, doc, body)
             w.learn(body, kinds, results)
-            with lock:
-                log.write(json.dumps({"op": body["operation_id"], "w0": round(w0, 3),
-                                      "w1": round(time.time(), 3), "secs": round(secs, 3),
-                                      "status": st, "what": what, "results": results}) + "\n")
-                log.flush()
+            log.write({"op": body["operation_id"], "w0": round(w0, 3),
+                       "w1": round(time.time(), 3), "secs": round(secs, 3), "status": st,
+                       "what": what, "results": results})
             if results is None:
                 time.sleep(0.05)  # no busy loop against a failing backend
 
-    threads = [threading.Thread(target=worker, args=(n,)) for n in range(a.workers)]
-    for t in threads:
-        t.start()
-    open(os.path.join(a.dir, "ready"), "w").close()
-    for t in threads:
-        t.join()
+    run_workers(a.dir, a.workers, worker)
     log.close()
     with open(os.path.join(a.dir, "state.json"), "w") as f:
         json.dump({"devices": devs, "commits": commits}, f)
 
 
-def psql(db, sql):
-    out = subprocess.run(["psql", db, "-XtAq", "-F", "|", "-c", sql], check=True,
-                         capture_output=True, text=True).stdout
-    return [line.split("|") for line in out.splitlines() if line]
+def send_commit(cl, dev, c):
+    """One more POST of a stored commit (same body, fresh proof and signature)."""
+    st, doc, _ = cl.cli("POST", "/v1/pouches/%s/operations" % dev["pouch"], dev, c["body"],
+                        sign=True)
+    return results_of(st, doc, c["body"])
 
 
 def cmd_settle(a):
@@ -300,7 +241,7 @@ def cmd_settle(a):
     with open(os.path.join(a.dir, "state.json")) as f:
         state = json.load(f)
     devs, commits = state["devices"], state["commits"]
-    reqs = [json.loads(line) for line in open(os.path.join(a.dir, "requests.jsonl"))]
+    reqs = read_requests(a.dir)
     problems = []
     answers = collections.defaultdict(list)   # operation_id -> [results of each 200 answer]
     statuses = collections.Counter()
@@ -313,41 +254,36 @@ def cmd_settle(a):
     retried, retry_statuses = 0, collections.Counter()
     for o in unanswered:
         c = commits[o]
-        dev = devs[c["device"]]
-        deadline = time.monotonic() + 30
-        while True:
-            st, doc, _ = cl.cli("POST", "/v1/pouches/%s/operations" % dev["pouch"], dev,
-                                c["body"], sign=True)
-            retried += 1
-            results, what = results_of(st, doc, c["body"])
+        last = [None]
+
+        def attempt():
+            results, what = send_commit(cl, devs[c["device"]], c)
             retry_statuses[what] += 1
-            if results is not None:
-                answers[o].append(results)
-                break
-            if time.monotonic() > deadline:
-                problems.append("commit %s: retries got no answer (last %s)" % (o, what))
-                break
-            time.sleep(0.2)
-    # Every commit once more: the stored answer must come back (exactly-once).
-    replays = 0
-    for o, c in list(commits.items())[:50]:
-        dev = devs[c["device"]]
-        st, doc, _ = cl.cli("POST", "/v1/pouches/%s/operations" % dev["pouch"], dev, c["body"],
-                            sign=True)
-        results, what = results_of(st, doc, c["body"])
-        replays += 1
+            last[0] = what
+            if results is None:
+                return False
+            answers[o].append(results)
+            return True
+
+        done, tries = retry_until(attempt)
+        retried += tries
+        if not done:
+            problems.append("commit %s: retries got no answer (last %s)" % (o, last[0]))
+    # Every commit once more: the stored answer must come back (exactly-once). A few at a
+    # time: each replay waits on two pouchctl runs more than on the service.
+    def replay(item):
+        o, c = item
+        return o, send_commit(cl, devs[c["device"]], c)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+        replayed = list(pool.map(replay, commits.items()))
+    for o, (results, what) in replayed:
         if results is None:
             problems.append("commit %s: replay answered %s" % (o, what))
         else:
             answers[o].append(results)
 
-    stored = {}
-    ids = ",".join("'%s'" % d["pouch"] for d in devs)
-    for rev, seq, pouch in psql(a.db, "SELECT id, seq, pouch_id FROM revisions "
-                                      "WHERE pouch_id IN (%s)" % ids):
-        if rev in stored:
-            problems.append("revision %s stored twice" % rev)
-        stored[rev] = (int(seq), pouch)
+    stored = stored_revisions(a.db, [d["pouch"] for d in devs], problems)
     lost = applied_ops = stale_ops = 0
     for o, c in commits.items():
         got = answers.get(o, [])
@@ -356,6 +292,10 @@ def cmd_settle(a):
         first = got[0]
         if any(g != first for g in got[1:]):
             problems.append("commit %s answered differently: %s" % (o, got[:3]))
+        if len(first) != len(c["expect"]):
+            problems.append("commit %s answered %d results for %d ops" % (o, len(first),
+                                                                         len(c["expect"])))
+            continue
         for want, res in zip(c["expect"], first):
             if res["what"] != want:
                 problems.append("commit %s op %s: %s, expected %s" % (o, res["rev"], res["what"], want))
@@ -373,31 +313,20 @@ def cmd_settle(a):
             else:
                 stale_ops += 1
     for d in devs:
-        hw, n, distinct, lo, hi, revision_events = (int(x) for x in psql(
-            a.db, "SELECT p.high_water, count(e.seq), count(DISTINCT e.seq), "
-                  "coalesce(min(e.seq), 0), coalesce(max(e.seq), 0), "
-                  "count(*) FILTER (WHERE e.kind = 'revision') FROM pouches p "
-                  "LEFT JOIN events e ON e.pouch_id = p.id AND e.epoch = p.epoch "
-                  "WHERE p.id = '%s' GROUP BY p.high_water" % d["pouch"])[0])
-        if not (n == distinct == hw == hi and (hw == 0 or lo == 1)):
-            problems.append("pouch %s: high_water %d, events %d (%d distinct, %d..%d)"
-                            % (d["pouch"], hw, n, distinct, lo, hi))
+        _, revision_events = check_events(a.db, d["pouch"], problems)
         revs = sum(1 for s in stored.values() if s[1] == d["pouch"])
         if revs != revision_events:
             problems.append("pouch %s: %d revisions, %d revision events" % (d["pouch"], revs,
                                                                             revision_events))
 
     secs = sorted(r["secs"] for r in reqs)
-    report = {
+    return emit({
         "requests": len(reqs), "commits": len(commits), "ops_applied": applied_ops,
         "ops_stale_refused": stale_ops, "unanswered": len(unanswered), "retries": retried,
-        "replays": replays, "lost": lost, "statuses": dict(statuses),
+        "replays": len(replayed), "lost": lost, "statuses": dict(statuses),
         "retry_statuses": dict(retry_statuses),
         "max_secs": secs[-1] if secs else 0,
-        "problems": problems[:20], "problem_count": len(problems),
-    }
-    print(json.dumps(report))
-    return 1 if problems else 0
+    }, problems)
 
 
 def main():

@@ -1,6 +1,6 @@
 # scenarios.sh -- the fault scenarios of `make test-faults`, one function fault_NAME each,
 # sourced by tests/faults/run.sh after tools/stack/lib.sh and the smoke helpers
-# (tests/smoke/lib.sh, flows.sh). Each starts the commit load (load.py run), injects its
+# (tests/smoke/lib.sh, flows.sh). Each starts a commit load (load.py or cli_load.py run), injects its
 # fault, stops the load, settles it (retries every op without an `applied` answer with its
 # operation_id and checks the database) and reports with check lines.
 # shellcheck shell=bash
@@ -8,54 +8,43 @@
 LOAD_DIR=""
 LOAD_REPORT="{}"
 
-# load_start NAME: the commit load in the background, once it runs.
+LOAD_SCRIPT=""
+LOAD_EXTRA=()
+
+# load_start NAME SCRIPT [ARG...]: a load in the background, once it runs: SCRIPT is load.py
+# (the commit load) or cli_load.py (the CLI-path load: DPoP, Service-Signature, puts,
+# updates, deletes, restores, stale bases, blob references; ARG is POUCHCTL). Its files go to
+# FAULT_VAR/load-NAME. A load that dies or is not ready within 120 s fails the check with the
+# end of its log, and returns 1.
 load_start() {
     LOAD_DIR=$FAULT_VAR/load-$1
+    LOAD_SCRIPT=$2
+    LOAD_EXTRA=("${@:3}")
     mkdir -p "$LOAD_DIR"
-    python3 tests/faults/load.py run "$POUCH_URL" "$LOAD_DIR" >"$LOAD_DIR/run.log" 2>&1 &
+    python3 "tests/faults/$LOAD_SCRIPT" run "$POUCH_URL" "$LOAD_DIR" "${LOAD_EXTRA[@]}" >"$LOAD_DIR/run.log" 2>&1 &
     LOAD_PID=$!
-    retry 60 test -e "$LOAD_DIR/ready"
+    # Ready, or dead (then not worth waiting for).
+    retry 120 bash -c "test -e '$LOAD_DIR/ready' || ! kill -0 $LOAD_PID 2>/dev/null" || true
+    if [[ ! -e $LOAD_DIR/ready ]]; then
+        smoke_fail "$LOAD_SCRIPT did not start: $(tail -n 3 "$LOAD_DIR/run.log")"
+        return 1
+    fi
 }
 
 # load_stop: ends the load, waits for its requests in flight, settles and verifies it; sets
-# LOAD_REPORT (load.py's JSON report). Returns load.py's status.
+# LOAD_REPORT (the script's JSON report). Returns the script's status.
 load_stop() {
     local status=0
     touch "$LOAD_DIR/stop"
     wait "$LOAD_PID" || status=$?
     LOAD_PID=0
     if ((status != 0)); then
-        smoke_fail "load.py run exited with $status: $(tail -n 3 "$LOAD_DIR/run.log")"
+        smoke_fail "$LOAD_SCRIPT run exited with $status: $(tail -n 3 "$LOAD_DIR/run.log")"
         LOAD_REPORT="{}"
         return 1
     fi
-    LOAD_REPORT=$(python3 tests/faults/load.py settle "$POUCH_URL" "$LOAD_DIR" "$POUCH_DATABASE_URL" \
-        2>"$LOAD_DIR/settle.err") || status=$?
-    [[ -n $LOAD_REPORT ]] || LOAD_REPORT="{}"
-    return "$status"
-}
-
-# cli_load_start NAME / cli_load_stop: the same for the CLI-path load (cli_load.py: DPoP,
-# Service-Signature, puts, updates, deletes, restores, stale bases, blob references).
-cli_load_start() {
-    LOAD_DIR=$FAULT_VAR/load-$1
-    mkdir -p "$LOAD_DIR"
-    python3 tests/faults/cli_load.py run "$POUCH_URL" "$LOAD_DIR" "$POUCHCTL" >"$LOAD_DIR/run.log" 2>&1 &
-    LOAD_PID=$!
-    retry 120 test -e "$LOAD_DIR/ready" || smoke_fail "cli_load.py did not start: $(tail -n 3 "$LOAD_DIR/run.log")"
-}
-cli_load_stop() {
-    local status=0
-    touch "$LOAD_DIR/stop"
-    wait "$LOAD_PID" || status=$?
-    LOAD_PID=0
-    if ((status != 0)); then
-        smoke_fail "cli_load.py run exited with $status: $(tail -n 3 "$LOAD_DIR/run.log")"
-        LOAD_REPORT="{}"
-        return 1
-    fi
-    LOAD_REPORT=$(python3 tests/faults/cli_load.py settle "$POUCH_URL" "$LOAD_DIR" "$POUCH_DATABASE_URL" \
-        "$POUCHCTL" 2>"$LOAD_DIR/settle.err") || status=$?
+    LOAD_REPORT=$(python3 "tests/faults/$LOAD_SCRIPT" settle "$POUCH_URL" "$LOAD_DIR" "$POUCH_DATABASE_URL" \
+        "${LOAD_EXTRA[@]}" 2>"$LOAD_DIR/settle.err") || status=$?
     [[ -n $LOAD_REPORT ]] || LOAD_REPORT="{}"
     return "$status"
 }
@@ -100,7 +89,7 @@ pid_changed() {
 # --- 1. kill -9 the sync handler under load -------------------------------------------------
 fault_handler_kill() {
     local kills=${POUCH_FAULT_KILLS:-10} i pid pids=() restarts
-    load_start kill
+    load_start kill load.py
     sleep 2
     for ((i = 0; i < kills; i++)); do
         pid=$(stack_handler_pid sync)
@@ -195,8 +184,6 @@ fault_devices_kill() {
         ids+=("$DEVICE_ID")
         bodies+=("$(jq -nc --arg s "removal-$DEVICE_ID" --arg g "$(flow_b64 64)" '{reason:"faults", roster:{statements:[{statement:($s | @base64 | gsub("[+/=]"; "")), signature:$g}]}}')")
     done
-    local ats=()
-    ats=("$(sql "SELECT count(*) FROM access_tokens WHERE device_id IN ($(printf "'%s'," "${ids[@]}" | sed 's/,$//')) AND revoked_at IS NULL")")
     (
         for ((i = 0; i < n; i++)); do
             code=$(curl -sS -o /dev/null -w '%{http_code}' --max-time 10 -X POST -H 'Content-Type: application/json' \
@@ -241,7 +228,7 @@ fault_devices_kill() {
 fault_postgres_restart() {
     local outage=${POUCH_FAULT_OUTAGE:-6} before t_stop t_back t_up first health_status=() end
     before=$(handler_pids)
-    load_start postgres
+    load_start postgres load.py
     sleep 2
     t_stop=$(now_s)
     if ! (cd "$STACK_DIR" && stack_as "$PG_BIN/pg_ctl" stop -D "$STACK_DIR/pg" -m fast -w) >/dev/null 2>&1; then
@@ -305,7 +292,7 @@ fault_postgres_restart() {
 # retry of an unanswered commit (same operation_id) exactly-once.
 fault_postgres_crash() {
     local t_kill t_up first before_crash recovered
-    cli_load_start crash
+    load_start crash cli_load.py "$POUCHCTL"
     sleep 4
     t_kill=$(now_s)
     before_crash=$(jq -s --argjson t "$t_kill" '[.[] | select(.w1 < $t and .status == 200)] | length' "$LOAD_DIR/requests.jsonl")
@@ -317,7 +304,7 @@ fault_postgres_crash() {
     stack_start_postgres 2>/dev/null
     t_up=$(now_s)
     sleep 5
-    cli_load_stop
+    load_stop
     recovered=$(grep -c 'database system was interrupted\|was not properly shut down' "$STACK_DIR/log/postgres.log" || true)
     expect_true "PostgreSQL recovered from the crash (log: $recovered recovery lines)" test "$recovered" -gt 0
     expect_true "fsync on: $(sql 'SHOW fsync'), synchronous_commit: $(sql 'SHOW synchronous_commit')" \
@@ -417,7 +404,7 @@ fault_redis_stop() {
     req POST /v1/account/signup "$(jq -nc --arg e "$email" --arg p "$password" '{email:$e,password:$p}')"
     flow_device before
     local key_before=$DEVICE_KEY at_before=$ACCESS
-    load_start redis
+    load_start redis load.py
     sleep 1
     connects=$(subscriber_connects)
     stack_redis_stop
@@ -498,7 +485,7 @@ fault_nginx_reload() {
     local dir=$STACK_DIR/nginx
     master=$(cat "$STACK_DIR/pids/nginx.pid")
     flow_user reload
-    load_start nginx
+    load_start nginx load.py
     sleep 1
     web_commit
     # A long-poll that spans the reloads: the old worker keeps serving it until it answers.
