@@ -13,14 +13,14 @@ namespace pouch::http {
 
 // 400, 401, 403, 404, 405, 409, 410, 413, 415, 429, 500, 503.
 int status_of(Fault fault);
-Fault fault_of(int status);  // the inverse; an unlisted status is Fault::internal
+// The inverse. A status outside that list has no Fault and would be answered as another, so it
+// throws std::logic_error (a programming error, answered 500 by render_guarded).
+Fault fault_of(int status);
 
+// The status lives in the Fault only: status_of(fault) is what the answer carries.
 struct ApiError : Error {
-    int status;
-
     ApiError(int status, std::string code, std::string message, std::string field = {})
-        : Error(fault_of(status), std::move(code), std::move(message), std::move(field)),
-          status(status) {}
+        : Error(fault_of(status), std::move(code), std::move(message), std::move(field)) {}
 
     ApiError& with_header(std::string name, std::string value) {
         Error::with_header(std::move(name), std::move(value));

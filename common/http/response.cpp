@@ -3,6 +3,8 @@
 // Cache-Control: no-store (bodies may hold tokens) and X-Content-Type-Options: nosniff.
 #include "common/http/response.h"
 
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "common/db/pool.h"
@@ -74,7 +76,7 @@ int status_of(Fault fault) {
 Fault fault_of(int status) {
     for (const auto& [f, s] : kStatuses)
         if (s == status) return f;
-    return Fault::internal;
+    throw std::logic_error("HTTP status " + std::to_string(status) + " has no Fault");
 }
 
 Rendered render_success(const Response& resp, const std::string& request_id) {

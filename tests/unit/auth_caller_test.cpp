@@ -68,14 +68,14 @@ http::Request request(const std::string& method, const std::string& path) {
     return r;
 }
 
-// Runs authenticate() and returns the ApiError it throws (status 0 if none).
-http::ApiError refusal(const http::Request& r, pouch::http::Services& s) {
+// Runs authenticate() and returns the error it throws (an empty code if none).
+pouch::Error refusal(const http::Request& r, pouch::http::Services& s) {
     try {
         pouch::auth::authenticate(r, s);
-    } catch (const http::ApiError& e) {  // the auth layer raises HTTP errors
+    } catch (const pouch::Error& e) {
         return e;
     }
-    return http::ApiError(0, "", "");
+    return pouch::Error(pouch::Fault::internal, "", "");
 }
 
 // ath = b64url(SHA-256(access token)), RFC 9449 §4.2.
@@ -98,7 +98,7 @@ std::string proof_for(const TestP256Key& key, const std::string& method, const s
 
 TEST(AuthCaller, NoAuthorizationHeaderIsUnauthenticated) {
     Fixture f;
-    http::ApiError e = refusal(request("GET", "/v1/devices"), f.services);
+    pouch::Error e = refusal(request("GET", "/v1/devices"), f.services);
     EXPECT_EQ(pouch::http::status_of(e.fault), 401);
     EXPECT_EQ(e.code, "unauthenticated");
 }
@@ -107,7 +107,7 @@ TEST(AuthCaller, AccessTokenSentAsBearerIsRefusedWithoutALookup) {
     Fixture f;
     http::Request r = request("GET", "/v1/devices");
     r.headers["authorization"] = "Bearer " + pouch::crypto::new_token("svc_at_");
-    http::ApiError e = refusal(r, f.services);
+    pouch::Error e = refusal(r, f.services);
     EXPECT_EQ(pouch::http::status_of(e.fault), 401);
     EXPECT_EQ(e.code, "unauthenticated");
     EXPECT_NE(e.message.find("DPoP"), std::string::npos) << e.message;
@@ -118,7 +118,7 @@ TEST(AuthCaller, UnsupportedSchemeAndMalformedHeaderAreUnauthenticated) {
     for (std::string h : {"Basic dXNlcjpwYXNz", "DPoP", "Token abc"}) {
         http::Request r = request("GET", "/v1/devices");
         r.headers["authorization"] = h;
-        http::ApiError e = refusal(r, f.services);
+        pouch::Error e = refusal(r, f.services);
         EXPECT_EQ(pouch::http::status_of(e.fault), 401) << h;
         EXPECT_EQ(e.code, "unauthenticated") << h;
     }
@@ -130,7 +130,7 @@ TEST(AuthCaller, DpopTokenOfTheWrongShapeIsUnauthenticatedBeforeTheProofIsRead) 
                           "svc_at_" + std::string(42, 'A') + "=", std::string("svc_at_")}) {
         http::Request r = request("GET", "/v1/devices");
         r.headers["authorization"] = "DPoP " + t;
-        http::ApiError e = refusal(r, f.services);
+        pouch::Error e = refusal(r, f.services);
         EXPECT_EQ(pouch::http::status_of(e.fault), 401) << t;
         EXPECT_EQ(e.code, "unauthenticated") << t;
     }
@@ -140,7 +140,7 @@ TEST(AuthCaller, DpopSchemeWithoutAProofIsInvalidDpopProofWithTheChallengeHeader
     Fixture f;
     http::Request r = request("GET", "/v1/devices");
     r.headers["authorization"] = "DPoP " + pouch::crypto::new_token("svc_at_");
-    http::ApiError e = refusal(r, f.services);
+    pouch::Error e = refusal(r, f.services);
     EXPECT_EQ(pouch::http::status_of(e.fault), 401);
     EXPECT_EQ(e.code, "invalid_dpop_proof");
     ASSERT_EQ(e.headers.size(), 1u);
@@ -156,7 +156,7 @@ TEST(AuthCaller, TwoDpopHeadersJoinedByACommaAreRefused) {
     r.headers["authorization"] = "DPoP " + token;
     r.headers["dpop"] = proof_for(key, "GET", "/v1/devices", token) + ", " +
                         proof_for(key, "GET", "/v1/devices", token);
-    http::ApiError e = refusal(r, f.services);
+    pouch::Error e = refusal(r, f.services);
     EXPECT_EQ(e.code, "invalid_dpop_proof");
 }
 
@@ -242,7 +242,7 @@ TEST(AuthCallerDb, ProofOfAnotherKeyIsRefusedAndDoesNotBurnItsJti) {
     std::string jti = pouch::crypto::uuid_v4();
     EXPECT_EQ(refusal(cli_request(other, e.token, jti), f.services).code, "invalid_dpop_proof");
     // The same jti with the right key is still fresh: the refused proof was never recorded.
-    EXPECT_EQ(refusal(cli_request(key, e.token, jti), f.services).status, 0);
+    EXPECT_EQ(refusal(cli_request(key, e.token, jti), f.services).code, "");
 }
 
 TEST(AuthCallerDb, RevokedDeviceIsDeviceRevokedWhateverTheTokenState) {
@@ -254,7 +254,7 @@ TEST(AuthCallerDb, RevokedDeviceIsDeviceRevokedWhateverTheTokenState) {
     e.sql(f.pool,
           "UPDATE access_tokens SET revoked_at = now(), expires_at = now() WHERE device_id = '" +
               e.device_id + "'");
-    http::ApiError err = refusal(cli_request(key, e.token), f.services);
+    pouch::Error err = refusal(cli_request(key, e.token), f.services);
     EXPECT_EQ(pouch::http::status_of(err.fault), 401);
     EXPECT_EQ(err.code, "device_revoked");
 }
@@ -267,13 +267,13 @@ TEST(AuthCallerDb, RevokedTokenIsUnauthenticatedAndExpiredTokenIsTokenExpired) {
     e.sql(f.pool,
           "UPDATE access_tokens SET expires_at = now() - interval '1 second' WHERE device_id = '" +
               e.device_id + "'");
-    http::ApiError expired = refusal(cli_request(key, e.token), f.services);
-    EXPECT_EQ(expired.status, 401);
+    pouch::Error expired = refusal(cli_request(key, e.token), f.services);
+    EXPECT_EQ(pouch::http::status_of(expired.fault), 401);
     EXPECT_EQ(expired.code, "token_expired");
     e.sql(f.pool,
           "UPDATE access_tokens SET revoked_at = now() WHERE device_id = '" + e.device_id + "'");
-    http::ApiError revoked = refusal(cli_request(key, e.token), f.services);
-    EXPECT_EQ(revoked.status, 401);
+    pouch::Error revoked = refusal(cli_request(key, e.token), f.services);
+    EXPECT_EQ(pouch::http::status_of(revoked.fault), 401);
     EXPECT_EQ(revoked.code, "unauthenticated");
 }
 
@@ -281,7 +281,7 @@ TEST(AuthCallerDb, UnknownAccessTokenIsUnauthenticated) {
     REQUIRE_DB();
     Fixture f(db_url);
     TestP256Key key;
-    http::ApiError e = refusal(cli_request(key, pouch::crypto::new_token("svc_at_")), f.services);
+    pouch::Error e = refusal(cli_request(key, pouch::crypto::new_token("svc_at_")), f.services);
     EXPECT_EQ(pouch::http::status_of(e.fault), 401);
     EXPECT_EQ(e.code, "unauthenticated");
 }

@@ -1,6 +1,8 @@
 // http_response_test.cpp -- the envelope (decisions §2) rendered in its one place.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 #include "common/http/error.h"
 #include "common/http/response.h"
 
@@ -61,6 +63,19 @@ TEST(Envelope, MessagesAreEscaped) {
     http::Rendered r =
         http::render_error(http::ApiError(400, "invalid_json", "bad \"quote\"\n"), "r");
     EXPECT_NE(r.body.find(R"("message":"bad \"quote\"\n")"), std::string::npos);
+}
+
+TEST(Envelope, ApiErrorIsAnsweredWithTheStatusItWasRaisedWith) {
+    for (int status : {400, 401, 403, 404, 405, 409, 410, 413, 415, 429, 500, 503}) {
+        http::Rendered r = http::render_error(http::ApiError(status, "c", "m"), "req-1");
+        EXPECT_EQ(r.status, status);
+    }
+}
+
+TEST(Envelope, ApiErrorWithAStatusOutsideTheTableFailsLoudly) {
+    // Not silently a 500: the status it was raised with would be lost.
+    EXPECT_THROW(http::ApiError(422, "unprocessable", "m"), std::logic_error);
+    EXPECT_THROW(http::ApiError(0, "", ""), std::logic_error);
 }
 
 TEST(Cgi, StatusLineHeadersAndLength) {
