@@ -29,9 +29,7 @@ http::Response get_account(api::Call& call) {
     o.kv("reserved_bytes", r.int64(0, "reserved_bytes"));
     o.kv("pouches", r.int64(0, "pouches"));
     o.end_obj();
-    http::Response resp;
-    resp.data = o.done();
-    return resp;
+    return api::ok(o.done());
 }
 
 }  // namespace pouch::account

@@ -73,10 +73,7 @@ http::Response genesis(api::Call& call) {
     o.kv("genesis_hash",
          crypto::b64url_encode(crypto::blake3_256(json::text(doc["statements"][0]["statement"]))));
     o.kv("pouch_id", pouch_id);
-    http::Response r;
-    r.status = 201;
-    r.data = o.done();
-    return r;
+    return api::created(o.done());
 }
 
 }  // namespace pouch::account

@@ -35,9 +35,7 @@ http::Response login(api::Call& call) {
     json::Out o;
     o.kv("user_id", user_id).kv("session_token", session.token);
     o.kv("expires_at", session.expires_at);
-    http::Response r;
-    r.data = o.done();
-    return r;
+    return api::ok(o.done());
 }
 
 }  // namespace pouch::account

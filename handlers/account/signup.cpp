@@ -32,10 +32,7 @@ http::Response signup(api::Call& call) {
     json::Out o;
     o.kv("user_id", user_id).kv("storage_account_id", account_id);
     o.kv("session_token", session.token).kv("expires_at", session.expires_at);
-    http::Response r;
-    r.status = 201;
-    r.data = o.done();
-    return r;
+    return api::created(o.done());
 }
 
 }  // namespace pouch::account

@@ -81,9 +81,7 @@ http::Response plan_response(const db::Result& r) {
     o.key("plan");
     model::write_plan(o, r, 0);
     std::string wrapped = o.done();
-    http::Response resp;
-    resp.data = wrapped.substr(kPrefix.size(), wrapped.size() - kPrefix.size() - 1);
-    return resp;
+    return api::ok(wrapped.substr(kPrefix.size(), wrapped.size() - kPrefix.size() - 1));
 }
 
 }  // namespace

@@ -57,9 +57,7 @@ http::Response set_role(api::Call& call) {
 
     json::Out o;
     o.kv("id", id).kv("role", role).kv("previous_role", previous);
-    http::Response resp;
-    resp.data = o.done();
-    return resp;
+    return api::ok(o.done());
 }
 
 }  // namespace pouch::admin

@@ -86,9 +86,7 @@ http::Response approve(api::Call& call) {
 
     json::Out o;
     o.kv("device_id", device_id);
-    http::Response resp;
-    resp.data = o.done();
-    return resp;
+    return api::ok(o.done());
 }
 
 http::Response deny(api::Call& call) {
@@ -106,9 +104,7 @@ http::Response deny(api::Call& call) {
     wakeup::publish(s.redis, wakeup::Topic::login, id);
     json::Out o;
     o.kv("status", "denied");
-    http::Response resp;
-    resp.data = o.done();
-    return resp;
+    return api::ok(o.done());
 }
 
 }  // namespace pouch::cliauth

@@ -17,9 +17,7 @@ http::Response connect_token(api::Call& call) {
                                           std::to_string(kConnectTokenSeconds)});
     json::Out o;
     o.kv("connect_token", token).kv("expires_in", kConnectTokenSeconds);
-    http::Response r;
-    r.data = o.done();
-    return r;
+    return api::ok(o.done());
 }
 
 }  // namespace pouch::cliauth

@@ -32,9 +32,7 @@ http::Response details(api::Call& call) {
     o.kv("confirm_code", crypto::confirm_code(r.text(0, "id"), r.text(0, "sign_jkt")));
     o.kv("status", r.text(0, "status"));
     o.kv("created_at", r.text(0, "created_at")).kv("expires_at", r.text(0, "expires_at"));
-    http::Response resp;
-    resp.data = o.done();
-    return resp;
+    return api::ok(o.done());
 }
 
 }  // namespace pouch::cliauth

@@ -55,9 +55,7 @@ http::Response refresh(api::Call& call) {
     tx.commit();
     json::Out o;
     write_token_fields(o, t, device);
-    http::Response resp;
-    resp.data = o.done();
-    return resp;
+    return api::ok(o.done());
 }
 
 }  // namespace pouch::cliauth

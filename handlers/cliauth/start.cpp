@@ -57,9 +57,7 @@ http::Response start(api::Call& call) {
     o.kv("request_id", id);
     o.kv("authorize_url", s.config.web_url + "/cli/approve?request=" + id);
     o.kv("expires_in", s.config.login_ttl_seconds).kv("interval", kPollInterval);
-    http::Response r;
-    r.data = o.done();
-    return r;
+    return api::ok(o.done());
 }
 
 }  // namespace pouch::cliauth

@@ -22,9 +22,7 @@ http::ApiError invalid_grant(const std::string& message) {
 http::Response pending() {
     json::Out o;
     o.kv("status", "pending").kv("interval", kPollInterval);
-    http::Response r;
-    r.data = o.done();
-    return r;
+    return api::ok(o.done());
 }
 
 http::Response redeem(http::Services& s, const std::string& id, const std::string& jkt) {
@@ -48,9 +46,7 @@ http::Response redeem(http::Services& s, const std::string& id, const std::strin
     json::Out o;
     write_token_fields(o, t, device);
     o.kv("welcome", device.text(0, "welcome"));
-    http::Response r;
-    r.data = o.done();
-    return r;
+    return api::ok(o.done());
 }
 
 rules::LoginState current_state(http::Services& s, const std::string& id) {

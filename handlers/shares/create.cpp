@@ -64,10 +64,7 @@ http::Response create(api::Call& call) {
          json::text(bundle), std::to_string(size), one_time ? "true" : "false"});
     if (r.rows() == 0) throw http::ApiError(409, "share_exists", "a share with this id exists");
     tx.commit();
-    http::Response resp;
-    resp.status = 201;
-    resp.data = share_data(r, 0);
-    return resp;
+    return api::created(share_data(r, 0));
 }
 
 }  // namespace pouch::shares

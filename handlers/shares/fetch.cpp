@@ -23,8 +23,7 @@ http::Response fetch(api::Call& call) {
     o.kv("id", r.text(0, "id")).kv("label_enc", r.text(0, "label_enc"));
     o.kv("bundle", r.text(0, "bundle")).kv("size", r.int64(0, "size"));
     o.kv("expires_at", r.opt(0, "expires_at")).kv("one_time", r.boolean(0, "one_time"));
-    http::Response resp;
-    resp.data = o.done();
+    http::Response resp = api::ok(o.done());
     // A one_time bundle is answered once; no shared cache may keep a copy to answer again.
     resp.headers.emplace_back("Cache-Control", "no-store");
     return resp;

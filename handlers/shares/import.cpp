@@ -28,9 +28,7 @@ http::Response import_share(api::Call& call) {
     json::Out o;
     o.kv("id", r.text(0, "id")).kv("imports", r.int64(0, "imports"));
     o.kv("last_imported_at", r.text(0, "last_imported_at"));
-    http::Response resp;
-    resp.data = o.done();
-    return resp;
+    return api::ok(o.done());
 }
 
 }  // namespace pouch::shares

@@ -15,9 +15,7 @@ http::Response revoke(api::Call& call) {
     auto conn = s.db.acquire();
     db::Result r = conn->exec(sql::kRevokeShare, {req.param("id"), c.account_id});
     if (r.rows() == 0) throw http::not_found();
-    http::Response resp;
-    resp.data = share_data(r, 0);
-    return resp;
+    return api::ok(share_data(r, 0));
 }
 
 }  // namespace pouch::shares

@@ -128,9 +128,7 @@ http::Response check_blobs(api::Call& call) {
     o.key("missing").arr();
     for (const auto& id : missing) o.str(id);
     o.end_arr();
-    http::Response r;
-    r.data = o.done();
-    return r;
+    return api::ok(o.done());
 }
 
 namespace {
@@ -146,9 +144,7 @@ http::Response upload(api::Call& call) {
         load_pouch(*conn, req.param("pouchId"), c);
         db::Result b = conn->exec(sql::kBlobOrReservation, {c.account_id, blob_id});
         if (!b.is_null(0, b.column("blob_size"))) {
-            http::Response r;
-            r.data = blob_data(blob_id, b.int64(0, "blob_size"));
-            return r;
+            return api::ok(blob_data(blob_id, b.int64(0, "blob_size")));
         }
         if (b.is_null(0, b.column("reserved_size"))) throw no_reservation();
         size = b.int64(0, "reserved_size");
@@ -166,9 +162,7 @@ http::Response upload(api::Call& call) {
     conn->exec(sql::kLockAccount, {c.account_id});
     db::Result b = conn->exec(sql::kBlobOrReservation, {c.account_id, blob_id});
     if (!b.is_null(0, b.column("blob_size"))) {  // a concurrent upload of the same blob won
-        http::Response r;
-        r.data = blob_data(blob_id, b.int64(0, "blob_size"));
-        return r;
+        return api::ok(blob_data(blob_id, b.int64(0, "blob_size")));
     }
     // expired or released while streaming
     if (b.is_null(0, b.column("reserved_size"))) throw no_reservation();
@@ -183,10 +177,7 @@ http::Response upload(api::Call& call) {
     conn->exec(sql::kAddBlobBytes, {c.account_id, std::to_string(size)});
     tx.commit();
 
-    http::Response r;
-    r.status = 201;
-    r.data = blob_data(blob_id, size);
-    return r;
+    return api::created(blob_data(blob_id, size));
 }
 
 }  // namespace

@@ -206,9 +206,7 @@ http::Response commit(api::Call& call) {
         if (prior.text(0, "body_hash") != stored_hash)
             throw http::ApiError(409, "operation_id_reused",
                                  "operation_id was used for a different body");
-        http::Response replay;
-        replay.data = prior.text(0, "response");
-        return replay;
+        return api::ok(prior.text(0, "response"));
     }
 
     rules::PouchState state = load_state(*conn, c, pouch, ops);
@@ -226,9 +224,7 @@ http::Response commit(api::Call& call) {
     tx.commit();
 
     if (wrote) wakeup::publish(s.redis, wakeup::Topic::events, pouch.id);
-    http::Response resp;
-    resp.data = std::move(data);
-    return resp;
+    return api::ok(std::move(data));
 }
 
 }  // namespace pouch::sync

@@ -59,9 +59,7 @@ http::Response page_response(const db::Result& page) {
     }
     o.end_arr();
     o.kv("high_water", page.int64(0, "high_water"));
-    http::Response resp;
-    resp.data = o.done();
-    return resp;
+    return api::ok(o.done());
 }
 
 }  // namespace

@@ -84,9 +84,7 @@ http::Response add_key_envelopes(api::Call& call) {
     wakeup::publish(s.redis, wakeup::Topic::events, stored.rotated_pouches);
     json::Out o;
     o.kv("key_gen", state.int64(0, "key_gen")).kv("rotation_pending", state.boolean(0, "pending"));
-    http::Response resp;
-    resp.data = o.done();
-    return resp;
+    return api::ok(o.done());
 }
 
 }  // namespace pouch::sync

@@ -43,9 +43,7 @@ http::Response get_pouch(api::Call& call) {
     json::Out o;
     o.kv("id", p.id).kv("epoch", p.epoch).kv("key_gen", p.key_gen);
     o.kv("high_water", p.high_water).kv("created_at", p.created_at);
-    http::Response resp;
-    resp.data = o.done();
-    return resp;
+    return api::ok(o.done());
 }
 
 http::Response create_pouch(api::Call& call) {
@@ -84,10 +82,7 @@ http::Response create_pouch(api::Call& call) {
     o.kv("id", row.text(0, "id")).kv("epoch", row.text(0, "epoch"));
     o.kv("key_gen", row.int64(0, "key_gen")).kv("high_water", row.int64(0, "high_water"));
     o.kv("created_at", row.text(0, "created_at"));
-    http::Response resp;
-    resp.status = 201;
-    resp.data = o.done();
-    return resp;
+    return api::created(o.done());
 }
 
 }  // namespace pouch::sync
