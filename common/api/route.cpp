@@ -57,15 +57,23 @@ void verify_service_signature(const auth::Caller& c, const http::Request& req,
 
 // Path params typed `uuid_after_auth`: matched as any segment, so that routing answers 404 only
 // once the caller is authorized (decisions §7's admin order), then held canonical like `uuid`.
-void check_late_uuids(const Route& route, http::Request& req) {
+// Their names are read from the pattern once, when the route is added.
+std::vector<std::string> late_uuid_params(const std::string& pattern) {
+    std::vector<std::string> names;
     size_t at = 0;
-    while ((at = route.pattern.find(":uuid_after_auth}", at)) != std::string::npos) {
-        size_t open = route.pattern.rfind('{', at);
-        std::string name = route.pattern.substr(open + 1, at - open - 1);
+    while ((at = pattern.find(":uuid_after_auth}", at)) != std::string::npos) {
+        size_t open = pattern.rfind('{', at);
+        names.push_back(pattern.substr(open + 1, at - open - 1));
+        ++at;
+    }
+    return names;
+}
+
+void check_late_uuids(const std::vector<std::string>& late, http::Request& req) {
+    for (const std::string& name : late) {
         auto id = canonical_uuid(req.param(name));
         if (!id) throw http::not_found();
         req.params[name] = *id;
-        ++at;
     }
 }
 
@@ -80,11 +88,11 @@ void drain(http::Request& req) noexcept {
     }
 }
 
-http::Response phases(const Route& route, const Handler& handler, http::Request& req,
-                      http::Services& s) {
+http::Response phases(const Route& route, const std::vector<std::string>& late,
+                      const Handler& handler, http::Request& req, http::Services& s) {
     Call call{req, s, route, authenticate(route, req, s), {}, {}, rapidjson::Document(), {}};
     if (route.who == Who::dpop) call.proof = auth::check_dpop(req, s, std::nullopt);
-    check_late_uuids(route, req);
+    check_late_uuids(late, req);
     if (!route.query.empty()) call.query = http::validate_query(req, route.query);
     call.body.SetObject();
     if (!route.schema) {
@@ -112,11 +120,11 @@ http::Response phases(const Route& route, const Handler& handler, http::Request&
     return handler(call);
 }
 
-http::Response run(const Route& route, const Handler& handler, http::Request& req,
-                   http::Services& s) {
-    if (route.body != http::BodyKind::stream) return phases(route, handler, req, s);
+http::Response run(const Route& route, const std::vector<std::string>& late, const Handler& handler,
+                   http::Request& req, http::Services& s) {
+    if (route.body != http::BodyKind::stream) return phases(route, late, handler, req, s);
     try {
-        http::Response r = phases(route, handler, req, s);
+        http::Response r = phases(route, late, handler, req, s);
         drain(req);
         return r;
     } catch (...) {
@@ -137,9 +145,8 @@ void add(http::Router& router, const Route& route, Handler handler) {
     o.masked_params = route.masked;
     router.add(
         route.method, route.pattern,
-        [route, handler = std::move(handler)](http::Request& req, http::Services& s) {
-            return run(route, handler, req, s);
-        },
+        [route, late = late_uuid_params(route.pattern), handler = std::move(handler)](
+            http::Request& req, http::Services& s) { return run(route, late, handler, req, s); },
         o);
 }
 
