@@ -1,5 +1,5 @@
 // key_cache.cpp -- the LRU of parsed P-256 keys (key_cache.h): a list in use order and a map
-// from thumbprint to list position, under one mutex.
+// from coordinates to list position, under one mutex.
 #include "common/crypto/key_cache.h"
 
 namespace pouch::crypto {
@@ -7,14 +7,13 @@ namespace pouch::crypto {
 P256KeyCache::P256KeyCache(size_t capacity) : capacity_(capacity == 0 ? 1 : capacity) {}
 
 std::optional<P256PublicKey> P256KeyCache::get(std::string_view x_b64, std::string_view y_b64) {
-    std::string thumbprint = jwk_thumbprint(x_b64, y_b64);
+    std::string coords;
+    coords.reserve(x_b64.size() + 1 + y_b64.size());
+    coords.append(x_b64).append(1, '.').append(y_b64);
     {
         std::lock_guard<std::mutex> g(mu_);
-        auto it = by_thumbprint_.find(thumbprint);
-        // The coordinates are compared too: equal thumbprints of different keys would be a
-        // SHA-256 collision, and then the key asked for is parsed, not the stored one.
-        if (it != by_thumbprint_.end() && it->second->key.x() == x_b64 &&
-            it->second->key.y() == y_b64) {
+        auto it = by_coords_.find(coords);
+        if (it != by_coords_.end()) {
             lru_.splice(lru_.begin(), lru_, it->second);
             ++hits_;
             return it->second->key;
@@ -24,15 +23,15 @@ std::optional<P256PublicKey> P256KeyCache::get(std::string_view x_b64, std::stri
     std::optional<P256PublicKey> key = P256PublicKey::from_jwk(x_b64, y_b64);
     if (!key) return std::nullopt;
     std::lock_guard<std::mutex> g(mu_);
-    auto it = by_thumbprint_.find(thumbprint);
-    if (it != by_thumbprint_.end()) {  // another thread parsed it meanwhile, or a collision
-        lru_.erase(it->second);
-        by_thumbprint_.erase(it);
+    auto it = by_coords_.find(coords);
+    if (it != by_coords_.end()) {  // another thread parsed it meanwhile
+        lru_.splice(lru_.begin(), lru_, it->second);
+        return it->second->key;
     }
-    lru_.push_front(Entry{thumbprint, *key});
-    by_thumbprint_[thumbprint] = lru_.begin();
+    lru_.push_front(Entry{coords, *key});
+    by_coords_.emplace(std::move(coords), lru_.begin());
     while (lru_.size() > capacity_) {
-        by_thumbprint_.erase(lru_.back().thumbprint);
+        by_coords_.erase(lru_.back().coords);
         lru_.pop_back();
     }
     return key;

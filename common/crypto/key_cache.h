@@ -1,12 +1,12 @@
-// key_cache.h -- parsed P-256 public keys kept by RFC 7638 thumbprint, so a request that proves
+// key_cache.h -- parsed P-256 public keys kept by their coordinates, so a request that proves
 // a key seen before (a DPoP proof, a Service-Signature) pays one ES256 verify instead of a
 // point decode, a full public-key check (a scalar multiplication) and the verify.
 //
-// Invariant: an entry is found only by the thumbprint this cache computes from the
-// coordinates it is asked for, and a hit is returned only when the stored coordinates equal
-// them; a thumbprint (or kid) claimed by a caller is never an input. Invalid keys are not
-// cached. Bounded: at most `capacity` keys, the least recently used evicted first.
-// Thread-safe (one mutex, held for a map lookup; parsing happens outside it).
+// Invariant: an entry is found only by the coordinates it is asked for (b64url x + '.' + y;
+// '.' is outside the b64url alphabet, so the key names one pair); a thumbprint (or kid)
+// claimed by a caller is never an input. Invalid keys are not cached. Bounded: at most
+// `capacity` keys, the least recently used evicted first. Thread-safe (one mutex, held for a
+// map lookup; parsing happens outside it).
 #pragma once
 
 #include <cstdint>
@@ -37,13 +37,13 @@ class P256KeyCache {
 
   private:
     struct Entry {
-        std::string thumbprint;
+        std::string coords;  // x + '.' + y, as asked for
         P256PublicKey key;
     };
     const size_t capacity_;
     mutable std::mutex mu_;
     std::list<Entry> lru_;  // most recently used first
-    std::unordered_map<std::string, std::list<Entry>::iterator> by_thumbprint_;
+    std::unordered_map<std::string, std::list<Entry>::iterator> by_coords_;
     std::uint64_t hits_ = 0, misses_ = 0;
 };
 
