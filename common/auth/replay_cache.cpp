@@ -2,8 +2,6 @@
 // otherwise an atomic upsert into dpop_replay (sql/001_init.sql).
 #include "common/auth/replay_cache.h"
 
-#include "common/http/error.h"
-
 namespace pouch::auth {
 
 namespace {
@@ -20,8 +18,8 @@ const db::Statement kSeen{
     "replay_seen", "SELECT 1 FROM dpop_replay WHERE jkt = $1 AND jti = $2 AND expires_at > now()"};
 
 // Served by the expires_at index: an empty or expired table costs one index probe.
-const db::Statement kAnyLive{
-    "replay_any_live", "SELECT EXISTS (SELECT 1 FROM dpop_replay WHERE expires_at > now())"};
+const db::Statement kAnyLive{"replay_any_live",
+                             "SELECT EXISTS (SELECT 1 FROM dpop_replay WHERE expires_at > now())"};
 
 // Rows only accumulate during Redis outages; sweeping at most once a minute keeps the table
 // small without a separate job.
@@ -47,7 +45,8 @@ bool ReplayCache::first_use(const std::string& jkt, const std::string& jti, int 
     std::optional<bool> fresh = redis_.set_nx_ex("pouch:dpop:" + jkt + ":" + jti, "1", ttl_seconds);
     if (fresh) {
         if (!*fresh) return false;
-        if (now_seconds() < fallback_until_.load() || live_rows_in_db()) return !seen_in_db(jkt, jti);
+        if (now_seconds() < fallback_until_.load() || live_rows_in_db())
+            return !seen_in_db(jkt, jti);
         return true;
     }
     long long until = now_seconds() + ttl_seconds;
@@ -57,42 +56,38 @@ bool ReplayCache::first_use(const std::string& jkt, const std::string& jti, int 
     return first_use_db(jkt, jti, ttl_seconds);
 }
 
+// A database error is left to render_guarded (common/http/response.cpp), which answers a lost
+// connection 503 unavailable as this class promises, and anything else 500.
 bool ReplayCache::first_use_db(const std::string& jkt, const std::string& jti, int ttl_seconds) {
-    try {
-        db::Lease c = pool_.acquire();  // throws 503 itself when the database is down
-        long long now = now_seconds();
-        long long last = last_sweep_.load();
-        if (now - last >= 60 && last_sweep_.compare_exchange_strong(last, now)) c->exec(kSweep);
-        db::Result r = c->exec(kRecord, {jkt, jti, std::to_string(ttl_seconds)});
-        return r.rows() == 1;
-    } catch (const db::Error& e) {
-        if (e.connection_lost) throw unavailable();
-        throw;
-    }
+    db::Lease c = pool_.acquire();  // throws 503 itself when the database is down
+    long long now = now_seconds();
+    long long last = last_sweep_.load();
+    if (now - last >= 60 && last_sweep_.compare_exchange_strong(last, now)) c->exec(kSweep);
+    db::Result r = c->exec(kRecord, {jkt, jti, std::to_string(ttl_seconds)});
+    return r.rows() == 1;
 }
 
 bool ReplayCache::live_rows_in_db() {
     long long now = now_ms();
-    if (now - live_checked_ms_.load() < 1000) return live_rows_.load();
+    long long checked = live_checked_ms_.load();
+    // One thread refreshes a stale answer; the others keep the last one meanwhile, or look the
+    // proof up (true) while no answer is known yet.
+    if (now - checked < 1000 || !live_checked_ms_.compare_exchange_strong(checked, now))
+        return !live_known_.load() || live_rows_.load();
     try {
         db::Lease c = pool_.acquire();
         live_rows_ = c->exec(kAnyLive).text(0, 0) == "t";
-        live_checked_ms_ = now;
-        return live_rows_.load();
-    } catch (const db::Error& e) {
-        if (e.connection_lost) throw unavailable();
+        live_known_ = true;
+    } catch (...) {
+        live_checked_ms_ = checked;  // the next caller asks again
         throw;
     }
+    return live_rows_.load();
 }
 
 bool ReplayCache::seen_in_db(const std::string& jkt, const std::string& jti) {
-    try {
-        db::Lease c = pool_.acquire();
-        return c->exec(kSeen, {jkt, jti}).rows() > 0;
-    } catch (const db::Error& e) {
-        if (e.connection_lost) throw unavailable();
-        throw;
-    }
+    db::Lease c = pool_.acquire();
+    return c->exec(kSeen, {jkt, jti}).rows() > 0;
 }
 
 }  // namespace pouch::auth

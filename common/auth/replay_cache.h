@@ -30,7 +30,8 @@ class ReplayCache {
     ReplayCache(redis::Client& redis, db::Pool& pool);
 
     // True if (jkt, jti) was not seen within ttl_seconds, and records it; false on a replay.
-    // Throws ApiError 503 `unavailable` when neither Redis nor Postgres can answer.
+    // Throws 503 `unavailable` when neither Redis nor Postgres can answer (a connection lost
+    // mid-query surfaces as db::Error, which render_guarded answers the same).
     bool first_use(const std::string& jkt, const std::string& jti, int ttl_seconds = 600);
 
   private:
@@ -45,6 +46,7 @@ class ReplayCache {
     std::atomic<long long> last_sweep_{0};
     std::atomic<long long> live_checked_ms_{-1000000};  // steady_clock ms of the last ask
     std::atomic<bool> live_rows_{false};
+    std::atomic<bool> live_known_{false};  // live_rows_ has been read at least once
 };
 
 }  // namespace pouch::auth
