@@ -20,13 +20,10 @@ Closer& Closer::instance() {
     return *c;
 }
 
+// Without an epoll fd there is nothing to wait on (epoll_wait would fail at once, forever):
+// no thread, and hand_over closes at once.
 Closer::Closer() : ep_(epoll_create1(EPOLL_CLOEXEC)) {
-    std::thread([this] { run(); }).detach();
-}
-
-size_t Closer::pending() const {
-    std::lock_guard<std::mutex> g(mu_);
-    return deadline_.size();
+    if (ep_ >= 0) std::thread([this] { run(); }).detach();
 }
 
 void Closer::hand_over(int fd) {

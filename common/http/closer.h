@@ -20,14 +20,13 @@ namespace pouch::http {
 class Closer {
   public:
     // The process's closer; its thread lives as long as the process (never joined, so no
-    // answer waits on a destructor at exit).
+    // answer waits on a destructor at exit). If epoll_create1 fails there is no thread and
+    // hand_over closes each fd at once, as libfcgi would after its wait.
     static Closer& instance();
 
     // Takes over `fd`, whose answer is written: shutdown(SHUT_WR), then reads and discards
     // until EOF, an error or 2 s, then closes it.
     void hand_over(int fd);
-
-    size_t pending() const;
 
   private:
     using Clock = std::chrono::steady_clock;

@@ -54,7 +54,14 @@ StagedBlob::StagedBlob(const BlobStore& store) : store_(store) {
     // through the directory's group once it is in place.
     fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
     if (fd_ < 0) io_failure("create", path_);
-    if (::fchmod(fd_, 0640) != 0) io_failure("fchmod", path_);
+    if (::fchmod(fd_, 0640) != 0) {
+        // A throwing constructor runs no destructor: the fd and the file are let go here.
+        int err = errno;
+        ::close(fd_);
+        ::unlink(path_.c_str());
+        errno = err;
+        io_failure("fchmod", path_);
+    }
 }
 
 StagedBlob::~StagedBlob() {
