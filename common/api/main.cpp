@@ -16,12 +16,14 @@
 namespace pouch::api {
 
 int handler_main(const std::string& group, int argc, char** argv,
-                 const std::function<void(http::Router&)>& install, HandlerOptions options) {
+                 const std::function<void(http::Router&, const config::Config&)>& install,
+                 HandlerOptions options) {
     config::Config config;
     try {
         config = config::Config::from_env();
         for (int i = 1; i + 1 < argc; ++i)
             if (std::strcmp(argv[i], "--socket") == 0) config.socket_path = argv[++i];
+        config.check();
     } catch (const std::exception& e) {
         log::init(group, "info");
         log::error("bad configuration", {{"error", e.what()}});
@@ -40,9 +42,12 @@ int handler_main(const std::string& group, int argc, char** argv,
         http::Services services{config, pool, redis, replay, parking.get()};
         http::Router router;
         add_health_route(router);
-        install(router);
+        install(router, config);
         MetricsEndpoint metrics_endpoint(group, router, services);  // docs/SCALING.md
         return serve(group, router, services);
+    } catch (const config::BadConfig& e) {  // a TCP listen socket without its allow-list
+        log::error("bad configuration", {{"error", e.what()}});
+        return 2;
     } catch (const std::exception& e) {
         log::error("startup failed", {{"error", e.what()}});
         return 1;

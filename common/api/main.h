@@ -3,7 +3,8 @@
 // the health and metrics routes, the group's routes, then the server loop (common/http).
 //
 //   int main(int argc, char** argv) {
-//       return pouch::api::handler_main("devices", argc, argv, [](pouch::http::Router& r) {
+//       return pouch::api::handler_main("devices", argc, argv,
+//                                       [](pouch::http::Router& r, const pouch::config::Config&) {
 //           pouch::api::add(r, devices::kList, devices::list);
 //       });
 //   }
@@ -13,6 +14,7 @@
 #include <optional>
 #include <string>
 
+#include "common/config/config.h"
 #include "common/http/router.h"
 #include "common/wakeup/wakeup.h"
 
@@ -25,8 +27,10 @@ struct HandlerOptions {
 };
 
 // Returns the process exit code: 2 on bad configuration, 1 if startup failed, else the
-// server's. `install` adds the group's routes. `--socket PATH` overrides POUCH_SOCKET.
+// server's. `install` adds the group's routes, given the configuration read once at start.
+// `--socket PATH` overrides POUCH_SOCKET.
 int handler_main(const std::string& group, int argc, char** argv,
-                 const std::function<void(http::Router&)>& install, HandlerOptions options = {});
+                 const std::function<void(http::Router&, const config::Config&)>& install,
+                 HandlerOptions options = {});
 
 }  // namespace pouch::api

@@ -20,14 +20,13 @@ void read_int(const char* name, int& out, int lo, int hi) {
     char* end = nullptr;
     long n = std::strtol(v, &end, 10);
     if (*end != '\0' || n < lo || n > hi)
-        throw std::runtime_error(std::string(name) + " must be an integer in [" +
-                                 std::to_string(lo) + ", " + std::to_string(hi) + "]");
+        throw BadConfig(std::string(name) + " must be an integer in [" + std::to_string(lo) + ", " +
+                        std::to_string(hi) + "]");
     out = static_cast<int>(n);
 }
 
-// POUCH_LISTEN: [IPv4 address or host name]:port. A peer on a handler's socket can still crash
-// libfcgi (decisions §11), so a TCP socket is opened only with libfcgi's allow-list of web
-// server addresses (FCGI_WEB_SERVER_ADDRS, read by FCGX_Init) set as well.
+// POUCH_LISTEN: [IPv4 address or host name]:port. Its allow-list (FCGI_WEB_SERVER_ADDRS) is
+// checked by the server for every TCP listen socket, systemd's included.
 void read_listen(std::string& out) {
     const char* v = std::getenv("POUCH_LISTEN");
     if (!v || !*v) return;
@@ -38,12 +37,7 @@ void read_listen(std::string& out) {
     long n = port.empty() ? 0 : std::strtol(port.c_str(), &end, 10);
     if (colon == std::string::npos || s.find(':') != colon || port.empty() || *end != '\0' ||
         n < 1 || n > 65535)
-        throw std::runtime_error("POUCH_LISTEN must be host:port or :port (IPv4), port 1..65535");
-    const char* allow = std::getenv("FCGI_WEB_SERVER_ADDRS");
-    if (!allow || !*allow)
-        throw std::runtime_error(
-            "POUCH_LISTEN needs FCGI_WEB_SERVER_ADDRS: the nginx addresses allowed to connect "
-            "(comma-separated IPv4)");
+        throw BadConfig("POUCH_LISTEN must be host:port or :port (IPv4), port 1..65535");
     out = s;
 }
 
@@ -63,8 +57,6 @@ Config Config::from_env() {
     read_string("POUCH_BLOB_DIR", c.blob_dir);
     read_string("POUCH_SOCKET", c.socket_path);
     read_listen(c.listen);
-    if (!c.listen.empty() && !c.socket_path.empty())
-        throw std::runtime_error("set POUCH_LISTEN or POUCH_SOCKET, not both");
     read_string("POUCH_LOG_LEVEL", c.log_level);
     read_int("POUCH_THREADS", c.threads, 1, 4096);
     read_int("POUCH_DB_POOL", c.db_pool, 1, 1024);
@@ -75,8 +67,14 @@ Config Config::from_env() {
     c.web_url = strip_trailing_slash(c.web_url);
     if (c.log_level != "debug" && c.log_level != "info" && c.log_level != "warn" &&
         c.log_level != "error")
-        throw std::runtime_error("POUCH_LOG_LEVEL must be debug, info, warn or error");
+        throw BadConfig("POUCH_LOG_LEVEL must be debug, info, warn or error");
+    c.check();
     return c;
+}
+
+void Config::check() const {
+    if (!listen.empty() && !socket_path.empty())
+        throw BadConfig("set POUCH_LISTEN or POUCH_SOCKET (or --socket), not both");
 }
 
 }  // namespace pouch::config

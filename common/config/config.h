@@ -2,9 +2,15 @@
 // A malformed value is a startup error with the variable's name, never a silent default.
 #pragma once
 
+#include <stdexcept>
 #include <string>
 
 namespace pouch::config {
+
+// A configuration a handler cannot start with: exit status 2, "bad configuration".
+struct BadConfig : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
 
 struct Config {
     std::string database_url = "postgresql:///pouch";    // POUCH_DATABASE_URL
@@ -15,7 +21,8 @@ struct Config {
     std::string socket_path;                             // POUCH_SOCKET (no systemd socket)
     // POUCH_LISTEN: "host:port" (or ":port", every address) to serve FastCGI on TCP, for
     // handler hosts behind a remote nginx (docs/SCALING.md). Needs libfcgi's own
-    // FCGI_WEB_SERVER_ADDRS, the nginx addresses allowed to connect, or the start fails.
+    // FCGI_WEB_SERVER_ADDRS, the nginx addresses allowed to connect, or the start fails
+    // (checked where any TCP listen socket is taken, common/http/server.cpp).
     std::string listen;
     std::string log_level = "info";     // POUCH_LOG_LEVEL
     int threads = 16;                   // POUCH_THREADS
@@ -24,8 +31,12 @@ struct Config {
     int argon2_parallel = 2;            // POUCH_ARGON2_PARALLEL
     int max_waiters_per_account = 256;  // POUCH_MAX_WAITERS_PER_ACCOUNT
 
-    // Throws std::runtime_error naming the variable on a malformed value.
+    // Throws BadConfig naming the variable on a malformed value; runs check().
     static Config from_env();
+
+    // Throws BadConfig for settings that exclude each other (POUCH_LISTEN and a socket path).
+    // A caller that overrides a field after from_env (--socket) runs it again.
+    void check() const;
 };
 
 }  // namespace pouch::config

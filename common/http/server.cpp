@@ -252,9 +252,9 @@ int require_allow_list_on_tcp(int fd) {
                (a.ss_family == AF_INET || a.ss_family == AF_INET6);
     const char* allow = std::getenv("FCGI_WEB_SERVER_ADDRS");
     if (tcp && (!allow || !*allow))
-        throw std::runtime_error(
+        throw config::BadConfig(
             "a TCP listen socket needs FCGI_WEB_SERVER_ADDRS (the nginx addresses allowed to "
-            "connect)");
+            "connect, comma-separated IPv4)");
     return fd;
 }
 

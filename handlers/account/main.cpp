@@ -6,13 +6,14 @@
 
 int main(int argc, char** argv) {
     using namespace pouch;
-    return api::handler_main("account", argc, argv, [](http::Router& r) {
-        account::password_init(config::Config::from_env().argon2_parallel);
-        api::add(r, account::kSignup, account::signup);
-        api::add(r, account::kLogin, account::login);
-        api::add(r, account::kLogout, account::logout);
-        api::add(r, account::kAccount, account::get_account);
-        api::add(r, account::kGenesis, account::genesis);
-        api::add(r, account::kRoster, account::roster);
-    });
+    return api::handler_main("account", argc, argv,
+                             [](http::Router& r, const config::Config& config) {
+                                 account::password_init(config.argon2_parallel);
+                                 api::add(r, account::kSignup, account::signup);
+                                 api::add(r, account::kLogin, account::login);
+                                 api::add(r, account::kLogout, account::logout);
+                                 api::add(r, account::kAccount, account::get_account);
+                                 api::add(r, account::kGenesis, account::genesis);
+                                 api::add(r, account::kRoster, account::roster);
+                             });
 }

@@ -4,7 +4,7 @@
 
 int main(int argc, char** argv) {
     using namespace pouch;
-    return api::handler_main("admin", argc, argv, [](http::Router& r) {
+    return api::handler_main("admin", argc, argv, [](http::Router& r, const config::Config&) {
         api::add(r, admin::kListPlans, admin::list_plans);
         api::add(r, admin::kGetPlan, admin::get_plan);
         api::add(r, admin::kUpdatePlan, admin::update_plan);

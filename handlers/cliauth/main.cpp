@@ -7,7 +7,7 @@ int main(int argc, char** argv) {
     using namespace pouch;
     return api::handler_main(
         "cliauth", argc, argv,
-        [](http::Router& r) {
+        [](http::Router& r, const config::Config&) {
             api::add(r, cliauth::kStart, cliauth::start);
             api::add(r, cliauth::kDetails, cliauth::details);
             api::add(r, cliauth::kApprove, cliauth::approve);

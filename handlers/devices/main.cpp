@@ -5,7 +5,7 @@
 
 int main(int argc, char** argv) {
     using namespace pouch;
-    return api::handler_main("devices", argc, argv, [](http::Router& r) {
+    return api::handler_main("devices", argc, argv, [](http::Router& r, const config::Config&) {
         api::add(r, devices::kList, devices::list);
         api::add(r, devices::kRename, devices::rename);
         api::add(r, devices::kRevoke, devices::revoke);

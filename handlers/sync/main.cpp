@@ -7,7 +7,7 @@ int main(int argc, char** argv) {
     using namespace pouch;
     return api::handler_main(
         "sync", argc, argv,
-        [](http::Router& r) {
+        [](http::Router& r, const config::Config&) {
             api::add(r, sync::kListPouches, sync::list_pouches);
             api::add(r, sync::kCreatePouch, sync::create_pouch);
             api::add(r, sync::kGetPouch, sync::get_pouch);
