@@ -45,7 +45,7 @@ int handler_main(const std::string& group, int argc, char** argv,
         install(router, config);
         MetricsEndpoint metrics_endpoint(group, router, services);  // docs/SCALING.md
         return serve(group, router, services);
-    } catch (const config::BadConfig& e) {  // a TCP listen socket without its allow-list
+    } catch (const config::BadConfig& e) {  // POUCH_LISTEN without its allow-list
         log::error("bad configuration", {{"error", e.what()}});
         return 2;
     } catch (const std::exception& e) {

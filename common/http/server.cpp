@@ -244,17 +244,23 @@ bool is_socket(int fd) {
 
 // A TCP listen socket, ours or systemd's, is served only with libfcgi's allow-list of web
 // server addresses: any peer that reaches the port could otherwise crash the handler
-// (decisions §11).
+// (decisions §11). The one check of that list; POUCH_LISTEN asks it before binding, so our own
+// setting fails as bad configuration (exit 2), a socket systemd handed over as a failed start.
+constexpr char kAllowListNeeded[] =
+    "needs FCGI_WEB_SERVER_ADDRS (the nginx addresses allowed to connect, comma-separated IPv4)";
+
+bool has_allow_list() {
+    const char* allow = std::getenv("FCGI_WEB_SERVER_ADDRS");
+    return allow && *allow;
+}
+
 int require_allow_list_on_tcp(int fd) {
     sockaddr_storage a{};
     socklen_t len = sizeof a;
     bool tcp = getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0 &&
                (a.ss_family == AF_INET || a.ss_family == AF_INET6);
-    const char* allow = std::getenv("FCGI_WEB_SERVER_ADDRS");
-    if (tcp && (!allow || !*allow))
-        throw config::BadConfig(
-            "a TCP listen socket needs FCGI_WEB_SERVER_ADDRS (the nginx addresses allowed to "
-            "connect, comma-separated IPv4)");
+    if (tcp && !has_allow_list())
+        throw std::runtime_error(std::string("a TCP listen socket ") + kAllowListNeeded);
     return fd;
 }
 
@@ -267,11 +273,13 @@ int open_listen_socket(const config::Config& config) {
     if (fds && pid && std::atoi(fds) >= 1 && std::atoi(pid) == getpid())
         return require_allow_list_on_tcp(3);
     if (!config.listen.empty()) {
+        if (!has_allow_list())
+            throw config::BadConfig(std::string("POUCH_LISTEN ") + kAllowListNeeded);
         // libfcgi parses "host:port" (empty host: every address) and sets SO_REUSEADDR, so a
         // restarted handler binds again at once.
         int fd = FCGX_OpenSocket(config.listen.c_str(), 1024);
         if (fd < 0) throw std::runtime_error("cannot listen on " + config.listen);
-        return require_allow_list_on_tcp(fd);
+        return fd;
     }
     if (config.socket_path.empty()) {
         if (is_socket(0)) return require_allow_list_on_tcp(0);
