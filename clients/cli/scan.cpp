@@ -108,7 +108,7 @@ std::string fingerprint_of_content(const fmt::Content& c) {
     return fingerprint_from_parts(c.size, crypto::blake3_256(""), hashes);
 }
 
-FileDigest digest_file(const std::string& path, long long size) {
+FileDigest digest_file(const std::string& path) {
     ChunkReader file(path, static_cast<size_t>(fmt::kChunkSize));
     FileDigest d;
     crypto::Blake3Hasher whole;
@@ -122,7 +122,6 @@ FileDigest digest_file(const std::string& path, long long size) {
     // simply seen as changed again at the next scan.
     if (total <= fmt::kInlineMax) d.chunk_hashes.clear();
     d.fp = fingerprint_from_parts(total, whole.finish(), d.chunk_hashes);
-    (void)size;
     return d;
 }
 

@@ -40,7 +40,7 @@ struct FileDigest {
     std::string fp;
     std::vector<std::string> chunk_hashes;
 };
-FileDigest digest_file(const std::string& path, long long size);
+FileDigest digest_file(const std::string& path);
 std::string fingerprint_from_parts(long long size, const std::string& inline_hash_raw,
                                    const std::vector<std::string>& chunk_hashes_b64);
 

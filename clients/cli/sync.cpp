@@ -251,7 +251,7 @@ SyncEngine::LocalStatus SyncEngine::local_status(const std::string& local, const
         st.kind = LocalStatus::kUnchanged;
         return st;
     }
-    st.fp = digest_file(join_path(s_.root, local), f->size).fp;
+    st.fp = digest_file(join_path(s_.root, local)).fp;
     st.kind = st.fp == e.fp ? LocalStatus::kUnchanged : LocalStatus::kChanged;
     return st;
 }
@@ -442,7 +442,7 @@ void SyncEngine::apply_put(const Revision& h, const std::string* prev_local) {
         }
         write_content(name, h);
     } else if (auto f = stat_file(s_.root, name)) {
-        if (digest_file(join_path(s_.root, name), f->size).fp == h.fp) {
+        if (digest_file(join_path(s_.root, name)).fp == h.fp) {
             FileEntry e{h.artifact_id,  h.revision_id, name,    h.fp,
                         h.content.size, f->mtime_ns,   f->mode, {}};
             if (h.content.chunks) e.chunks = *h.content.chunks;
@@ -502,7 +502,7 @@ std::vector<SyncEngine::Planned> SyncEngine::plan(const std::string& scope) {
         bool mode_changed = (f.mode & 0777) != (e.mode & 0777);
         if (!renamed && !mode_changed && f.size == e.size && f.mtime_ns == e.mtime_ns) continue;
         if (!renamed && !mode_changed) {
-            std::string fp = digest_file(join_path(s_.root, local), f.size).fp;
+            std::string fp = digest_file(join_path(s_.root, local)).fp;
             if (fp == e.fp) {
                 e.mtime_ns = f.mtime_ns;  // touched, not changed
                 touched = true;
@@ -527,7 +527,7 @@ std::vector<SyncEngine::Planned> SyncEngine::plan(const std::string& scope) {
         p.file = f;
         p.remote_name = to_nfc(name).value_or(name);
         // A tracked file that vanished while this one appeared with its content: a move.
-        std::string fp = digest_file(join_path(s_.root, name), f.size).fp;
+        std::string fp = digest_file(join_path(s_.root, name)).fp;
         auto m = std::find_if(missing.begin(), missing.end(),
                               [&](const std::string& old) { return s_.files[old].fp == fp; });
         if (m != missing.end()) {

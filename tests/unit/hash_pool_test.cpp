@@ -55,7 +55,7 @@ TEST(HashPool, RunsAtMostThreadsJobsAtOnce) {
             });
         });
     auto deadline = std::chrono::steady_clock::now() + 2s;
-    while ((pool.stats().running < 2 || pool.stats().queued < 4) &&
+    while ((pool.stats().running < 2 || pool.stats().queued < 4 || now.load() < 2) &&
            std::chrono::steady_clock::now() < deadline)
         std::this_thread::sleep_for(1ms);
     HashPool::Stats held = pool.stats();
