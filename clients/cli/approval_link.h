@@ -4,6 +4,7 @@
 // 12-digit confirm code over them; the key fingerprint; and the only authorize_url it accepts.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -29,5 +30,16 @@ ApprovalPrompt approval_prompt(std::string_view base, std::string_view request_i
 
 // The authorize_url the server must answer: base/cli/approve?request=ID, byte for byte.
 std::string expected_authorize_url(std::string_view base, std::string_view request_id);
+
+// An approval link taken apart, as the approving side reads it (pouch-testweb, the stand-in
+// for the web page): exactly base/cli/approve?request=ID#keys=sx.sy.ex.ey&n=N with a
+// canonical request id, four 43-character coordinates and a 22-character nonce of 16 bytes.
+// nullopt for anything else. The coordinates are not checked to be on the curve here.
+struct ParsedApprovalLink {
+    std::string base, request_id;
+    Coordinates sign, enc;
+    std::string nonce;  // 16 bytes
+};
+std::optional<ParsedApprovalLink> parse_approval_link(std::string_view link);
 
 }  // namespace pouch::cli

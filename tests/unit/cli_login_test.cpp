@@ -195,3 +195,48 @@ TEST(CliApprovalLink, OnlyACanonicalLowerCaseRequestIdGoesIntoALink) {
     EXPECT_FALSE(valid_request_id("3f2a4c1e8b7d4e6f9a0b1c2d3e4f5a6b"));
     EXPECT_FALSE(valid_request_id(""));
 }
+
+TEST(CliApprovalLink, TheApprovingSideReadsBackExactlyWhatTheCliBuilt) {
+    Coordinates sign{std::string(42, 'a') + "A", std::string(43, 'b')};
+    Coordinates enc{std::string(43, 'c'), std::string(42, '-') + "_"};
+    std::string nonce = "0123456789abcdef";
+    const char* id = "3f2a4c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b";
+    std::string link = approval_prompt("http://127.0.0.1:8080/p", id, sign, enc, nonce).link;
+    auto p = parse_approval_link(link);
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->base, "http://127.0.0.1:8080/p");
+    EXPECT_EQ(p->request_id, id);
+    EXPECT_EQ(p->sign.x, sign.x);
+    EXPECT_EQ(p->sign.y, sign.y);
+    EXPECT_EQ(p->enc.x, enc.x);
+    EXPECT_EQ(p->enc.y, enc.y);
+    EXPECT_EQ(p->nonce, nonce);
+}
+
+TEST(CliApprovalLink, AMalformedLinkIsNotRead) {
+    Coordinates sign{std::string(43, 'A'), std::string(43, 'B')};
+    Coordinates enc{std::string(43, 'C'), std::string(43, 'D')};
+    const std::string id = "3f2a4c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b";
+    std::string good = approval_prompt("https://h", id, sign, enc, std::string(16, 'n')).link;
+    ASSERT_TRUE(parse_approval_link(good));
+    size_t hash = good.find('#');
+    std::string url = good.substr(0, hash), frag = good.substr(hash);
+    std::string keys = frag.substr(0, frag.find("&n="));
+    std::string n = frag.substr(frag.find("&n=") + 3);
+    for (const std::string& bad : {
+             url,                                                   // no fragment
+             url + keys,                                            // no nonce
+             url + keys + "&n=" + n.substr(1),                      // a nonce of 21 characters
+             url + keys + "&n=" + n + "A",                          // 23 characters
+             url + keys + "&n=" + n.substr(0, 21) + "v",            // not canonical b64url
+             url + keys + "&n=" + n + "&x=1",                       // something more
+             url + "#n=" + n + "&" + keys.substr(1),                // another order
+             url + keys.substr(0, keys.size() - 1) + "&n=" + n,     // a coordinate short
+             url + keys.substr(0, 50) + "+" + keys.substr(51) + "&n=" + n,  // not b64url
+             "https://h/cli/approve?request=" + id.substr(0, 35) + "#" + frag.substr(1),
+             "https://h/cli/approve?request=" + std::string("3F2A4C1E-8B7D-4E6F-9A0B-1C2D3E4F5A6B") + frag,
+             "https://h/cli/approve?req=" + id + frag,
+             "/cli/approve?request=" + id + frag,
+         })
+        EXPECT_FALSE(parse_approval_link(bad)) << bad;
+}
