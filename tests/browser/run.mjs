@@ -279,6 +279,59 @@ await test('approval_page_refuses_a_link_without_its_keys_or_with_other_keys', [
   }
 });
 
+// What the page makes of the request details a server answers (here rewritten on their way to
+// the page, as a malicious server could answer them): where and how the login started, and
+// refusals of details that name another request or a device name outside the label rule.
+await test('approval_page_shows_where_a_login_started_and_refuses_details_it_cannot_trust', ['approval_page_explains_unknown_and_denied_requests'], async () => {
+  const cli = new Cli(W, WP, 'route-box');
+  const shown = await cli.start();
+  const detailsPath = new RegExp(`/v1/cli-auth/requests/${shown.requestId}$`);
+  const answer = async (change) => {
+    await page.unroute(detailsPath).catch(() => {});
+    await page.route(detailsPath, async (route) => {
+      const res = await route.fetch();
+      const body = await res.json();
+      change(body.data);
+      await route.fulfill({ response: res, json: body });
+    });
+    await page.goto(`${BASE}/pouches`);
+    await page.goto(shown.link);
+    await page.getByTestId('device-name').waitFor();
+  };
+  try {
+    await answer((d) => { d.started_ip = '203.0.113.7'; d.connect_token_used = false; });
+    ok((await page.getByTestId('started').textContent()).endsWith(' from 203.0.113.7'), 'Started names the address');
+    eq('the warning without a connect token', await page.getByTestId('no-connect-token').textContent(),
+      'This login was not started with a connect token from your account. Approve it only if you started it yourself, just now, in your own terminal.');
+    eq('the fingerprint', await page.getByTestId('fingerprint').textContent(), shown.fingerprint);
+    await shot(page, 'cli-approve-warning');
+    await answer((d) => { d.connect_token_used = true; });
+    await page.getByTestId('fingerprint').waitFor();
+    eq('no warning with a connect token', await page.getByTestId('no-connect-token').count(), 0);
+    const refusals = [
+      ['details of another request', (d) => { d.id = nodeCrypto.randomUUID(); }, 'another login request than the one in this address'],
+      ['a device name with a path in it', (d) => { d.device_name = 'x/../../../SOMEWHERE/PWNED'; }, 'cannot be a device name: it holds a / or \\'],
+      ['a device name with a bidi control', (d) => { d.device_name = 'laptop\u202Etxt.exe'; }, 'cannot be a device name: it holds a control or bidi character'],
+      ['another sign_jkt', (d) => { d.sign_jkt = d.sign_jkt.replace(/^./, (c) => (c === 'A' ? 'B' : 'A')); }, 'is not the thumbprint of the key in the link'],
+      ['no keys in the details', (d) => { delete d.sign_pub; }, 'does not show the keys of this login request'],
+    ];
+    for (const [what, change, words] of refusals) {
+      await answer(change);
+      await page.getByTestId('refusal').waitFor();
+      const text = await page.getByTestId('refusal').textContent();
+      ok(text.includes(words), `${what}: the refusal says why (${text})`);
+      ok(await page.getByRole('button', { name: 'Approve' }).isDisabled(), `${what}: Approve is disabled`);
+      if (what === 'a device name with a bidi control') {
+        ok((await page.getByTestId('device-name').textContent()).includes('\uFFFD'), 'the bidi control is not shown as is');
+      }
+    }
+    eq('nothing was approved', (await apiAs(S.token, 'GET', `/v1/cli-auth/requests/${shown.requestId}`)).json.data.status, 'pending');
+  } finally {
+    await page.unroute(detailsPath).catch(() => {});
+    cli.cleanup();
+  }
+});
+
 await test('share_link_opens_without_session_and_one_time_link_once', ['upload_then_download_5mb_and_a_small_file'], async () => {
   await page.goto(`${BASE}/pouches/${S.pouch.id}`);
   const makeLink = async (oneTime) => {

@@ -190,10 +190,11 @@ export function ApprovePage() {
           {!decided && !done && (
             <form onSubmit={approve}>
               {checked && <p>Check that your terminal shows the same device key fingerprint as this page.</p>}
-              <Field id="confirm-code" label="Type the code your terminal shows" required inputMode="numeric" autocomplete="off"
-                placeholder="1234-5678-9012" disabled={!checked}
-                hint="12 digits. The code comes from your terminal; this page never shows it."
-                value={code} onInput={(e) => { setCode(e.currentTarget.value); setError(null); }} />
+              {checked && (
+                <Field id="confirm-code" label="Type the code your terminal shows" required inputMode="numeric" autocomplete="off"
+                  placeholder="1234-5678-9012" hint="12 digits. The code comes from your terminal; this page never shows it."
+                  value={code} onInput={(e) => { setCode(e.currentTarget.value); setError(null); }} />
+              )}
               <ErrorBox error={error} />
               {busy && <Progress label="Adding the device, sealing the pouch keys to it" />}
               <button type="submit" class="primary" disabled={busy || !checked || !digits}>Approve</button>
