@@ -135,7 +135,8 @@ int cmd_devices(const Args& a) {
         for (const auto& d : all.GetArray()) {
             // Non-ASCII as \u escapes: the server's names reach a terminal as plain ASCII.
             rapidjson::StringBuffer buf;
-            rapidjson::Writer<rapidjson::StringBuffer, rapidjson::UTF8<>, rapidjson::ASCII<>> w(buf);
+            rapidjson::Writer<rapidjson::StringBuffer, rapidjson::UTF8<>, rapidjson::ASCII<>> w(
+                buf);
             d.Accept(w);
             o.raw(std::string(buf.GetString(), buf.GetSize()));
         }

@@ -57,7 +57,8 @@ std::optional<ParsedApprovalLink> parse_approval_link(std::string_view link) {
     std::string_view k = frag.substr(5, 4 * 43 + 3);
     if (k[43] != '.' || k[87] != '.' || k[131] != '.' || frag.substr(5 + 175, 3) != "&n=")
         return std::nullopt;
-    std::string_view c[4] = {k.substr(0, 43), k.substr(44, 43), k.substr(88, 43), k.substr(132, 43)};
+    std::string_view c[4] = {k.substr(0, 43), k.substr(44, 43), k.substr(88, 43),
+                             k.substr(132, 43)};
     for (auto x : c)
         if (!b64url_of_length(x, 43)) return std::nullopt;
     std::string_view n = frag.substr(5 + 175 + 3);

@@ -44,7 +44,8 @@ DeviceState DeviceState::from_json(const std::string& text) {
         s.pin_hash = fmt::get_str(d, "pin_hash");
         s.genesis_hash = fmt::get_str(d, "genesis_hash");
         if (d.HasMember("insecure_http")) {
-            if (!d["insecure_http"].IsBool()) throw fmt::FormatError("insecure_http is not a boolean");
+            if (!d["insecure_http"].IsBool())
+                throw fmt::FormatError("insecure_http is not a boolean");
             s.insecure_http = d["insecure_http"].GetBool();
         }
         return s;

@@ -38,8 +38,8 @@ const std::vector<CommandDoc> kCommands = {
        "the device name shown in the browser and in conflict copies: 1 to 64 characters, no "
        "control characters, no / or \\, no space at either end (default: the host name)"},
       {"--connect-token TOKEN",
-       "a svc_lt_ token from the web app's \"Connect a new CLI\" page (valid 10 minutes, once): only "
-       "that account can approve this login"},
+       "a svc_lt_ token from the web app's \"Connect a new CLI\" page (valid 10 minutes, once): "
+       "only that account can approve this login"},
       {"--insecure-http",
        "allow plain http:// to a server that is not this computer (a lab network you control): "
        "the network can then read and change everything, tokens included; every later run of "

@@ -71,7 +71,8 @@ std::string default_name() {
 LoginArgs check_login_args(const Args& a) {
     LoginArgs l;
     const char* env = std::getenv("POUCH_SERVER");
-    l.server = parse_server_url(a.get("server").value_or(env && *env ? env : "http://127.0.0.1:8080"));
+    l.server =
+        parse_server_url(a.get("server").value_or(env && *env ? env : "http://127.0.0.1:8080"));
     l.insecure_http = a.flag("insecure-http");
     require_transport(l.server, l.insecure_http);
     if (auto given = a.get("name")) {
@@ -148,9 +149,9 @@ Started start_login(Api& api, const LoginArgs& l, const DeviceKeys& k) {
     if (!a.ok()) throw CliError(kExitFailure, "cannot start the login: " + describe(a));
     s.request_id = jstr(a.data(), "request_id");
     if (!valid_request_id(s.request_id))
-        throw CliError(kExitIntegrity, "the server's login request id is not a lower-case UUID (\"" +
-                                           defang(first_chars(s.request_id, 80)) +
-                                           "\"); this login is stopped");
+        throw CliError(kExitIntegrity,
+                       "the server's login request id is not a lower-case UUID (\"" +
+                           defang(first_chars(s.request_id, 80)) + "\"); this login is stopped");
     std::string got = jstr(a.data(), "authorize_url");
     std::string want = expected_authorize_url(l.server.base, s.request_id);
     if (got != want)
@@ -315,8 +316,8 @@ void enrol(const Config& cfg, Http& http, const LoginArgs& l, const Started& s,
         check_welcome(w, trust.roster(), dev, k);
         int keys = trust.fetch_keys();
         std::printf("Logged in to %s as \"%s\" (device %s). This device holds %d pouch key%s.\n",
-                    dev.server.c_str(), defang(l.name).c_str(), defang(dev.device_id).c_str(),
-                    keys, keys == 1 ? "" : "s");
+                    dev.server.c_str(), defang(l.name).c_str(), defang(dev.device_id).c_str(), keys,
+                    keys == 1 ? "" : "s");
     } catch (const fmt::FormatError& e) {
         throw CliError(kExitIntegrity,
                        std::string("the approval does not check out: ") + e.what() +
@@ -331,8 +332,8 @@ int cmd_login(const Args& a) {
     Config cfg = config_from(a);
     if (cfg.logged_in()) {
         DeviceState d = cfg.load_device();
-        throw CliError(kExitFailure, "already logged in to " + d.server + " as \"" +
-                                         d.device_name + "\"; run `pouch logout` first");
+        throw CliError(kExitFailure, "already logged in to " + d.server + " as \"" + d.device_name +
+                                         "\"; run `pouch logout` first");
     }
     LoginArgs l = check_login_args(a);
     if (l.insecure_http && !l.server.https && !l.server.loopback)

@@ -74,8 +74,7 @@ ServerUrl parse_server_url(std::string_view given) {
     std::string s = std::string(given);
     ServerUrl u;
     std::string scheme = lower(s.substr(0, s.find("://") == std::string::npos ? 0 : s.find("://")));
-    if (scheme != "http" && scheme != "https")
-        bad("must be an http:// or https:// address");
+    if (scheme != "http" && scheme != "https") bad("must be an http:// or https:// address");
     u.https = scheme == "https";
     std::string rest = s.substr(scheme.size() + 3);
     if (rest.find_first_of("?#") != std::string::npos)

@@ -30,7 +30,8 @@ DeviceState checked_device(const Config& cfg) {
         throw CliError(kExitFailure, std::string("device.json: ") + e.what() +
                                          "; run `pouch logout --local`, then log in again");
     }
-    if (!u.https && !u.loopback) std::fprintf(stderr, "pouch: %s\n", insecure_http_warning(u).c_str());
+    if (!u.https && !u.loopback)
+        std::fprintf(stderr, "pouch: %s\n", insecure_http_warning(u).c_str());
     return d;
 }
 

@@ -41,9 +41,9 @@ std::pair<uint32_t, size_t> decode(std::string_view s, size_t i) {
 
 // Unicode's White_Space property.
 bool is_white_space(uint32_t cp) {
-    return (cp >= 0x09 && cp <= 0x0D) || cp == 0x20 || cp == 0x85 || cp == 0xA0 ||
-           cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 ||
-           cp == 0x202F || cp == 0x205F || cp == 0x3000;
+    return (cp >= 0x09 && cp <= 0x0D) || cp == 0x20 || cp == 0x85 || cp == 0xA0 || cp == 0x1680 ||
+           (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F ||
+           cp == 0x205F || cp == 0x3000;
 }
 
 }  // namespace
@@ -122,8 +122,7 @@ std::optional<std::string> label_problem(std::string_view name) {
         i += len;
     }
     if (count < 1 || count > 64) return "it must have 1 to 64 characters";
-    if (is_white_space(first) || is_white_space(last))
-        return "it starts or ends with white space";
+    if (is_white_space(first) || is_white_space(last)) return "it starts or ends with white space";
     if (nfc(name) != std::string(name)) return "it is not in Unicode NFC";
     return std::nullopt;
 }

@@ -19,6 +19,11 @@ namespace {
 
 const std::string kFffd = "\xEF\xBF\xBD";
 
+// "a" + mid + "b" (a hex escape in a literal would swallow a following letter).
+std::string ab(const std::string& mid) {
+    return "a" + mid + "b";
+}
+
 int usage_of(const std::string& url) {
     try {
         parse_server_url(url);
@@ -49,12 +54,12 @@ TEST(CliDefang, PlainTextAndOrdinaryUnicodeStayAsTheyAre) {
 
 TEST(CliDefang, EveryC0ControlDelAndC1BecomesTheReplacementCharacter) {
     for (int c = 0; c < 0x20; ++c)
-        EXPECT_EQ(defang(std::string("a") + static_cast<char>(c) + "b"), "a" + kFffd + "b") << c;
-    EXPECT_EQ(defang("a\x7F" "b"), "a" + kFffd + "b");
-    EXPECT_EQ(defang("a\xC2\x80" "b"), "a" + kFffd + "b");   // U+0080
-    EXPECT_EQ(defang("a\xC2\x9B" "b"), "a" + kFffd + "b");   // U+009B, the C1 CSI
-    EXPECT_EQ(defang("a\xC2\x9F" "b"), "a" + kFffd + "b");   // U+009F
-    EXPECT_EQ(defang("a\xC2\xA0" "b"), "a\xC2\xA0" "b");     // U+00A0 is no control
+        EXPECT_EQ(defang(ab(std::string(1, static_cast<char>(c)))), ab(kFffd)) << c;
+    EXPECT_EQ(defang(ab("\x7F")), ab(kFffd));
+    EXPECT_EQ(defang(ab("\xC2\x80")), ab(kFffd));       // U+0080
+    EXPECT_EQ(defang(ab("\xC2\x9B")), ab(kFffd));       // U+009B, the C1 CSI
+    EXPECT_EQ(defang(ab("\xC2\x9F")), ab(kFffd));       // U+009F
+    EXPECT_EQ(defang(ab("\xC2\xA0")), ab("\xC2\xA0"));  // U+00A0 is no control
     // An ANSI sequence that would hide the rest of the line loses its ESC.
     EXPECT_EQ(defang("code \x1B[8m1234"), "code " + kFffd + "[8m1234");
 }
@@ -71,14 +76,14 @@ TEST(CliDefang, EveryBidiControlOfTheRuleIsReplacedAndItsNeighboursAreNot) {
 }
 
 TEST(CliDefang, BytesThatAreNotUtf8BecomeQuestionMarks) {
-    EXPECT_EQ(defang("a\xFF" "b"), "a?b");
-    EXPECT_EQ(defang("a\x80" "b"), "a?b");                  // a stray continuation byte
-    EXPECT_EQ(defang("\xC0\x9B"), "??");                    // an overlong ESC-like form
-    EXPECT_EQ(defang("\xE0\x80\x9B"), "???");               // another overlong form
-    EXPECT_EQ(defang("\xED\xA0\x80"), "???");               // a surrogate
-    EXPECT_EQ(defang("\xF4\x90\x80\x80"), "????");          // above U+10FFFF
-    EXPECT_EQ(defang("ab\xE2\x80"), "ab??");                // cut short
-    EXPECT_EQ(defang(std::string("a\0b", 3)), "a" + kFffd + "b");
+    EXPECT_EQ(defang(ab("\xFF")), "a?b");
+    EXPECT_EQ(defang(ab("\x80")), "a?b");           // a stray continuation byte
+    EXPECT_EQ(defang("\xC0\x9B"), "??");            // an overlong ESC-like form
+    EXPECT_EQ(defang("\xE0\x80\x9B"), "???");       // another overlong form
+    EXPECT_EQ(defang("\xED\xA0\x80"), "???");       // a surrogate
+    EXPECT_EQ(defang("\xF4\x90\x80\x80"), "????");  // above U+10FFFF
+    EXPECT_EQ(defang("ab\xE2\x80"), "ab??");        // cut short
+    EXPECT_EQ(defang(std::string("a\0b", 3)), ab(kFffd));
 }
 
 TEST(CliDefang, ItsOutputIsAlreadyDefanged) {
@@ -113,7 +118,7 @@ TEST(CliLabel, NamesOutsideTheRuleAreRefusedWithTheReason) {
     EXPECT_EQ(label_problem("a\tb"), "it holds a control or bidi character");
     EXPECT_EQ(label_problem("a\x7F"), "it holds a control or bidi character");
     EXPECT_EQ(label_problem("a\xC2\x85"), "it holds a control or bidi character");
-    EXPECT_EQ(label_problem("a\xE2\x80\xAE" "b"), "it holds a control or bidi character");
+    EXPECT_EQ(label_problem(ab("\xE2\x80\xAE")), "it holds a control or bidi character");
     EXPECT_EQ(label_problem(" laptop"), "it starts or ends with white space");
     EXPECT_EQ(label_problem("laptop "), "it starts or ends with white space");
     EXPECT_EQ(label_problem("laptop\xE3\x80\x80"), "it starts or ends with white space");
@@ -137,12 +142,29 @@ TEST(CliServerUrl, IsWrittenOneWay) {
 }
 
 TEST(CliServerUrl, MalformedAddressesAreUsageErrors) {
-    for (const char* bad :
-         {"", "127.0.0.1:8080", "ftp://h", "https://", "https://:80", "https://h:", "https://h:0",
-          "https://h:65536", "https://h:08080", "https://h:80x", "https://user@h",
-          "https://h/a?b", "https://h/#x", "https://h#keys=x", "https://h /x", "https://h\x1B[8m",
-          "https://h\xC3\xA9.com", "https://h_x.com", "https://[::1", "https://[]",
-          "https://[::1]x", "https://h/a\\b", "https://h/a\"b"})
+    for (const char* bad : {"",
+                            "127.0.0.1:8080",
+                            "ftp://h",
+                            "https://",
+                            "https://:80",
+                            "https://h:",
+                            "https://h:0",
+                            "https://h:65536",
+                            "https://h:08080",
+                            "https://h:80x",
+                            "https://user@h",
+                            "https://h/a?b",
+                            "https://h/#x",
+                            "https://h#keys=x",
+                            "https://h /x",
+                            "https://h\x1B[8m",
+                            "https://h\xC3\xA9.com",
+                            "https://h_x.com",
+                            "https://[::1",
+                            "https://[]",
+                            "https://[::1]x",
+                            "https://h/a\\b",
+                            "https://h/a\"b"})
         EXPECT_EQ(usage_of(bad), kExitUsage) << bad;
 }
 
@@ -224,17 +246,18 @@ TEST(CliApprovalLink, AMalformedLinkIsNotRead) {
     std::string keys = frag.substr(0, frag.find("&n="));
     std::string n = frag.substr(frag.find("&n=") + 3);
     for (const std::string& bad : {
-             url,                                                   // no fragment
-             url + keys,                                            // no nonce
-             url + keys + "&n=" + n.substr(1),                      // a nonce of 21 characters
-             url + keys + "&n=" + n + "A",                          // 23 characters
-             url + keys + "&n=" + n.substr(0, 21) + "v",            // not canonical b64url
-             url + keys + "&n=" + n + "&x=1",                       // something more
-             url + "#n=" + n + "&" + keys.substr(1),                // another order
-             url + keys.substr(0, keys.size() - 1) + "&n=" + n,     // a coordinate short
+             url,                                                // no fragment
+             url + keys,                                         // no nonce
+             url + keys + "&n=" + n.substr(1),                   // a nonce of 21 characters
+             url + keys + "&n=" + n + "A",                       // 23 characters
+             url + keys + "&n=" + n.substr(0, 21) + "v",         // not canonical b64url
+             url + keys + "&n=" + n + "&x=1",                    // something more
+             url + "#n=" + n + "&" + keys.substr(1),             // another order
+             url + keys.substr(0, keys.size() - 1) + "&n=" + n,  // a coordinate short
              url + keys.substr(0, 50) + "+" + keys.substr(51) + "&n=" + n,  // not b64url
              "https://h/cli/approve?request=" + id.substr(0, 35) + "#" + frag.substr(1),
-             "https://h/cli/approve?request=" + std::string("3F2A4C1E-8B7D-4E6F-9A0B-1C2D3E4F5A6B") + frag,
+             "https://h/cli/approve?request=" +
+                 std::string("3F2A4C1E-8B7D-4E6F-9A0B-1C2D3E4F5A6B") + frag,
              "https://h/cli/approve?req=" + id + frag,
              "/cli/approve?request=" + id + frag,
          })

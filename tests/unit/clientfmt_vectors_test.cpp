@@ -325,8 +325,9 @@ TEST(ClientFormatVectors, ApprovalLinksAndV2ConfirmCodesMatch) {
         std::string nonce = unhex(str(c, "nonce_hex"));
         EXPECT_EQ(sign.jkt(), str(c, "sign_jkt"));
         EXPECT_EQ(enc.jkt(), str(c, "enc_jkt"));
-        EXPECT_EQ(crypto::to_hex("pouch/confirm/v2" + str(c, "request_id") + sign.jkt() + enc.jkt()),
-                  str(c, "info_hex"));
+        EXPECT_EQ(
+            crypto::to_hex("pouch/confirm/v2" + str(c, "request_id") + sign.jkt() + enc.jkt()),
+            str(c, "info_hex"));
         EXPECT_EQ(crypto::confirm_code_v2(nonce, str(c, "request_id"), sign.jkt(), enc.jkt()),
                   str(c, "code"));
         EXPECT_EQ(crypto::key_fingerprint(sign.jkt()), str(c, "fingerprint"));

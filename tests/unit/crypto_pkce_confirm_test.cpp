@@ -81,7 +81,8 @@ TEST(CryptoConfirmCodeV2, DependsOnEveryInput) {
     std::string other_nonce = kNonce;
     other_nonce[15] ^= 1;
     EXPECT_NE(a, confirm_code_v2(other_nonce, kRequest, kSignJkt, kEncJkt));
-    EXPECT_NE(a, confirm_code_v2(kNonce, "3f2a4c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6c", kSignJkt, kEncJkt));
+    EXPECT_NE(a,
+              confirm_code_v2(kNonce, "3f2a4c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6c", kSignJkt, kEncJkt));
     EXPECT_NE(a, confirm_code_v2(kNonce, kRequest, kEncJkt, kSignJkt));
     EXPECT_NE(a, confirm_code_v2(kNonce, kRequest, kSignJkt, kSignJkt));
     ASSERT_EQ(a.size(), 14u);
@@ -92,8 +93,7 @@ TEST(CryptoConfirmCodeV2, DependsOnEveryInput) {
 TEST(CryptoConfirmCodeV2, NeedsANonceOfExactly16Bytes) {
     EXPECT_THROW(confirm_code_v2(kNonce.substr(0, 15), kRequest, kSignJkt, kEncJkt),
                  std::invalid_argument);
-    EXPECT_THROW(confirm_code_v2(kNonce + "x", kRequest, kSignJkt, kEncJkt),
-                 std::invalid_argument);
+    EXPECT_THROW(confirm_code_v2(kNonce + "x", kRequest, kSignJkt, kEncJkt), std::invalid_argument);
     EXPECT_THROW(confirm_code_v2("", kRequest, kSignJkt, kEncJkt), std::invalid_argument);
 }
 

@@ -51,8 +51,9 @@ CliKeys checked_approval(const WebState& st, const std::string& req, const std::
                          const std::string& typed, const rapidjson::Value& d) {
     auto p = pouch::cli::parse_approval_link(link);
     if (!p)
-        throw CliError(5, "the link has no valid #keys=…&n=… fragment (four coordinates and a "
-                          "22-character nonce)");
+        throw CliError(5,
+                       "the link has no valid #keys=…&n=… fragment (four coordinates and a "
+                       "22-character nonce)");
     if (p->request_id != req) throw CliError(5, "the link names another login request");
     if (p->base != st.server) throw CliError(5, "the link is not an address of this server");
     CliKeys k{{p->sign.x, p->sign.y}, {p->enc.x, p->enc.y}};
