@@ -9,6 +9,7 @@
 #include "clients/cli/errors.h"
 #include "clients/cli/folder_state.h"
 #include "clients/cli/session.h"
+#include "clients/cli/terminal_text.h"
 #include "common/clientfmt/key_envelope.h"
 #include "common/clientfmt/roster.h"
 #include "common/clientfmt/rotation.h"
@@ -24,8 +25,10 @@ void print_json(const std::string& s) {
     std::printf("%s\n", s.c_str());
 }
 
+// A column of w characters: the text defanged (it is the server's), cut or padded.
 std::string cell(const std::string& s, size_t w) {
-    return s.size() >= w ? s.substr(0, w) : s + std::string(w - s.size(), ' ');
+    std::string t = first_chars(defang(s), w);
+    return t + std::string(w - char_count(t), ' ');
 }
 
 }  // namespace
@@ -43,14 +46,20 @@ int cmd_status(const Args& a) {
                     .obj()
                     .kv("server", pending->server)
                     .kv("request_id", pending->request_id);
-                o.kv("authorize_url", pending->authorize_url)
-                    .kv("confirm_code", pending->confirm_code);
+                o.kv("approval_link", pending->approval_link)
+                    .kv("confirm_code", pending->confirm_code)
+                    .kv("fingerprint", pending->fingerprint);
+                o.kv("device_name", pending->device_name);
                 o.kv("expires_at", pending->expires_at).end_obj();
             }
             print_json(o.done());
         } else if (pending) {
-            std::printf("not logged in; a login is waiting for approval at %s (confirm code %s)\n",
-                        pending->authorize_url.c_str(), pending->confirm_code.c_str());
+            std::printf(
+                "not logged in; the login of \"%s\" is waiting for approval: open\n  %s\nthen "
+                "type this code on the page: %s\nThe page must show this device key "
+                "fingerprint: %s\n",
+                defang(pending->device_name).c_str(), defang(pending->approval_link).c_str(),
+                defang(pending->confirm_code).c_str(), defang(pending->fingerprint).c_str());
         } else {
             std::printf("not logged in (run `pouch login`)\n");
         }
@@ -74,6 +83,7 @@ int cmd_status(const Args& a) {
     if (json) {
         json::Out o;
         o.kv("logged_in", true).kv("session", session_state).kv("server", s.device.server);
+        if (s.device.insecure_http) o.kv("insecure_http", true);
         o.kv("account_id", s.device.account_id).kv("device_id", s.device.device_id);
         o.kv("device_name", s.device.device_name).kv("member_id", s.device.member_id);
         if (stored >= 0) o.kv("stored_bytes", stored).kv("storage_bytes", limit);
@@ -94,18 +104,21 @@ int cmd_status(const Args& a) {
         print_json(o.done());
         return code;
     }
-    std::printf("server:   %s\naccount:  %s\ndevice:   %s (%s)\nmember:   %s\nsession:  %s\n",
-                s.device.server.c_str(), s.device.account_id.c_str(), s.device.device_name.c_str(),
-                s.device.device_id.c_str(), s.device.member_id.c_str(), session_state.c_str());
+    std::printf("server:   %s%s\naccount:  %s\ndevice:   %s (%s)\nmember:   %s\nsession:  %s\n",
+                defang(s.device.server).c_str(),
+                s.device.insecure_http ? " (plain HTTP, --insecure-http)" : "",
+                defang(s.device.account_id).c_str(), defang(s.device.device_name).c_str(),
+                defang(s.device.device_id).c_str(), defang(s.device.member_id).c_str(),
+                session_state.c_str());
     if (stored >= 0)
         std::printf("storage:  %s of %s\n", human_bytes(stored).c_str(),
                     human_bytes(limit).c_str());
     for (const auto& [p, gens] : keys)
-        std::printf("pouch:    %s (key generation %lld)\n", p.c_str(),
+        std::printf("pouch:    %s (key generation %lld)\n", defang(p).c_str(),
                     gens.empty() ? 0 : gens.rbegin()->first);
     for (const auto& f : folders)
-        std::printf("folder:   %s -> pouch %s, event %lld, %zu files%s\n", f.root.c_str(),
-                    f.pouch_id.substr(0, 8).c_str(), f.seq, f.files.size(),
+        std::printf("folder:   %s -> pouch %s, event %lld, %zu files%s\n", defang(f.root).c_str(),
+                    defang(first_chars(f.pouch_id, 8)).c_str(), f.seq, f.files.size(),
                     f.pending ? ", a commit waits to be resent" : "");
     return code;
 }
@@ -120,8 +133,10 @@ int cmd_devices(const Args& a) {
         json::Out o;
         o.kv("this_device", s.device.device_id).key("items").arr();
         for (const auto& d : all.GetArray()) {
+            // Non-ASCII as \u escapes: the server's names reach a terminal as plain ASCII.
             rapidjson::StringBuffer buf;
-            rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+            rapidjson::Writer<rapidjson::StringBuffer, rapidjson::UTF8<>, rapidjson::ASCII<>> w(
+                buf);
             d.Accept(w);
             o.raw(std::string(buf.GetString(), buf.GetSize()));
         }
@@ -144,15 +159,19 @@ int cmd_devices(const Args& a) {
 
 int cmd_rename(const Args& a) {
     if (a.positional.size() != 1) throw CliError(kExitUsage, "usage: pouch rename NAME");
+    auto name = nfc(a.positional[0]);
+    if (!name) throw CliError(kExitUsage, "NAME is not valid UTF-8");
+    if (auto why = label_problem(*name))
+        throw CliError(kExitUsage, "NAME cannot be a device name: " + *why);
     Session s(a);
     json::Out o;
-    o.kv("name", a.positional[0]);
+    o.kv("name", *name);
     ApiAnswer r = s.api.call("PATCH", "/v1/devices/" + s.device.device_id, o.done());
     if (r.status == 400) throw CliError(kExitUsage, "the server refused the name: " + describe(r));
     if (!r.ok()) throw CliError(kExitFailure, "rename: " + describe(r));
     s.device.device_name = jstr(r.data(), "name");
     s.cfg.save_device(s.device);
-    std::printf("this device is now \"%s\"\n", s.device.device_name.c_str());
+    std::printf("this device is now \"%s\"\n", defang(s.device.device_name).c_str());
     return kExitOk;
 }
 

@@ -13,6 +13,7 @@
 
 #include "clients/cli/errors.h"
 #include "clients/cli/files.h"
+#include "clients/cli/terminal_text.h"
 #include "common/clientfmt/proofs.h"
 #include "common/json/out.h"
 #include "common/json/parse.h"
@@ -105,10 +106,12 @@ const rapidjson::Value* ApiAnswer::details() const {
 }
 
 std::string describe(const ApiAnswer& a) {
+    // The code, message and field are the server's words: defanged, and cut to a length a
+    // person reads.
     std::string s = "the server answered " + std::to_string(a.status);
-    if (!a.code.empty()) s += " " + a.code;
-    if (!a.message.empty()) s += ": " + a.message;
-    if (!a.field.empty()) s += " (" + a.field + ")";
+    if (!a.code.empty()) s += " " + defang(first_chars(a.code, 64));
+    if (!a.message.empty()) s += ": " + defang(first_chars(a.message, 500));
+    if (!a.field.empty()) s += " (" + defang(first_chars(a.field, 200)) + ")";
     return s;
 }
 

@@ -23,6 +23,7 @@ std::string DeviceState::to_json() const {
     o.kv("access_token", access_token).kv("refresh_token", refresh_token);
     o.kv("access_expires_at", access_expires_at);
     o.kv("pin_seq", pin_seq).kv("pin_hash", pin_hash).kv("genesis_hash", genesis_hash);
+    if (insecure_http) o.kv("insecure_http", true);
     return o.done();
 }
 
@@ -42,6 +43,11 @@ DeviceState DeviceState::from_json(const std::string& text) {
         s.pin_seq = fmt::get_int(d, "pin_seq");
         s.pin_hash = fmt::get_str(d, "pin_hash");
         s.genesis_hash = fmt::get_str(d, "genesis_hash");
+        if (d.HasMember("insecure_http")) {
+            if (!d["insecure_http"].IsBool())
+                throw fmt::FormatError("insecure_http is not a boolean");
+            s.insecure_http = d["insecure_http"].GetBool();
+        }
         return s;
     } catch (const fmt::FormatError& e) {
         throw CliError(kExitFailure, std::string("device.json is damaged: ") + e.what());
@@ -87,8 +93,9 @@ std::optional<PendingLogin> Config::load_pending_login() const {
     try {
         auto d = fmt::parse_object(*text);
         return PendingLogin{fmt::get_str(d, "server"),        fmt::get_str(d, "request_id"),
-                            fmt::get_str(d, "authorize_url"), fmt::get_str(d, "confirm_code"),
-                            fmt::get_str(d, "device_name"),   fmt::get_int(d, "expires_at")};
+                            fmt::get_str(d, "approval_link"), fmt::get_str(d, "confirm_code"),
+                            fmt::get_str(d, "fingerprint"),   fmt::get_str(d, "device_name"),
+                            fmt::get_int(d, "expires_at")};
     } catch (const fmt::FormatError&) {
         return std::nullopt;
     }
@@ -97,8 +104,9 @@ std::optional<PendingLogin> Config::load_pending_login() const {
 void Config::save_pending_login(const PendingLogin& p) const {
     ensure_dir();
     json::Out o;
-    o.kv("server", p.server).kv("request_id", p.request_id).kv("authorize_url", p.authorize_url);
-    o.kv("confirm_code", p.confirm_code).kv("device_name", p.device_name);
+    o.kv("server", p.server).kv("request_id", p.request_id).kv("approval_link", p.approval_link);
+    o.kv("confirm_code", p.confirm_code).kv("fingerprint", p.fingerprint);
+    o.kv("device_name", p.device_name);
     o.kv("expires_at", p.expires_at);
     try {
         o.key("sign_pub").raw(sign_key().public_jwk_json());

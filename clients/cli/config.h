@@ -21,14 +21,19 @@ struct DeviceState {
     // The roster head last verified (the pin of docs/CLIENT-FORMAT.md step 5).
     long long pin_seq = -1;
     std::string pin_hash, genesis_hash;
+    // Logged in with --insecure-http: plain HTTP to a host that is not this computer, said
+    // on every run (decisions §15).
+    bool insecure_http = false;
 
     std::string to_json() const;
     static DeviceState from_json(const std::string& text);  // throws CliError
 };
 
-// The login in progress (login.json): what `pouch status` shows while the browser decides.
+// The login in progress (login.json): what `pouch status` shows while the browser decides --
+// the approval link this CLI built (its fragment holds the nonce), the code to type on the
+// page and the key fingerprint the page must show.
 struct PendingLogin {
-    std::string server, request_id, authorize_url, confirm_code, device_name;
+    std::string server, request_id, approval_link, confirm_code, fingerprint, device_name;
     long long expires_at = 0;
 };
 

@@ -17,6 +17,7 @@
 #include "clients/cli/revision.h"
 #include "clients/cli/session.h"
 #include "clients/cli/sync.h"
+#include "clients/cli/terminal_text.h"
 #include "common/json/out.h"
 
 namespace pouch::cli {
@@ -187,8 +188,8 @@ int cmd_ls(const Args& a) {
             std::printf("%s\n", o.done().c_str());
         } else {
             for (const auto& p : pouches)
-                std::printf("%s  key generation %lld  %lld events  %s%s\n", p.id.c_str(), p.key_gen,
-                            p.high_water, p.created_at.c_str(),
+                std::printf("%s  key generation %lld  %lld events  %s%s\n", defang(p.id).c_str(),
+                            p.key_gen, p.high_water, defang(p.created_at).c_str(),
                             keys.count(p.id) ? "" : "  (no key here)");
         }
         return kExitOk;
@@ -236,7 +237,7 @@ int cmd_ls(const Args& a) {
         char when[32];
         std::strftime(when, sizeof when, "%Y-%m-%d %H:%M", std::gmtime(&t));
         std::printf("%10s  %s  %s%s\n", human_bytes(r.content.size).c_str(), when,
-                    r.content.name.c_str(), r.deleted() ? "  (deleted)" : "");
+                    defang(r.content.name).c_str(), r.deleted() ? "  (deleted)" : "");
     }
     return unreadable ? kExitFailure : kExitOk;
 }

@@ -17,22 +17,33 @@ const std::vector<OptionDoc> kGlobal = {
 
 const std::vector<CommandDoc> kCommands = {
     {"login",
-     "login [--server URL] [--name NAME] [--connect-token TOKEN]",
+     "login [--server URL] [--name NAME] [--connect-token TOKEN] [--insecure-http]",
      "enrol this computer as a device of your account",
      "Makes this device's signing and encryption keys, starts a login on the server and prints "
-     "the address to open in a browser where you are signed in, with a confirm code. Check that "
-     "the browser shows the same code, then approve. pouch waits for the approval, opens the "
+     "the address to open in a browser where you are signed in, a 12-digit code to type on that "
+     "page, and this device's key fingerprint, which the page must show too. pouch builds the "
+     "address itself from --server, the login's request id and a fragment holding its public "
+     "keys and a random value the server never sees; the code is derived from them, so only "
+     "the page opened from this very address can compute it. A server that names another "
+     "approval address stops the login (exit 5). pouch then waits for the approval, opens the "
      "welcome the browser sealed to this device, verifies the account's roster (every member "
      "key is signed by an earlier member, back to the account's genesis) and opens the pouch "
      "keys sealed to it. The state is kept in the config directory (mode 0700, keys and tokens "
-     "0600). Access tokens are refreshed transparently.",
-     {{"--server URL", "the server's address (default: $POUCH_SERVER, else http://127.0.0.1:8080)"},
+     "0600). Access tokens are refreshed transparently. Plain http:// is for this computer "
+     "only (localhost, 127.0.0.0/8, [::1]); any other server needs https://.",
+     {{"--server URL",
+       "the server's address, http(s)://HOST[:PORT][/PATH] (default: $POUCH_SERVER, else "
+       "http://127.0.0.1:8080); the web app must be served at the same address"},
       {"--name NAME",
-       "the device name shown in the browser and in conflict copies (default: "
-       "the host name)"},
+       "the device name shown in the browser and in conflict copies: 1 to 64 characters, no "
+       "control characters, no / or \\, no space at either end (default: the host name)"},
       {"--connect-token TOKEN",
-       "a svc_lt_ token from the web app's \"Connect a new CLI\" page (valid 10 minutes, once): only "
-       "that account can approve this login"}}},
+       "a svc_lt_ token from the web app's \"Connect a new CLI\" page (valid 10 minutes, once): "
+       "only that account can approve this login"},
+      {"--insecure-http",
+       "allow plain http:// to a server that is not this computer (a lab network you control): "
+       "the network can then read and change everything, tokens included; every later run of "
+       "this device says so"}}},
     {"logout",
      "logout [--local]",
      "revoke this device and forget its state",
@@ -59,7 +70,9 @@ const std::vector<CommandDoc> kCommands = {
     {"rename",
      "rename NAME",
      "rename this device",
-     "Sets this device's name on the server (1 to 64 characters).",
+     "Sets this device's name on the server: 1 to 64 characters, no control characters, no / "
+     "or \\, no space at either end. The name this device has in the roster (the one conflict "
+     "copies show) stays the one it was approved with.",
      {}},
     {"ls",
      "ls [POUCH] [--json] [--deleted]",

@@ -1,24 +1,28 @@
-// login.cpp -- `pouch login` (docs/LOGIN.md, docs/CLIENT-FORMAT.md "Welcome"): keys, PKCE,
-// the login start with a DPoP proof, the confirm code, the token long-poll (honouring
-// interval and slow_down), then the welcome opened and checked against the verified roster,
-// and the pouch keys opened.
+// login.cpp -- `pouch login` (docs/LOGIN.md, docs/CLIENT-FORMAT.md "The approval link" and
+// "Welcome"), cut along its concerns: the argument checks, the keys and the login start with a
+// DPoP proof, the approval link built here (its nonce never leaves this machine) with the
+// server's authorize_url only compared with it, the token long-poll (honouring interval and
+// slow_down), then the welcome opened and checked against the verified roster.
 #include <fcntl.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
 
+#include "clients/cli/approval_link.h"
 #include "clients/cli/errors.h"
 #include "clients/cli/files.h"
+#include "clients/cli/server_url.h"
 #include "clients/cli/session.h"
+#include "clients/cli/terminal_text.h"
 #include "clients/cli/version.h"
 #include "common/clientfmt/welcome.h"
 #include "common/crypto/b64url.h"
 #include "common/crypto/confirm_code.h"
-#include "common/crypto/es256.h"
 #include "common/crypto/pkce.h"
 #include "common/crypto/random.h"
 #include "common/json/out.h"
@@ -37,27 +41,130 @@ void sleep_s(long long s) {
     std::this_thread::sleep_for(std::chrono::seconds(s));
 }
 
-size_t code_points(const std::string& s) {
-    size_t n = 0;
-    for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-    return n;
-}
-
-std::string default_name() {
-    char host[256] = {};
-    if (::gethostname(host, sizeof host - 1) != 0 || !host[0]) return "pouch-cli";
-    std::string h = host;
-    return h.substr(0, 64);
-}
-
 long long header_seconds(const ApiAnswer& a, long long fallback) {
     std::string v = a.http.header("retry-after");
     try {
-        return v.empty() ? fallback : std::max(1LL, std::stoll(v));
+        return v.empty() ? fallback : std::clamp(std::stoll(v), 1LL, 60LL);
     } catch (const std::exception&) {
         return fallback;
     }
 }
+
+// ---- the command line ----------------------------------------------------------------------
+
+struct LoginArgs {
+    ServerUrl server;
+    bool insecure_http = false;
+    std::string name;  // NFC, a valid label (decisions §15)
+    std::optional<std::string> connect_token;
+};
+
+// The host name, reduced to a valid label (its characters are almost always ASCII already).
+std::string default_name() {
+    char host[256] = {};
+    if (::gethostname(host, sizeof host - 1) != 0) return "pouch-cli";
+    std::string h = first_chars(defang(host), 64);
+    if (label_problem(h)) return "pouch-cli";
+    return h;
+}
+
+LoginArgs check_login_args(const Args& a) {
+    LoginArgs l;
+    const char* env = std::getenv("POUCH_SERVER");
+    l.server =
+        parse_server_url(a.get("server").value_or(env && *env ? env : "http://127.0.0.1:8080"));
+    l.insecure_http = a.flag("insecure-http");
+    require_transport(l.server, l.insecure_http);
+    if (auto given = a.get("name")) {
+        auto n = nfc(*given);
+        if (!n) throw CliError(kExitUsage, "--name is not valid UTF-8");
+        if (auto why = label_problem(*n))
+            throw CliError(kExitUsage, "--name cannot be a device name: " + *why);
+        l.name = *n;
+    } else {
+        l.name = default_name();
+    }
+    l.connect_token = a.get("connect-token");
+    const auto& t = l.connect_token;
+    if (t && !(t->size() == 39 && t->rfind("svc_lt_", 0) == 0 &&
+               crypto::is_b64url(std::string_view(*t).substr(7))))
+        throw CliError(kExitUsage,
+                       "--connect-token must be svc_lt_ followed by 32 characters, as the web app "
+                       "shows it");
+    return l;
+}
+
+// ---- keys and the login start ----------------------------------------------------------------
+
+struct DeviceKeys {
+    crypto::P256PrivateKey sign, enc;
+};
+
+DeviceKeys make_keys(const Config& cfg) {
+    cfg.ensure_dir();
+    cfg.forget_everything();  // the remains of an unfinished login
+    DeviceKeys k{crypto::P256PrivateKey::generate(), crypto::P256PrivateKey::generate()};
+    std::string err;
+    if (!k.sign.save(cfg.path("sign.pem"), err) || !k.enc.save(cfg.path("enc.pem"), err))
+        throw CliError(kExitFailure, err);
+    return k;
+}
+
+std::string start_body(const LoginArgs& l, const DeviceKeys& k, const std::string& verifier) {
+    utsname u{};
+    ::uname(&u);
+    json::Out body;
+    body.kv("code_challenge", crypto::pkce_s256(verifier)).kv("device_name", l.name);
+#ifdef __APPLE__
+    body.kv("os", "macos");
+#else
+    body.kv("os", "linux");
+#endif
+    body.kv("arch", std::string(u.machine).substr(0, 32)).kv("cli_version", kPouchVersion);
+    body.key("sign_pub").raw(k.sign.public_jwk_json()).key("enc_pub").raw(k.enc.public_jwk_json());
+    body.kv("key_storage", "file");
+    if (l.connect_token) body.kv("connect_token", *l.connect_token);
+    return body.done();
+}
+
+struct Started {
+    std::string request_id, verifier;
+    long long interval = 5, deadline = 0;
+};
+
+// Starts the login and checks what the server answered: a canonical request id, and an
+// authorize_url that is exactly the one this CLI builds from its own --server (a server that
+// names another address is trying to send the person somewhere else: exit 5).
+Started start_login(Api& api, const LoginArgs& l, const DeviceKeys& k) {
+    Started s;
+    s.verifier = crypto::b64url_encode(crypto::random_bytes(32));
+    CallOptions opt;
+    opt.authenticated = false;
+    ApiAnswer a = api.call("POST", "/v1/cli-auth/requests", start_body(l, k, s.verifier), {}, opt);
+    if (a.status == 401 && a.code == "invalid_dpop_proof")
+        throw CliError(kExitFailure,
+                       "cannot start the login: " + describe(a) +
+                           ". DPoP proofs name the URL they are sent to: give --server "
+                           "exactly as the server's public URL (POUCH_PUBLIC_URL)");
+    if (!a.ok()) throw CliError(kExitFailure, "cannot start the login: " + describe(a));
+    s.request_id = jstr(a.data(), "request_id");
+    if (!valid_request_id(s.request_id))
+        throw CliError(kExitIntegrity,
+                       "the server's login request id is not a lower-case UUID (\"" +
+                           defang(first_chars(s.request_id, 80)) + "\"); this login is stopped");
+    std::string got = jstr(a.data(), "authorize_url");
+    std::string want = expected_authorize_url(l.server.base, s.request_id);
+    if (got != want)
+        throw CliError(kExitIntegrity,
+                       "the server named another approval address than its own: it answered \"" +
+                           defang(first_chars(got, 300)) + "\" where " + want +
+                           " was expected. This login is stopped; do not open that address");
+    s.interval = std::clamp(jint(a.data(), "interval"), 1LL, 60LL);
+    s.deadline = now_s() + std::clamp(jint(a.data(), "expires_in"), 1LL, 900LL);
+    return s;
+}
+
+// ---- what the person is shown ------------------------------------------------------------
 
 // On a desktop session with a terminal, hands the link to the desktop's opener (xdg-open,
 // or $BROWSER) in the background; anywhere else the printed link is all there is.
@@ -81,11 +188,81 @@ void open_in_browser(const std::string& link) {
     // kernel keeps only a zombie until pouch exits.
 }
 
+void show_prompt(const ApprovalPrompt& p, const std::string& name, long long minutes) {
+    std::printf(
+        "Open this address in a browser where you are signed in to Pouch Sync:\n\n  %s\n\n"
+        "then type this code on the page: %s\n\n"
+        "The page must show this device key fingerprint: %s\n"
+        "Approve the device \"%s\" only if it does.\n\n"
+        "Waiting for the approval (until it expires in %lld minutes)...\n",
+        defang(p.link).c_str(), p.code.c_str(), p.fingerprint.c_str(), defang(name).c_str(),
+        minutes);
+    std::fflush(stdout);
+}
+
+// ---- waiting for the browser -------------------------------------------------------------
+
+// The token long-poll until the login is approved (its approved form), denied or expired.
+// Transport errors and 5xx wait an interval and poll again; slow_down adds 5 s (RFC 8628).
+ApiAnswer wait_for_approval(Api& api, Started& s) {
+    while (true) {
+        long long left = s.deadline - now_s();
+        if (left <= 0)
+            throw CliError(kExitLoginRefused,
+                           "the login expired before it was approved; run `pouch login` again");
+        json::Out t;
+        t.kv("request_id", s.request_id)
+            .kv("code_verifier", s.verifier)
+            .kv("wait", std::min(30LL, std::max(1LL, left)));
+        CallOptions opt;
+        opt.authenticated = false;
+        opt.timeout_seconds = 50;
+        opt.retry = false;
+        auto sent = std::chrono::steady_clock::now();
+        ApiAnswer tok;
+        try {
+            tok = api.call("POST", "/v1/cli-auth/token", t.done(), {}, opt);
+        } catch (const CliError& e) {
+            if (e.code != kExitUnreachable) throw;
+            std::fprintf(stderr, "%s; trying again in %lld s\n", defang(e.what()).c_str(),
+                         s.interval);
+            sleep_s(s.interval);
+            continue;
+        }
+        if (tok.ok() && jstr(tok.data(), "status") == "approved") return tok;
+        if (tok.ok()) {
+            if (tok.data().HasMember("interval"))
+                s.interval = std::clamp(jint(tok.data(), "interval"), 1LL, 60LL);
+            // A pending answer that came back at once (no long-poll) waits out the interval.
+            if (std::chrono::steady_clock::now() - sent < std::chrono::seconds(1))
+                sleep_s(s.interval);
+            continue;
+        }
+        if (tok.status == 429) {
+            if (tok.code == "slow_down") s.interval = std::min(s.interval + 5, 60LL);
+            sleep_s(header_seconds(tok, s.interval));
+            continue;
+        }
+        if (tok.status >= 502) {
+            sleep_s(header_seconds(tok, s.interval));
+            continue;
+        }
+        if (tok.status == 403)
+            throw CliError(kExitLoginRefused, "the login was denied in the browser");
+        if (tok.status == 410)
+            throw CliError(kExitLoginRefused,
+                           "the login expired before it was approved; run `pouch login` again");
+        throw CliError(kExitFailure, "the login failed: " + describe(tok));
+    }
+}
+
+// ---- the welcome -----------------------------------------------------------------------------
+
 // docs/CLIENT-FORMAT.md "Welcome": the roster verifies, its genesis and the pinned head are
 // the welcome's, the head adds this device's member with this device's keys, and the
 // approver is an active member with the keys the welcome names.
 void check_welcome(const fmt::Welcome& w, const fmt::Roster& r, const DeviceState& d,
-                   const crypto::P256PrivateKey& sign, const crypto::P256PrivateKey& enc) {
+                   const DeviceKeys& k) {
     if (w.account_id != d.account_id) throw fmt::FormatError("the welcome names another account");
     if (r.genesis_hash != w.genesis_hash)
         throw fmt::FormatError("the roster's genesis is not the welcome's");
@@ -95,8 +272,8 @@ void check_welcome(const fmt::Welcome& w, const fmt::Roster& r, const DeviceStat
     const fmt::StatementBody& add = r.bodies[static_cast<size_t>(w.head_seq)];
     if (add.kind != "add" || add.member_id != d.member_id)
         throw fmt::FormatError("the welcome's roster head does not add this device's member");
-    if (!(add.sign_pub == fmt::PublicJwk{sign.x(), sign.y()}) ||
-        !(add.enc_pub == fmt::PublicJwk{enc.x(), enc.y()}))
+    if (!(add.sign_pub == fmt::PublicJwk{k.sign.x(), k.sign.y()}) ||
+        !(add.enc_pub == fmt::PublicJwk{k.enc.x(), k.enc.y()}))
         throw fmt::FormatError(
             "the roster adds this device's member with keys that are not this device's");
     const fmt::Member* approver = r.find_active(w.approver_id);
@@ -108,6 +285,47 @@ void check_welcome(const fmt::Welcome& w, const fmt::Roster& r, const DeviceStat
         throw fmt::FormatError("the roster head was not signed by the approver");
 }
 
+// Keeps the tokens of the approved form, then opens the welcome, pins the roster head it
+// names, checks it against the verified roster and opens this member's pouch keys.
+void enrol(const Config& cfg, Http& http, const LoginArgs& l, const Started& s,
+           const ApiAnswer& tok, const DeviceKeys& k) {
+    const auto& d = tok.data();
+    DeviceState dev;
+    dev.server = l.server.base;
+    dev.insecure_http = l.insecure_http && !l.server.https && !l.server.loopback;
+    dev.device_id = jstr(d, "device_id");
+    dev.member_id = jstr(d, "member_id");
+    dev.account_id = jstr(d, "storage_account_id");
+    dev.device_name = l.name;
+    dev.request_id = s.request_id;
+    dev.access_token = jstr(d, "access_token");
+    dev.refresh_token = jstr(d, "refresh_token");
+    dev.access_expires_at = now_s() + std::clamp(jint(d, "expires_in"), 0LL, 86400LL);
+    cfg.save_device(dev);  // the tokens come once: keep them before anything else can fail
+    remove_file(cfg.path("login.json"));
+    try {
+        fmt::Welcome w = fmt::open_welcome(jstr(d, "welcome"), k.enc, s.request_id);
+        // Pinned before anything else: every later run checks that the roster still holds
+        // the very statement the approver signed for this device.
+        dev.genesis_hash = w.genesis_hash;
+        dev.pin_seq = w.head_seq;
+        dev.pin_hash = w.head_hash;
+        cfg.save_device(dev);
+        Api authed(http, cfg, dev, k.sign);
+        Trust trust(authed, cfg, dev);
+        check_welcome(w, trust.roster(), dev, k);
+        int keys = trust.fetch_keys();
+        std::printf("Logged in to %s as \"%s\" (device %s). This device holds %d pouch key%s.\n",
+                    dev.server.c_str(), defang(l.name).c_str(), defang(dev.device_id).c_str(), keys,
+                    keys == 1 ? "" : "s");
+    } catch (const fmt::FormatError& e) {
+        throw CliError(kExitIntegrity,
+                       std::string("the approval does not check out: ") + e.what() +
+                           ". This device trusts nothing of it; run `pouch logout` to "
+                           "revoke it.");
+    }
+}
+
 }  // namespace
 
 int cmd_login(const Args& a) {
@@ -117,156 +335,24 @@ int cmd_login(const Args& a) {
         throw CliError(kExitFailure, "already logged in to " + d.server + " as \"" + d.device_name +
                                          "\"; run `pouch logout` first");
     }
-    std::string server = a.get("server").value_or(
-        std::getenv("POUCH_SERVER") ? std::getenv("POUCH_SERVER") : "http://127.0.0.1:8080");
-    while (!server.empty() && server.back() == '/') server.pop_back();
-    if (server.rfind("http://", 0) != 0 && server.rfind("https://", 0) != 0)
-        throw CliError(kExitUsage, "--server must be an http:// or https:// address");
-    std::string name = a.get("name").value_or(default_name());
-    if (code_points(name) < 1 || code_points(name) > 64)
-        throw CliError(kExitUsage, "--name must have 1 to 64 characters");
-    std::optional<std::string> connect_token = a.get("connect-token");
-    if (connect_token && !(connect_token->size() == 39 && connect_token->rfind("svc_lt_", 0) == 0 &&
-                           crypto::is_b64url(std::string_view(*connect_token).substr(7))))
-        throw CliError(kExitUsage,
-                       "--connect-token must be svc_lt_ followed by 32 characters, as the web app "
-                       "shows it");
+    LoginArgs l = check_login_args(a);
+    if (l.insecure_http && !l.server.https && !l.server.loopback)
+        std::fprintf(stderr, "pouch: %s\n", insecure_http_warning(l.server).c_str());
 
-    cfg.ensure_dir();
-    cfg.forget_everything();  // the remains of an unfinished login
-    auto sign = crypto::P256PrivateKey::generate();
-    auto enc = crypto::P256PrivateKey::generate();
-    std::string err;
-    if (!sign.save(cfg.path("sign.pem"), err) || !enc.save(cfg.path("enc.pem"), err))
-        throw CliError(kExitFailure, err);
-
-    std::string verifier = crypto::b64url_encode(crypto::random_bytes(32));
-    utsname u{};
-    ::uname(&u);
-    json::Out body;
-    body.kv("code_challenge", crypto::pkce_s256(verifier)).kv("device_name", name);
-#ifdef __APPLE__
-    body.kv("os", "macos");
-#else
-    body.kv("os", "linux");
-#endif
-    body.kv("arch", std::string(u.machine).substr(0, 32)).kv("cli_version", kPouchVersion);
-    body.key("sign_pub").raw(sign.public_jwk_json()).key("enc_pub").raw(enc.public_jwk_json());
-    body.kv("key_storage", "file");
-    if (connect_token) body.kv("connect_token", *connect_token);
-
+    DeviceKeys k = make_keys(cfg);
+    std::string nonce = crypto::random_bytes(crypto::kConfirmNonceBytes);  // never sent
     Http http;
-    Api api(http, server, &sign);
-    CallOptions opt;
-    opt.authenticated = false;
-    ApiAnswer start = api.call("POST", "/v1/cli-auth/requests", body.done(), {}, opt);
-    if (start.status == 401 && start.code == "invalid_dpop_proof")
-        throw CliError(kExitFailure,
-                       "cannot start the login: " + describe(start) +
-                           ". DPoP proofs name the URL they are sent to: give --server "
-                           "exactly as the server's public URL (POUCH_PUBLIC_URL)");
-    if (!start.ok()) throw CliError(kExitFailure, "cannot start the login: " + describe(start));
-    std::string request_id = jstr(start.data(), "request_id");
-    std::string url = jstr(start.data(), "authorize_url");
-    long long interval = jint(start.data(), "interval");
-    long long deadline = now_s() + jint(start.data(), "expires_in");
-    std::string code = crypto::confirm_code(request_id, crypto::jwk_thumbprint(sign.x(), sign.y()));
-    // docs/CLIENT-FORMAT.md "The approval link": the browser needs this device's public keys,
-    // which the request details do not show; the fragment never reaches a server.
-    std::string link = url + "#keys=" + sign.x() + "." + sign.y() + "." + enc.x() + "." + enc.y();
-    cfg.save_pending_login({server, request_id, link, code, name, deadline});
+    Api api(http, l.server.base, &k.sign);
+    Started s = start_login(api, l, k);
+    ApprovalPrompt p = approval_prompt(l.server.base, s.request_id, {k.sign.x(), k.sign.y()},
+                                       {k.enc.x(), k.enc.y()}, nonce);
+    cfg.save_pending_login(
+        {l.server.base, s.request_id, p.link, p.code, p.fingerprint, l.name, s.deadline});
+    show_prompt(p, l.name, (s.deadline - now_s()) / 60);
+    open_in_browser(p.link);
 
-    std::printf(
-        "Open this address in a browser where you are signed in to Pouch Sync:\n\n  %s\n\n"
-        "and approve the device \"%s\" if the page shows this confirm code:\n\n  %s\n\n"
-        "Waiting for the approval (until it expires in %lld minutes)...\n",
-        link.c_str(), name.c_str(), code.c_str(), (deadline - now_s()) / 60);
-    std::fflush(stdout);
-    open_in_browser(link);
-
-    ApiAnswer tok;
-    while (true) {
-        long long left = deadline - now_s();
-        if (left <= 0)
-            throw CliError(kExitLoginRefused,
-                           "the login expired before it was approved; run `pouch login` again");
-        json::Out t;
-        t.kv("request_id", request_id)
-            .kv("code_verifier", verifier)
-            .kv("wait", std::min(30LL, std::max(1LL, left)));
-        CallOptions topt;
-        topt.authenticated = false;
-        topt.timeout_seconds = 50;
-        topt.retry = false;
-        auto sent = std::chrono::steady_clock::now();
-        try {
-            tok = api.call("POST", "/v1/cli-auth/token", t.done(), {}, topt);
-        } catch (const CliError& e) {
-            if (e.code != kExitUnreachable) throw;
-            std::fprintf(stderr, "%s; trying again in %lld s\n", e.what(), interval);
-            sleep_s(interval);
-            continue;
-        }
-        if (tok.ok() && jstr(tok.data(), "status") == "approved") break;
-        if (tok.ok()) {
-            if (tok.data().HasMember("interval")) interval = jint(tok.data(), "interval");
-            // A pending answer that came back at once (no long-poll) waits out the interval.
-            if (std::chrono::steady_clock::now() - sent < std::chrono::seconds(1))
-                sleep_s(interval);
-            continue;
-        }
-        if (tok.status == 429) {
-            if (tok.code == "slow_down") interval += 5;  // RFC 8628 §3.5
-            sleep_s(header_seconds(tok, interval));
-            continue;
-        }
-        if (tok.status >= 502) {
-            sleep_s(header_seconds(tok, interval));
-            continue;
-        }
-        if (tok.status == 403)
-            throw CliError(kExitLoginRefused, "the login was denied in the browser");
-        if (tok.status == 410)
-            throw CliError(kExitLoginRefused,
-                           "the login expired before it was approved; run `pouch login` again");
-        throw CliError(kExitFailure, "the login failed: " + describe(tok));
-    }
-
-    const auto& d = tok.data();
-    DeviceState dev;
-    dev.server = server;
-    dev.device_id = jstr(d, "device_id");
-    dev.member_id = jstr(d, "member_id");
-    dev.account_id = jstr(d, "storage_account_id");
-    dev.device_name = name;
-    dev.request_id = request_id;
-    dev.access_token = jstr(d, "access_token");
-    dev.refresh_token = jstr(d, "refresh_token");
-    dev.access_expires_at = now_s() + jint(d, "expires_in");
-    cfg.save_device(dev);  // the tokens come once: keep them before anything else can fail
-    remove_file(cfg.path("login.json"));
-
-    try {
-        fmt::Welcome w = fmt::open_welcome(jstr(d, "welcome"), enc, request_id);
-        // Pinned before anything else: every later run checks that the roster still holds
-        // the very statement the approver signed for this device.
-        dev.genesis_hash = w.genesis_hash;
-        dev.pin_seq = w.head_seq;
-        dev.pin_hash = w.head_hash;
-        cfg.save_device(dev);
-        Api authed(http, cfg, dev, sign);
-        Trust trust(authed, cfg, dev);
-        check_welcome(w, trust.roster(), dev, sign, enc);
-        int keys = trust.fetch_keys();
-        std::printf("Logged in to %s as \"%s\" (device %s). This device holds %d pouch key%s.\n",
-                    server.c_str(), name.c_str(), dev.device_id.c_str(), keys,
-                    keys == 1 ? "" : "s");
-    } catch (const fmt::FormatError& e) {
-        throw CliError(kExitIntegrity,
-                       std::string("the approval does not check out: ") + e.what() +
-                           ". This device trusts nothing of it; run `pouch logout` to "
-                           "revoke it.");
-    }
+    ApiAnswer tok = wait_for_approval(api, s);
+    enrol(cfg, http, l, s, tok, k);
     return kExitOk;
 }
 

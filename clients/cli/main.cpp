@@ -10,6 +10,7 @@
 #include "clients/cli/errors.h"
 #include "clients/cli/help.h"
 #include "clients/cli/session.h"
+#include "clients/cli/terminal_text.h"
 #include "clients/cli/version.h"
 
 using namespace pouch::cli;
@@ -23,7 +24,7 @@ struct Command {
 };
 
 const Command kCommands[] = {
-    {"login", cmd_login, {"server", "name", "connect-token"}, {}},
+    {"login", cmd_login, {"server", "name", "connect-token"}, {"insecure-http"}},
     {"logout", cmd_logout, {}, {"local"}},
     {"status", cmd_status, {}, {"json"}},
     {"devices", cmd_devices, {}, {"json"}},
@@ -82,10 +83,10 @@ int main(int argc, char** argv) {
         }
         throw CliError(kExitUsage, "unknown command '" + cmd + "' (pouch --help lists them)");
     } catch (const CliError& e) {
-        std::fprintf(stderr, "pouch: %s\n", e.what());
+        std::fprintf(stderr, "pouch: %s\n", defang(e.what()).c_str());  // may quote the server
         return e.code;
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "pouch: %s\n", e.what());
+        std::fprintf(stderr, "pouch: %s\n", defang(e.what()).c_str());
         return kExitFailure;
     }
 }

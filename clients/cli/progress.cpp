@@ -1,4 +1,5 @@
 // progress.cpp -- progress bars and lines (progress.h), redrawn at most ten times a second.
+// Labels and lines are defanged: they name files and members that came from elsewhere.
 #include "clients/cli/progress.h"
 
 #include <unistd.h>
@@ -6,6 +7,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+
+#include "clients/cli/terminal_text.h"
 
 namespace pouch::cli {
 
@@ -39,14 +42,14 @@ Progress::Progress() : tty_(::isatty(STDERR_FILENO) == 1) {}
 
 void Progress::begin(const std::string& label, long long total) {
     end();
-    label_ = label;
+    label_ = defang(label);
     total_ = total;
     done_ = 0;
     active_ = true;
     if (tty_)
         draw(true);
     else
-        std::fprintf(stderr, "%s (%s)\n", label.c_str(), human_bytes(total).c_str());
+        std::fprintf(stderr, "%s (%s)\n", label_.c_str(), human_bytes(total).c_str());
 }
 
 void Progress::update(long long done) {
@@ -66,7 +69,7 @@ void Progress::end() {
 
 void Progress::say(const std::string& line) {
     if (active_ && tty_) std::fputs("\r\033[K", stderr);
-    std::fprintf(stderr, "%s\n", line.c_str());
+    std::fprintf(stderr, "%s\n", defang(line).c_str());
     if (active_ && tty_) draw(true);
 }
 
@@ -79,8 +82,11 @@ void Progress::draw(bool force) {
     int pct = total_ > 0 ? static_cast<int>(100 * std::min(done_, total_) / total_) : 100;
     std::string bar(static_cast<size_t>(filled), '#');
     bar.append(static_cast<size_t>(width - filled), '.');
-    std::string label = label_.size() > 40 ? "..." + label_.substr(label_.size() - 37) : label_;
-    std::fprintf(stderr, "\r\033[K%-40s [%s] %3d%% %s/%s", label.c_str(), bar.c_str(), pct,
+    // The last 37 characters of a longer label (never half a character), padded to 40.
+    size_t n = char_count(label_);
+    std::string label = n > 40 ? "..." + last_chars(label_, 37) : label_;
+    label.append(40 - std::min<size_t>(n, 40), ' ');
+    std::fprintf(stderr, "\r\033[K%s [%s] %3d%% %s/%s", label.c_str(), bar.c_str(), pct,
                  human_bytes(done_).c_str(), human_bytes(total_).c_str());
     std::fflush(stderr);
 }

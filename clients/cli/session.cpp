@@ -1,7 +1,12 @@
-// session.cpp -- building a Session (session.h), and the interrupt flag of --watch.
+// session.cpp -- building a Session (session.h): the device's server checked against the
+// plain-HTTP rule (and its warning said) on every run; and the interrupt flag of --watch.
 #include "clients/cli/session.h"
 
 #include <csignal>
+#include <cstdio>
+
+#include "clients/cli/errors.h"
+#include "clients/cli/server_url.h"
 
 namespace pouch::cli {
 
@@ -13,6 +18,23 @@ void on_signal(int) {
     g_interrupted = 1;
 }
 
+// The device's state, its server held to the rule it was logged in under: plain HTTP to
+// another computer only with --insecure-http, which is then said on every run.
+DeviceState checked_device(const Config& cfg) {
+    DeviceState d = cfg.load_device();
+    ServerUrl u;
+    try {
+        u = parse_server_url(d.server);
+        require_transport(u, d.insecure_http);
+    } catch (const CliError& e) {
+        throw CliError(kExitFailure, std::string("device.json: ") + e.what() +
+                                         "; run `pouch logout --local`, then log in again");
+    }
+    if (!u.https && !u.loopback)
+        std::fprintf(stderr, "pouch: %s\n", insecure_http_warning(u).c_str());
+    return d;
+}
+
 }  // namespace
 
 Config config_from(const Args& a) {
@@ -22,7 +44,7 @@ Config config_from(const Args& a) {
 
 Session::Session(const Args& a)
     : cfg(config_from(a)),
-      device(cfg.load_device()),
+      device(checked_device(cfg)),
       sign(cfg.sign_key()),
       api(http, cfg, device, sign),
       trust(api, cfg, device) {}

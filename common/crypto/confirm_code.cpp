@@ -1,12 +1,15 @@
-// confirm_code.cpp -- confirm code derivation and comparison (see confirm_code.h).
+// confirm_code.cpp -- confirm code derivations, their comparison and the key fingerprint
+// (see confirm_code.h).
 #include "common/crypto/confirm_code.h"
 
 #include <cstdint>
 #include <cstdio>
 #include <optional>
+#include <stdexcept>
 
 #include "common/crypto/ct.h"
 #include "common/crypto/hash.h"
+#include "common/crypto/kdf.h"
 
 namespace pouch::crypto {
 
@@ -26,16 +29,19 @@ std::optional<std::string> digits_of(std::string_view s) {
     return std::nullopt;
 }
 
+uint64_t u64be(std::string_view b) {
+    uint64_t v = 0;
+    for (int i = 0; i < 8; ++i) v = v << 8 | static_cast<unsigned char>(b[static_cast<size_t>(i)]);
+    return v;
+}
+
 }  // namespace
 
 std::string confirm_code(std::string_view request_id, std::string_view sign_jkt) {
     std::string input = "pouch-confirm-v1";
     input += request_id;
     input += sign_jkt;
-    std::string h = sha256(input);
-    uint64_t v = 0;
-    for (int i = 0; i < 8; ++i) v = v << 8 | static_cast<unsigned char>(h[i]);
-    v %= 100000000ULL;
+    uint64_t v = u64be(sha256(input)) % 100000000ULL;
     char buf[16];
     std::snprintf(buf, sizeof buf, "%04u-%04u", static_cast<unsigned>(v / 10000),
                   static_cast<unsigned>(v % 10000));
@@ -47,6 +53,31 @@ bool confirm_code_matches(std::string_view given, std::string_view expected) {
     auto e = digits_of(expected);
     if (!g || !e) return false;
     return ct_equal(*g, *e);
+}
+
+std::string confirm_code_v2(std::string_view nonce, std::string_view request_id,
+                            std::string_view sign_jkt, std::string_view enc_jkt) {
+    if (nonce.size() != kConfirmNonceBytes)
+        throw std::invalid_argument("the confirm nonce must be 16 bytes");
+    std::string info = "pouch/confirm/v2";
+    info += request_id;
+    info += sign_jkt;
+    info += enc_jkt;
+    uint64_t v = u64be(hkdf_sha256(nonce, "", info, 32)) % 1000000000000ULL;
+    char buf[20];
+    std::snprintf(buf, sizeof buf, "%04u-%04u-%04u", static_cast<unsigned>(v / 100000000ULL),
+                  static_cast<unsigned>(v / 10000 % 10000), static_cast<unsigned>(v % 10000));
+    return buf;
+}
+
+std::string key_fingerprint(std::string_view sign_jkt) {
+    if (sign_jkt.size() < 16) throw std::invalid_argument("a thumbprint has 43 characters");
+    std::string out;
+    for (size_t i = 0; i < 16; i += 4) {
+        if (i) out += ' ';
+        out += sign_jkt.substr(i, 4);
+    }
+    return out;
 }
 
 }  // namespace pouch::crypto

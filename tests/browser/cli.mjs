@@ -1,8 +1,9 @@
 // cli.mjs -- a command-line client for the browser suite, made of the project's own tools:
-// pouchctl makes its two P-256 keys, the PKCE pair, the DPoP proofs and the confirm code (C++,
-// OpenSSL); Node opens what the browser sealed to it (welcome, key envelopes) with the enc key
-// that pouchctl wrote, through the web app's crypto module (checked against independent code
-// in the interop suite). Relies on POUCHCTL and POUCH_URL.
+// pouchctl makes its two P-256 keys, the PKCE pair and the DPoP proofs (C++, OpenSSL); the
+// approval link, its nonce and the v2 confirm code are made here with Node's own HKDF, as
+// `pouch login` makes them (decisions §15); Node opens what the browser sealed to it (welcome,
+// key envelopes) with the enc key that pouchctl wrote, through the web app's crypto module
+// (checked against independent code in the interop suite). Relies on POUCHCTL and POUCH_URL.
 import { execFileSync } from 'node:child_process';
 import * as nodeCrypto from 'node:crypto';
 import * as fs from 'node:fs';
@@ -42,21 +43,31 @@ export class Cli {
     return { status: res.status, json: await res.json() };
   }
 
-  // `pouch login`: start the request; returns what the terminal shows.
-  async start() {
+  // `pouch login`: start the request; returns what the terminal shows: the approval link it
+  // builds itself (its server, the request, its keys and a nonce in the fragment), the code to
+  // type on the page and the key fingerprint the page must show.
+  async start(extra = {}) {
     const pkce = JSON.parse(pouchctl('pkce'));
     this.verifier = pkce.verifier;
     const r = await this.call('POST', '/v1/cli-auth/requests', {
       code_challenge: pkce.challenge, device_name: this.name, os: 'linux', arch: 'x86_64', cli_version: '0.9.0',
-      sign_pub: this.signPub, enc_pub: this.encPub, key_storage: 'file',
+      sign_pub: this.signPub, enc_pub: this.encPub, key_storage: 'file', ...extra,
     });
     if (r.status !== 200) throw new Error(`login start: ${r.status} ${JSON.stringify(r.json)}`);
     this.requestId = r.json.data.request_id;
+    const base = `${BASE}/cli/approve?request=${this.requestId}`;
+    if (r.json.data.authorize_url !== base) throw new Error(`authorize_url ${r.json.data.authorize_url} is not ${base}`);
+    const nonce = nodeCrypto.randomBytes(16);
+    const encJkt = JSON.parse(pouchctl('jwk', '--key', this.encPem)).jkt;
+    const info = Buffer.from(`pouch/confirm/v2${this.requestId}${this.jkt}${encJkt}`);
+    const okm = Buffer.from(nodeCrypto.hkdfSync('sha256', nonce, Buffer.alloc(0), info, 32));
+    const n = (okm.readBigUInt64BE(0) % 10n ** 12n).toString().padStart(12, '0');
     const keys = [this.signPub.x, this.signPub.y, this.encPub.x, this.encPub.y].join('.');
     return {
       requestId: this.requestId,
-      link: `${r.json.data.authorize_url}#keys=${keys}`,
-      code: pouchctl('confirm-code', this.requestId, this.jkt),
+      link: `${base}#keys=${keys}&n=${nonce.toString('base64url')}`,
+      code: `${n.slice(0, 4)}-${n.slice(4, 8)}-${n.slice(8)}`,
+      fingerprint: this.jkt.slice(0, 16).match(/.{4}/g).join(' '),
     };
   }
 

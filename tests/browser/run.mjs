@@ -1,14 +1,18 @@
 // run.mjs -- the browser suite: Debian's chromium, driven headless by playwright-core, against
 // the test stack (POUCH_URL), as a person uses the web app: onboarding with the recovery kit, a
-// CLI login approved by its confirm code (the CLI then decrypts its pouch key and a file), a
+// CLI login approved by typing its terminal's code (the CLI then decrypts its pouch key and a
+// file), approval links the page refuses, the real `pouch login` approved in the page, a
 // 5 MB upload and download, share links opened without a session (one-time ones once), a
 // device revoke with key rotation, the admin pages, and a stale upload from a second tab kept
 // as a conflict copy. Each page is screenshotted into
 // POUCH_BROWSER_OUT. Prints `PASS name` / `FAIL name: detail`; a failed step fails the steps
-// that build on it. Env: POUCH_URL, POUCHCTL, POUCH_DATABASE_URL, POUCH_ROOT, POUCH_BROWSER_OUT.
-import { execFileSync } from 'node:child_process';
+// that build on it. Chromium's own calls to outside hosts go to a proxy that is not there
+// (--proxy-server=http://127.0.0.1:9): no test traffic leaves the machine.
+// Env: POUCH_URL, POUCHCTL, POUCH_DATABASE_URL, POUCH_ROOT, POUCH_BROWSER_OUT.
+import { execFileSync, spawn } from 'node:child_process';
 import * as nodeCrypto from 'node:crypto';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -70,8 +74,10 @@ async function apiAs(token, method, p, body) {
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
   headless: true,
+  // Chromium calls outside hosts on its own even with background networking off; every such
+  // call goes to a proxy that is not there (loopback, the test stack, is never proxied).
   args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage', '--proxy-server=http://127.0.0.1:9'],
 });
 const newContext = (opts = {}) => browser.newContext({ acceptDownloads: true, viewport: { width: 1100, height: 760 }, ...opts });
 const pageErrors = [];
@@ -184,11 +190,20 @@ await test('cli_login_approved_with_its_code_then_cli_decrypts_its_pouch_key', [
   await page.getByTestId('device-name').waitFor();
   eq('device shown', await page.getByTestId('device-name').textContent(), 'build-box');
   await page.getByText('linux · x86_64').waitFor();
+  eq('the page shows the terminal\'s key fingerprint', await page.getByTestId('fingerprint').textContent(), shown.fingerprint);
+  const details = (await apiAs(S.token, 'GET', `/v1/cli-auth/requests/${shown.requestId}`)).json.data;
+  const started = await page.getByTestId('started').textContent();
+  if (details.started_ip) ok(started.endsWith(` from ${details.started_ip}`), `"Started" names the address: ${started}`);
+  eq('the no-connect-token warning is shown exactly when the login had none',
+    await page.getByTestId('no-connect-token').count(), details.connect_token_used === false ? 1 : 0);
+  ok(!(await page.content()).includes(shown.code), 'the page never shows the code');
+  ok(await page.getByRole('button', { name: 'Approve' }).isDisabled(), 'Approve waits for 12 digits');
   const wrong = shown.code.replace(/^\d/, (d) => String((Number(d) + 1) % 10));
-  await page.getByLabel('Code shown in your terminal').fill(wrong);
+  await page.getByLabel('Type the code your terminal shows').fill(wrong);
   await page.getByRole('button', { name: 'Approve' }).click();
   await page.getByText('The code does not match').waitFor();
-  await page.getByLabel('Code shown in your terminal').fill(shown.code);
+  eq('a wrong code approves nothing', (await apiAs(S.token, 'GET', `/v1/cli-auth/requests/${shown.requestId}`)).json.data.status, 'pending');
+  await page.getByLabel('Type the code your terminal shows').fill(shown.code.replace(/-/g, ' '));
   await shot(page, 'cli-approve');
   await page.getByRole('button', { name: 'Approve' }).click();
   await page.getByText('Approved.').waitFor({ timeout: 30000 });
@@ -224,6 +239,97 @@ await test('approval_page_explains_unknown_and_denied_requests', ['cli_login_app
   const r = await other.call('POST', '/v1/cli-auth/token', { request_id: other.requestId, code_verifier: other.verifier, wait: 0 });
   eq('denied redeem', `${r.status} ${r.json.error?.code}`, '403 access_denied');
   other.cleanup();
+});
+
+// The page takes the CLI's keys from the link's fragment only, and refuses, naming the reason,
+// a link without it, a malformed one, and keys that are not the request's; Approve stays
+// disabled and nothing is approved. Deny still works.
+await test('approval_page_refuses_a_link_without_its_keys_or_with_other_keys', ['approval_page_explains_unknown_and_denied_requests'], async () => {
+  const cli = new Cli(W, WP, 'phish-box');
+  const other = new Cli(W, WP, 'other-box');
+  try {
+    const shown = await cli.start();
+    const [, frag] = shown.link.split('#');
+    const otherFrag = `keys=${[other.signPub.x, other.signPub.y, other.encPub.x, other.encPub.y].join('.')}&n=${frag.split('&n=')[1]}`;
+    const onlyEnc = `keys=${[cli.signPub.x, cli.signPub.y, other.encPub.x, other.encPub.y].join('.')}&n=${frag.split('&n=')[1]}`;
+    const cases = [
+      ['no fragment', shown.link.split('#')[0], 'opened without the part of the link after'],
+      ['no nonce', `${shown.link.split('&n=')[0]}`, 'is malformed'],
+      ['a cut nonce', shown.link.slice(0, -1), 'is malformed'],
+      ['keys of another device', `${shown.link.split('#')[0]}#${otherFrag}`, 'differ from the keys this login request was started with'],
+      ['another encryption key', `${shown.link.split('#')[0]}#${onlyEnc}`, 'differ from the keys this login request was started with'],
+    ];
+    for (const [what, link, words] of cases) {
+      await page.goto(`${BASE}/pouches`);
+      await page.goto(link);
+      await page.getByTestId('refusal').waitFor();
+      const text = await page.getByTestId('refusal').textContent();
+      ok(text.includes(words), `${what}: the refusal says why (${text})`);
+      ok(await page.getByRole('button', { name: 'Approve' }).isDisabled(), `${what}: Approve is disabled`);
+      eq(`${what}: no fingerprint shown`, await page.getByTestId('fingerprint').count(), 0);
+      if (what === 'keys of another device') await shot(page, 'cli-approve-refused');
+    }
+    const status = (await apiAs(S.token, 'GET', `/v1/cli-auth/requests/${shown.requestId}`)).json.data.status;
+    eq('nothing was approved', status, 'pending');
+    await page.getByRole('button', { name: 'Deny' }).click();
+    await page.getByText('Denied.').waitFor();
+  } finally {
+    cli.cleanup();
+    other.cleanup();
+  }
+});
+
+// What the page makes of the request details a server answers (here rewritten on their way to
+// the page, as a malicious server could answer them): where and how the login started, and
+// refusals of details that name another request or a device name outside the label rule.
+await test('approval_page_shows_where_a_login_started_and_refuses_details_it_cannot_trust', ['approval_page_explains_unknown_and_denied_requests'], async () => {
+  const cli = new Cli(W, WP, 'route-box');
+  const shown = await cli.start();
+  const detailsPath = new RegExp(`/v1/cli-auth/requests/${shown.requestId}$`);
+  const answer = async (change) => {
+    await page.unroute(detailsPath).catch(() => {});
+    await page.route(detailsPath, async (route) => {
+      const res = await route.fetch();
+      const body = await res.json();
+      change(body.data);
+      await route.fulfill({ response: res, json: body });
+    });
+    await page.goto(`${BASE}/pouches`);
+    await page.goto(shown.link);
+    await page.getByTestId('device-name').waitFor();
+  };
+  try {
+    await answer((d) => { d.started_ip = '203.0.113.7'; d.connect_token_used = false; });
+    ok((await page.getByTestId('started').textContent()).endsWith(' from 203.0.113.7'), 'Started names the address');
+    eq('the warning without a connect token', await page.getByTestId('no-connect-token').textContent(),
+      'This login was not started with a connect token from your account. Approve it only if you started it yourself, just now, in your own terminal.');
+    eq('the fingerprint', await page.getByTestId('fingerprint').textContent(), shown.fingerprint);
+    await shot(page, 'cli-approve-warning');
+    await answer((d) => { d.connect_token_used = true; });
+    await page.getByTestId('fingerprint').waitFor();
+    eq('no warning with a connect token', await page.getByTestId('no-connect-token').count(), 0);
+    const refusals = [
+      ['details of another request', (d) => { d.id = nodeCrypto.randomUUID(); }, 'another login request than the one in this address'],
+      ['a device name with a path in it', (d) => { d.device_name = 'x/../../../SOMEWHERE/PWNED'; }, 'cannot be a device name: it holds a / or \\'],
+      ['a device name with a bidi control', (d) => { d.device_name = 'laptop\u202Etxt.exe'; }, 'cannot be a device name: it holds a control or bidi character'],
+      ['another sign_jkt', (d) => { d.sign_jkt = d.sign_jkt.replace(/^./, (c) => (c === 'A' ? 'B' : 'A')); }, 'is not the thumbprint of the key in the link'],
+      ['no keys in the details', (d) => { delete d.sign_pub; }, 'does not show the keys of this login request'],
+    ];
+    for (const [what, change, words] of refusals) {
+      await answer(change);
+      await page.getByTestId('refusal').waitFor();
+      const text = await page.getByTestId('refusal').textContent();
+      ok(text.includes(words), `${what}: the refusal says why (${text})`);
+      ok(await page.getByRole('button', { name: 'Approve' }).isDisabled(), `${what}: Approve is disabled`);
+      if (what === 'a device name with a bidi control') {
+        ok((await page.getByTestId('device-name').textContent()).includes('\uFFFD'), 'the bidi control is not shown as is');
+      }
+    }
+    eq('nothing was approved', (await apiAs(S.token, 'GET', `/v1/cli-auth/requests/${shown.requestId}`)).json.data.status, 'pending');
+  } finally {
+    await page.unroute(detailsPath).catch(() => {});
+    cli.cleanup();
+  }
 });
 
 await test('share_link_opens_without_session_and_one_time_link_once', ['upload_then_download_5mb_and_a_small_file'], async () => {
@@ -319,7 +425,7 @@ await test('a_device_that_revoked_itself_shows_rotation_pending_until_the_keys_a
   const redeemed = cli.redeem();
   await page.goto(shown.link);
   await page.getByTestId('device-name').waitFor();
-  await page.getByLabel('Code shown in your terminal').fill(shown.code);
+  await page.getByLabel('Type the code your terminal shows').fill(shown.code);
   await page.getByRole('button', { name: 'Approve' }).click();
   await page.getByText('Approved.').waitFor({ timeout: 30000 });
   const r = await redeemed;
@@ -478,6 +584,42 @@ await test('a_stale_upload_keeps_both_versions_as_a_conflict_copy', ['upload_the
     await a.unrouteAll({ behavior: 'ignoreErrors' }).catch(() => {});
     await a.close();
     await b.close();
+  }
+});
+
+// The real `pouch login`, approved in the page: the terminal's link, code and fingerprint are
+// what the page needs and shows; the CLI then holds the account's pouch keys and reads its files.
+await test('the_real_pouch_login_is_approved_in_the_page', ['cli_login_approved_with_its_code_then_cli_decrypts_its_pouch_key'], async () => {
+  const pouchBin = path.join(path.dirname(process.env.POUCHCTL), 'pouch');
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'pouch-real-'));
+  const env = { ...process.env, XDG_CONFIG_HOME: home };
+  const child = spawn(pouchBin, ['login', '--server', BASE, '--name', 'real-cli'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => { out += d; });
+  child.stderr.on('data', (d) => { out += d; });
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  try {
+    for (let i = 0; i < 100 && !/fingerprint: .*\n/.test(out); i++) await page.waitForTimeout(100);
+    const link = /^  (http\S+)$/m.exec(out)?.[1];
+    const code = /^then type this code on the page: (\d{4}-\d{4}-\d{4})$/m.exec(out)?.[1];
+    const fingerprint = /^The page must show this device key fingerprint: (.{19})$/m.exec(out)?.[1];
+    ok(link && code && fingerprint, `the terminal shows a link, a code to type and a fingerprint: ${out}`);
+    ok(link.startsWith(`${BASE}/cli/approve?request=`) && /#keys=[^&]+&n=[A-Za-z0-9_-]{22}$/.test(link), `the link: ${link}`);
+    await page.goto(link);
+    await page.getByTestId('device-name').waitFor();
+    eq('the page shows the fingerprint the terminal shows', await page.getByTestId('fingerprint').textContent(), fingerprint);
+    await page.getByLabel('Type the code your terminal shows').fill(code);
+    await shot(page, 'cli-approve-real');
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.getByText('Approved.').waitFor({ timeout: 30000 });
+    const rc = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve('timeout'), 30000))]);
+    eq(`pouch login exits 0 (${out})`, rc, 0);
+    ok(out.includes('Logged in to'), 'the terminal says it is logged in');
+    const ls = JSON.parse(execFileSync(pouchBin, ['ls', S.pouch.id, '--json'], { env, encoding: 'utf8' }));
+    ok(ls.items.some((f) => f.name === 'hello.txt'), 'the real CLI decrypts the pouch\'s file names');
+  } finally {
+    if (child.exitCode === null) child.kill();
+    fs.rmSync(home, { recursive: true, force: true });
   }
 });
 

@@ -31,8 +31,9 @@ web_account() {
 }
 
 # login NAME: `pouch login --name NAME` in the background, approved by the browser member
-# once the login is pending; leaves the login's output in LOGIN_OUT and its status in RC.
-# LOGIN_ARGS: extra options of pouch login.
+# once the login is pending, with the link and the code a person copies from the terminal;
+# leaves the login's output in LOGIN_OUT, its status in RC, the link in LINK, the typed code
+# in CODE and the request id in REQ. LOGIN_ARGS: extra options of pouch login.
 login() {
     local name=$1 cfg=$CLI_TMP/$1 i
     rm -rf "$cfg"
@@ -40,17 +41,18 @@ login() {
     (XDG_CONFIG_HOME=$cfg "$POUCH" login --server "$POUCH_URL" --name "$name" ${LOGIN_ARGS:-} \
         >"$CLI_TMP/$name.login" 2>&1; echo $? >"$CLI_TMP/$name.login.rc") &
     local pid=$!
-    # The approval link as a person copies it from the terminal (with its #keys= fragment).
-    LINK=""
+    # The approval link (with its #keys=…&n=… fragment) and the code, as the terminal shows them.
+    LINK="" CODE=""
     for i in $(seq 300); do
         LINK=$(grep -o 'http[^ ]*/cli/approve?request=[^ ]*' "$CLI_TMP/$name.login" 2>/dev/null || true)
-        [[ -n $LINK ]] && break
+        CODE=$(sed -n 's/^then type this code on the page: \([0-9-]*\)$/\1/p' "$CLI_TMP/$name.login" 2>/dev/null || true)
+        [[ -n $LINK && -n $CODE ]] && break
         sleep 0.1
     done
     REQ=${LINK#*request=}
     REQ=${REQ%%#*}
     # shellcheck disable=SC2086  # APPROVE_ARGS: extra options of pouch-testweb approve
-    DEVICE_ID=$(web approve "$REQ" --link "$LINK" ${APPROVE_ARGS:-})
+    DEVICE_ID=$(web approve "$REQ" --link "$LINK" --code "$CODE" ${APPROVE_ARGS:-})
     wait "$pid"
     LOGIN_OUT=$(cat "$CLI_TMP/$name.login")
     RC=$(cat "$CLI_TMP/$name.login.rc")

@@ -20,13 +20,14 @@ mkdir -p "$A" "$B"
 web_account || { echo "FAIL setup: no web account"; smoke_done; }
 login laptop-a
 expect_true "login exits 0 (got $RC: $LOGIN_OUT)" test "$RC" = 0
-expect_true "login prints the authorize_url" grep -q "/cli/approve?request=$REQ" <<<"$LOGIN_OUT"
-expect_true "the approval link carries the four key coordinates (#keys=)" \
-    grep -Eq "request=$REQ#keys=[A-Za-z0-9_-]{43}(\.[A-Za-z0-9_-]{43}){3}" <<<"$LOGIN_OUT"
-code=$(web_code=$(curl -s "$POUCH_URL/v1/cli-auth/requests/$REQ" -H "Authorization: Bearer $(jq -r .session_token "$CLI_TMP/web/web.json")" | jq -r .data.confirm_code); echo "$web_code")
-expect_true "login prints the confirm code the browser shows ($code)" grep -q "$code" <<<"$LOGIN_OUT"
-expect_true "login says it is done" grep -q "Logged in to" <<<"$LOGIN_OUT"
+expect_true "login prints the approval link it built: its server, the request, the four key coordinates and a nonce" \
+    grep -Eqx "  $POUCH_URL/cli/approve\?request=$REQ#keys=[A-Za-z0-9_-]{43}(\.[A-Za-z0-9_-]{43}){3}&n=[A-Za-z0-9_-]{22}" <<<"$LOGIN_OUT"
+expect_true "login says to type a 12-digit code on the page ($CODE)" grep -Eq '^[0-9]{4}-[0-9]{4}-[0-9]{4}$' <<<"$CODE"
 cfg=$CLI_TMP/laptop-a/pouch
+jkt=$("$POUCHCTL" jwk --key "$cfg/sign.pem" | jq -r .jkt)
+expect_true "login prints the key fingerprint: sign_jkt's first 16 characters by 4 ($jkt)" \
+    grep -qxF "The page must show this device key fingerprint: ${jkt:0:4} ${jkt:4:4} ${jkt:8:4} ${jkt:12:4}" <<<"$LOGIN_OUT"
+expect_true "login says it is done" grep -q "Logged in to" <<<"$LOGIN_OUT"
 expect_true "the config directory is 0700" test "$(mode_of "$cfg")" = 700
 for f in sign.pem enc.pem device.json keys.json; do
     expect_true "$f is 0600" test "$(mode_of "$cfg/$f")" = 600
@@ -36,6 +37,94 @@ expect_json_db() { [[ $(sql "$1") == "$2" ]]; }
 expect_true "the roster holds genesis and the device's add" expect_json_db \
     "SELECT count(*) FROM roster_entries r JOIN storage_accounts a ON a.id = r.account_id WHERE a.id = '$(jq -r .account_id "$cfg/device.json")'" 2
 check login_enrols_the_device_and_verifies_the_roster
+
+# --- what login refuses: plain HTTP to another computer, an approval address not its own --------
+
+dev nobody login --server http://pouch.example.com --name x
+expect_true "plain http:// to another host exits 2 ($RC: $ERR)" test "$RC" = 2
+expect_true "and names --insecure-http" grep -q -- "--insecure-http" <<<"$ERR"
+expect_true "and made no keys" test ! -e "$CLI_TMP/nobody/pouch/sign.pem"
+dev nobody login --server https://h/x?y --name x
+expect_true "a --server with a query exits 2 ($RC)" test "$RC" = 2
+dev nobody login --server "$POUCH_URL" --name 'x/../../PWNED'
+expect_true "a name with / exits 2 ($RC: $ERR)" test "$RC" = 2
+dev nobody login --server http://0.0.0.0:9 --name x --insecure-http
+expect_true "--insecure-http lets plain http to 0.0.0.0 through and says so ($RC: $ERR)" \
+    grep -q "warning: this device talks plain HTTP to 0.0.0.0" <<<"$ERR"
+expect_true "and then the server is unreachable (exit 4, got $RC)" test "$RC" = 4
+# A device whose device.json names plain http to another host: refused without the flag, said
+# on every run with it.
+rm -rf "$CLI_TMP/edited" && cp -r "$CLI_TMP/laptop-a" "$CLI_TMP/edited"
+jq '.server = "http://0.0.0.0:9"' "$cfg/device.json" >"$CLI_TMP/edited/pouch/device.json"
+dev edited status
+expect_true "a device.json with plain http elsewhere is refused (exit 1, got $RC: $ERR)" test "$RC" = 1
+jq '.server = "http://0.0.0.0:9" | .insecure_http = true' "$cfg/device.json" >"$CLI_TMP/edited/pouch/device.json"
+dev edited status
+expect_true "with insecure_http every run warns ($RC: $ERR)" grep -q "warning: this device talks plain HTTP" <<<"$ERR"
+expect_true "status then finds the server unreachable (exit 4, got $RC)" test "$RC" = 4
+rm -rf "$CLI_TMP/edited"
+# A server that answers another approval address (hidden in a terminal escape) or a request id
+# that is not a UUID: the login stops with exit 5, prints the address defanged, keeps nothing.
+fake_start() {  # fake_start AUTHORIZE_URL_JSON REQUEST_ID_JSON: one answer, then it exits
+    python3 - "$1" "$2" "$CLI_TMP/fake.port" <<'PY' &
+import http.server, sys
+url, rid, portfile = sys.argv[1:4]
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get('Content-Length', 0)))
+        base = 'http://127.0.0.1:%d' % self.server.server_port
+        body = ('{"data":{"request_id":%s,"authorize_url":%s,"expires_in":600,"interval":5}}'
+                % (rid, url.replace('BASE', base))).encode()
+        self.send_response(200)
+        self.send_header('Content-Type', 'application/json')
+        self.send_header('Content-Length', str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a): pass
+s = http.server.HTTPServer(('127.0.0.1', 0), H)
+open(portfile + '.tmp', 'w').write(str(s.server_port))
+__import__('os').rename(portfile + '.tmp', portfile)
+s.handle_request()
+PY
+    FAKE_PID=$!
+    local i
+    for i in $(seq 50); do [[ -s $CLI_TMP/fake.port ]] && break; sleep 0.1; done
+    FAKE=http://127.0.0.1:$(cat "$CLI_TMP/fake.port")
+    rm -f "$CLI_TMP/fake.port"
+}
+rid=3f2a4c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b
+fake_start "\"https://evil.example/cli/approve?request=$rid\\u001b[8m#keys=x\"" "\"$rid\""
+dev fake login --server "$FAKE" --name x
+wait "$FAKE_PID"
+expect_true "an authorize_url on another host stops the login with exit 5 ($RC: $ERR)" test "$RC" = 5
+expect_true "and no ESC reaches the terminal" test -z "$(grep $'\x1b' <<<"$ERR")"
+expect_true "it shows the address with U+FFFD in the ESC's place" \
+    grep -qF "\"https://evil.example/cli/approve?request=$rid"$'\xef\xbf\xbd'"[8m#keys=x\"" <<<"$ERR"
+expect_true "and printed no link or code" test -z "$OUT"
+expect_true "and keeps no pending login" test ! -e "$CLI_TMP/fake/pouch/login.json"
+fake_start "\"BASE/cli/approve?request=$rid&x=1\"" "\"$rid\""
+dev fake login --server "$FAKE" --name x
+wait "$FAKE_PID"
+expect_true "an authorize_url with more in its query stops the login with exit 5 ($RC)" test "$RC" = 5
+fake_start "\"BASE/cli/approve?request=$rid\"" "\"$rid#keys=x\""
+dev fake login --server "$FAKE" --name x
+wait "$FAKE_PID"
+expect_true "a request id that is not a UUID stops the login with exit 5 ($RC: $ERR)" test "$RC" = 5
+# One the CLI accepts: while it waits (the fake is gone, so it waits for ever), status shows
+# what the terminal showed.
+fake_start "\"BASE/cli/approve?request=$rid\"" "\"$rid\""
+XDG_CONFIG_HOME=$CLI_TMP/fake "$POUCH" login --server "$FAKE" --name x >"$CLI_TMP/fake.out" 2>&1 &
+waiting=$!
+for i in $(seq 50); do grep -q "fingerprint:" "$CLI_TMP/fake.out" 2>/dev/null && break; sleep 0.1; done
+dev fake status --json
+expect_true "status exits 3 while the login waits ($RC)" test "$RC" = 3
+expect_true "and shows the link, the code and the fingerprint the terminal showed ($OUT)" test \
+    "$(jq -r '.pending_login | [.approval_link, .confirm_code, .fingerprint] | join(" ")' <<<"$OUT")" = \
+    "$(sed -n 's/^  \(http.*\)$/\1/p; s/^then type this code on the page: //p; s/^The page must show this device key fingerprint: //p' "$CLI_TMP/fake.out" | paste -sd ' ')"
+kill "$waiting" 2>/dev/null
+wait "$waiting" "$FAKE_PID" 2>/dev/null
+rm -rf "$CLI_TMP/fake"
+check login_refuses_plain_http_elsewhere_and_an_approval_address_not_its_own
 
 dev laptop-a status --json
 expect_true "status --json is JSON with logged_in true" test "$(jq -r .logged_in <<<"$OUT")" = true

@@ -336,6 +336,47 @@ await check('confirm_code_independent_and_web_module', async () => {
   }
 });
 
+// The approval link and its v2 code (decisions §15): recomputed here with @noble/hashes'
+// HKDF, then read back by the web app's approval.js, which also refuses tampered details.
+await check('confirm_code_v2_and_approval_link_independent_and_web_module', async () => {
+  const A = await import(webUrl('src/approval.js'));
+  const jkt = (j) => b64u(sha256(utf8(`{"crv":"P-256","kty":"EC","x":"${j.x}","y":"${j.y}"}`)));
+  if (V.confirm_code_v2.length < 2) throw new Error('fewer than 2 vectors');
+  for (const c of V.confirm_code_v2) {
+    eq('sign_jkt', jkt(c.sign_pub), c.sign_jkt);
+    eq('enc_jkt', jkt(c.enc_pub), c.enc_jkt);
+    const info = utf8(`pouch/confirm/v2${c.request_id}${c.sign_jkt}${c.enc_jkt}`);
+    eq('info', hx(info), c.info_hex);
+    const n = (Buffer.from(hk(unhx(c.nonce_hex), info)).readBigUInt64BE(0) % 10n ** 12n).toString().padStart(12, '0');
+    eq('independent code', `${n.slice(0, 4)}-${n.slice(4, 8)}-${n.slice(8)}`, c.code);
+    eq('independent fingerprint', `${c.sign_jkt.slice(0, 4)} ${c.sign_jkt.slice(4, 8)} ${c.sign_jkt.slice(8, 12)} ${c.sign_jkt.slice(12, 16)}`, c.fingerprint);
+    const keys = [c.sign_pub.x, c.sign_pub.y, c.enc_pub.x, c.enc_pub.y].join('.');
+    eq('independent link', `${c.origin}/cli/approve?request=${c.request_id}#keys=${keys}&n=${b64u(unhx(c.nonce_hex))}`, c.link);
+    const hash = c.link.slice(c.link.indexOf('#'));
+    const frag = await A.parseApprovalFragment(hash);
+    const details = { id: c.request_id, sign_pub: c.sign_pub, enc_pub: c.enc_pub, sign_jkt: c.sign_jkt, device_name: 'laptop' };
+    const ok = await A.checkApproval(details, c.request_id, frag);
+    eq('web code', ok.code, c.code);
+    eq('web fingerprint', ok.fingerprint, c.fingerprint);
+    const refused = async (what, fn) => {
+      try { await fn(); } catch (e) { if (e instanceof A.ApprovalRefused) return; throw new Error(`${what} threw ${e.name}: ${e.message}`); }
+      throw new Error(`${what} was accepted`);
+    };
+    await refused('no fragment', () => A.parseApprovalFragment(''));
+    await refused('no nonce', () => A.parseApprovalFragment(hash.slice(0, hash.indexOf('&n='))));
+    await refused('a short nonce', () => A.parseApprovalFragment(hash.slice(0, -1)));
+    await refused('a key off the curve', () => A.parseApprovalFragment(hash.replace(c.sign_pub.y, c.sign_pub.x)));
+    const other = V.keys.web_sign.public_jwk.x === c.sign_pub.x ? V.keys.cli_sign.public_jwk : V.keys.web_sign.public_jwk;
+    await refused('details of another request', () => A.checkApproval({ ...details, id: V.ids.pouch_id }, c.request_id, frag));
+    await refused('another sign key in the details', () => A.checkApproval({ ...details, sign_pub: other }, c.request_id, frag));
+    await refused('another enc key in the details', () => A.checkApproval({ ...details, enc_pub: other }, c.request_id, frag));
+    await refused('no keys in the details', () => A.checkApproval({ ...details, sign_pub: undefined }, c.request_id, frag));
+    await refused('another sign_jkt', () => A.checkApproval({ ...details, sign_jkt: jkt(other) }, c.request_id, frag));
+    await refused('a device name with /', () => A.checkApproval({ ...details, device_name: 'x/../../PWNED' }, c.request_id, frag));
+    await refused('a device name with a bidi control', () => A.checkApproval({ ...details, device_name: 'a\u202Eb' }, c.request_id, frag));
+  }
+});
+
 // Random round trips through the web module, opened by the independent code: the
 // randomized paths (fresh nonces, fresh HPKE ephemeral keys, WebCrypto signatures).
 await check('random_round_trips_web_to_independent', async () => {

@@ -12,6 +12,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "clients/cli/approval_link.h"
 #include "clients/cli/scan.h"
 #include "common/clientfmt/artifact.h"
 #include "common/clientfmt/chunk.h"
@@ -313,4 +314,33 @@ TEST(ClientFormatVectors, RecoveryKitOpensWithItsCode) {
 TEST(ClientFormatVectors, ConfirmCodesMatch) {
     for (const auto& c : V("confirm_code").GetArray())
         EXPECT_EQ(crypto::confirm_code(str(c, "request_id"), str(c, "jkt")), str(c, "code"));
+}
+
+// The approval link the CLI builds (clients/cli/approval_link.h), its v2 code and fingerprint,
+// and the link read back as the approving side reads it.
+TEST(ClientFormatVectors, ApprovalLinksAndV2ConfirmCodesMatch) {
+    ASSERT_GE(V("confirm_code_v2").GetArray().Size(), 2u);
+    for (const auto& c : V("confirm_code_v2").GetArray()) {
+        PublicJwk sign = jwk(c["sign_pub"]), enc = jwk(c["enc_pub"]);
+        std::string nonce = unhex(str(c, "nonce_hex"));
+        EXPECT_EQ(sign.jkt(), str(c, "sign_jkt"));
+        EXPECT_EQ(enc.jkt(), str(c, "enc_jkt"));
+        EXPECT_EQ(
+            crypto::to_hex("pouch/confirm/v2" + str(c, "request_id") + sign.jkt() + enc.jkt()),
+            str(c, "info_hex"));
+        EXPECT_EQ(crypto::confirm_code_v2(nonce, str(c, "request_id"), sign.jkt(), enc.jkt()),
+                  str(c, "code"));
+        EXPECT_EQ(crypto::key_fingerprint(sign.jkt()), str(c, "fingerprint"));
+        cli::ApprovalPrompt p = cli::approval_prompt(str(c, "origin"), str(c, "request_id"),
+                                                     {sign.x, sign.y}, {enc.x, enc.y}, nonce);
+        EXPECT_EQ(p.link, str(c, "link"));
+        EXPECT_EQ(p.code, str(c, "code"));
+        EXPECT_EQ(p.fingerprint, str(c, "fingerprint"));
+        auto back = cli::parse_approval_link(str(c, "link"));
+        ASSERT_TRUE(back);
+        EXPECT_EQ(back->base, str(c, "origin"));
+        EXPECT_EQ(back->nonce, nonce);
+        EXPECT_EQ(back->sign.x + back->sign.y + back->enc.x + back->enc.y,
+                  sign.x + sign.y + enc.x + enc.y);
+    }
 }

@@ -1,7 +1,7 @@
 // main.cpp -- pouch-testweb (see web.h): dispatch, its state directory and the web caller.
 //   pouch-testweb signup  --server URL --state DIR [--email E]
 //   pouch-testweb genesis --state DIR
-//   pouch-testweb approve --state DIR REQUEST_ID [--link APPROVAL_LINK | --login-file F]
+//   pouch-testweb approve --state DIR REQUEST_ID --link APPROVAL_LINK --code CODE [--deny]
 //   pouch-testweb revoke  --state DIR DEVICE_ID
 //   pouch-testweb rotate  --state DIR [--leave-out MEMBER_ID]  (the web pouch's key, one up)
 //   pouch-testweb seal    --state DIR MEMBER_ID    (the web pouch's current key, to a member)

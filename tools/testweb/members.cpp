@@ -4,9 +4,11 @@
 // that leaves a member out until its envelope is sealed later (the CLI suite's late key).
 #include <cstdio>
 
+#include "clients/cli/approval_link.h"
 #include "clients/cli/args.h"
 #include "clients/cli/errors.h"
 #include "clients/cli/files.h"
+#include "clients/cli/terminal_text.h"
 #include "common/clientfmt/key_envelope.h"
 #include "common/clientfmt/rotation.h"
 #include "common/clientfmt/welcome.h"
@@ -36,9 +38,46 @@ fmt::PublicJwk jwk(const crypto::P256PrivateKey& k) {
     return {k.x(), k.y()};
 }
 
-fmt::PublicJwk jwk_from_text(const std::string& text, const char* what) {
-    auto d = fmt::parse_object(text);
-    return fmt::PublicJwk::from_json(d, what);
+// The approval page's checks (decisions §15), done as clients/web/src/approval.js does them:
+// the keys come from the link's fragment only; the link names this request on this member's
+// server; the request details name the same request, the same two keys and sign_jkt of
+// that sign key; the device name is a valid label; and the code the person typed is the one
+// computed from the fragment. Any failure is exit 5 with the reason.
+struct CliKeys {
+    fmt::PublicJwk sign_pub, enc_pub;
+};
+
+CliKeys checked_approval(const WebState& st, const std::string& req, const std::string& link,
+                         const std::string& typed, const rapidjson::Value& d) {
+    auto p = pouch::cli::parse_approval_link(link);
+    if (!p)
+        throw CliError(5,
+                       "the link has no valid #keys=…&n=… fragment (four coordinates and a "
+                       "22-character nonce)");
+    if (p->request_id != req) throw CliError(5, "the link names another login request");
+    if (p->base != st.server) throw CliError(5, "the link is not an address of this server");
+    CliKeys k{{p->sign.x, p->sign.y}, {p->enc.x, p->enc.y}};
+    k.sign_pub.point();  // FormatError when off the curve
+    k.enc_pub.point();
+    if (jstr(d, "id") != req) throw CliError(5, "the request details name another request");
+    if (!d.HasMember("sign_pub") || !d.HasMember("enc_pub") ||
+        !(fmt::PublicJwk::from_json(d["sign_pub"], "sign_pub") == k.sign_pub) ||
+        !(fmt::PublicJwk::from_json(d["enc_pub"], "enc_pub") == k.enc_pub))
+        throw CliError(5, "the keys in the link differ from the request's");
+    std::string sign_jkt = k.sign_pub.jkt();
+    if (jstr(d, "sign_jkt") != sign_jkt)
+        throw CliError(5, "the request's sign_jkt is not the thumbprint of the link's sign key");
+    if (auto why = pouch::cli::label_problem(jstr(d, "device_name")))
+        throw CliError(5, "the device name breaks the label rule: " + *why);
+    std::string code = crypto::confirm_code_v2(p->nonce, req, sign_jkt, k.enc_pub.jkt());
+    std::string digits;
+    for (char c : typed)
+        if (c >= '0' && c <= '9') digits += c;
+    std::string want;
+    for (char c : code)
+        if (c != '-') want += c;
+    if (digits != want) throw CliError(5, "the code typed is not the one this link makes");
+    return k;
 }
 
 }  // namespace
@@ -105,10 +144,11 @@ int cmd_genesis(const Args& argv) {
 }
 
 int cmd_approve(const Args& argv) {
-    // --current-only seals each pouch's newest generation only (as the web app does today).
-    auto a = pouch::cli::parse_args(argv, {"state", "login-file", "link", "sign-pub", "enc-pub"},
-                                    {"deny", "current-only"});
-    if (a.positional.size() != 1) throw CliError(2, "usage: approve --state DIR REQUEST_ID");
+    // --code is what the person types from the terminal; --current-only seals each pouch's
+    // newest generation only (as an older web app did).
+    auto a = pouch::cli::parse_args(argv, {"state", "link", "code"}, {"deny", "current-only"});
+    if (a.positional.size() != 1)
+        throw CliError(2, "usage: approve --state DIR REQUEST_ID --link LINK --code CODE");
     Web w(WebState::load(state_dir(a)));
     std::string req = a.positional[0];
     auto details = w.must("GET", "/v1/cli-auth/requests/" + req);
@@ -117,42 +157,9 @@ int cmd_approve(const Args& argv) {
         w.must("POST", "/v1/cli-auth/requests/" + req + "/deny");
         return 0;
     }
-    // The CLI's public keys: from the request details when the server shows them, else from
-    // the CLI's login file (today's server keeps them but does not show them to the browser).
-    fmt::PublicJwk sign_pub, enc_pub;
-    if (d.HasMember("sign_pub") && d.HasMember("enc_pub")) {
-        sign_pub = fmt::PublicJwk::from_json(d["sign_pub"], "sign_pub");
-        enc_pub = fmt::PublicJwk::from_json(d["enc_pub"], "enc_pub");
-    } else if (auto link = a.get("link")) {
-        // docs/CLIENT-FORMAT.md "The approval link": #keys=sign.x.sign.y.enc.x.enc.y
-        auto pos = link->find("#keys=");
-        std::string k = pos == std::string::npos ? "" : link->substr(pos + 6);
-        if (k.size() != 4 * 43 + 3 || k[43] != '.' || k[87] != '.' || k[131] != '.')
-            throw CliError(2, "the link has no #keys= fragment of four coordinates");
-        sign_pub = fmt::PublicJwk{k.substr(0, 43), k.substr(44, 43)};
-        enc_pub = fmt::PublicJwk{k.substr(88, 43), k.substr(132, 43)};
-        sign_pub.point();
-        enc_pub.point();
-    } else if (auto f = a.get("login-file")) {
-        auto text = pouch::cli::read_file(*f);
-        if (!text) throw CliError(1, *f + " does not exist");
-        auto doc = fmt::parse_object(*text);
-        sign_pub = fmt::PublicJwk::from_json(fmt::get_obj(doc, "sign_pub"), "sign_pub");
-        enc_pub = fmt::PublicJwk::from_json(fmt::get_obj(doc, "enc_pub"), "enc_pub");
-    } else if (a.get("sign-pub") && a.get("enc-pub")) {
-        sign_pub = jwk_from_text(*a.get("sign-pub"), "sign_pub");
-        enc_pub = jwk_from_text(*a.get("enc-pub"), "enc_pub");
-    } else {
-        throw CliError(2,
-                       "the server does not show the CLI's keys: give --link, --login-file or "
-                       "--sign-pub/--enc-pub");
-    }
-    // The sign key must be the one the request was started with (its thumbprint is shown).
-    if (sign_pub.jkt() != jstr(d, "sign_jkt"))
-        throw CliError(5, "sign_pub is not the key of this login request");
-    std::string code = jstr(d, "confirm_code");
-    if (code != crypto::confirm_code(req, sign_pub.jkt()))
-        throw CliError(5, "the confirm code does not match");
+    if (!a.get("link") || !a.get("code"))
+        throw CliError(2, "approve needs --link (the address the terminal shows) and --code");
+    auto [sign_pub, enc_pub] = checked_approval(w.st, req, *a.get("link"), *a.get("code"), d);
 
     fmt::Roster r = w.roster();
     auto sign = w.sign_key();
@@ -185,7 +192,7 @@ int cmd_approve(const Args& argv) {
     o.end_arr();
     fmt::Welcome wel{w.st.account_id, r.genesis_hash, b.seq,   fmt::statement_hash(st.statement),
                      w.st.member_id,  jwk(sign),      jwk(enc)};
-    o.kv("welcome", fmt::seal_welcome(wel, enc_pub, req)).kv("confirm_code", code);
+    o.kv("welcome", fmt::seal_welcome(wel, enc_pub, req));  // no confirm_code (decisions §15)
     auto ans = w.call("POST", "/v1/cli-auth/requests/" + req + "/approve", o.done());
     if (!ans.ok()) throw CliError(1, "approve: " + pouch::cli::describe(ans));
     std::printf("%s\n", jstr(ans.data(), "device_id").c_str());

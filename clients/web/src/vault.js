@@ -1,13 +1,13 @@
 // vault.js -- what the web member does with its keys, on the public API only: genesis and the
 // recovery kit, restoring keys, the verified roster, pouch keys from key envelopes, files
-// (inline or chunked), history, shares, approving a CLI login and revoking a device with a
-// key rotation. Pages call these; the byte formats are crypto/format.js's.
+// (inline or chunked), history, shares and revoking a device with a key rotation (approving a
+// CLI login is approval.js's). Pages call these; the byte formats are crypto/format.js's.
 import { ApiError, get, getAll, getBlob, getRoster, post, putBlob } from './api.js';
 import { FormatError, b64url, concat, randomBytes, randomUuid, unb64url } from './crypto/bytes.js';
 import * as F from './crypto/format.js';
 import {
   blake3, exportJwk, generateEncryptionKey, generateSigningKey, importEncryptionPair, importSigningPair,
-  jwkThumbprint, publicJwk, sameJwk,
+  publicJwk, sameJwk,
 } from './crypto/primitives.js';
 import * as store from './keystore.js';
 
@@ -346,56 +346,6 @@ export class Vault {
     return { label, link: F.shareLink(location.origin, share.id, key) };
   }
 
-  // ---- CLI approval ----
-
-  // The CLI's keys: from the approval link's fragment, or from the request details should the
-  // service ever answer them; either way bound to the request by sign_jkt.
-  async cliKeys(details, fragmentKeys) {
-    const fromServer = details.sign_pub && details.enc_pub ? { sign_pub: publicJwk(details.sign_pub), enc_pub: publicJwk(details.enc_pub) } : null;
-    if (fromServer && fragmentKeys && (!sameJwk(fromServer.sign_pub, fragmentKeys.sign_pub) || !sameJwk(fromServer.enc_pub, fragmentKeys.enc_pub))) {
-      throw new FormatError('the keys in the link differ from the keys the service has for this request');
-    }
-    const keys = fragmentKeys || fromServer;
-    if (!keys) return null;
-    if ((await jwkThumbprint(keys.sign_pub)) !== details.sign_jkt) {
-      throw new FormatError('the signing key in the link is not the one this login was started with');
-    }
-    return keys;
-  }
-
-  async approveLogin(details, keys, code) {
-    const roster = await this.refreshRoster();
-    const newMember = randomUuid();
-    const seq = roster.hashes.length;
-    const body = F.statementBody({
-      seq, prev: roster.head.hash, kind: 'add', by: this.memberId, member_id: newMember,
-      sign_pub: keys.sign_pub, enc_pub: keys.enc_pub, label: [...details.device_name].slice(0, 64).join(''),
-      device_id: null, at: nowIso(),
-    });
-    const statement = await F.signStatement(body, this.member.sign.privateKey);
-    // Every generation this browser holds, up to each pouch's current one: revisions written
-    // before a rotation stay under their old key, and the new device must read them too.
-    const envelopes = [];
-    for (const pouch of await getAll('/v1/pouches')) {
-      const held = await this.pouchKeys(pouch.id, { fresh: true, roster });
-      if (!held.has(pouch.key_gen)) throw noKey(pouch.key_gen);
-      for (const [gen, key] of [...held.entries()].sort((a, b) => a[0] - b[0])) {
-        if (gen > pouch.key_gen) continue;
-        envelopes.push(await F.sealKeyEnvelope({ pouchId: pouch.id, memberId: newMember, keyGen: gen, pouchKey: key,
-          encPub: keys.enc_pub, creatorId: this.memberId, creatorSignKey: this.member.sign.privateKey }));
-      }
-    }
-    const welcome = {
-      v: 1, account_id: this.account.storage_account_id, genesis_hash: roster.genesisHash,
-      roster_head: { seq, hash: F.statementHash(statement.statement) },
-      approver: { member_id: this.memberId, sign_pub: this.member.sign_pub, enc_pub: this.member.enc_pub },
-    };
-    const sealed = await F.sealWelcome(keys.enc_pub, details.id, welcome);
-    const r = await post(`/v1/cli-auth/requests/${details.id}/approve`, { statement, welcome: sealed, key_envelopes: envelopes, confirm_code: code });
-    this.invalidate();
-    return r;
-  }
-
   // ---- revoking a device ----
 
   // Removes the device's member from the roster and rotates every pouch to key_gen + 1 for the
@@ -501,18 +451,4 @@ export function conflictName(name, label, date = new Date()) {
   const dot = name.lastIndexOf('.');
   const cut = dot > slash + 1 ? dot : name.length;
   return `${name.slice(0, cut)} (conflict ${label} ${date.toISOString().slice(0, 10)})${name.slice(cut)}`;
-}
-
-// The confirm code of a CLI login (decisions §6), made here from the request id and the
-// thumbprint of the signing key being approved, never taken from the service's answer.
-export async function cliConfirmCode(requestId, keys) {
-  return F.confirmCode(requestId, await jwkThumbprint(keys.sign_pub));
-}
-
-// The approval link's fragment: #keys=<sign.x>.<sign.y>.<enc.x>.<enc.y> (CLIENT-FORMAT).
-export function parseKeysFragment(hash) {
-  const m = /^#?keys=([A-Za-z0-9_-]{43})\.([A-Za-z0-9_-]{43})\.([A-Za-z0-9_-]{43})\.([A-Za-z0-9_-]{43})$/.exec(hash || '');
-  if (!m) return null;
-  const jwk = (x, y) => publicJwk({ kty: 'EC', crv: 'P-256', x, y });
-  return { sign_pub: jwk(m[1], m[2]), enc_pub: jwk(m[3], m[4]) };
 }

@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import { p256 } from '@noble/curves/nist.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 
+import * as A from '../src/approval.js';
 import { b64url, concat, hex, utf8 } from '../src/crypto/bytes.js';
 import * as F from '../src/crypto/format.js';
 import { blake3, hkdf, hmacSha256, aesGcmSeal, jcsText, jwkThumbprint } from '../src/crypto/primitives.js';
@@ -260,6 +261,29 @@ async function confirmCodes() {
   ];
 }
 
+// The approval link, its v2 confirm code and the key fingerprint (decisions §15), made with the
+// web app's approval.js.
+async function confirmCodesV2() {
+  const cases = [
+    { origin: 'https://pouch.example', request_id: IDS.request_id, sign: K.cli_sign.pub, enc: K.cli_enc.pub, nonce: bytesOf('pouch vectors: confirm nonce 1', 16) },
+    { origin: 'http://127.0.0.1:8080', request_id: IDS.share_id, sign: K.web_sign.pub, enc: K.web_enc.pub, nonce: bytesOf('pouch vectors: confirm nonce 2', 16) },
+  ];
+  const out = [];
+  for (const c of cases) {
+    const signJkt = await jwkThumbprint(c.sign);
+    const encJkt = await jwkThumbprint(c.enc);
+    out.push({
+      origin: c.origin, request_id: c.request_id, sign_pub: c.sign, enc_pub: c.enc, nonce_hex: hex(c.nonce),
+      sign_jkt: signJkt, enc_jkt: encJkt,
+      info_hex: hex(concat(utf8(A.CONFIRM_LABEL), utf8(c.request_id), utf8(signJkt), utf8(encJkt))),
+      code: await A.confirmCodeV2(c.nonce, c.request_id, signJkt, encJkt),
+      fingerprint: A.keyFingerprint(signJkt),
+      link: A.approvalLink(c.origin, c.request_id, c.sign, c.enc, c.nonce),
+    });
+  }
+  return out;
+}
+
 export async function makeVectors() {
   const chunkVectors = await chunks();
   const rosterVectors = await roster();
@@ -282,6 +306,7 @@ export async function makeVectors() {
     welcome: await welcome(rosterVectors),
     recovery_kit: await recoveryKit(),
     confirm_code: await confirmCodes(),
+    confirm_code_v2: await confirmCodesV2(),
   };
 }
 

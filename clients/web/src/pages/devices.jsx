@@ -1,10 +1,11 @@
 // devices.jsx -- CLI devices (list, rename, revoke with a key rotation), the approval page of a
-// CLI login (/cli/approve?request=ID), and connect tokens for the CLI.
+// CLI login (/cli/approve?request=ID#keys=…&n=…: checks, fingerprint and typed code, from
+// approval.js), and connect tokens for the CLI.
 import { useEffect, useState } from 'preact/hooks';
 
 import { ApiError, api, get, getAll, post } from '../api.js';
 import { formatAge, formatTime } from '../errors.js';
-import { cliConfirmCode, parseKeysFragment } from '../vault.js';
+import { ApprovalRefused, approveLogin, checkApproval, parseApprovalFragment, plainText, typedDigits } from '../approval.js';
 import { ErrorBox, Field, Link, Notice, Page, Progress, copyText, useAction, useApp, useLocation } from '../ui.jsx';
 
 export function DevicesPage() {
@@ -100,13 +101,15 @@ const STATUS_WORDS = {
   expired: 'This login request has expired (they last 10 minutes). Start the login again in the terminal.',
 };
 
+const NO_CONNECT_TOKEN = 'This login was not started with a connect token from your account. Approve it only if you started it yourself, just now, in your own terminal.';
+
 export function ApprovePage() {
   const { vault } = useApp();
   const { query, hash } = useLocation();
   const requestId = query.get('request');
   const [details, setDetails] = useState(null);
-  const [keys, setKeys] = useState(undefined);
-  const [expected, setExpected] = useState(null);   // the confirm code of these keys, 8 digits
+  const [checked, setChecked] = useState(null);     // {keys, code, fingerprint} once every check passed
+  const [refusal, setRefusal] = useState(null);     // why this page will not approve
   const [code, setCode] = useState('');
   const [done, setDone] = useState(null);
   const [loadError, setLoadError] = useState(null);
@@ -114,40 +117,41 @@ export function ApprovePage() {
 
   useEffect(() => {
     (async () => {
-      if (!requestId || !/^[0-9a-fA-F-]{36}$/.test(requestId)) {
+      if (!requestId || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(requestId)) {
         setLoadError('This address has no valid login request in it. Open the link your terminal shows.');
         return;
       }
+      let d;
       try {
-        const d = await get(`/v1/cli-auth/requests/${requestId}`);
-        setDetails(d);
-        try {
-          const k = await vault.cliKeys(d, parseKeysFragment(hash));
-          if (k) setExpected((await cliConfirmCode(d.id, k)).replace(/\D/g, ''));
-          setKeys(k);
-        } catch (e) {
-          setKeys(null);
-          setError(e);
-        }
+        d = await get(`/v1/cli-auth/requests/${requestId}`);
       } catch (e) {
         if (e instanceof ApiError && e.code === 'not_found') {
           setLoadError('There is no such login request for your account. Check that you opened the link your terminal shows, and that you are logged in to the right account.');
         } else {
           setLoadError(e);
         }
+        return;
+      }
+      setDetails(d);
+      // The keys come from the link's fragment only; the details must agree with it.
+      try {
+        setChecked(await checkApproval(d, requestId, await parseApprovalFragment(hash)));
+      } catch (e) {
+        setRefusal(e instanceof ApprovalRefused ? e.message : `the link or the request could not be checked: ${e.message}`);
       }
     })();
   }, [requestId]);
 
-  const normalized = code.replace(/\D/g, '');
+  const digits = typedDigits(code);
   const approve = (e) => {
     e.preventDefault();
-    if (!expected || normalized !== expected) {
-      setError('The code does not match the one shown for this request. Compare it with your terminal; if they differ, deny this request.');
+    if (!checked) return;
+    if (digits !== checked.code.replace(/-/g, '')) {
+      setError('The code does not match the one this link makes. Check that you opened the link your terminal shows and typed the code it shows; if they differ, deny this request.');
       return;
     }
     run(async () => {
-      const r = await vault.approveLogin(details, keys, `${normalized.slice(0, 4)}-${normalized.slice(4)}`);
+      const r = await approveLogin(vault, details, checked.keys);
       setDone({ approved: true, device_id: r.device_id });
     });
   };
@@ -158,6 +162,8 @@ export function ApprovePage() {
 
   const expired = details && Date.parse(details.expires_at) <= Date.now();
   const decided = details && (details.status !== 'pending' || expired);
+  const name = details ? plainText(details.device_name) : '';
+  const from = details?.started_ip ? ` from ${plainText(details.started_ip)}` : '';
   return (
     <Page title="Approve a CLI login">
       {loadError && <ErrorBox error={loadError} />}
@@ -165,26 +171,33 @@ export function ApprovePage() {
       {details && (
         <div class="card">
           <dl class="facts">
-            <dt>Device</dt><dd data-testid="device-name">{details.device_name}</dd>
-            <dt>System</dt><dd>{details.os} · {details.arch}</dd>
-            <dt>CLI version</dt><dd>{details.cli_version}</dd>
-            <dt>Keys kept in</dt><dd>{details.key_storage}</dd>
-            <dt>Started</dt><dd>{formatAge(details.created_at)}</dd>
+            <dt>Device</dt><dd data-testid="device-name">{name}</dd>
+            <dt>System</dt><dd>{plainText(details.os)} · {plainText(details.arch)}</dd>
+            <dt>CLI version</dt><dd>{plainText(details.cli_version)}</dd>
+            <dt>Keys kept in</dt><dd>{plainText(details.key_storage)}</dd>
+            <dt>Started</dt><dd data-testid="started">{formatAge(details.created_at)}{from}</dd>
+            {checked && <><dt>Device key fingerprint</dt><dd><code data-testid="fingerprint">{checked.fingerprint}</code></dd></>}
           </dl>
-          {decided && !done && <Notice kind="warn">{STATUS_WORDS[expired && details.status === 'pending' ? 'expired' : details.status] || `This request is ${details.status}.`}</Notice>}
-          {done?.approved && <Notice kind="ok">Approved. {details.device_name} is now a device of your account; the terminal signs in by itself.</Notice>}
+          {decided && !done && <Notice kind="warn">{STATUS_WORDS[expired && details.status === 'pending' ? 'expired' : details.status] || `This request is ${plainText(details.status)}.`}</Notice>}
+          {done?.approved && <Notice kind="ok">Approved. {name} is now a device of your account; the terminal signs in by itself.</Notice>}
           {done && !done.approved && <Notice kind="ok">Denied. The terminal is told the login was refused.</Notice>}
-          {!decided && !done && keys === null && !error && (
-            <Notice kind="warn">This page was opened without the CLI's keys (the part after # in the link). Open the full link your terminal shows.</Notice>
+          {!decided && !done && refusal && (
+            <Notice kind="warn"><span data-testid="refusal">This login cannot be approved here: {refusal}</span></Notice>
+          )}
+          {!decided && !done && checked && details.connect_token_used === false && (
+            <Notice kind="warn"><span data-testid="no-connect-token">{NO_CONNECT_TOKEN}</span></Notice>
           )}
           {!decided && !done && (
             <form onSubmit={approve}>
-              <Field id="confirm-code" label="Code shown in your terminal" required inputMode="numeric" autocomplete="off"
-                placeholder="1234-5678" hint="Type the 8 digits your terminal shows. Approve only if they match."
-                value={code} onInput={(e) => { setCode(e.currentTarget.value); setError(null); }} />
+              {checked && <p>Check that your terminal shows the same device key fingerprint as this page.</p>}
+              {checked && (
+                <Field id="confirm-code" label="Type the code your terminal shows" required inputMode="numeric" autocomplete="off"
+                  placeholder="1234-5678-9012" hint="12 digits. The code comes from your terminal; this page never shows it."
+                  value={code} onInput={(e) => { setCode(e.currentTarget.value); setError(null); }} />
+              )}
               <ErrorBox error={error} />
               {busy && <Progress label="Adding the device, sealing the pouch keys to it" />}
-              <button type="submit" class="primary" disabled={busy || !keys || normalized.length !== 8}>Approve</button>
+              <button type="submit" class="primary" disabled={busy || !checked || !digits}>Approve</button>
               {' '}<button type="button" class="danger" disabled={busy} onClick={deny}>Deny</button>
             </form>
           )}
@@ -203,7 +216,7 @@ export function ConnectPage() {
   return (
     <Page title="Connect a CLI">
       <div class="card">
-        <p>Run <code>pouch login</code> on the computer you want to connect, open the link it prints, and compare the code.</p>
+        <p>Run <code>pouch login</code> on the computer you want to connect, open the link it prints, check that the page shows the device key fingerprint the terminal shows, and type the code the terminal shows.</p>
         <p>Or bind the login to this account first: make a connect token and pass it to the CLI. Only you can then approve that login.</p>
         <ErrorBox error={error} />
         {!token && <button class="primary" onClick={make} disabled={busy}>Make a connect token</button>}
