@@ -98,8 +98,8 @@ fmt::Roster Web::roster() {
     return fmt::verify_roster(std::move(items));
 }
 
-pouch::cli::Keyring Web::keys(const fmt::Roster& r) {
-    pouch::cli::Keyring k;
+PouchKeyMap Web::keys(const fmt::Roster& r) {
+    PouchKeyMap k;
     auto enc = enc_key();
     std::vector<std::string> pouches;
     list("/v1/pouches", "",
@@ -109,7 +109,10 @@ pouch::cli::Keyring Web::keys(const fmt::Roster& r) {
              [&](const rapidjson::Value& v) {
                  fmt::KeyEnvelope e = fmt::KeyEnvelope::from_json(v);
                  const fmt::Member* creator = r.find(e.created_by_member);
-                 if (!creator) throw CliError(5, "envelope by an unknown member");
+                 if (!creator || !creator->trusted_at(e.key_gen))
+                     throw CliError(5, "an envelope by an unknown or removed member");
+                 if (e.pouch_id != id || e.member_id != st.member_id)
+                     throw CliError(5, "an envelope for another pouch or member");
                  k[id][e.key_gen] = fmt::open_key_envelope(e, creator->sign_pub, enc);
              });
     }

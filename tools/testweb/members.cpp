@@ -210,13 +210,17 @@ int cmd_revoke(const Args& argv) {
     const fmt::Member* m = r.find_active(member);
     if (!m) throw CliError(1, "member " + member + " is not active");
     auto sign = w.sign_key();
-    fmt::SignedStatement st = fmt::removal_statement(r, *m, w.st.member_id, device, sign);
+    // Every pouch one generation up; the removal names the highest (rotated_to).
     std::vector<fmt::KeyEnvelope> envs;
+    std::vector<long long> gens;
     w.list("/v1/pouches", "", [&](const rapidjson::Value& p) {
-        auto more = fmt::rotation_envelopes(jstr(p, "id"), pouch::cli::jint(p, "key_gen") + 1, r,
-                                            member, w.st.member_id, sign);
+        gens.push_back(pouch::cli::jint(p, "key_gen"));
+        auto more = fmt::rotation_envelopes(jstr(p, "id"), gens.back() + 1, r, member,
+                                            w.st.member_id, sign);
         envs.insert(envs.end(), more.begin(), more.end());
     });
+    fmt::SignedStatement st =
+        fmt::removal_statement(r, *m, w.st.member_id, device, fmt::rotated_to_of(gens), sign);
     auto ans = w.must("POST", "/v1/devices/" + device + "/revoke",
                       fmt::revoke_body(st, envs, "revoked by pouch-testweb"));
     std::printf("rotation_pending=%s\n",
