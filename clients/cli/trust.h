@@ -21,9 +21,10 @@ namespace pouch::cli {
 // A revision or a key envelope refused as untrusted (a bad signature, a signer or creator not
 // in the roster or removed at or below its generation, an envelope for another pouch or
 // member, one that does not open). Like a missing key it stops that item only: the sync skips
-// and reports it and goes on (catching MissingKey catches it too).
+// and reports it and goes on (catching MissingKey catches it too); exit 7 (done with skipped
+// items) when it ends a command.
 struct UntrustedItem : MissingKey {
-    explicit UntrustedItem(const std::string& message) : MissingKey(kExitFailure, message) {}
+    explicit UntrustedItem(const std::string& message) : MissingKey(7, message) {}
 };
 
 // Nothing may be written to the pouch now: the key of its current generation was made by a

@@ -230,14 +230,20 @@ int cmd_revoke(const Args& argv) {
 
 // A rotation without a removal: the web pouch's key one generation up, sealed to every active
 // member but --leave-out (which then reads the new generation only once `seal` gives it).
+// --print writes the body instead of sending it: the CLI suite plays a server that serves
+// envelopes a member made, with a state directory holding that member's keys.
 int cmd_rotate(const Args& argv) {
-    auto a = pouch::cli::parse_args(argv, {"state", "leave-out"}, {});
+    auto a = pouch::cli::parse_args(argv, {"state", "leave-out"}, {"print"});
     Web w(WebState::load(state_dir(a)));
     fmt::Roster r = w.roster();
     auto info = w.must("GET", "/v1/pouches/" + w.st.pouch_id);
     long long gen = pouch::cli::jint(info.data(), "key_gen") + 1;
     auto envs = fmt::rotation_envelopes(w.st.pouch_id, gen, r, a.get("leave-out").value_or(""),
                                         w.st.member_id, w.sign_key());
+    if (a.flag("print")) {
+        std::printf("%s\n", fmt::key_envelopes_body(envs).c_str());
+        return 0;
+    }
     w.must("POST", "/v1/pouches/" + w.st.pouch_id + "/key-envelopes",
            fmt::key_envelopes_body(envs));
     std::printf("%lld\n", gen);
