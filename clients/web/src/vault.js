@@ -486,7 +486,7 @@ export class Vault {
     const body = F.statementBody({
       seq: roster.hashes.length, prev: roster.head.hash, kind: 'remove', by: this.memberId, member_id: m.member_id,
       sign_pub: m.sign_pub, enc_pub: m.enc_pub, label: m.label, device_id: device.id, at: nowIso(),
-      rotated_to: F.rotatedToOf(rotations.map((g) => g.pouch.key_gen + 1)),
+      rotated_to: F.rotatedToOf(rotations.map((g) => g.pouch.key_gen)),
     });
     const statement = await F.signStatement(body, this.member.sign.privateKey);
     // The server takes one key_gen per pouch in a revoke (current + 1 for each), so every
