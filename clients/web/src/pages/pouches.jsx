@@ -146,7 +146,7 @@ export function PouchPage({ pouchId }) {
         {pouch && <> · key generation {pouch.key_gen} · <span data-testid="live">{live === 'live' ? 'live updates on' : live === 'paused' ? 'live updates paused, retrying' : 'connecting'}</span></>}
       </p>
       <div class="toolbar">
-        <label class="button primary" for="upload">Upload files</label>
+        <label class={`button primary${writeBlock ? ' disabled' : ''}`} for="upload" aria-disabled={writeBlock ? 'true' : undefined}>Upload files</label>
         <input id="upload" ref={fileInput} type="file" multiple class="visually-hidden" onChange={upload} disabled={busy || !pouch || !!writeBlock} />
       </div>
       {writeBlock && <p class="error" role="alert" data-testid="write-blocked">{writeBlock}</p>}
