@@ -194,12 +194,24 @@ export class Vault {
   // the highest this browser has held (a rollback), and a key made by a member since removed
   // (it may have made it after its removal; the writes wait for a key rotation).
   async writeKey(fresh) {
-    const high = await store.loadHighWater(this.account.storage_account_id, fresh.id);
-    if (!Number.isSafeInteger(fresh.key_gen) || fresh.key_gen < high) {
-      throw new WriteRefused(`The service names key generation ${fresh.key_gen} for this pouch, below generation ${high} which this browser holds: a rollback. Nothing was written; uploads and deletes stay off for this pouch.`);
-    }
+    const checkRollback = async () => {
+      const high = await store.loadHighWater(this.account.storage_account_id, fresh.id);
+      if (!Number.isSafeInteger(fresh.key_gen) || fresh.key_gen < high) {
+        throw new WriteRefused(`The service names key generation ${fresh.key_gen} for this pouch, below generation ${high} which this browser holds: a rollback. Nothing was written; uploads and deletes stay off for this pouch.`);
+      }
+    };
+    await checkRollback();
     const roster = await this.verifiedRoster();
-    const key = await this.keyFor(fresh.id, fresh.key_gen, { roster });
+    // Fetching the keys may raise the mark (envelopes of a higher generation were offered):
+    // checked again after, whether the key was found or not.
+    let key;
+    try {
+      key = await this.keyFor(fresh.id, fresh.key_gen, { roster });
+    } catch (e) {
+      await checkRollback();
+      throw e;
+    }
+    await checkRollback();
     const creator = roster.members.get(this.creators.get(fresh.id)?.get(fresh.key_gen));
     if (!creator || creator.removed_seq !== null) {
       throw new WriteRefused('The pouch\'s current key was made by a removed member; waiting for a key rotation (Devices: “Rotate keys now”). Nothing was written.');
