@@ -322,6 +322,36 @@ TEST(ArtifactEnvelope, ParseRefusesDataThatContradictsSize) {
     EXPECT_THROW(Content::parse(R"({"name":"a","kind":"file","size":2,"mtime":0})"), FormatError);
 }
 
+TEST(ArtifactEnvelope, ParseRefusesChunkFieldsThatAreNot32BytesAndDataOverTheLimit) {
+    std::string id = crypto::b64url_encode(crypto::random_bytes(32));
+    auto chunked = [&](const std::string& blob_id, const std::string& key) {
+        return R"({"name":"a","kind":"file","size":70000,"mtime":0,"chunks":[{"blob_id":")" +
+               blob_id + R"(","size":70000,"key":")" + key + R"(","hash":")" + id + R"("}]})";
+    };
+    EXPECT_NO_THROW(Content::parse(chunked(id, id)));
+    for (const std::string& bad :
+         {std::string("../../v1/account"), id.substr(1), id + "A", id.substr(0, 40) + "/.."}) {
+        try {
+            Content::parse(chunked(bad, id));
+            ADD_FAILURE() << "accepted blob_id " << bad;
+        } catch (const FormatError& e) {
+            EXPECT_NE(std::string(e.what()).find("43 b64url characters"), std::string::npos);
+        }
+    }
+    EXPECT_THROW(Content::parse(chunked(id, "AAAA")), FormatError);
+    // The last character of 32 bytes carries 4 bits: one with more set is not 32 bytes.
+    std::string loose = id.substr(0, 42) + "B";
+    EXPECT_THROW(Content::parse(chunked(loose, id)), FormatError);
+    // Inline data: at the limit passes, one byte over fails.
+    std::string at = crypto::b64url_encode(std::string(65536, 'x'));
+    std::string over = crypto::b64url_encode(std::string(65537, 'x'));
+    EXPECT_NO_THROW(Content::parse(R"({"name":"a","kind":"file","size":65536,"mtime":0,"data":")" +
+                                   at + R"("})"));
+    EXPECT_THROW(Content::parse(R"({"name":"a","kind":"file","size":65537,"mtime":0,"data":")" +
+                                over + R"("})"),
+                 FormatError);
+}
+
 TEST(RevisionSignature, VerifiesOnlyForTheSameIdsAndEnvelope) {
     P256PrivateKey k = P256PrivateKey::generate();
     RevisionIds ids{crypto::uuid_v4(), crypto::uuid_v4(), crypto::uuid_v4(), 1};

@@ -255,12 +255,13 @@ export function checkName(name) {
   return null;
 }
 
-export const BLOB_ID = /^[A-Za-z0-9_-]{43}$/;
+// 43 b64url characters (32 bytes: the last one carries 4 bits, so only these 16 end one).
+export const BLOB_ID = /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
 const B64URL = /^[A-Za-z0-9_-]*$/;
 
 // The content's shape (CLIENT-FORMAT "Artifact envelope"), so nothing a writer chose reaches a
 // URL or a buffer unchecked: `data` is b64url of exactly `size` bytes and only for
-// size <= 65,536; `chunks` only for larger files, each {blob_id: 43 b64url characters,
+// size <= 65,536; `chunks` otherwise, each {blob_id: 43 b64url characters,
 // size 1..4 MiB, key and hash: 43 b64url characters each}, sizes adding up to `size`; a
 // file or note that is not a tombstone has one of them.
 export function checkContent(c) {
@@ -275,7 +276,9 @@ export function checkContent(c) {
     if (typeof c.data !== 'string' || !B64URL.test(c.data) || c.size > INLINE_MAX) bad('data');
     if (unb64url(c.data).length !== c.size) bad('data does not have `size` bytes');
   } else if (c.chunks !== undefined) {
-    if (!Array.isArray(c.chunks) || c.size <= INLINE_MAX) bad('chunks');
+    // (A writer follows the size rule exactly; a reader takes chunks for a smaller file too,
+    // as a file can shrink while its chunks are made.)
+    if (!Array.isArray(c.chunks)) bad('chunks');
     let total = 0;
     for (const ch of c.chunks) {
       if (!ch || typeof ch !== 'object' || !BLOB_ID.test(ch.blob_id) || !BLOB_ID.test(ch.key) || !BLOB_ID.test(ch.hash) ||
