@@ -141,28 +141,30 @@ std::string Trust::pouch_key(const std::string& pouch_id, long long key_gen) {
     return held->key;
 }
 
+void Trust::check_rollback(const std::string& pouch_id, long long server_gen) {
+    auto p = keys().find(pouch_id);
+    long long high = p == keys().end() ? 0 : p->second.high;
+    if (server_gen < high)
+        throw CliError(kExitIntegrity,
+                       "rollback: the service names key generation " + gen_text(server_gen) +
+                           " as current for pouch " + pouch_id + ", below generation " +
+                           gen_text(high) +
+                           " which this device holds; nothing is written to this pouch");
+}
+
 std::string Trust::write_key(const std::string& pouch_id, long long server_gen) {
-    auto check_rollback = [&] {
-        auto p = keys().find(pouch_id);
-        long long high = p == keys().end() ? 0 : p->second.high;
-        if (server_gen < high)
-            throw CliError(kExitIntegrity,
-                           "rollback: the service names key generation " + gen_text(server_gen) +
-                               " as current for pouch " + pouch_id + ", below generation " +
-                               gen_text(high) +
-                               " which this device holds; nothing is written to this pouch");
-    };
-    check_rollback();
+    auto check = [&] { check_rollback(pouch_id, server_gen); };
+    check();
     // Fetching the key may raise the mark (envelopes of a higher generation were offered):
     // checked again after, whether the key was found or not.
     std::string key;
     try {
         key = pouch_key(pouch_id, server_gen);
     } catch (const MissingKey&) {
-        check_rollback();
+        check();
         throw;
     }
-    check_rollback();
+    check();
     const HeldKey* held = verified_key(pouch_id, server_gen);
     const fmt::Member* creator = roster().find(held->creator);
     if (!creator || !creator->active())

@@ -71,6 +71,9 @@ class Trust {
     // - WriteHeld when the key of server_gen was made by a member now removed;
     // - MissingKey / UntrustedItem as pouch_key.
     std::string write_key(const std::string& pouch_id, long long server_gen);
+    // The rollback check alone (no fetch): CliError kExitIntegrity when server_gen is below the
+    // highest generation keys.json holds for the pouch. For a push with nothing to send.
+    void check_rollback(const std::string& pouch_id, long long server_gen);
 
     // Fetches every envelope of this member for the pouch (all pouches when empty), checks
     // and opens the new ones (and those keys.json holds without a creator); returns how many
