@@ -1,7 +1,8 @@
 // account_cmds.cpp -- `pouch status`, `pouch devices`, `pouch rename` and `pouch logout`
-// (with its signed roster removal and the key rotation to every remaining member).
+// (with its signed roster removal; the key rotation it owes is the web app's).
+#include <algorithm>
 #include <cstdio>
-#include <map>
+#include <vector>
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -10,7 +11,6 @@
 #include "clients/cli/folder_state.h"
 #include "clients/cli/session.h"
 #include "clients/cli/terminal_text.h"
-#include "common/clientfmt/key_envelope.h"
 #include "common/clientfmt/roster.h"
 #include "common/clientfmt/rotation.h"
 #include "common/json/out.h"
@@ -88,10 +88,10 @@ int cmd_status(const Args& a) {
         o.kv("device_name", s.device.device_name).kv("member_id", s.device.member_id);
         if (stored >= 0) o.kv("stored_bytes", stored).kv("storage_bytes", limit);
         o.key("pouches").arr();
-        for (const auto& [p, gens] : keys) {
+        for (const auto& [p, held] : keys) {
             o.obj().kv("id", p).key("key_gens").arr();
-            for (const auto& [g, k] : gens) o.num(g);
-            o.end_arr().end_obj();
+            for (const auto& [g, k] : held.gens) o.num(g);
+            o.end_arr().kv("high", held.high).end_obj();
         }
         o.end_arr().key("folders").arr();
         for (const auto& f : folders) {
@@ -113,9 +113,8 @@ int cmd_status(const Args& a) {
     if (stored >= 0)
         std::printf("storage:  %s of %s\n", human_bytes(stored).c_str(),
                     human_bytes(limit).c_str());
-    for (const auto& [p, gens] : keys)
-        std::printf("pouch:    %s (key generation %lld)\n", defang(p).c_str(),
-                    gens.empty() ? 0 : gens.rbegin()->first);
+    for (const auto& [p, held] : keys)
+        std::printf("pouch:    %s (key generation %lld)\n", defang(p).c_str(), held.high);
     for (const auto& f : folders)
         std::printf("folder:   %s -> pouch %s, event %lld, %zu files%s\n", defang(f.root).c_str(),
                     defang(first_chars(f.pouch_id, 8)).c_str(), f.seq, f.files.size(),
@@ -188,52 +187,32 @@ int cmd_logout(const Args& a) {
     const fmt::Member* me = roster.find_active(s.device.member_id);
     if (!me) throw CliError(kExitIntegrity, "this device's member is not active in the roster");
 
-    // The removal, signed by this member itself (docs/CLIENT-FORMAT.md "Rotation").
-    fmt::SignedStatement st =
-        fmt::removal_statement(roster, *me, s.device.member_id, s.device.device_id, s.sign);
-
-    // A new key, one generation up, for every pouch this device could read, sealed to every
-    // member that stays: what this device's keys open ends with what was written before.
+    // The removal, signed by this member itself (docs/CLIENT-FORMAT.md "Rotation"), with
+    // rotated_to one above the highest generation of the pouches it can read. It sends no new
+    // keys: a key this member made would be known to it after it left, and readers refuse
+    // envelopes from a removed member at rotated_to and above. The rotation is owed
+    // (rotation_pending) and done by the web app.
     s.trust.fetch_keys();
     Keyring held = s.cfg.load_keys();
-    std::map<std::string, std::vector<fmt::KeyEnvelope>> by_pouch;
-    size_t total = 0;
+    std::vector<long long> gens;
     s.api.list("/v1/pouches", "", [&](const rapidjson::Value& p) {
-        std::string id = jstr(p, "id");
-        if (!held.count(id)) return;
-        by_pouch[id] = fmt::rotation_envelopes(id, jint(p, "key_gen") + 1, roster,
-                                               s.device.member_id, s.device.member_id, s.sign);
-        total += by_pouch[id].size();
+        auto it = held.find(jstr(p, "id"));
+        if (it != held.end()) gens.push_back(std::max(jint(p, "key_gen"), it->second.high));
     });
-    int pouches = static_cast<int>(by_pouch.size());
-    if (total > 2000)
-        throw CliError(kExitFailure,
-                       "the rotation needs " + std::to_string(total) +
-                           " key envelopes, more than one revoke carries (2000); revoke "
-                           "this device from the web app instead");
-    std::vector<fmt::KeyEnvelope> all;
-    for (const auto& [id, envs] : by_pouch) all.insert(all.end(), envs.begin(), envs.end());
+    long long rotated_to = fmt::rotated_to_of(gens);
+    fmt::SignedStatement st = fmt::removal_statement(roster, *me, s.device.member_id,
+                                                     s.device.device_id, rotated_to, s.sign);
     ApiAnswer r = s.api.call("POST", "/v1/devices/" + s.device.device_id + "/revoke",
-                             fmt::revoke_body(st, all, "pouch logout"));
-    if (r.status == 409 && r.code == "key_gen_conflict") {
-        // A server that wants one key_gen per request across pouches refused the whole revoke
-        // (and stored nothing): rotate each pouch on its own while this device may still
-        // call, then revoke with the removal alone.
-        for (const auto& [id, envs] : by_pouch)
-            s.api.must("POST", "/v1/pouches/" + id + "/key-envelopes",
-                       fmt::key_envelopes_body(envs));
-        r = s.api.call("POST", "/v1/devices/" + s.device.device_id + "/revoke",
-                       fmt::revoke_body(st, {}, "pouch logout"));
-    }
+                             fmt::revoke_body(st, {}, "pouch logout"));
     if (!r.ok()) throw CliError(kExitFailure, "revoke: " + describe(r));
     bool pending = r.data().HasMember("rotation_pending") && r.data()["rotation_pending"].IsTrue();
     s.cfg.forget_everything();
-    std::printf(
-        "this device is revoked and forgotten; %d pouch key%s rotated for %zu remaining "
-        "member%s%s\n",
-        pouches, pouches == 1 ? "" : "s", roster.active_members().size() - 1,
-        roster.active_members().size() == 2 ? "" : "s",
-        pending ? " (the server reports a rotation still pending)" : "");
+    std::printf("this device is revoked and forgotten (its removal fixes key generation %lld)\n",
+                rotated_to);
+    if (pending)
+        std::printf(
+            "the keys it held still open the pouches until they are rotated: open the web "
+            "app's Devices page and choose \"Rotate keys now\"\n");
     return kExitOk;
 }
 

@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "clients/cli/errors.h"
@@ -132,20 +133,46 @@ crypto::P256PrivateKey Config::enc_key() const {
     return load_key("enc.pem");
 }
 
+// keys.json, version 2: {"v":2,"pouches":[{"id","high","keys":[{"key_gen","key","creator"}]}]}
+// (arrays, not objects keyed by id, so that no count of pouches or generations meets the
+// parser's member budget). Version 1, {"v":1,"pouches":{id:{gen:key}}}, is read too: its keys
+// have no creator (re-verified before use) and its high is its highest generation.
 Keyring Config::load_keys() const {
     Keyring k;
     auto text = read_file(path("keys.json"));
     if (!text) return k;
+    auto key_of = [](const std::string& b64) {
+        auto key = crypto::b64url_decode(b64);
+        if (!key || key->size() != 32) throw fmt::FormatError("a key is not 32 bytes of b64url");
+        return *key;
+    };
     try {
         auto d = fmt::parse_object(*text);
-        for (const auto& pouch : fmt::get_obj(d, "pouches").GetObject()) {
-            std::string id(pouch.name.GetString(), pouch.name.GetStringLength());
-            for (const auto& gen : pouch.value.GetObject()) {
-                auto key = crypto::b64url_decode(
-                    std::string_view(gen.value.GetString(), gen.value.GetStringLength()));
-                if (!key || key->size() != 32) throw fmt::FormatError("bad key");
-                k[id][std::stoll(gen.name.GetString())] = *key;
+        long long v = fmt::get_int(d, "v");
+        if (v == 1) {
+            for (const auto& pouch : fmt::get_obj(d, "pouches").GetObject()) {
+                PouchKeys& pk = k[std::string(pouch.name.GetString(), pouch.name.GetStringLength())];
+                for (const auto& gen : pouch.value.GetObject()) {
+                    if (!gen.value.IsString()) throw fmt::FormatError("a key is not a string");
+                    long long g = std::stoll(gen.name.GetString());
+                    pk.gens[g] = {key_of(gen.value.GetString()), ""};
+                    pk.high = std::max(pk.high, g);
+                }
             }
+        } else if (v == 2) {
+            for (const auto& pouch : fmt::get_arr(d, "pouches").GetArray()) {
+                PouchKeys& pk = k[fmt::lower_uuid(fmt::get_str(pouch, "id"))];
+                pk.high = fmt::get_int(pouch, "high");
+                for (const auto& e : fmt::get_arr(pouch, "keys").GetArray()) {
+                    long long g = fmt::get_int(e, "key_gen");
+                    std::string creator = fmt::get_str(e, "creator");
+                    if (!creator.empty()) creator = fmt::lower_uuid(creator);
+                    pk.gens[g] = {key_of(fmt::get_str(e, "key")), creator};
+                    pk.high = std::max(pk.high, g);
+                }
+            }
+        } else {
+            throw fmt::FormatError("unknown version " + std::to_string(v));
         }
     } catch (const std::exception& e) {
         throw CliError(kExitFailure, std::string("keys.json is damaged: ") + e.what());
@@ -155,13 +182,18 @@ Keyring Config::load_keys() const {
 
 void Config::save_keys(const Keyring& k) const {
     json::Out o;
-    o.kv("v", 1).key("pouches").obj();
-    for (const auto& [pouch, gens] : k) {
-        o.key(pouch).obj();
-        for (const auto& [gen, key] : gens) o.kv(std::to_string(gen), crypto::b64url_encode(key));
-        o.end_obj();
+    o.kv("v", 2).key("pouches").arr();
+    for (const auto& [pouch, pk] : k) {
+        o.obj().kv("id", pouch).kv("high", pk.high).key("keys").arr();
+        for (const auto& [gen, held] : pk.gens)
+            o.obj()
+                .kv("key_gen", gen)
+                .kv("key", crypto::b64url_encode(held.key))
+                .kv("creator", held.creator)
+                .end_obj();
+        o.end_arr().end_obj();
     }
-    o.end_obj();
+    o.end_arr();
     ensure_dir();
     write_file_atomic(path("keys.json"), o.done(), 0600);
 }

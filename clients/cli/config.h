@@ -37,8 +37,24 @@ struct PendingLogin {
     long long expires_at = 0;
 };
 
-// Opened pouch keys: pouch id -> key_gen -> 32 bytes.
-using Keyring = std::map<std::string, std::map<long long, std::string>>;
+// One opened pouch key and the member whose key envelope carried it. `creator` is "" for a key
+// read from a keys.json of version 1, which did not record it: Trust opens its envelope again
+// (and checks its creator) before it uses the key.
+struct HeldKey {
+    std::string key;  // 32 bytes
+    std::string creator;
+};
+
+// The opened keys of one pouch by key_gen, and the highest generation this device ever held.
+// `high` never goes down, not even when a key is dropped: nothing is written below it
+// (docs/CLIENT-FORMAT.md "Rollback").
+struct PouchKeys {
+    std::map<long long, HeldKey> gens;
+    long long high = 0;
+};
+
+// keys.json: pouch id -> its keys.
+using Keyring = std::map<std::string, PouchKeys>;
 
 class Config {
   public:

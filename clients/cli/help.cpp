@@ -48,9 +48,11 @@ const std::vector<CommandDoc> kCommands = {
      "logout [--local]",
      "revoke this device and forget its state",
      "Revokes this device on the server together with a signed roster statement that removes "
-     "its member and new pouch keys (key generation + 1) sealed to every remaining member, so "
-     "that this device's keys open nothing written from now on. Then deletes the local state "
-     "(keys, tokens, folder bindings); the files in synced folders stay.",
+     "its member and names the key generation the pouches move to (rotated_to): from it on, "
+     "other devices refuse any key or file this device makes. It sends no new keys: the "
+     "rotation is then made in the web app (Devices, \"Rotate keys now\"), and until then this "
+     "device's keys still open what is written. Then deletes the local state (keys, tokens, "
+     "folder bindings); the files in synced folders stay.",
      {{"--local",
        "only forget the local state (for a device that was already revoked, or a "
        "server that is gone)"}}},

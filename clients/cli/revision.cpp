@@ -19,16 +19,21 @@ Revision open_revision(Trust& trust, const std::string& pouch_id, const rapidjso
     if (rev.HasMember("seq") && rev["seq"].IsInt64()) h.seq = rev["seq"].GetInt64();
     std::string envelope = jstr(rev, "envelope");
     fmt::RevisionIds ids{pouch_id, h.artifact_id, h.revision_id, h.key_gen};
-    const fmt::Member& signer = trust.signer(h.signer);
-    if (!fmt::verify_revision(signer.sign_pub, ids, envelope, jstr(rev, "signature")))
-        throw CliError(kExitIntegrity, "revision " + h.revision_id + " of artifact " +
-                                           h.artifact_id + ": the signature of " + h.signer +
-                                           " does not verify");
+    // Refused revisions are skipped items (UntrustedItem), not the end of the sync.
+    std::string where = "revision " + h.revision_id + " of artifact " + h.artifact_id + ": ";
+    const fmt::Member* signer = nullptr;
+    try {
+        signer = &trust.revision_signer(h.signer, h.key_gen);
+    } catch (const UntrustedItem& e) {
+        throw UntrustedItem(where + e.what());
+    }
+    if (!fmt::verify_revision(signer->sign_pub, ids, envelope, jstr(rev, "signature")))
+        throw UntrustedItem(where + "the signature of " + h.signer + " does not verify");
     std::string key = trust.pouch_key(pouch_id, h.key_gen);
     try {
         h.content = fmt::open_envelope(key, ids, envelope);
     } catch (const fmt::FormatError& e) {
-        throw CliError(kExitIntegrity, "artifact " + h.artifact_id + ": " + e.what());
+        throw UntrustedItem(where + e.what());
     }
     auto nfc = to_nfc(h.content.name);
     h.bad_name = !fmt::valid_name(h.content.name) || !nfc || *nfc != h.content.name ||

@@ -23,7 +23,8 @@ struct Revision {
     bool deleted() const { return kind == "delete" || content.deleted; }
 };
 
-// Throws CliError kExitIntegrity when the signature or the decryption fails.
+// Throws UntrustedItem (trust.h) when the signer is not trusted at the revision's key_gen, the
+// signature does not verify or the envelope does not open; MissingKey when no key is held.
 Revision open_revision(Trust& trust, const std::string& pouch_id, const rapidjson::Value& rev);
 
 }  // namespace pouch::cli

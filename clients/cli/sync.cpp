@@ -634,7 +634,7 @@ void SyncEngine::build_put(Planned& p) {
 
     std::string revision_id = crypto::uuid_v4();
     fmt::RevisionIds ids{s_.pouch_id, p.artifact_id, revision_id, key_gen_};
-    std::string key = trust_.pouch_key(s_.pouch_id, key_gen_);
+    std::string key = trust_.write_key(s_.pouch_id, key_gen_);  // refuses a rollback
     std::string envelope = fmt::seal_envelope(key, ids, c);
     crypto::P256PrivateKey sign = cfg_.sign_key();
     json::Out o;
@@ -695,7 +695,7 @@ void SyncEngine::send_batches(std::vector<Planned>& ops) {
         } else {
             std::string revision_id = crypto::uuid_v4();
             fmt::RevisionIds ids{s_.pouch_id, p.artifact_id, revision_id, key_gen_};
-            std::string key = trust_.pouch_key(s_.pouch_id, key_gen_);
+            std::string key = trust_.write_key(s_.pouch_id, key_gen_);
             std::string envelope =
                 fmt::seal_envelope(key, ids, fmt::tombstone(p.old.remote_name, "file", now_ms()));
             json::Out o;

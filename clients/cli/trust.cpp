@@ -1,13 +1,31 @@
-// trust.cpp -- roster verification with pinning and pouch keys from key envelopes
+// trust.cpp -- roster verification with pinning, pouch keys from fully checked key envelopes,
+// revision signers, and the write generation with its rollback and removed-creator refusals
 // (trust.h), on common/clientfmt (roster, key_envelope) and the Api's paged lists.
 #include "clients/cli/trust.h"
 
-#include "clients/cli/errors.h"
+#include <algorithm>
+
 #include "common/clientfmt/key_envelope.h"
 
 namespace pouch::cli {
 
 namespace fmt = pouch::clientfmt;
+
+namespace {
+
+std::string gen_text(long long g) {
+    return std::to_string(g);
+}
+
+// "removed from the roster (rotated_to 5)" or "not in the verified roster", for messages.
+std::string untrusted_why(const fmt::Member* m, const std::string& id) {
+    if (!m) return id + " is not in the verified roster";
+    return id + " was removed from the roster with rotated_to " +
+           gen_text(m->rotated_to.value_or(0)) +
+           " (anything it made at or above that generation is refused)";
+}
+
+}  // namespace
 
 Trust::Trust(Api& api, const Config& cfg, DeviceState& device)
     : api_(api), cfg_(cfg), device_(device) {}
@@ -60,29 +78,106 @@ const fmt::Member& Trust::signer(const std::string& member_id) {
     return *m;
 }
 
+const fmt::Member& Trust::revision_signer(const std::string& member_id, long long key_gen) {
+    const fmt::Member* m = roster().find(member_id);
+    if (!m) {
+        reload();
+        m = roster().find(member_id);
+    }
+    if (!m || !m->trusted_at(key_gen))
+        throw UntrustedItem("signed at key generation " + gen_text(key_gen) + " by " +
+                            untrusted_why(m, member_id));
+    return *m;
+}
+
 std::string Trust::my_label() {
     const fmt::Member* me = roster().find(device_.member_id);
     return me && !me->label.empty() ? me->label : device_.device_name;
 }
 
-bool Trust::has_key(const std::string& pouch_id, long long key_gen) {
+Keyring& Trust::keys() {
     if (!keys_) keys_ = cfg_.load_keys();
-    auto it = keys_->find(pouch_id);
-    return it != keys_->end() && it->second.count(key_gen);
+    return *keys_;
+}
+
+// A key of keys.json whose creator is known (a key of version 1 has none until its envelope
+// is checked again), or null.
+const HeldKey* Trust::verified_key(const std::string& pouch_id, long long key_gen) {
+    auto p = keys().find(pouch_id);
+    if (p == keys().end()) return nullptr;
+    auto g = p->second.gens.find(key_gen);
+    if (g == p->second.gens.end() || g->second.creator.empty()) return nullptr;
+    return &g->second;
+}
+
+bool Trust::has_key(const std::string& pouch_id, long long key_gen) {
+    return verified_key(pouch_id, key_gen) != nullptr;
+}
+
+std::string Trust::refusal(const std::string& pouch_id, long long key_gen) const {
+    auto p = refused_.find(pouch_id);
+    if (p == refused_.end()) return "";
+    auto g = p->second.find(key_gen);
+    return g == p->second.end() ? "" : g->second;
 }
 
 std::string Trust::pouch_key(const std::string& pouch_id, long long key_gen) {
     if (!has_key(pouch_id, key_gen) && looked_for_[pouch_id].insert(key_gen).second)
         fetch_keys(pouch_id);
-    if (!has_key(pouch_id, key_gen))
+    const HeldKey* held = verified_key(pouch_id, key_gen);
+    if (!held) {
+        std::string why = refusal(pouch_id, key_gen);
+        if (!why.empty()) throw UntrustedItem(why);
         throw MissingKey(kExitFailure, "this device holds no key for pouch " + pouch_id +
-                                           " generation " + std::to_string(key_gen) +
+                                           " generation " + gen_text(key_gen) +
                                            " (no envelope for it was sealed to this device)");
-    return (*keys_)[pouch_id][key_gen];
+    }
+    // Checked at every use, against the roster as it is now: a removal seen after the key was
+    // opened still counts.
+    const fmt::Member* creator = roster().find(held->creator);
+    if (!creator || !creator->trusted_at(key_gen))
+        throw UntrustedItem("the key of pouch " + pouch_id + " generation " + gen_text(key_gen) +
+                            " is not used: its creator " + untrusted_why(creator, held->creator));
+    return held->key;
+}
+
+void Trust::check_rollback(const std::string& pouch_id, long long server_gen) {
+    auto p = keys().find(pouch_id);
+    long long high = p == keys().end() ? 0 : p->second.high;
+    if (server_gen < high)
+        throw CliError(kExitIntegrity,
+                       "rollback: the service names key generation " + gen_text(server_gen) +
+                           " as current for pouch " + pouch_id + ", below generation " +
+                           gen_text(high) +
+                           " which this device holds; nothing is written to this pouch");
+}
+
+std::string Trust::write_key(const std::string& pouch_id, long long server_gen) {
+    auto check = [&] { check_rollback(pouch_id, server_gen); };
+    check();
+    // Fetching the key may raise the mark (envelopes of a higher generation were offered):
+    // checked again after, whether the key was found or not.
+    std::string key;
+    try {
+        key = pouch_key(pouch_id, server_gen);
+    } catch (const MissingKey&) {
+        check();
+        throw;
+    }
+    check();
+    const HeldKey* held = verified_key(pouch_id, server_gen);
+    const fmt::Member* creator = roster().find(held->creator);
+    if (!creator || !creator->active())
+        throw WriteHeld("the current key of pouch " + pouch_id + " (generation " +
+                        gen_text(server_gen) +
+                        ") was made by a removed member; waiting for a key rotation. Nothing "
+                        "was sent; the local changes stay and are sent once the keys are "
+                        "rotated (the web app's Devices page, \"Rotate keys now\")");
+    return key;
 }
 
 int Trust::fetch_keys(const std::string& pouch_id) {
-    if (!keys_) keys_ = cfg_.load_keys();
+    Keyring& k = keys();
     std::vector<std::string> pouches;
     if (!pouch_id.empty()) {
         pouches.push_back(pouch_id);
@@ -92,6 +187,8 @@ int Trust::fetch_keys(const std::string& pouch_id) {
     }
     crypto::P256PrivateKey enc = cfg_.enc_key();
     int added = 0;
+    bool changed = false;
+    bool reloaded = false;
     for (const auto& p : pouches) {
         std::vector<fmt::KeyEnvelope> envs;
         api_.list("/v1/pouches/" + p + "/key-envelopes", "member_id=" + device_.member_id + "&",
@@ -99,23 +196,76 @@ int Trust::fetch_keys(const std::string& pouch_id) {
                       try {
                           envs.push_back(fmt::KeyEnvelope::from_json(v));
                       } catch (const fmt::FormatError& e) {
-                          throw CliError(kExitIntegrity,
-                                         std::string("a key envelope is malformed: ") + e.what());
+                          if (v.IsObject() && v.HasMember("key_gen") && v["key_gen"].IsInt64())
+                              refused_[p][v["key_gen"].GetInt64()] =
+                                  std::string("a key envelope is malformed: ") + e.what();
                       }
                   });
         for (const auto& e : envs) {
-            if (e.member_id != device_.member_id || e.pouch_id != p) continue;
-            if ((*keys_)[p].count(e.key_gen)) continue;
-            const fmt::Member& creator = signer(e.created_by_member);
+            auto refuse = [&](const std::string& why) {
+                refused_[p][e.key_gen] = "the key envelope of pouch " + p + " generation " +
+                                         gen_text(e.key_gen) + " was refused: " + why;
+            };
+            if (e.key_gen < 1) {
+                refuse("its generation is below 1");
+                continue;
+            }
+            if (verified_key(p, e.key_gen)) continue;
+            std::string why = fmt::envelope_refusal(e, roster(), p, device_.member_id);
+            if (why == "unknown_creator" && !reloaded) {
+                reloaded = true;  // it may have joined after this process verified the roster
+                reload();
+                why = fmt::envelope_refusal(e, roster(), p, device_.member_id);
+            }
+            const fmt::Member* creator = roster().find(e.created_by_member);
+            if (why == "wrong_pouch") {
+                refuse("it names pouch " + e.pouch_id);
+                continue;
+            } else if (why == "wrong_member") {
+                refuse("it is sealed to member " + e.member_id + ", not to this device");
+                continue;
+            } else if (!why.empty()) {
+                refuse("its creator " + untrusted_why(creator, e.created_by_member));
+                continue;
+            }
+            std::string key;
             try {
-                (*keys_)[p][e.key_gen] = fmt::open_key_envelope(e, creator.sign_pub, enc);
-                ++added;
+                key = fmt::open_key_envelope(e, creator->sign_pub, enc);
             } catch (const fmt::FormatError& err) {
-                throw CliError(kExitIntegrity, err.what());
+                refuse(err.what());
+                continue;
+            }
+            PouchKeys& pk = k[p];
+            auto old = pk.gens.find(e.key_gen);
+            if (old != pk.gens.end()) {  // held since keys.json v1, without its creator
+                if (old->second.key != key) {
+                    refuse("it opens to a key other than the one this device held");
+                    continue;
+                }
+                old->second.creator = e.created_by_member;
+                changed = true;
+            } else {
+                pk.gens[e.key_gen] = {key, e.created_by_member};
+                ++added;
+            }
+            pk.high = std::max(pk.high, e.key_gen);
+            refused_[p].erase(e.key_gen);
+        }
+        // A key held without its creator whose envelope was not offered, or not accepted, again
+        // is dropped (its generation still counts for the high-water mark).
+        if (auto it = k.find(p); it != k.end()) {
+            auto& gens = it->second.gens;
+            for (auto g = gens.begin(); g != gens.end();) {
+                if (g->second.creator.empty()) {
+                    g = gens.erase(g);
+                    changed = true;
+                } else {
+                    ++g;
+                }
             }
         }
     }
-    if (added) cfg_.save_keys(*keys_);
+    if (added || changed) cfg_.save_keys(k);
     return added;
 }
 

@@ -1,7 +1,9 @@
 // trust.h -- what the CLI trusts, and how it earns it: the roster fetched and verified as a
-// chain (docs/CLIENT-FORMAT.md), checked against the pinned head and then re-pinned; and the
-// pouch keys opened from this member's key envelopes, accepted only when their creator's
-// signature verifies with a key of the verified roster. Opened keys are kept in keys.json.
+// chain (docs/CLIENT-FORMAT.md), checked against the pinned head and then re-pinned; pouch keys
+// opened from this member's key envelopes, each checked in full (pouch, member, generation,
+// creator trusted at that generation, signature, HPKE) and kept in keys.json with its creator
+// and the pouch's highest generation; revision signers checked the same way; and the one
+// decision of which key a write may use (never below the highest generation held).
 #pragma once
 
 #include <map>
@@ -11,9 +13,27 @@
 
 #include "clients/cli/api.h"
 #include "clients/cli/config.h"
+#include "clients/cli/errors.h"
 #include "common/clientfmt/roster.h"
 
 namespace pouch::cli {
+
+// A revision or a key envelope refused as untrusted (a bad signature, a signer or creator not
+// in the roster or removed at or below its generation, an envelope for another pouch or
+// member, one that does not open). Like a missing key it stops that item only: the sync skips
+// and reports it and goes on (catching MissingKey catches it too); exit 7 (done with skipped
+// items) when it ends a command.
+struct UntrustedItem : MissingKey {
+    explicit UntrustedItem(const std::string& message) : MissingKey(7, message) {}
+};
+
+// Nothing may be written to the pouch now: the key of its current generation was made by a
+// member since removed (it may have made it after its removal, below its rotated_to), so the
+// writes wait for a key rotation by a member that stays. The local changes stay; exit 7
+// (done with skipped items).
+struct WriteHeld : MissingKey {
+    explicit WriteHeld(const std::string& message) : MissingKey(7, message) {}
+};
 
 class Trust {
   public:
@@ -29,26 +49,51 @@ class Trust {
     // revision or envelope written before its removal stays valid). kExitIntegrity if unknown.
     const clientfmt::Member& signer(const std::string& member_id);
 
+    // The signer of a revision written under key_gen: a member of the verified roster that is
+    // trusted at key_gen (active, or removed with rotated_to > key_gen). UntrustedItem if not.
+    const clientfmt::Member& revision_signer(const std::string& member_id, long long key_gen);
+
     // This device's roster label (its device name at approval), for conflict copies.
     std::string my_label();
 
-    // The pouch key of (pouch, key_gen): from keys.json, else fetched from the server's
-    // envelopes for this member (at most once per generation and process: many artifacts of
-    // a generation this device was never given cost one fetch). MissingKey when none was
-    // sealed to this member; kExitIntegrity when an envelope does not verify or open.
+    // The pouch key of (pouch, key_gen) for reading: from keys.json, else fetched from the
+    // server's envelopes for this member (at most once per generation and process: many
+    // artifacts of a generation this device was never given cost one fetch). MissingKey when
+    // none was sealed to this member; UntrustedItem when the envelopes offered were refused,
+    // or the key's creator is no longer trusted at that generation.
     std::string pouch_key(const std::string& pouch_id, long long key_gen);
     bool has_key(const std::string& pouch_id, long long key_gen);
-    // Fetches every envelope of this member for the pouch (all pouches when empty) and
-    // opens the new ones; returns how many keys were added.
+
+    // The key a write (a put or a delete) uses, when the service names `server_gen` as the
+    // pouch's current generation. Refuses, writing nothing to that pouch:
+    // - CliError kExitIntegrity ("rollback") when server_gen is below the highest generation
+    //   this device holds for the pouch;
+    // - WriteHeld when the key of server_gen was made by a member now removed;
+    // - MissingKey / UntrustedItem as pouch_key.
+    std::string write_key(const std::string& pouch_id, long long server_gen);
+    // The rollback check alone (no fetch): CliError kExitIntegrity when server_gen is below the
+    // highest generation keys.json holds for the pouch. For a push with nothing to send.
+    void check_rollback(const std::string& pouch_id, long long server_gen);
+
+    // Fetches every envelope of this member for the pouch (all pouches when empty), checks
+    // and opens the new ones (and those keys.json holds without a creator); returns how many
+    // keys were added. Refused envelopes are remembered (refusal()) and skipped.
     int fetch_keys(const std::string& pouch_id = "");
 
+    // Why the envelopes of (pouch, key_gen) were refused in this process, or "".
+    std::string refusal(const std::string& pouch_id, long long key_gen) const;
+
   private:
+    Keyring& keys();
+    const HeldKey* verified_key(const std::string& pouch_id, long long key_gen);
+
     Api& api_;
     const Config& cfg_;
     DeviceState& device_;
     std::optional<clientfmt::Roster> roster_;
     std::optional<Keyring> keys_;
     std::map<std::string, std::set<long long>> looked_for_;  // pouch -> generations fetched for
+    std::map<std::string, std::map<long long, std::string>> refused_;  // pouch -> gen -> why
 };
 
 }  // namespace pouch::cli

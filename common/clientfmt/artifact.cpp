@@ -50,6 +50,9 @@ Content Content::parse(std::string_view json) {
             ChunkRef r{get_str(e, "blob_id"), get_int(e, "size"), get_str(e, "key"),
                        get_str(e, "hash")};
             if (r.size < 1 || r.size > kChunkSize) throw FormatError("chunk size out of range");
+            // The blob id goes into a URL: only the format's 43 b64url characters get there.
+            if (!is_b64url32(r.blob_id) || !is_b64url32(r.key) || !is_b64url32(r.hash))
+                throw FormatError("a chunk's blob_id, key and hash must be 43 b64url characters");
             total += r.size;
             list.push_back(std::move(r));
         }
@@ -59,6 +62,8 @@ Content Content::parse(std::string_view json) {
     if (c.kind != "file" && c.kind != "note" && c.kind != "folder")
         throw FormatError("unknown kind '" + c.kind + "'");
     if (c.size < 0) throw FormatError("negative size");
+    if (c.data && c.chunks) throw FormatError("content has both data and chunks");
+    if (c.data && c.size > kInlineMax) throw FormatError("inline data for a file over 64 KiB");
     if (c.data) {
         auto bytes = crypto::b64url_decode(*c.data);
         if (!bytes || static_cast<long long>(bytes->size()) != c.size)

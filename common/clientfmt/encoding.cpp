@@ -5,6 +5,7 @@
 #include <cctype>
 #include <ctime>
 
+#include "common/crypto/b64url.h"
 #include "common/crypto/es256.h"
 #include "common/crypto/p256_private.h"
 #include "common/json/jcs.h"
@@ -33,6 +34,12 @@ std::string lower_uuid(std::string_view uuid) {
 
 std::string id_bytes(std::string_view uuid) {
     return lower_uuid(uuid);
+}
+
+bool is_b64url32(std::string_view s) {
+    if (s.size() != 43) return false;
+    auto raw = crypto::b64url_decode(s);
+    return raw && raw->size() == 32;
 }
 
 std::string u64be(uint64_t n) {

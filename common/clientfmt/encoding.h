@@ -25,6 +25,10 @@ std::string lower_uuid(std::string_view uuid);  // throws FormatError when not a
 
 std::string u64be(uint64_t n);
 
+// 43 b64url characters that decode to 32 bytes: a blob id, a chunk key or hash, a name_index.
+// Anything else read from content must not reach a URL or a key.
+bool is_b64url32(std::string_view s);
+
 // JCS(o) of a JSON text (an object written with json::Out): parsed strictly and
 // canonicalized. Throws FormatError when JCS cannot represent it.
 std::string jcs_of(std::string_view json_text);

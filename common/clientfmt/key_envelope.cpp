@@ -1,5 +1,5 @@
-// key_envelope.cpp -- sealing, signing and opening key envelopes (key_envelope.h) on
-// common/crypto/hpke.h and ES256.
+// key_envelope.cpp -- sealing, signing, checking and opening key envelopes (key_envelope.h)
+// on common/crypto/hpke.h, ES256 and the verified roster.
 #include "common/clientfmt/key_envelope.h"
 
 #include "common/crypto/b64url.h"
@@ -70,6 +70,16 @@ KeyEnvelope seal_key_envelope(std::string_view pouch_id, std::string_view member
     e.created_by_member = lower_uuid(creator_member_id);
     e.signature = crypto::b64url_encode(creator_sign_key.sign_es256(e.signed_bytes()));
     return e;
+}
+
+std::string envelope_refusal(const KeyEnvelope& e, const Roster& r, std::string_view pouch_id,
+                             std::string_view member_id) {
+    if (!is_uuid(pouch_id) || e.pouch_id != lower_uuid(pouch_id)) return "wrong_pouch";
+    if (!is_uuid(member_id) || e.member_id != lower_uuid(member_id)) return "wrong_member";
+    const Member* creator = r.find(e.created_by_member);
+    if (!creator) return "unknown_creator";
+    if (!creator->trusted_at(e.key_gen)) return "creator_removed";
+    return "";
 }
 
 std::string open_key_envelope(const KeyEnvelope& e, const PublicJwk& creator_sign_pub,

@@ -1,5 +1,6 @@
 // key_envelope.h -- key envelopes of docs/CLIENT-FORMAT.md: one pouch key (32 bytes) HPKE-
-// sealed to one member's encryption key, signed by the member that made it.
+// sealed to one member's encryption key, signed by the member that made it; and the reader's
+// checks of one before it is opened (pouch, member, creator trusted at its generation).
 #pragma once
 
 #include <string>
@@ -8,6 +9,7 @@
 #include <rapidjson/document.h>
 
 #include "common/clientfmt/encoding.h"
+#include "common/clientfmt/roster.h"
 #include "common/crypto/p256_private.h"
 
 namespace pouch::clientfmt {
@@ -34,6 +36,14 @@ KeyEnvelope seal_key_envelope(std::string_view pouch_id, std::string_view member
                               std::string_view pouch_key, std::string_view creator_member_id,
                               const crypto::P256PrivateKey& creator_sign_key,
                               const crypto::P256PrivateKey* ephemeral = nullptr);
+
+// Why a reader refuses the envelope before opening it, in the words of the vectors'
+// `refusals`, or "" when it passes: "wrong_pouch" (pouch_id is not the pouch asked for),
+// "wrong_member" (member_id is not the reader's own), "unknown_creator" (created_by_member is
+// not in the verified roster), "creator_removed" (removed with rotated_to <= key_gen). The
+// signature ("bad_signature") and HPKE ("does_not_open") are open_key_envelope's.
+std::string envelope_refusal(const KeyEnvelope& e, const Roster& r, std::string_view pouch_id,
+                             std::string_view member_id);
 
 // Checks the signature with the creator's signing key, then opens the pouch key with the
 // member's HPKE private key. Throws FormatError on any failure.

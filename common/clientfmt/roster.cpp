@@ -16,6 +16,7 @@ std::string StatementBody::jcs() const {
     o.key("sign_pub").raw(sign_pub.json());
     o.key("enc_pub").raw(enc_pub.json());
     o.kv("label", label).kv("device_id", device_id).kv("at", at);
+    if (rotated_to) o.kv("rotated_to", *rotated_to);
     return jcs_of(o.done());
 }
 
@@ -32,17 +33,22 @@ StatementBody decode_statement(std::string_view statement) {
     auto bytes = crypto::b64url_decode(statement);
     if (!bytes) throw FormatError("statement is not b64url");
     rapidjson::Document d = parse_object(*bytes, true);
-    if (d.MemberCount() != 11)
-        throw FormatError(
-            "statement must have exactly v, seq, prev, kind, by, member_id, "
-            "sign_pub, enc_pub, label, device_id and at");
     if (get_int(d, "v") != 1) throw FormatError("statement version is not 1");
     StatementBody b;
-    b.seq = get_int(d, "seq");
-    b.prev = get_str(d, "prev");
     b.kind = get_str(d, "kind");
     if (b.kind != "genesis" && b.kind != "add" && b.kind != "remove")
         throw FormatError("unknown statement kind '" + b.kind + "'");
+    bool remove = b.kind == "remove";
+    if (d.MemberCount() != (remove ? 12u : 11u) || remove != d.HasMember("rotated_to"))
+        throw FormatError(
+            "statement must have exactly v, seq, prev, kind, by, member_id, sign_pub, enc_pub, "
+            "label, device_id and at, and rotated_to when (and only when) it is a remove");
+    if (remove) {
+        b.rotated_to = get_int(d, "rotated_to");
+        if (*b.rotated_to < 2) throw FormatError("rotated_to must be 2 or more");
+    }
+    b.seq = get_int(d, "seq");
+    b.prev = get_str(d, "prev");
     b.by = get_str(d, "by");
     b.member_id = get_str(d, "member_id");
     if (!is_uuid(b.by) || !is_uuid(b.member_id) || lower_uuid(b.by) != b.by ||
@@ -110,7 +116,8 @@ Roster verify_roster(std::vector<SignedStatement> statements) {
             if (!key || !key->verify(signed_bytes, *sig))
                 throw fail("genesis signature does not verify");
             r.members[b.member_id] =
-                Member{b.member_id, b.sign_pub, b.enc_pub, b.label, std::nullopt, 0, std::nullopt};
+                Member{b.member_id, b.sign_pub,   b.enc_pub,   b.label,
+                       std::nullopt, 0,           std::nullopt, std::nullopt};
             r.genesis_hash = statement_hash(s.statement);
         } else {
             if (b.kind == "genesis") throw fail("only statement 0 may be genesis");
@@ -121,7 +128,7 @@ Roster verify_roster(std::vector<SignedStatement> statements) {
             if (b.kind == "add") {
                 if (r.find(b.member_id)) throw fail("adds " + b.member_id + ", already seen");
                 r.members[b.member_id] = Member{b.member_id,  b.sign_pub, b.enc_pub,   b.label,
-                                                std::nullopt, b.seq,      std::nullopt};
+                                                std::nullopt, b.seq,      std::nullopt, std::nullopt};
             } else {
                 auto it = r.members.find(b.member_id);
                 if (it == r.members.end() || !it->second.active())
@@ -129,6 +136,7 @@ Roster verify_roster(std::vector<SignedStatement> statements) {
                 if (!(it->second.sign_pub == b.sign_pub) || !(it->second.enc_pub == b.enc_pub))
                     throw fail("removes " + b.member_id + " with keys other than its own");
                 it->second.removed_seq = b.seq;
+                it->second.rotated_to = b.rotated_to;
                 it->second.device_id = b.device_id;
             }
         }

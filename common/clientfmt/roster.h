@@ -24,8 +24,11 @@ struct StatementBody {
     std::string label;
     std::optional<std::string> device_id;
     std::string at;
+    // `remove` only (and required there): the key generation the rotation that goes with the
+    // removal moves the pouches to (the highest, when they differ); an integer >= 2.
+    std::optional<long long> rotated_to;
 
-    std::string jcs() const;  // JCS(body), v = 1
+    std::string jcs() const;  // JCS(body), v = 1; rotated_to is written when set
 };
 
 // What the API carries: statement = b64url(JCS(body)), signature = b64url(ES256(JCS(body))).
@@ -40,8 +43,9 @@ SignedStatement sign_statement(const StatementBody& body, const crypto::P256Priv
 // roster_head.hash.
 std::string statement_hash(std::string_view statement);
 
-// Decodes a statement string (b64url of canonical JCS, v 1, every field typed); throws
-// FormatError. Does not check the signature.
+// Decodes a statement string (b64url of canonical JCS, v 1, every field typed: 11 members for
+// genesis and add, 12 for remove, whose 12th is rotated_to >= 2); throws FormatError. Does
+// not check the signature.
 StatementBody decode_statement(std::string_view statement);
 
 struct Member {
@@ -51,7 +55,15 @@ struct Member {
     std::optional<std::string> device_id;  // from its remove statement, when removed
     long long added_seq = 0;
     std::optional<long long> removed_seq;
+    std::optional<long long> rotated_to;  // from its remove statement, when removed
     bool active() const { return !removed_seq.has_value(); }
+    // Whether a key envelope this member created, or a revision it signed, at key_gen is
+    // trusted (docs/CLIENT-FORMAT.md "Removed members"): an active member, or one removed
+    // with rotated_to > key_gen. Anything at or above rotated_to may have been made after the
+    // removal with keys that leaked, so readers refuse it.
+    bool trusted_at(long long key_gen) const {
+        return active() || (rotated_to && key_gen < *rotated_to);
+    }
 };
 
 struct Roster {

@@ -2,13 +2,15 @@
 // roster.h's statements and key_envelope.h's HPKE sealing.
 #include "common/clientfmt/rotation.h"
 
+#include <algorithm>
+
 #include "common/crypto/random.h"
 #include "common/json/out.h"
 
 namespace pouch::clientfmt {
 
 SignedStatement removal_statement(const Roster& r, const Member& removed, std::string_view by,
-                                  std::string_view device_id,
+                                  std::string_view device_id, long long rotated_to,
                                   const crypto::P256PrivateKey& by_sign_key) {
     StatementBody b;
     b.seq = r.head_seq + 1;
@@ -21,7 +23,14 @@ SignedStatement removal_statement(const Roster& r, const Member& removed, std::s
     b.label = removed.label;
     b.device_id = std::string(device_id);
     b.at = rfc3339_utc(now_unix());
+    b.rotated_to = rotated_to;
     return sign_statement(b, by_sign_key);
+}
+
+long long rotated_to_of(const std::vector<long long>& current_gens) {
+    long long top = 1;
+    for (long long g : current_gens) top = std::max(top, g);
+    return top + 1;
 }
 
 std::vector<KeyEnvelope> rotation_envelopes(std::string_view pouch_id, long long key_gen,

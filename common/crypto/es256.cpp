@@ -1,6 +1,9 @@
-// es256.cpp -- P-256 keys and ES256 verification on OpenSSL 3 (see es256.h and decisions
-// §11): EVP_PKEY_fromdata from the uncompressed point, raw R||S -> DER -> EVP_DigestVerify.
+// es256.cpp -- P-256 keys, ES256 verification and low-S on OpenSSL 3 (see es256.h and
+// decisions §11, §15): EVP_PKEY_fromdata from the uncompressed point, raw R||S -> DER ->
+// EVP_DigestVerify, and n - S with BIGNUMs.
 #include "common/crypto/es256.h"
+
+#include <stdexcept>
 
 #include <openssl/core_names.h>
 #include <openssl/ec.h>
@@ -89,6 +92,44 @@ bool P256PublicKey::verify(std::string_view msg, std::string_view sig_raw64) con
     // 1 is valid; 0 is a bad signature and negative an error -- both are "no".
     return EVP_DigestVerify(md.get(), der.get(), static_cast<size_t>(der_len),
                             reinterpret_cast<const unsigned char*>(msg.data()), msg.size()) == 1;
+}
+
+namespace {
+
+// The order n of P-256 and n/2 (rounded down), big-endian.
+constexpr unsigned char kOrder[32] = {
+    0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+    0xbc, 0xe6, 0xfa, 0xad, 0xa7, 0x17, 0x9e, 0x84, 0xf3, 0xb9, 0xca, 0xc2, 0xfc, 0x63, 0x25, 0x51};
+
+Owned<BIGNUM> bn_of(const unsigned char* p, int n) {
+    return Owned<BIGNUM>(BN_bin2bn(p, n, nullptr));
+}
+
+}  // namespace
+
+bool es256_is_low_s(std::string_view sig_raw64) {
+    if (sig_raw64.size() != 64) return false;
+    Owned<BIGNUM> s = bn_of(reinterpret_cast<const unsigned char*>(sig_raw64.data()) + 32, 32);
+    Owned<BIGNUM> half = bn_of(kOrder, 32);
+    if (!s || !half || BN_rshift1(half.get(), half.get()) != 1)
+        throw std::runtime_error("ES256 low-S: out of memory");
+    return BN_cmp(s.get(), half.get()) <= 0;
+}
+
+std::string es256_low_s(std::string_view sig_raw64) {
+    if (sig_raw64.size() != 64 || es256_is_low_s(sig_raw64)) return std::string(sig_raw64);
+    Owned<BIGNUM> s = bn_of(reinterpret_cast<const unsigned char*>(sig_raw64.data()) + 32, 32);
+    Owned<BIGNUM> n = bn_of(kOrder, 32);
+    if (!s || !n || BN_sub(s.get(), n.get(), s.get()) != 1)
+        throw std::runtime_error("ES256 low-S: out of memory");
+    // S > n/2 from a signer is below n, so n - S is positive and fits 32 bytes; an S at or
+    // above n (no valid signature has one) is left for the verifier to refuse.
+    if (BN_is_negative(s.get()) || BN_is_zero(s.get())) return std::string(sig_raw64);
+    std::string out(sig_raw64.substr(0, 32));
+    out.resize(64);
+    if (BN_bn2binpad(s.get(), reinterpret_cast<unsigned char*>(out.data()) + 32, 32) != 32)
+        throw std::runtime_error("ES256 low-S: S wider than 32 bytes");
+    return out;
 }
 
 std::string P256PublicKey::thumbprint() const {

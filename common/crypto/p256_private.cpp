@@ -21,6 +21,7 @@
 #include <openssl/pem.h>
 
 #include "common/crypto/b64url.h"
+#include "common/crypto/es256.h"
 
 namespace pouch::crypto {
 namespace {
@@ -248,7 +249,7 @@ std::string P256PrivateKey::sign_es256(std::string_view msg) const {
     const BIGNUM* r = nullptr;
     const BIGNUM* s = nullptr;
     ECDSA_SIG_get0(sig.get(), &r, &s);
-    return pad32(r) + pad32(s);
+    return es256_low_s(pad32(r) + pad32(s));  // signers give S <= n/2 (decisions §15)
 }
 
 std::optional<std::string> P256PrivateKey::ecdh(std::string_view peer_point) const {

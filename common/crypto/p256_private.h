@@ -34,7 +34,7 @@ class P256PrivateKey {
     std::string public_point() const;
     // The 32-byte scalar (for test vectors and the recovery of a key from its JWK `d`).
     std::string scalar() const;
-    // ES256 over msg: exactly 64 bytes R||S, each left-padded to 32 bytes.
+    // ES256 over msg: exactly 64 bytes R||S, each left-padded to 32 bytes, S <= n/2 (low-S).
     std::string sign_es256(std::string_view msg) const;
     // ECDH with a peer's uncompressed point (65 bytes): the 32-byte x coordinate of the
     // shared point. nullopt when the peer point is malformed or not on the curve.

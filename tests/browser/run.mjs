@@ -3,8 +3,9 @@
 // CLI login approved by typing its terminal's code (the CLI then decrypts its pouch key and a
 // file), approval links the page refuses, the real `pouch login` approved in the page, a
 // 5 MB upload and download, share links opened without a session (one-time ones once), a
-// device revoke with key rotation, the admin pages, and a stale upload from a second tab kept
-// as a conflict copy. Each page is screenshotted into
+// device revoke with key rotation (its removal naming rotated_to), a rolled-back key generation
+// refused with a banner, the admin pages, and a stale upload from a second tab kept as a
+// conflict copy. Each page is screenshotted into
 // POUCH_BROWSER_OUT. Prints `PASS name` / `FAIL name: detail`; a failed step fails the steps
 // that build on it. Chromium's own calls to outside hosts go to a proxy that is not there
 // (--proxy-server=http://127.0.0.1:9): no test traffic leaves the machine.
@@ -403,6 +404,8 @@ await test('revoking_a_device_rotates_keys_and_the_device_gets_401', ['cli_login
   eq('gen-2 envelopes go to the remaining member only', envs.map((e) => e.member_id).join(), S.account.member_id);
   const roster = await W.verifyRoster((await apiAs(S.token, 'GET', '/v1/account/roster')).json.data.items);
   eq('roster: genesis, add, remove', roster.hashes.length, 3);
+  const removal = W.decodeStatement((await apiAs(S.token, 'GET', '/v1/account/roster')).json.data.items[2].statement);
+  eq('the removal fixes the generation its rotation moved to', `${removal.kind} ${removal.rotated_to}`, 'remove 2');
   ok(!roster.active.some((m) => m.member_id === S.cli.memberId), 'the CLI member is no longer active');
   const r = await S.cli.call('GET', '/v1/devices');
   eq('revoked CLI', `${r.status} ${r.json.error?.code}`, '401 device_revoked');
@@ -451,6 +454,36 @@ await test('a_device_that_revoked_itself_shows_rotation_pending_until_the_keys_a
   const list = (await apiAs(S.token, 'GET', '/v1/devices')).json.data.items;
   eq('no rotation owed any more', list.filter((d) => d.rotation_pending).length, 0);
   cli.cleanup();
+});
+
+await test('a_rolled_back_key_generation_turns_uploads_and_deletes_off_with_a_banner', ['a_device_that_revoked_itself_shows_rotation_pending_until_the_keys_are_rotated'], async () => {
+  // The browser opens the pouch at its current generation (its high-water mark rises to it);
+  // then the server names the generation before (a rollback, played here in the database).
+  const sql = (q) => execFileSync('psql', [process.env.POUCH_DATABASE_URL, '-XtAq', '-c', q], { encoding: 'utf8' }).trim();
+  const gen = (await apiAs(S.token, 'GET', `/v1/pouches/${S.pouch.id}`)).json.data.key_gen;
+  await page.goto(`${BASE}/pouches/${S.pouch.id}`);
+  await page.getByText(`key generation ${gen}`).waitFor();
+  await page.getByRole('cell', { name: 'after.txt', exact: true }).waitFor();
+  eq('no banner at the current generation', await page.getByTestId('write-blocked').count(), 0);
+  const revisions = sql(`SELECT count(*) FROM revisions WHERE pouch_id = '${S.pouch.id}'`);
+  sql(`UPDATE pouches SET key_gen = ${gen - 1} WHERE id = '${S.pouch.id}'`);
+  try {
+    await page.reload();
+    await page.getByTestId('write-blocked').waitFor();
+    const text = await page.getByTestId('write-blocked').textContent();
+    ok(text.includes(`key generation ${gen - 1}`) && text.includes('rollback'), `the banner names the rollback: ${text}`);
+    ok(await page.locator('#upload').isDisabled(), 'uploads are off');
+    ok(await page.getByRole('button', { name: 'Delete after.txt' }).isDisabled(), 'deletes are off');
+    await page.getByRole('cell', { name: 'hello.txt', exact: true }).waitFor();  // reading goes on
+    await shot(page, 'pouch-rollback-refused');
+    eq('nothing written', sql(`SELECT count(*) FROM revisions WHERE pouch_id = '${S.pouch.id}'`), revisions);
+  } finally {
+    sql(`UPDATE pouches SET key_gen = ${gen} WHERE id = '${S.pouch.id}'`);
+  }
+  await page.reload();
+  await page.getByRole('cell', { name: 'after.txt', exact: true }).waitFor();
+  eq('no banner once the generation is back', await page.getByTestId('write-blocked').count(), 0);
+  ok(!(await page.locator('#upload').isDisabled()), 'uploads are on again');
 });
 
 await test('restore_on_a_new_browser_from_the_recovery_kit', ['onboarding_makes_keys_kit_roster_and_first_pouch'], async () => {

@@ -3,7 +3,8 @@
 # dev/test browser member) keep a folder in sync both ways against the real stack: small
 # files, a 20 MB file in chunks (an unchanged chunk is not sent again), a rename, a delete, a
 # conflict made on purpose, --watch, a push killed mid-way and rerun, a revoked device, a
-# logout with rotation, a key sealed late, files crossing between the web member's and the
+# logout that signs its removal with rotated_to, a key sealed late, a rolled-back generation and
+# removed members' keys refused or waited out, files crossing between the web member's and the
 # CLI's code, tokens refreshed, and the help/man page. Prints PASS/FAIL lines and SMOKE END
 # (tools/stack/test.sh).
 set -uo pipefail
@@ -332,21 +333,34 @@ check a_revoked_device_is_refused_and_says_so
 login laptop-c
 gen_before=$(sql "SELECT key_gen FROM pouches WHERE id = '$POUCH_ID'")
 member_c=$(member_id laptop-c)
+account=$(jq -r .account_id "$cfg/device.json")
 dev laptop-c logout
 expect_true "logout exits 0 ($RC: $ERR)" test "$RC" = 0
 expect_true "logout forgets the device locally" test ! -e "$CLI_TMP/laptop-c/pouch/device.json"
 expect_true "the device is revoked on the server" test -n "$(sql "SELECT revoked_at FROM devices WHERE member_id = '$member_c'")"
-expect_true "the pouch key rotated" test "$(sql "SELECT key_gen FROM pouches WHERE id = '$POUCH_ID'")" = $((gen_before + 1))
-expect_true "new envelopes for both remaining members (web, A)" \
-    test "$(sql "SELECT count(*) FROM key_envelopes WHERE pouch_id = '$POUCH_ID' AND key_gen = $((gen_before + 1))")" = 2
-expect_true "created by the device that left" \
-    test "$(sql "SELECT DISTINCT created_by_member FROM key_envelopes WHERE pouch_id = '$POUCH_ID' AND key_gen = $((gen_before + 1))")" = "$member_c"
+removal=$(sql "SELECT statement FROM roster_entries WHERE account_id = '$account' ORDER BY idx DESC LIMIT 1")
+removal=${removal//-/+}
+removal=${removal//_//}
+while ((${#removal} % 4)); do removal+="="; done
+removal=$(base64 -d <<<"$removal")
+expect_true "the removal is signed with rotated_to = generation + 1 ($removal)" \
+    test "$(jq -r '"\(.kind) \(.member_id) \(.rotated_to)"' <<<"$removal")" = "remove $member_c $((gen_before + 1))"
+expect_true "the device that left sent no new keys: the pouch key did not rotate" \
+    test "$(sql "SELECT key_gen FROM pouches WHERE id = '$POUCH_ID'")" = "$gen_before"
+expect_true "and no envelope of its making is stored" \
+    test "$(sql "SELECT count(*) FROM key_envelopes WHERE created_by_member = '$member_c'")" = 0
+expect_true "logout says the rotation is the web app's ($OUT)" grep -q "Rotate keys now" <<<"$OUT"
 echo "after logout" >"$A/after-logout.txt"
 dev laptop-a sync "$A"
-expect_true "A verifies the removal, opens the new key and writes ($RC: $ERR)" test "$RC" = 0
+expect_true "A verifies the removal and writes under the current key, made by the web member ($RC: $ERR)" test "$RC" = 0
 web get after-logout.txt >"$CLI_TMP/al.txt"
 expect_true "the web member verifies the roster and reads it" cmp -s "$A/after-logout.txt" "$CLI_TMP/al.txt"
-check logout_revokes_with_a_signed_removal_and_a_key_rotation
+web rotate >/dev/null
+echo "after the owed rotation" >"$A/after-rotation.txt"
+dev laptop-a sync "$A"
+expect_true "once the web member rotates, A writes under generation $((gen_before + 1)) ($RC: $ERR)" \
+    test "$RC" = 0 -a "$(sql "SELECT key_gen FROM revisions WHERE pouch_id = '$POUCH_ID' ORDER BY seq DESC LIMIT 1")" = $((gen_before + 1))
+check logout_signs_a_removal_with_rotated_to_and_leaves_the_rotation_to_the_web_app
 
 # --- a device given only the newest key generation -----------------------------------------------
 
@@ -355,7 +369,7 @@ D=$CLI_TMP/D
 dev laptop-d sync "$D"
 expect_true "a sync that meets revisions it has no key for exits 1 ($RC)" test "$RC" = 1
 expect_true "and names what it cannot read ($ERR)" grep -q "cannot be read here" <<<"$ERR"
-expect_true "files of the newest generation still arrive" cmp -s "$A/after-logout.txt" "$D/after-logout.txt"
+expect_true "files of the newest generation still arrive" cmp -s "$A/after-rotation.txt" "$D/after-rotation.txt"
 expect_true "files of older generations do not" test ! -e "$D/big.bin"
 check a_device_without_old_keys_reads_what_it_can_and_says_what_it_cannot
 
@@ -378,6 +392,96 @@ dev laptop-f sync "$F"
 expect_true "once the key is sealed to F, its next sync reads what its cursor passed ($RC: $ERR)" test "$RC" = 0
 expect_true "and the file arrives" cmp -s "$A/sealed-late.txt" "$F/sealed-late.txt"
 check a_key_sealed_late_opens_what_an_earlier_sync_could_not_read
+
+# --- key generations a server or a removed member cannot move back -------------------------------
+
+# A rollback: the server names a generation below the one A holds. A reads on, writes nothing.
+gen=$(sql "SELECT key_gen FROM pouches WHERE id = '$POUCH_ID'")
+revs=$(sql "SELECT count(*) FROM revisions WHERE pouch_id = '$POUCH_ID'")
+sql "UPDATE pouches SET key_gen = $((gen - 1)) WHERE id = '$POUCH_ID'"
+echo "under a rollback" >"$A/rollback.txt"
+dev laptop-a sync "$A"
+expect_true "a sync under a rolled-back generation exits 5 ($RC)" test "$RC" = 5
+expect_true "and says rollback ($ERR)" grep -q "rollback: the service names key generation $((gen - 1))" <<<"$ERR"
+expect_true "nothing was written" test "$(sql "SELECT count(*) FROM revisions WHERE pouch_id = '$POUCH_ID'")" = "$revs"
+expect_true "keys.json keeps the high-water mark $gen" \
+    test "$(jq -r --arg p "$POUCH_ID" '.pouches[] | select(.id == $p) | .high' "$cfg/keys.json")" = "$gen"
+sql "UPDATE pouches SET key_gen = $gen WHERE id = '$POUCH_ID'"
+dev laptop-a sync "$A"
+expect_true "with the generation back, the file is sent ($RC: $ERR)" test "$RC" = 0
+web get rollback.txt >"$CLI_TMP/rb.txt"
+expect_true "and reads back" cmp -s "$A/rollback.txt" "$CLI_TMP/rb.txt"
+check a_rolled_back_key_generation_is_refused_and_nothing_written
+
+# A keys.json of version 1 (keys only) is read, its keys' envelopes checked again, and rewritten.
+jq '{v: 1, pouches: (.pouches | map({key: .id, value: (.keys | map({key: (.key_gen | tostring), value: .key}) | from_entries)}) | from_entries)}' \
+    "$cfg/keys.json" >"$CLI_TMP/keys-v1.json" && cp "$CLI_TMP/keys-v1.json" "$cfg/keys.json"
+echo "after the migration" >"$A/migrated.txt"
+dev laptop-a sync "$A"
+expect_true "a sync with a version 1 keys.json works ($RC: $ERR)" test "$RC" = 0
+expect_true "keys.json is version 2 again, every key with its creator" \
+    test "$(jq -r '[.v, ([.pouches[].keys[] | select(.creator == "")] | length)] | join(" ")' "$cfg/keys.json")" = "2 0"
+check a_version_1_keys_json_is_checked_again_and_rewritten
+
+# member_state NAME: a pouch-testweb state directory that acts with device NAME's member keys
+# (the web member's session only lists): what a removed member could still sign.
+member_state() {
+    local d=$CLI_TMP/$1-member
+    mkdir -p "$d"
+    jq --arg m "$(member_id "$1")" '.member_id = $m' "$CLI_TMP/web/web.json" >"$d/web.json"
+    cp "$CLI_TMP/$1/pouch/sign.pem" "$CLI_TMP/$1/pouch/enc.pem" "$d/"
+    echo "$d"
+}
+# serve_envelopes BODY: the server stores the envelopes as if their maker had sent them, and
+# names their generation current (what a server colluding with that member can do).
+serve_envelopes() {
+    sql "INSERT INTO key_envelopes (pouch_id, member_id, key_gen, hpke_enc, ciphertext, created_by_member, signature)
+         SELECT * FROM jsonb_to_recordset('$1'::jsonb -> 'key_envelopes') AS x(pouch_id uuid, member_id uuid,
+             key_gen bigint, hpke_enc text, ciphertext text, created_by_member uuid, signature text)"
+    sql "UPDATE pouches SET key_gen = $(jq '.key_envelopes[0].key_gen' <<<"$1") WHERE id = '$POUCH_ID'"
+}
+
+# A removed member's key at its rotated_to: refused, nothing written with it.
+login laptop-g
+G=$(member_state laptop-g)
+gen=$(sql "SELECT key_gen FROM pouches WHERE id = '$POUCH_ID'")
+dev laptop-g logout
+forged=$("$TESTWEB" rotate --state "$G" --print)
+serve_envelopes "$forged"
+revs=$(sql "SELECT count(*) FROM revisions WHERE pouch_id = '$POUCH_ID'")
+echo "not under a removed member's key" >"$A/refused-key.txt"
+dev laptop-a sync "$A"
+expect_true "an envelope a removed member made at its rotated_to ($((gen + 1))) is refused: exit 7 ($RC)" test "$RC" = 7
+expect_true "and says so ($ERR)" grep -q "removed from the roster with rotated_to $((gen + 1))" <<<"$ERR"
+expect_true "nothing was written under it" test "$(sql "SELECT count(*) FROM revisions WHERE pouch_id = '$POUCH_ID'")" = "$revs"
+web rotate >/dev/null
+dev laptop-a sync "$A"
+expect_true "after the web member's rotation the file is sent under generation $((gen + 2)) ($RC: $ERR)" \
+    test "$RC" = 0 -a "$(sql "SELECT key_gen FROM revisions WHERE pouch_id = '$POUCH_ID' ORDER BY seq DESC LIMIT 1")" = $((gen + 2))
+check a_key_envelope_by_a_removed_member_at_its_rotated_to_is_refused
+
+# A key a member made before its removal (below its rotated_to) still opens what was written
+# under it, but nothing new is written under it until a member that stays rotates.
+login laptop-h
+H=$(member_state laptop-h)
+forged=$("$TESTWEB" rotate --state "$H" --print)
+serve_envelopes "$forged"
+gen=$(sql "SELECT key_gen FROM pouches WHERE id = '$POUCH_ID'")
+dev laptop-h logout
+revs=$(sql "SELECT count(*) FROM revisions WHERE pouch_id = '$POUCH_ID'")
+echo "held until the rotation" >"$A/held.txt"
+dev laptop-a sync "$A"
+expect_true "writes under a key a removed member made are held: exit 7 ($RC)" test "$RC" = 7
+expect_true "and it says it waits for a key rotation ($ERR)" grep -q "made by a removed member; waiting for a key rotation" <<<"$ERR"
+expect_true "nothing was written" test "$(sql "SELECT count(*) FROM revisions WHERE pouch_id = '$POUCH_ID'")" = "$revs"
+expect_true "the local file stays" test -f "$A/held.txt"
+web rotate >/dev/null
+dev laptop-a sync "$A"
+expect_true "after the rotation the held file is sent ($RC: $ERR)" \
+    test "$RC" = 0 -a "$(sql "SELECT key_gen FROM revisions WHERE pouch_id = '$POUCH_ID' ORDER BY seq DESC LIMIT 1")" = $((gen + 1))
+web get held.txt >"$CLI_TMP/held.txt"
+expect_true "and reads back" cmp -s "$A/held.txt" "$CLI_TMP/held.txt"
+check writes_under_a_key_a_removed_member_made_wait_for_a_rotation
 
 # --- a login bound to the account by a connect token ----------------------------------------------
 

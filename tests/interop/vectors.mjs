@@ -1,9 +1,10 @@
 // vectors.mjs -- checks docs/client-format-vectors.json twice: with the web app's own crypto
 // module (clients/web/src/crypto), and with independent code built here from @noble/hashes,
 // @noble/curves, node:crypto's AES-GCM, canonicalize and @hpke/core, including an RFC 9180
-// base-mode open written from the RFC's steps. Also RFC 9180 §A.3.1 against both, and
-// tampered inputs that must be refused. Prints `PASS name` / `FAIL name: detail`; exits 1 on
-// any failure. Run by run.sh with POUCH_ROOT set to the repository.
+// base-mode open written from the RFC's steps. Also RFC 9180 §A.3.1 against both, tampered
+// inputs that must be refused, and CLIENT-FORMAT.md's rules on the vectors themselves (the
+// size rule, low-S, rotated_to, the reader's refusals, content shapes). Prints `PASS name` /
+// `FAIL name: detail`; exits 1 on any failure. Run by run.sh with POUCH_ROOT set.
 import * as nodeCrypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -186,6 +187,194 @@ await check('roster_chain_independent', async () => {
     prev = e.hash;
   }
   eq('genesis_hash', r.genesis_hash, r.entries[0].hash);
+});
+
+// ---- the format's documented rules, on the vectors ----------------------------------------
+
+const P256_N = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
+const lowS = (sig) => BigInt(`0x${hx(sig.subarray(32))}`) <= P256_N / 2n;
+
+await check('es256_low_s_and_high_s_both_verify', async () => {
+  const es = V.primitives.es256;
+  for (const c of es) eq('low_s flag', lowS(unb64u(c.signature_b64url)), c.low_s);
+  eq('[0] is a valid low-S signature', es[0].valid && es[0].low_s, true);
+  eq('[1] is its valid high-S twin', es[1].valid && !es[1].low_s, true);
+  const [a, b] = [unb64u(es[0].signature_b64url), unb64u(es[1].signature_b64url)];
+  eq('same R', hx(a.subarray(0, 32)), hx(b.subarray(0, 32)));
+  eq('S + S\' = n', BigInt(`0x${hx(a.subarray(32))}`) + BigInt(`0x${hx(b.subarray(32))}`), P256_N);
+  eq('noble (strict low-S) refuses the high one', p256.verify(b, unhx(es[1].message_hex), pubBytes(es[1].public_jwk)), false);
+  eq('the web module accepts the high one', await WP.es256Verify(es[1].public_jwk, unhx(es[1].message_hex), b), true);
+});
+
+// Every signature a signer made in the file is low-S; only primitives.es256[1] is high, on purpose.
+await check('every_signature_in_the_vectors_is_low_s', async () => {
+  let n = 0;
+  const walk = (o, where) => {
+    if (Array.isArray(o)) o.forEach((x, i) => walk(x, `${where}[${i}]`));
+    else if (o && typeof o === 'object') for (const [k, v] of Object.entries(o)) walk(v, `${where}.${k}`);
+    if (/\.(signature|signature_b64url)$/.test(where) && typeof o === 'string' && where !== '.primitives.es256[1].signature_b64url') {
+      n++;
+      if (!lowS(unb64u(o))) throw new Error(`${where} is high-S`);
+    }
+  };
+  walk(V, '');
+  if (n < 15) return `only ${n} signatures found`;
+});
+
+await check('the_size_rule_and_content_shapes_hold_in_the_vectors', async () => {
+  for (const a of V.artifacts) {
+    const c = a.content;
+    if (c.deleted) {
+      eq('a tombstone has size 0', c.size, 0);
+      eq('and neither data nor chunks', 'data' in c || 'chunks' in c, false);
+    } else if (c.size <= 65536) {
+      eq(`${c.name}: data`, typeof c.data, 'string');
+      eq(`${c.name}: no chunks`, 'chunks' in c, false);
+      eq(`${c.name}: data has size bytes`, unb64u(c.data).length, c.size);
+    } else {
+      eq(`${c.name}: chunks`, Array.isArray(c.chunks), true);
+      eq(`${c.name}: no data`, 'data' in c, false);
+      eq(`${c.name}: chunk sizes add up`, c.chunks.reduce((t, x) => t + x.size, 0), c.size);
+      for (const x of c.chunks) {
+        eq('chunk size', x.size <= 4194304 && x.size > 0, true);
+        for (const f of ['blob_id', 'key', 'hash']) eq(`chunk ${f}`, /^[A-Za-z0-9_-]{43}$/.test(x[f]), true);
+      }
+    }
+    eq('name_index length', a.name_index.length, 43);
+    W.checkContent(c);
+  }
+  eq('the chunked artifact is one byte past the inline limit', V.artifacts[1].content.size, 65537);
+  eq('its chunk is chunks[0]', V.artifacts[1].content.chunks[0].blob_id, V.chunks[0].entry.blob_id);
+  eq('chunks[0] holds the whole file', unhx(V.chunks[0].plaintext_hex).length, 65537);
+  for (const c of V.chunks) eq('stored_size', c.stored_size, c.entry.size + 28);
+});
+
+await check('remove_statements_carry_rotated_to_and_only_they', async () => {
+  for (const e of V.roster.entries) {
+    const n = Object.keys(e.body).length;
+    if (e.body.kind === 'remove') {
+      eq('remove members', n, 12);
+      eq('rotated_to >= 2', Number.isSafeInteger(e.body.rotated_to) && e.body.rotated_to >= 2, true);
+    } else {
+      eq(`${e.body.kind} members`, n, 11);
+      eq(`${e.body.kind} has no rotated_to`, 'rotated_to' in e.body, false);
+    }
+    eq('label of at most 64 characters', [...e.body.label].length <= 64, true);
+    eq('time with Z and whole seconds', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test(e.body.at), true);
+  }
+  eq('the vectors\' rotated_to', V.roster.entries[2].body.rotated_to, V.refusals.rotated_to);
+});
+
+// A statement signed here with the vectors' own web key (RFC 6979 through noble): so a
+// refusal below is of the body, never of a signature.
+const signedBy = (privJwk, body) => {
+  const text = canonicalize(body);
+  return { statement: b64u(utf8(text)), signature: b64u(p256.sign(utf8(text), dOf(privJwk))) };
+};
+
+await check('roster_rotated_to_refusals_web_module', async () => {
+  const r = V.roster;
+  const web = V.keys.web_sign.private_jwk;
+  const ok = signedBy(web, r.entries[2].body);
+  await W.verifyRoster([r.entries[0], r.entries[1], { index: 2, ...ok }]);
+  const { rotated_to: _, ...bare } = r.entries[2].body;
+  await refuses('a remove without rotated_to', () => W.verifyRoster([r.entries[0], r.entries[1], { index: 2, ...signedBy(web, bare) }]));
+  for (const bad of [1, 0, -1, 2.5, '3', null]) {
+    await refuses(`a remove with rotated_to ${JSON.stringify(bad)}`, () => W.verifyRoster([r.entries[0], r.entries[1], { index: 2, ...signedBy(web, { ...bare, rotated_to: bad }) }]));
+  }
+  await W.verifyRoster([r.entries[0], r.entries[1], { index: 2, ...signedBy(web, { ...bare, rotated_to: 2 }) }]);
+  await refuses('an add with rotated_to', () => W.verifyRoster([r.entries[0], { index: 1, ...signedBy(web, { ...r.entries[1].body, rotated_to: 3 }) }]));
+  await refuses('a genesis with rotated_to', () => W.verifyRoster([{ index: 0, ...signedBy(web, { ...r.entries[0].body, rotated_to: 2 }) }]));
+  const all = await W.verifyRoster(r.entries);
+  const cli = all.members.get(V.ids.cli_member_id);
+  eq('rotated_to of the removed member', cli.rotated_to, 3);
+  eq('trusted at 2', W.trustedAt(cli, 2), true);
+  eq('not at 3', W.trustedAt(cli, 3), false);
+  eq('an active member at any', W.trustedAt(all.members.get(V.ids.web_member_id), 1e6), true);
+});
+
+await check('refusals_web_module', async () => {
+  const v = V.refusals;
+  const roster = await W.verifyRoster(V.roster.entries);
+  const pair = await WP.importEncryptionPair(v.reader_private_jwk);
+  for (const c of v.key_envelopes) {
+    const why = W.keyEnvelopeRefusal(c.envelope, roster, v.pouch_id, v.reader_member_id);
+    eq(`${c.case}: refusal`, why, c.refusal);
+    if (why) continue;
+    const creator = roster.members.get(c.envelope.created_by_member);
+    if (c.accepted) eq(`${c.case}: opens`, hx(await W.openKeyEnvelope(c.envelope, pair, creator.sign_pub)), c.pouch_key_hex);
+    else await refuses(c.case, () => W.openKeyEnvelope(c.envelope, pair, creator.sign_pub));
+  }
+  for (const c of v.revisions) {
+    const signer = roster.members.get(c.signer_member_id);
+    eq(`${c.case}: signature verifies`, await W.verifyRevision(signer.sign_pub, c.pouch_id, c.artifact_id, c.revision_id, c.envelope, c.signature), true);
+    eq(`${c.case}: trusted`, W.trustedAt(signer, c.key_gen), c.accepted);
+    const content = await W.openArtifact({ pouchId: c.pouch_id, artifactId: c.artifact_id, revisionId: c.revision_id, keyGen: c.key_gen, pouchKey: unhx(c.pouch_key_hex), envelope: c.envelope });
+    eq(`${c.case}: content`, canonicalize(content), c.content_jcs);
+  }
+});
+
+// The same verdicts from the rules as the doc states them, with independent code.
+await check('refusals_independent', async () => {
+  const v = V.refusals;
+  const members = new Map();
+  for (const e of V.roster.entries) {
+    const b = e.body;
+    if (b.kind === 'remove') members.get(b.member_id).rotated_to = b.rotated_to;
+    else members.set(b.member_id, { sign_pub: b.sign_pub, rotated_to: null });
+  }
+  const trusted = (m, gen) => !!m && (m.rotated_to === null || gen < m.rotated_to);
+  for (const c of v.key_envelopes) {
+    const e = c.envelope;
+    const creator = members.get(e.created_by_member);
+    let why = null;
+    if (e.pouch_id !== v.pouch_id) why = 'wrong_pouch';
+    else if (e.member_id !== v.reader_member_id) why = 'wrong_member';
+    else if (!creator) why = 'unknown_creator';
+    else if (!trusted(creator, e.key_gen)) why = 'creator_removed';
+    eq(`${c.case}: refusal`, why, c.refusal);
+    if (why) continue;
+    const { signature, ...unsigned } = e;
+    const sigOk = es256ok(creator.sign_pub, utf8(canonicalize(unsigned)), unb64u(signature));
+    eq(`${c.case}: signature`, sigOk, c.accepted);
+    if (c.accepted) {
+      const info = cat(utf8('pouch/key-envelope/v1'), utf8(e.pouch_id), utf8(e.member_id), u64(e.key_gen));
+      eq(`${c.case}: opens`, hx(hpkeOpenIndependent(dOf(v.reader_private_jwk), info, unb64u(e.hpke_enc), unb64u(e.ciphertext))), c.pouch_key_hex);
+    }
+  }
+  for (const c of v.revisions) eq(`${c.case}: trusted`, trusted(members.get(c.signer_member_id), c.key_gen), c.accepted);
+});
+
+await check('content_checks_refuse_unsafe_blob_ids_and_broken_shapes_web_module', async () => {
+  const big = V.artifacts[1].content;
+  const small = V.artifacts[0].content;
+  W.checkContent(big);
+  W.checkContent(small);
+  const chunk = big.chunks[0];
+  const bad = [
+    ['a blob id with a path in it', { ...big, chunks: [{ ...chunk, blob_id: `../../v1/account${chunk.blob_id.slice(17)}` }] }],
+    ['a blob id of 42 characters', { ...big, chunks: [{ ...chunk, blob_id: chunk.blob_id.slice(1) }] }],
+    ['a blob id of 44 characters', { ...big, chunks: [{ ...chunk, blob_id: `${chunk.blob_id}A` }] }],
+    ['a blob id with a query', { ...big, chunks: [{ ...chunk, blob_id: `${chunk.blob_id.slice(2)}?x` }] }],
+    ['a chunk key that is not 32 bytes', { ...big, chunks: [{ ...chunk, key: 'AAAA' }] }],
+    ['chunks that do not add up', { ...big, size: big.size + 1 }],
+    ['a blob id whose last character carries bits past 32 bytes', { ...big, chunks: [{ ...chunk, blob_id: `${chunk.blob_id.slice(0, 42)}B` }] }],
+    ['a chunk of 4 MiB + 1', { ...big, size: 4194305, chunks: [{ ...chunk, size: 4194305 }] }],
+    ['data for a file of 65,537 bytes', { ...small, size: 65537, data: b64u(new Uint8Array(65537)) }],
+    ['data of the wrong size', { ...small, size: small.size + 1 }],
+    ['data that is not b64url', { ...small, data: 'aGVsbG8/' }],
+    ['both data and chunks', { ...big, data: '' }],
+    ['a file with neither', { name: 'x', kind: 'file', size: 3, mtime: 1 }],
+    ['chunks that are not an array', { ...big, chunks: { 0: chunk } }],
+  ];
+  for (const [what, c] of bad) await refuses(what, async () => { W.checkContent(c); });
+  // The edges that pass: data of exactly 65,536 bytes, a chunk of exactly 4 MiB.
+  W.checkContent({ ...small, size: 65536, data: b64u(new Uint8Array(65536)) });
+  W.checkContent({ ...big, size: 4194304, chunks: [{ ...chunk, size: 4194304 }] });
+  W.checkContent({ name: 'empty', kind: 'file', size: 0, mtime: 1, data: '' });
+  W.checkContent({ name: 'dir', kind: 'folder', size: 0, mtime: 1 });
+  // A reader takes chunks for a file that shrank below the limit while they were made.
+  W.checkContent({ ...big, size: 65536, chunks: [{ ...chunk, size: 65536 }] });
 });
 
 await check('roster_chain_web_module', async () => {
@@ -390,6 +579,10 @@ await check('random_round_trips_web_to_independent', async () => {
     const e = await W.sealKeyEnvelope({ pouchId: ids[0], memberId: ids[1], keyGen: i + 1, pouchKey, encPub: encJwk, creatorId: ids[2], creatorSignKey: sign.privateKey });
     const { signature, ...unsigned } = e;
     eq('envelope signature', es256ok(signJwk, utf8(canonicalize(unsigned)), unb64u(signature)), true);
+    // WebCrypto's signatures are high-S about half the time; the module's are always low-S.
+    eq('envelope signature is low-S', lowS(unb64u(signature)), true);
+    const msg = nodeCrypto.randomBytes(40);
+    eq('es256Sign is low-S', lowS(await WP.es256Sign(sign.privateKey, msg)), true);
     const info = cat(utf8('pouch/key-envelope/v1'), utf8(ids[0]), utf8(ids[1]), u64(i + 1));
     eq('envelope open', hx(hpkeOpenIndependent(dOf(encJwk), info, unb64u(e.hpke_enc), unb64u(e.ciphertext))), hx(pouchKey));
     const content = { name: `dir/file ${i}.txt`, kind: 'file', size: 3, mtime: Date.now(), data: 'YWJj' };

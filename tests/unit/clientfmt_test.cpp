@@ -8,6 +8,7 @@
 #include "common/clientfmt/chunk.h"
 #include "common/clientfmt/key_envelope.h"
 #include "common/clientfmt/roster.h"
+#include "common/clientfmt/rotation.h"
 #include "common/clientfmt/welcome.h"
 #include "common/crypto/b64url.h"
 #include "common/crypto/random.h"
@@ -40,6 +41,7 @@ StatementBody body(const std::string& kind, long long seq, const std::string& pr
     b.enc_pub = jwk(who.enc);
     b.label = kind == "genesis" ? "web" : "laptop";
     b.at = "2026-11-23T10:00:00Z";
+    if (kind == "remove") b.rotated_to = 3;
     return b;
 }
 
@@ -148,6 +150,93 @@ TEST(Roster, RefusesAStatementThatIsNotCanonicalJcs) {
     EXPECT_NE(error_of(c.s).find("canonical"), std::string::npos);
 }
 
+// A statement body as JSON text, signed by `by`: for bodies StatementBody cannot write.
+SignedStatement raw_statement(const std::string& json_text, const TestMember& by) {
+    std::string c = jcs_of(json_text);
+    return {crypto::b64url_encode(c), crypto::b64url_encode(by.sign.sign_es256(c))};
+}
+
+TEST(Roster, ARemoveCarriesRotatedToAndTheRemovedMemberIsTrustedBelowItOnly) {
+    Chain c;
+    c.remove_cli();
+    EXPECT_NE(crypto::b64url_decode(c.s[2].statement)->find("\"rotated_to\":3"),
+              std::string::npos);
+    Roster r = verify_roster(c.s);
+    const Member* cli = r.find(c.cli.id);
+    ASSERT_TRUE(cli);
+    EXPECT_EQ(cli->rotated_to, 3);
+    EXPECT_TRUE(cli->trusted_at(1));
+    EXPECT_TRUE(cli->trusted_at(2));
+    EXPECT_FALSE(cli->trusted_at(3));
+    EXPECT_FALSE(cli->trusted_at(4));
+    const Member* web = r.find(c.web.id);
+    EXPECT_FALSE(web->rotated_to);
+    EXPECT_TRUE(web->trusted_at(1000));
+    EXPECT_EQ(decode_statement(c.s[2].statement).rotated_to, 3);
+    EXPECT_FALSE(decode_statement(c.s[1].statement).rotated_to);
+}
+
+TEST(Roster, RefusesARemoveWithoutRotatedToAndAGenesisOrAddWithIt) {
+    Chain c;
+    auto b = body("remove", 2, statement_hash(c.s[1].statement), c.web, c.cli);
+    b.rotated_to.reset();
+    c.s.push_back(sign_statement(b, c.web.sign));
+    EXPECT_NE(error_of(c.s).find("statement 2: statement must have exactly"), std::string::npos)
+        << error_of(c.s);
+
+    Chain d;
+    auto a = body("add", 1, statement_hash(d.s[0].statement), d.web, d.cli);
+    a.rotated_to = 2;
+    d.s[1] = sign_statement(a, d.web.sign);
+    EXPECT_NE(error_of(d.s).find("statement 1: statement must have exactly"), std::string::npos)
+        << error_of(d.s);
+
+    Chain e;
+    auto g = body("genesis", 0, "", e.web, e.web);
+    g.rotated_to = 2;
+    e.s[0] = sign_statement(g, e.web.sign);
+    EXPECT_NE(error_of(e.s).find("statement 0: statement must have exactly"), std::string::npos);
+}
+
+TEST(Roster, RefusesRotatedToBelowTwoOrNotAnInteger) {
+    for (long long bad : {1LL, 0LL, -5LL}) {
+        Chain c;
+        auto b = body("remove", 2, statement_hash(c.s[1].statement), c.web, c.cli);
+        b.rotated_to = bad;
+        c.s.push_back(sign_statement(b, c.web.sign));
+        EXPECT_NE(error_of(c.s).find("rotated_to must be 2 or more"), std::string::npos) << bad;
+    }
+    Chain c;
+    auto b = body("remove", 2, statement_hash(c.s[1].statement), c.web, c.cli);
+    b.rotated_to = 2;
+    std::string text = b.jcs();
+    text.replace(text.find("\"rotated_to\":2"), 14, "\"rotated_to\":\"2\"");
+    c.s.push_back(raw_statement(text, c.web));
+    EXPECT_NE(error_of(c.s).find("'rotated_to' must be an integer"), std::string::npos)
+        << error_of(c.s);
+    // The edge: 2 is the least a removal can move a pouch to (from generation 1).
+    Chain ok;
+    auto at2 = body("remove", 2, statement_hash(ok.s[1].statement), ok.web, ok.cli);
+    at2.rotated_to = 2;
+    ok.s.push_back(sign_statement(at2, ok.web.sign));
+    EXPECT_EQ(error_of(ok.s), "");
+}
+
+TEST(Rotation, RotatedToIsTheHighestCurrentGenerationPlusOneAndAtLeastTwo) {
+    EXPECT_EQ(rotated_to_of({}), 2);
+    EXPECT_EQ(rotated_to_of({1}), 2);
+    EXPECT_EQ(rotated_to_of({3, 7, 2}), 8);
+    Chain c;
+    Roster r = verify_roster(c.s);
+    SignedStatement st = removal_statement(r, *r.find(c.cli.id), c.web.id, crypto::uuid_v4(), 8,
+                                           c.web.sign);
+    StatementBody b = decode_statement(st.statement);
+    EXPECT_EQ(b.kind, "remove");
+    EXPECT_EQ(b.rotated_to, 8);
+    c.s.push_back(st);
+    EXPECT_EQ(verify_roster(c.s).find(c.cli.id)->rotated_to, 8);
+}
+
 TEST(Roster, PinnedHeadMustStillBeThere) {
     Chain c;
     Roster r = verify_roster(c.s);
@@ -170,6 +259,34 @@ TEST(KeyEnvelope, SealedEnvelopeOpensForItsMemberOnly) {
     KeyEnvelope moved = e;
     moved.key_gen = 4;  // the signature covers key_gen, and so does the HPKE info
     EXPECT_THROW(open_key_envelope(moved, jwk(creator.sign), member.enc), FormatError);
+}
+
+TEST(KeyEnvelope, AReaderRefusesAnotherPouchAnotherMemberAndCreatorsNotTrustedAtItsGeneration) {
+    Chain c;  // cli removed with rotated_to 3
+    c.remove_cli();
+    Roster r = verify_roster(c.s);
+    std::string pouch = crypto::uuid_v4(), key = crypto::random_bytes(32);
+    auto by_cli = [&](long long gen) {
+        return seal_key_envelope(pouch, c.web.id, gen, jwk(c.web.enc), key, c.cli.id, c.cli.sign);
+    };
+    EXPECT_EQ(envelope_refusal(by_cli(2), r, pouch, c.web.id), "");  // below rotated_to
+    EXPECT_EQ(envelope_refusal(by_cli(3), r, pouch, c.web.id), "creator_removed");
+    EXPECT_EQ(envelope_refusal(by_cli(4), r, pouch, c.web.id), "creator_removed");
+    EXPECT_EQ(envelope_refusal(by_cli(2), r, crypto::uuid_v4(), c.web.id), "wrong_pouch");
+    EXPECT_EQ(envelope_refusal(by_cli(2), r, "not-a-uuid", c.web.id), "wrong_pouch");
+    EXPECT_EQ(envelope_refusal(by_cli(2), r, pouch, c.cli.id), "wrong_member");
+    TestMember stranger;
+    KeyEnvelope e =
+        seal_key_envelope(pouch, c.web.id, 2, jwk(c.web.enc), key, stranger.id, stranger.sign);
+    EXPECT_EQ(envelope_refusal(e, r, pouch, c.web.id), "unknown_creator");
+    // An active member is trusted at any generation.
+    KeyEnvelope w =
+        seal_key_envelope(pouch, c.web.id, 99, jwk(c.web.enc), key, c.web.id, c.web.sign);
+    EXPECT_EQ(envelope_refusal(w, r, pouch, c.web.id), "");
+    // An upper-case pouch id asked for is the same pouch.
+    std::string upper = pouch;
+    for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    EXPECT_EQ(envelope_refusal(w, r, upper, c.web.id), "");
 }
 
 TEST(ArtifactEnvelope, OpensOnlyUnderItsOwnIdsAndKey) {
@@ -203,6 +320,36 @@ TEST(ArtifactEnvelope, ParseRefusesDataThatContradictsSize) {
     EXPECT_THROW(Content::parse(R"({"name":"a","kind":"file","size":3,"mtime":0,"data":"aGk"})"),
                  FormatError);  // "hi" is 2 bytes
     EXPECT_THROW(Content::parse(R"({"name":"a","kind":"file","size":2,"mtime":0})"), FormatError);
+}
+
+TEST(ArtifactEnvelope, ParseRefusesChunkFieldsThatAreNot32BytesAndDataOverTheLimit) {
+    std::string id = crypto::b64url_encode(crypto::random_bytes(32));
+    auto chunked = [&](const std::string& blob_id, const std::string& key) {
+        return R"({"name":"a","kind":"file","size":70000,"mtime":0,"chunks":[{"blob_id":")" +
+               blob_id + R"(","size":70000,"key":")" + key + R"(","hash":")" + id + R"("}]})";
+    };
+    EXPECT_NO_THROW(Content::parse(chunked(id, id)));
+    for (const std::string& bad :
+         {std::string("../../v1/account"), id.substr(1), id + "A", id.substr(0, 40) + "/.."}) {
+        try {
+            Content::parse(chunked(bad, id));
+            ADD_FAILURE() << "accepted blob_id " << bad;
+        } catch (const FormatError& e) {
+            EXPECT_NE(std::string(e.what()).find("43 b64url characters"), std::string::npos);
+        }
+    }
+    EXPECT_THROW(Content::parse(chunked(id, "AAAA")), FormatError);
+    // The last character of 32 bytes carries 4 bits: one with more set is not 32 bytes.
+    std::string loose = id.substr(0, 42) + "B";
+    EXPECT_THROW(Content::parse(chunked(loose, id)), FormatError);
+    // Inline data: at the limit passes, one byte over fails.
+    std::string at = crypto::b64url_encode(std::string(65536, 'x'));
+    std::string over = crypto::b64url_encode(std::string(65537, 'x'));
+    EXPECT_NO_THROW(Content::parse(R"({"name":"a","kind":"file","size":65536,"mtime":0,"data":")" +
+                                   at + R"("})"));
+    EXPECT_THROW(Content::parse(R"({"name":"a","kind":"file","size":65537,"mtime":0,"data":")" +
+                                over + R"("})"),
+                 FormatError);
 }
 
 TEST(RevisionSignature, VerifiesOnlyForTheSameIdsAndEnvelope) {

@@ -18,6 +18,7 @@
 #include "common/clientfmt/chunk.h"
 #include "common/clientfmt/key_envelope.h"
 #include "common/clientfmt/roster.h"
+#include "common/clientfmt/rotation.h"
 #include "common/clientfmt/welcome.h"
 #include "common/crypto/aead.h"
 #include "common/crypto/b64url.h"
@@ -124,10 +125,17 @@ TEST(ClientFormatVectors, Es256VerdictsAndThumbprintsMatch) {
         auto key =
             crypto::P256PublicKey::from_jwk(str(c["public_jwk"], "x"), str(c["public_jwk"], "y"));
         ASSERT_TRUE(key);
-        bool ok = key->verify(unhex(str(c, "message_hex")),
-                              *crypto::b64url_decode(str(c, "signature_b64url")));
+        std::string sig = *crypto::b64url_decode(str(c, "signature_b64url"));
+        bool ok = key->verify(unhex(str(c, "message_hex")), sig);
         EXPECT_EQ(ok, c["valid"].GetBool());
+        EXPECT_EQ(crypto::es256_is_low_s(sig), c["low_s"].GetBool());
     }
+    // One signature in its two forms: the low one and its high twin both verify.
+    const auto& es = V("primitives")["es256"];
+    EXPECT_TRUE(es[0]["valid"].GetBool() && es[0]["low_s"].GetBool());
+    EXPECT_TRUE(es[1]["valid"].GetBool() && !es[1]["low_s"].GetBool());
+    EXPECT_EQ(crypto::es256_low_s(*crypto::b64url_decode(str(es[1], "signature_b64url"))),
+              *crypto::b64url_decode(str(es[0], "signature_b64url")));
     for (const auto& c : V("primitives")["jwk_thumbprint"].GetArray())
         EXPECT_EQ(jwk(c["public_jwk"]).jkt(), str(c, "jkt"));
 }
@@ -159,6 +167,7 @@ TEST(ClientFormatVectors, RosterStatementsAreOurJcsAndTheChainVerifies) {
         body.label = str(b, "label");
         if (!b["device_id"].IsNull()) body.device_id = str(b, "device_id");
         body.at = str(b, "at");
+        if (b.HasMember("rotated_to")) body.rotated_to = b["rotated_to"].GetInt64();
         EXPECT_EQ(body.jcs(), str(e, "jcs"));
         EXPECT_EQ(crypto::b64url_encode(body.jcs()), str(e, "statement"));
         EXPECT_EQ(statement_hash(str(e, "statement")), str(e, "hash"));
@@ -342,5 +351,104 @@ TEST(ClientFormatVectors, ApprovalLinksAndV2ConfirmCodesMatch) {
         EXPECT_EQ(back->nonce, nonce);
         EXPECT_EQ(back->sign.x + back->sign.y + back->enc.x + back->enc.y,
                   sign.x + sign.y + enc.x + enc.y);
+    }
+}
+
+// docs/CLIENT-FORMAT.md's rules, checked on the vectors themselves: the size rule (data for a
+// file of at most 65,536 bytes, chunks above), low-S signatures from every signer, rotated_to
+// on remove statements only, and the fixed lengths of the format's strings.
+TEST(ClientFormatVectors, EveryDocumentedConstraintHoldsInTheVectors) {
+    for (const auto& a : V("artifacts").GetArray()) {
+        const auto& c = a["content"];
+        long long size = c["size"].GetInt64();
+        bool deleted = c.HasMember("deleted");
+        if (deleted) {
+            EXPECT_EQ(size, 0);
+            EXPECT_FALSE(c.HasMember("data") || c.HasMember("chunks"));
+        } else if (size <= kInlineMax) {
+            ASSERT_TRUE(c.HasMember("data")) << str(c, "name") << " of " << size << " bytes";
+            EXPECT_FALSE(c.HasMember("chunks"));
+            EXPECT_EQ(static_cast<long long>(crypto::b64url_decode(str(c, "data"))->size()), size);
+        } else {
+            ASSERT_TRUE(c.HasMember("chunks")) << str(c, "name") << " of " << size << " bytes";
+            EXPECT_FALSE(c.HasMember("data"));
+            long long total = 0;
+            for (const auto& ch : c["chunks"].GetArray()) {
+                EXPECT_LE(ch["size"].GetInt64(), kChunkSize);
+                EXPECT_EQ(str(ch, "blob_id").size(), 43u);
+                EXPECT_EQ(str(ch, "key").size(), 43u);
+                EXPECT_EQ(str(ch, "hash").size(), 43u);
+                total += ch["size"].GetInt64();
+            }
+            EXPECT_EQ(total, size);
+        }
+        EXPECT_EQ(str(a, "signature").size(), 86u);
+        EXPECT_TRUE(crypto::es256_is_low_s(*crypto::b64url_decode(str(a, "signature"))));
+        EXPECT_EQ(str(a, "name_index").size(), 43u);
+    }
+    // The chunked artifact is the file chunks[0] holds, one past the inline limit.
+    EXPECT_EQ(V("artifacts")[1]["content"]["size"].GetInt64(), kInlineMax + 1);
+    EXPECT_EQ(str(V("artifacts")[1]["content"]["chunks"][0], "blob_id"),
+              str(V("chunks")[0]["entry"], "blob_id"));
+    for (const auto& c : V("chunks").GetArray())
+        EXPECT_EQ(c["stored_size"].GetInt64(), c["entry"]["size"].GetInt64() + 28);
+
+    for (const auto& e : V("roster")["entries"].GetArray()) {
+        const auto& b = e["body"];
+        bool remove = str(b, "kind") == "remove";
+        EXPECT_EQ(b.MemberCount(), remove ? 12u : 11u);
+        EXPECT_EQ(b.HasMember("rotated_to"), remove);
+        if (remove) {
+            EXPECT_GE(b["rotated_to"].GetInt64(), 2);
+        }
+        EXPECT_LE(str(b, "label").size(), 64u);
+        EXPECT_TRUE(crypto::es256_is_low_s(*crypto::b64url_decode(str(e, "signature"))));
+    }
+    const auto& env = V("key_envelope")["envelope"];
+    EXPECT_EQ(str(env, "hpke_enc").size(), 87u);
+    EXPECT_EQ(str(env, "ciphertext").size(), 64u);
+    EXPECT_TRUE(crypto::es256_is_low_s(*crypto::b64url_decode(str(env, "signature"))));
+    for (const auto& r : V("refusals")["key_envelopes"].GetArray())
+        EXPECT_TRUE(
+            crypto::es256_is_low_s(*crypto::b64url_decode(str(r["envelope"], "signature"))));
+}
+
+TEST(ClientFormatVectors, AReaderRefusesWhatTheRefusalVectorsRefuse) {
+    const auto& v = V("refusals");
+    std::vector<SignedStatement> chain;
+    for (const auto& e : V("roster")["entries"].GetArray())
+        chain.push_back({str(e, "statement"), str(e, "signature")});
+    Roster r = verify_roster(chain);
+    const Member* cli = r.find(str(V("ids"), "cli_member_id"));
+    ASSERT_TRUE(cli);
+    EXPECT_EQ(cli->rotated_to, v["rotated_to"].GetInt64());
+    P256PrivateKey reader = priv(v["reader_private_jwk"]);
+    for (const auto& c : v["key_envelopes"].GetArray()) {
+        SCOPED_TRACE(str(c, "case"));
+        KeyEnvelope e = KeyEnvelope::from_json(c["envelope"]);
+        std::string why = envelope_refusal(e, r, str(v, "pouch_id"), str(v, "reader_member_id"));
+        EXPECT_EQ(why, c["refusal"].IsNull() ? "" : str(c, "refusal"));
+        if (!why.empty()) continue;
+        const Member* creator = r.find(e.created_by_member);
+        ASSERT_TRUE(creator);
+        if (c["accepted"].GetBool()) {
+            EXPECT_EQ(crypto::to_hex(open_key_envelope(e, creator->sign_pub, reader)),
+                      str(c, "pouch_key_hex"));
+        } else {
+            EXPECT_THROW(open_key_envelope(e, creator->sign_pub, reader), FormatError);
+        }
+    }
+    for (const auto& c : v["revisions"].GetArray()) {
+        SCOPED_TRACE(str(c, "case"));
+        const Member* signer = r.find(str(c, "signer_member_id"));
+        ASSERT_TRUE(signer);
+        RevisionIds ids{str(c, "pouch_id"), str(c, "artifact_id"), str(c, "revision_id"),
+                        c["key_gen"].GetInt64()};
+        // The signature itself verifies either way: the signer's trust at key_gen decides.
+        EXPECT_TRUE(
+            verify_revision(signer->sign_pub, ids, str(c, "envelope"), str(c, "signature")));
+        EXPECT_EQ(signer->trusted_at(ids.key_gen), c["accepted"].GetBool());
+        EXPECT_EQ(open_envelope(unhex(str(c, "pouch_key_hex")), ids, str(c, "envelope")).jcs(),
+                  str(c, "content_jcs"));
     }
 }

@@ -1,9 +1,11 @@
-// crypto_es256_test.cpp -- P-256 key import from JWK coordinates and raw R||S ES256
-// verification, with keys and signatures made here by OpenSSL (crypto_test_util).
+// crypto_es256_test.cpp -- P-256 key import from JWK coordinates, raw R||S ES256
+// verification of both S forms, and the low-S signatures signers give, with keys and
+// signatures made here by OpenSSL (crypto_test_util, P256PrivateKey).
 #include <gtest/gtest.h>
 
 #include "common/crypto/b64url.h"
 #include "common/crypto/es256.h"
+#include "common/crypto/p256_private.h"
 #include "tests/unit/crypto_test_util.h"
 
 using namespace pouch::crypto;
@@ -101,4 +103,64 @@ TEST(CryptoEs256, GeneratedKeyThumbprintIsB64urlSha256Of32Bytes) {
     auto pub = k.public_key();
     EXPECT_EQ(pub.thumbprint(), k.jkt());
     EXPECT_EQ(pub.thumbprint().size(), 43u);
+}
+
+namespace {
+
+// n - S of a raw R||S, by hand (big-endian subtraction), to test es256_low_s against.
+std::string mirror_s(const std::string& raw) {
+    static const unsigned char n[32] = {
+        0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff,
+        0xff, 0xff, 0xff, 0xff, 0xff, 0xbc, 0xe6, 0xfa, 0xad, 0xa7, 0x17,
+        0x9e, 0x84, 0xf3, 0xb9, 0xca, 0xc2, 0xfc, 0x63, 0x25, 0x51};
+    std::string out = raw;
+    int borrow = 0;
+    for (int i = 31; i >= 0; --i) {
+        int d = n[i] - static_cast<unsigned char>(raw[32 + i]) - borrow;
+        borrow = d < 0;
+        out[32 + i] = static_cast<char>(d < 0 ? d + 256 : d);
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST(CryptoEs256, SignersGiveLowSAndVerifiersAcceptBothForms) {
+    pouch::crypto::P256PrivateKey key = pouch::crypto::P256PrivateKey::generate();
+    auto pub = P256PublicKey::from_jwk(key.x(), key.y());
+    ASSERT_TRUE(pub);
+    int high_seen = 0;
+    for (int i = 0; i < 64; ++i) {
+        std::string msg = "message " + std::to_string(i);
+        std::string sig = key.sign_es256(msg);
+        ASSERT_EQ(sig.size(), 64u);
+        EXPECT_TRUE(es256_is_low_s(sig)) << "signature " << i << " is high-S";
+        EXPECT_TRUE(pub->verify(msg, sig));
+        // The mirrored signature (R, n - S) is high-S, and still verifies.
+        std::string high = mirror_s(sig);
+        EXPECT_FALSE(es256_is_low_s(high));
+        EXPECT_TRUE(pub->verify(msg, high)) << "verifiers accept high-S too";
+        EXPECT_EQ(es256_low_s(high), sig);
+        EXPECT_EQ(es256_low_s(sig), sig);
+        // A raw OpenSSL signature is high-S about half the time; the signer fixed those.
+        TestP256Key t;
+        if (!es256_is_low_s(t.sign_raw(msg))) ++high_seen;
+    }
+    EXPECT_GT(high_seen, 0) << "OpenSSL never made a high-S signature in 64 tries";
+}
+
+TEST(CryptoEs256, LowSLeavesOtherLengthsAndTheEdgeAlone) {
+    EXPECT_EQ(es256_low_s("short"), "short");
+    EXPECT_FALSE(es256_is_low_s(std::string(63, '\1')));
+    // S = n/2 (rounded down) is low; S = n/2 + 1 is high and becomes n - S = n/2.
+    std::string half(64, '\0');
+    const unsigned char h[32] = {0x7f, 0xff, 0xff, 0xff, 0x80, 0x00, 0x00, 0x00, 0x7f, 0xff, 0xff,
+                                 0xff, 0xff, 0xff, 0xff, 0xff, 0xde, 0x73, 0x7d, 0x56, 0xd3, 0x8b,
+                                 0xcf, 0x42, 0x79, 0xdc, 0xe5, 0x61, 0x7e, 0x31, 0x92, 0xa8};
+    for (int i = 0; i < 32; ++i) half[32 + i] = static_cast<char>(h[i]);
+    EXPECT_TRUE(es256_is_low_s(half));
+    std::string above = half;
+    above[63] = static_cast<char>(h[31] + 1);
+    EXPECT_FALSE(es256_is_low_s(above));
+    EXPECT_EQ(es256_low_s(above), half);
 }

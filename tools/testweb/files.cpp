@@ -30,7 +30,7 @@ struct Found {
 
 // The live artifact named `name` (the first listed), decrypted and verified against the
 // roster; every head of the pouch must verify.
-std::optional<Found> find(Web& w, const pouch::cli::Keyring& keys, const fmt::Roster& r,
+std::optional<Found> find(Web& w, const PouchKeyMap& keys, const fmt::Roster& r,
                           const std::string& name) {
     std::optional<Found> found;
     w.list(
@@ -40,8 +40,9 @@ std::optional<Found> find(Web& w, const pouch::cli::Keyring& keys, const fmt::Ro
             fmt::RevisionIds ids{w.st.pouch_id, jstr(h, "artifact_id"), jstr(h, "id"),
                                  jint(h, "key_gen")};
             const fmt::Member* signer = r.find(jstr(h, "signer_member_id"));
-            if (!signer || !fmt::verify_revision(signer->sign_pub, ids, jstr(h, "envelope"),
-                                                 jstr(h, "signature")))
+            if (!signer || !signer->trusted_at(ids.key_gen) ||
+                !fmt::verify_revision(signer->sign_pub, ids, jstr(h, "envelope"),
+                                      jstr(h, "signature")))
                 throw CliError(5, "a revision does not verify");
             fmt::Content c = fmt::open_envelope(keys.at(w.st.pouch_id).at(ids.key_gen), ids,
                                                 jstr(h, "envelope"));

@@ -3,7 +3,8 @@
 //   pouch-testweb genesis --state DIR
 //   pouch-testweb approve --state DIR REQUEST_ID --link APPROVAL_LINK --code CODE [--deny]
 //   pouch-testweb revoke  --state DIR DEVICE_ID
-//   pouch-testweb rotate  --state DIR [--leave-out MEMBER_ID]  (the web pouch's key, one up)
+//   pouch-testweb rotate  --state DIR [--leave-out MEMBER_ID] [--print]  (the web pouch's key,
+//                         one up; --print: the key-envelopes body on stdout, nothing sent)
 //   pouch-testweb seal    --state DIR MEMBER_ID    (the web pouch's current key, to a member)
 //   pouch-testweb put     --state DIR NAME --file PATH
 //   pouch-testweb get     --state DIR NAME            (the content on stdout)
@@ -98,8 +99,8 @@ fmt::Roster Web::roster() {
     return fmt::verify_roster(std::move(items));
 }
 
-pouch::cli::Keyring Web::keys(const fmt::Roster& r) {
-    pouch::cli::Keyring k;
+PouchKeyMap Web::keys(const fmt::Roster& r) {
+    PouchKeyMap k;
     auto enc = enc_key();
     std::vector<std::string> pouches;
     list("/v1/pouches", "",
@@ -107,10 +108,15 @@ pouch::cli::Keyring Web::keys(const fmt::Roster& r) {
     for (const auto& id : pouches) {
         list("/v1/pouches/" + id + "/key-envelopes", "member_id=" + st.member_id + "&",
              [&](const rapidjson::Value& v) {
-                 fmt::KeyEnvelope e = fmt::KeyEnvelope::from_json(v);
-                 const fmt::Member* creator = r.find(e.created_by_member);
-                 if (!creator) throw CliError(5, "envelope by an unknown member");
-                 k[id][e.key_gen] = fmt::open_key_envelope(e, creator->sign_pub, enc);
+                 // As the clients do: an envelope that does not pass the reader's checks is
+                 // skipped (its key is then missing), never used.
+                 try {
+                     fmt::KeyEnvelope e = fmt::KeyEnvelope::from_json(v);
+                     if (!fmt::envelope_refusal(e, r, id, st.member_id).empty()) return;
+                     const fmt::Member* creator = r.find(e.created_by_member);
+                     k[id][e.key_gen] = fmt::open_key_envelope(e, creator->sign_pub, enc);
+                 } catch (const fmt::FormatError&) {
+                 }
              });
     }
     return k;

@@ -217,13 +217,17 @@ int cmd_revoke(const Args& argv) {
     const fmt::Member* m = r.find_active(member);
     if (!m) throw CliError(1, "member " + member + " is not active");
     auto sign = w.sign_key();
-    fmt::SignedStatement st = fmt::removal_statement(r, *m, w.st.member_id, device, sign);
+    // Every pouch one generation up; the removal names the highest (rotated_to).
     std::vector<fmt::KeyEnvelope> envs;
+    std::vector<long long> gens;
     w.list("/v1/pouches", "", [&](const rapidjson::Value& p) {
-        auto more = fmt::rotation_envelopes(jstr(p, "id"), pouch::cli::jint(p, "key_gen") + 1, r,
-                                            member, w.st.member_id, sign);
+        gens.push_back(pouch::cli::jint(p, "key_gen"));
+        auto more = fmt::rotation_envelopes(jstr(p, "id"), gens.back() + 1, r, member,
+                                            w.st.member_id, sign);
         envs.insert(envs.end(), more.begin(), more.end());
     });
+    fmt::SignedStatement st =
+        fmt::removal_statement(r, *m, w.st.member_id, device, fmt::rotated_to_of(gens), sign);
     auto ans = w.must("POST", "/v1/devices/" + device + "/revoke",
                       fmt::revoke_body(st, envs, "revoked by pouch-testweb"));
     std::printf("rotation_pending=%s\n",
@@ -233,14 +237,20 @@ int cmd_revoke(const Args& argv) {
 
 // A rotation without a removal: the web pouch's key one generation up, sealed to every active
 // member but --leave-out (which then reads the new generation only once `seal` gives it).
+// --print writes the body instead of sending it: the CLI suite plays a server that serves
+// envelopes a member made, with a state directory holding that member's keys.
 int cmd_rotate(const Args& argv) {
-    auto a = pouch::cli::parse_args(argv, {"state", "leave-out"}, {});
+    auto a = pouch::cli::parse_args(argv, {"state", "leave-out"}, {"print"});
     Web w(WebState::load(state_dir(a)));
     fmt::Roster r = w.roster();
     auto info = w.must("GET", "/v1/pouches/" + w.st.pouch_id);
     long long gen = pouch::cli::jint(info.data(), "key_gen") + 1;
     auto envs = fmt::rotation_envelopes(w.st.pouch_id, gen, r, a.get("leave-out").value_or(""),
                                         w.st.member_id, w.sign_key());
+    if (a.flag("print")) {
+        std::printf("%s\n", fmt::key_envelopes_body(envs).c_str());
+        return 0;
+    }
     w.must("POST", "/v1/pouches/" + w.st.pouch_id + "/key-envelopes",
            fmt::key_envelopes_body(envs));
     std::printf("%lld\n", gen);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,8 @@
 namespace testweb {
 
 using Args = std::vector<std::string>;
+
+using PouchKeyMap = std::map<std::string, std::map<long long, std::string>>;
 
 struct WebState {
     std::string dir;
@@ -46,8 +49,9 @@ class Web {
     pouch::crypto::P256PrivateKey sign_key() const;
     pouch::crypto::P256PrivateKey enc_key() const;
     pouch::clientfmt::Roster roster();  // fetched and verified
-    // This member's pouch keys, opened from the server (creators checked against r).
-    pouch::cli::Keyring keys(const pouch::clientfmt::Roster& r);
+    // This member's pouch keys, opened from the server: pouch id -> key_gen -> key (creators
+    // checked against r: trusted at the envelope's generation).
+    PouchKeyMap keys(const pouch::clientfmt::Roster& r);
 };
 
 int cmd_signup(const Args& a);

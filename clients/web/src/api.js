@@ -107,7 +107,12 @@ export function putBlob(pouchId, blobId, bytes, onProgress) {
   });
 }
 
+// A blob id comes from decrypted content another member wrote: it reaches the URL only as
+// what the format says it is (43 b64url characters), and the pouch id only as a UUID.
 export async function getBlob(pouchId, blobId) {
+  if (!/^[A-Za-z0-9_-]{43}$/.test(blobId) || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(pouchId)) {
+    throw new ApiError(0, 'invalid_blob_id', 'A file refers to a piece with an invalid id; it was not fetched.');
+  }
   const res = await api('GET', `/v1/pouches/${pouchId}/blobs/${blobId}`, { raw: true });
   return new Uint8Array(await res.arrayBuffer());
 }

@@ -170,6 +170,9 @@ export async function approveLogin(vault, details, keys) {
   const envelopes = [];
   for (const pouch of await getAll('/v1/pouches')) {
     const held = await vault.pouchKeys(pouch.id, { fresh: true, roster });
+    // A service that names an older generation would have the new device write under keys a
+    // removed member may hold: refused, nothing sealed.
+    await vault.checkRollback(pouch);
     if (!held.has(pouch.key_gen)) throw new FormatError(`this browser holds no pouch key of generation ${pouch.key_gen}`);
     for (const [gen, key] of [...held.entries()].sort((a, b) => a[0] - b[0])) {
       if (gen > pouch.key_gen) continue;

@@ -1,18 +1,27 @@
 // keystore.js -- IndexedDB on this browser: the web member's keys as non-extractable
 // CryptoKeys (structured clone keeps them unexportable), the roster head last verified per
-// account (the pin that makes the roster grow only), and the keys of share links made here.
+// account (the pin that makes the roster grow only), the keys of share links made here, and
+// per (account, pouch) the highest key generation held (the high-water mark no write goes
+// below: CLIENT-FORMAT "Rollback").
 
 const DB = 'pouch';
-const VERSION = 1;
+const VERSION = 2;
+
+const STORES = {
+  members: { keyPath: 'member_id' },
+  pins: { keyPath: 'account_id' },
+  share_keys: { keyPath: 'share_id' },
+  high_water: { keyPath: ['account_id', 'pouch_id'] },  // version 2
+};
 
 function open() {
   return new Promise((resolve, reject) => {
     const req = indexedDB.open(DB, VERSION);
     req.onupgradeneeded = () => {
       const db = req.result;
-      db.createObjectStore('members', { keyPath: 'member_id' });
-      db.createObjectStore('pins', { keyPath: 'account_id' });
-      db.createObjectStore('share_keys', { keyPath: 'share_id' });
+      for (const [name, opts] of Object.entries(STORES)) {
+        if (!db.objectStoreNames.contains(name)) db.createObjectStore(name, opts);
+      }
     };
     req.onsuccess = () => resolve(req.result);
     req.onerror = () => reject(req.error);
@@ -40,3 +49,32 @@ export const savePin = (accountId, pin) => tx('pins', 'readwrite', (s) => s.put(
 export const loadPin = (accountId) => tx('pins', 'readonly', (s) => s.get(accountId));
 export const saveShareKey = (shareId, key) => tx('share_keys', 'readwrite', (s) => s.put({ share_id: shareId, key }));
 export const loadShareKey = (shareId) => tx('share_keys', 'readonly', (s) => s.get(shareId));
+
+// The highest key generation this browser has held for the pouch (0 when none).
+export async function loadHighWater(accountId, pouchId) {
+  const r = await tx('high_water', 'readonly', (s) => s.get([accountId, pouchId]));
+  return r?.high ?? 0;
+}
+
+// Raises the mark to `gen` if it is higher, in one transaction; the mark never goes down.
+export async function raiseHighWater(accountId, pouchId, gen) {
+  const db = await open();
+  try {
+    return await new Promise((resolve, reject) => {
+      const t = db.transaction('high_water', 'readwrite');
+      const s = t.objectStore('high_water');
+      let high = gen;
+      const get = s.get([accountId, pouchId]);
+      get.onsuccess = () => {
+        const cur = get.result?.high ?? 0;
+        high = Math.max(cur, gen);
+        if (high > cur) s.put({ account_id: accountId, pouch_id: pouchId, high });
+      };
+      t.oncomplete = () => resolve(high);
+      t.onerror = () => reject(t.error);
+      t.onabort = () => reject(t.error);
+    });
+  } finally {
+    db.close();
+  }
+}

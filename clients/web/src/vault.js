@@ -1,7 +1,8 @@
 // vault.js -- what the web member does with its keys, on the public API only: genesis and the
-// recovery kit, restoring keys, the verified roster, pouch keys from key envelopes, files
-// (inline or chunked), history, shares and revoking a device with a key rotation (approving a
-// CLI login is approval.js's). Pages call these; the byte formats are crypto/format.js's.
+// recovery kit, restoring keys, the verified roster, pouch keys from fully checked key
+// envelopes (with the per-pouch high-water mark no write goes below), files (inline or
+// chunked), history, shares and revoking a device with a key rotation (approving a CLI login
+// is approval.js's). Pages call these; the byte formats are crypto/format.js's.
 import { ApiError, get, getAll, getBlob, getRoster, post, putBlob } from './api.js';
 import { FormatError, b64url, concat, randomBytes, randomUuid, unb64url } from './crypto/bytes.js';
 import * as F from './crypto/format.js';
@@ -9,6 +10,7 @@ import {
   blake3, exportJwk, generateEncryptionKey, generateSigningKey, importEncryptionPair, importSigningPair,
   publicJwk, sameJwk,
 } from './crypto/primitives.js';
+import { describeError } from './errors.js';
 import * as store from './keystore.js';
 
 const nowIso = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -92,6 +94,8 @@ export class Vault {
     this.rosterPromise = null;  // the verified roster, shared by every caller until invalidated
     this.lastRoster = null;     // the newest verified roster, for labels while a page renders
     this.keys = new Map();      // pouch id → Map(key_gen → key bytes)
+    this.creators = new Map();  // pouch id → Map(key_gen → member id of the envelope's creator)
+    this.refused = new Map();   // pouch id → Map(key_gen → why its envelope was refused)
   }
 
   get memberId() { return this.member.member_id; }
@@ -127,34 +131,109 @@ export class Vault {
     return m ? m.label : 'unknown member';
   }
 
-  // Every pouch key this member holds for the pouch, by key_gen; envelopes whose creator is not
-  // in the verified roster, or whose signature fails, are skipped.
+  // Every pouch key this member holds for the pouch, by key_gen. Each envelope is checked in
+  // full before its key is used (CLIENT-FORMAT "Key envelope"): for this pouch, sealed to this
+  // member, made by a member of the verified roster trusted at its generation (active, or
+  // removed with rotated_to above it), signature, HPKE. A refused envelope is skipped and its
+  // reason kept for the files that need that key. The highest generation held raises this
+  // browser's high-water mark for the pouch.
   async pouchKeys(pouchId, { fresh = false, roster } = {}) {
     if (!fresh && this.keys.has(pouchId)) return this.keys.get(pouchId);
     roster ??= await this.verifiedRoster();
     const envelopes = await getAll(`/v1/pouches/${pouchId}/key-envelopes`, { member_id: this.memberId });
     const keys = new Map();
+    const creators = new Map();
+    const refused = new Map();
     for (const e of envelopes) {
-      const creator = roster.members.get(e.created_by_member);
-      if (!creator) continue;
+      const gen = e?.key_gen;
+      if (keys.has(gen)) continue;
+      const why = F.keyEnvelopeRefusal(e, roster, pouchId, this.memberId);
+      if (why) {
+        refused.set(gen, refusalWords(why, e, roster));
+        continue;
+      }
+      const creatorId = e.created_by_member.toLowerCase();
       try {
-        keys.set(e.key_gen, await F.openKeyEnvelope(e, this.member.enc, creator.sign_pub));
-      } catch { /* a bad envelope is ignored; the key is then missing */ }
+        keys.set(gen, await F.openKeyEnvelope(e, this.member.enc, roster.members.get(creatorId).sign_pub));
+        creators.set(gen, creatorId);
+        refused.delete(gen);
+      } catch (err) {
+        refused.set(gen, `its key envelope does not check out (${err.message})`);
+      }
     }
     this.keys.set(pouchId, keys);
+    this.creators.set(pouchId, creators);
+    this.refused.set(pouchId, refused);
+    if (keys.size) await store.raiseHighWater(this.account.storage_account_id, pouchId, Math.max(...keys.keys()));
     return keys;
   }
 
   // The pouch key of `keyGen`; one not held yet sends for the envelopes again (a rotation
   // elsewhere), unless `refreshed` (a Set of pouch ids, one per listing) says this was done.
+  // Its creator is checked again against the roster as it is now (a removal seen later counts).
   async keyFor(pouchId, keyGen, { roster, refreshed } = {}) {
     let keys = await this.pouchKeys(pouchId, { roster });
     if (!keys.has(keyGen) && !refreshed?.has(pouchId)) {
       refreshed?.add(pouchId);
       keys = await this.pouchKeys(pouchId, { fresh: true, roster });
     }
-    if (!keys.has(keyGen)) throw noKey(keyGen);
+    if (!keys.has(keyGen)) {
+      const why = this.refused.get(pouchId)?.get(keyGen);
+      throw why ? new FormatError(`the key of generation ${keyGen} was refused: ${why}`) : noKey(keyGen);
+    }
+    roster ??= await this.verifiedRoster();
+    const creator = roster.members.get(this.creators.get(pouchId)?.get(keyGen));
+    if (!F.trustedAt(creator, keyGen)) {
+      throw new FormatError(`the key of generation ${keyGen} was made by a member removed from the roster at or below it, and is not used`);
+    }
     return keys.get(keyGen);
+  }
+
+  // The key a write (upload, delete) uses when the service names `fresh.key_gen` as the pouch's
+  // current generation (CLIENT-FORMAT "Rollback"). Refuses, writing nothing: a generation below
+  // the highest this browser has held (a rollback), and a key made by a member since removed
+  // (it may have made it after its removal; the writes wait for a key rotation).
+  // Throws WriteRefused when the service names a key generation for `pouch` below the highest
+  // this browser holds (a rollback to keys a removed member may hold).
+  async checkRollback(pouch) {
+    const high = await store.loadHighWater(this.account.storage_account_id, pouch.id);
+    if (!Number.isSafeInteger(pouch.key_gen) || pouch.key_gen < high) {
+      throw new WriteRefused(`The service names key generation ${pouch.key_gen} for this pouch, below generation ${high} which this browser holds: a rollback. Nothing was written; uploads and deletes stay off for this pouch.`);
+    }
+  }
+
+  async writeKey(fresh) {
+    const checkRollback = () => this.checkRollback(fresh);
+    await checkRollback();
+    const roster = await this.verifiedRoster();
+    // Fetching the keys may raise the mark (envelopes of a higher generation were offered):
+    // checked again after, whether the key was found or not.
+    let key;
+    try {
+      key = await this.keyFor(fresh.id, fresh.key_gen, { roster });
+    } catch (e) {
+      await checkRollback();
+      throw e;
+    }
+    await checkRollback();
+    const creator = roster.members.get(this.creators.get(fresh.id)?.get(fresh.key_gen));
+    if (!creator || creator.removed_seq !== null) {
+      throw new WriteRefused('The pouch\'s current key was made by a removed member; waiting for a key rotation (Devices: “Rotate keys now”). Nothing was written.');
+    }
+    return key;
+  }
+
+  // Why nothing may be written to the pouch now (its page shows it and turns uploads and deletes
+  // off), or null.
+  async writeProblem(pouch) {
+    try {
+      await this.writeKey(pouch);
+      return null;
+    } catch (e) {
+      if (e instanceof WriteRefused) return e.message;
+      if (e instanceof FormatError) return describeError(e);
+      throw e;
+    }
   }
 
   // ---- pouches ----
@@ -176,6 +255,9 @@ export class Vault {
   async openRevision(pouchId, rev, roster, refreshed) {
     const signer = roster.members.get(rev.signer_member_id);
     if (!signer) return { error: 'signed by someone who is not in the roster' };
+    if (!F.trustedAt(signer, rev.key_gen)) {
+      return { error: `signed at key generation ${rev.key_gen} by a member removed from the roster at generation ${signer.rotated_to}: refused` };
+    }
     if (!(await F.verifyRevision(signer.sign_pub, pouchId, rev.artifact_id, rev.id, rev.envelope, rev.signature))) {
       return { error: 'its signature does not verify' };
     }
@@ -218,8 +300,9 @@ export class Vault {
 
   async makeOp(pouch, { type, artifactId, baseRevisionId, content, blobIds = [] }) {
     const fresh = await get(`/v1/pouches/${pouch.id}`);
+    if (fresh.id !== pouch.id) throw new FormatError('the service answered for another pouch');
     const keyGen = fresh.key_gen;
-    const pouchKey = await this.keyFor(pouch.id, keyGen);
+    const pouchKey = await this.writeKey(fresh);
     const revisionId = randomUuid();
     const envelope = await F.sealArtifact({ pouchId: pouch.id, artifactId, revisionId, keyGen, pouchKey, content });
     return {
@@ -308,11 +391,14 @@ export class Vault {
   }
 
   // The plaintext of one revision's content. onProgress(done, total).
+  // The content's shape is checked first: a blob id reaches a URL only as 43 b64url characters.
   async fileBytes(pouchId, content, onProgress = () => {}) {
+    F.checkContent(content);
     if (content.data !== undefined) return unb64url(content.data);
     const parts = [];
     let done = 0;
     for (const entry of content.chunks || []) {
+      if (!F.BLOB_ID.test(entry.blob_id)) throw new FormatError('a chunk has an invalid blob id');
       const stored = await getBlob(pouchId, entry.blob_id);
       parts.push(await F.openChunk(stored, entry));
       done += entry.size;
@@ -358,14 +444,17 @@ export class Vault {
       onProgress('Revoking (its member was already removed)…');
       return post(`/v1/devices/${device.id}/revoke`, {});
     }
+    const remaining = roster.active.filter((x) => x.member_id !== m.member_id);
+    const rotations = await this.newPouchKeys(remaining, onProgress);
+    // The removal names the generation the rotation moves the pouches to (the highest):
+    // readers refuse anything the removed member makes at or above it.
     onProgress('Signing the removal…');
     const body = F.statementBody({
       seq: roster.hashes.length, prev: roster.head.hash, kind: 'remove', by: this.memberId, member_id: m.member_id,
       sign_pub: m.sign_pub, enc_pub: m.enc_pub, label: m.label, device_id: device.id, at: nowIso(),
+      rotated_to: F.rotatedToOf(rotations.map((g) => g.pouch.key_gen)),
     });
     const statement = await F.signStatement(body, this.member.sign.privateKey);
-    const remaining = roster.active.filter((x) => x.member_id !== m.member_id);
-    const rotations = await this.newPouchKeys(remaining, onProgress);
     // The server takes one key_gen per pouch in a revoke (current + 1 for each), so every
     // pouch's new keys go with the removal when they fit one request (2,000 envelopes).
     const all = rotations.flatMap((g) => g.envs);
@@ -389,11 +478,16 @@ export class Vault {
   }
 
   // A fresh pouch key at key_gen + 1 for every pouch, sealed to each of `members`:
-  // [{pouch, envs}].
+  // [{pouch, envs}]. A pouch whose key_gen is below this browser's high-water mark is a
+  // rollback: nothing is rotated.
   async newPouchKeys(members, onProgress) {
     const pouches = await getAll('/v1/pouches');
     const out = [];
     for (const [i, pouch] of pouches.entries()) {
+      const high = await store.loadHighWater(this.account.storage_account_id, pouch.id);
+      if (!Number.isSafeInteger(pouch.key_gen) || pouch.key_gen < high) {
+        throw new WriteRefused(`The service names key generation ${pouch.key_gen} for pouch ${pouch.id}, below generation ${high} which this browser holds: a rollback. No keys were rotated.`);
+      }
       onProgress(`Making new keys: pouch ${i + 1} of ${pouches.length}…`);
       const gen = pouch.key_gen + 1;
       const key = randomBytes(32);
@@ -432,6 +526,27 @@ export class Vault {
 }
 
 const noKey = (keyGen) => new FormatError(`this browser holds no pouch key of generation ${keyGen}`);
+
+// A write refused by this browser, not by the service: a rollback, or a current key made by a
+// removed member. Its message is for people as it is.
+export class WriteRefused extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'WriteRefused';
+  }
+}
+
+// A key envelope's refusal (format.js keyEnvelopeRefusal), in words.
+function refusalWords(why, e, roster) {
+  const m = typeof e?.created_by_member === 'string' ? roster.members.get(e.created_by_member.toLowerCase()) : null;
+  return {
+    wrong_pouch: 'its envelope names another pouch',
+    wrong_member: 'its envelope is sealed to another member',
+    bad_key_gen: 'its envelope has no valid key generation',
+    unknown_creator: 'its envelope was made by someone who is not in the roster',
+    creator_removed: `its envelope was made by a member removed from the roster at generation ${m?.rotated_to}`,
+  }[why] || why;
+}
 
 // A refused op of a commit, in words.
 function refusal(res) {

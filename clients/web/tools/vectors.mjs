@@ -10,7 +10,7 @@ import { p256 } from '@noble/curves/nist.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 
 import * as A from '../src/approval.js';
-import { b64url, concat, hex, utf8 } from '../src/crypto/bytes.js';
+import { b64url, concat, hex, unb64url as unb64, utf8 } from '../src/crypto/bytes.js';
 import * as F from '../src/crypto/format.js';
 import { blake3, hkdf, hmacSha256, aesGcmSeal, jcsText, jwkThumbprint } from '../src/crypto/primitives.js';
 
@@ -47,7 +47,25 @@ const IDS = {
   revision_id_2: 'f0e1d2c3-b4a5-4968-b7a6-958473625140',
   share_id: '7f3a9c2e-1b4d-4e6f-a8c0-d2e4f6a8b0c2',
   request_id: '2c4e6a8b-0d1f-4a3c-b5e7-f9a1c3e5a7b9',
+  other_pouch_id: '4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d',
+  stranger_member_id: 'c0ffee00-1234-4567-89ab-cdef01234567',
+  revision_id_3: '5e6f7a8b-9c0d-4e1f-a2b3-c4d5e6f7a8b9',
 };
+
+// The generation the vectors' remove statement fixes: the cli member is removed when the pouch
+// is at generation 2, so rotated_to is 3 (what the rotation moves the pouch to).
+const ROTATED_TO = 3;
+
+// The order n of P-256, for the high-S twin of a signature (R, n − S).
+const P256_N = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
+const bigOf = (bytes) => bytes.reduce((n, b) => (n << 8n) | BigInt(b), 0n);
+const isLowS = (sig) => bigOf(sig.subarray(32)) <= P256_N / 2n;
+function highS(sig) {
+  let v = P256_N - bigOf(sig.subarray(32));
+  const out = new Uint8Array(sig);
+  for (let i = 63; i >= 32; i--) { out[i] = Number(v & 0xffn); v >>= 8n; }
+  return out;
+}
 
 const POUCH_KEY = bytesOf('pouch vectors: pouch key, key_gen 1', 32);
 const POUCH_KEY_2 = bytesOf('pouch vectors: pouch key, key_gen 2', 32);
@@ -72,6 +90,8 @@ async function primitives() {
     { key: POUCH_KEY_2, nonce: bytesOf('pouch vectors: nonce 2', 12), aad: new Uint8Array(0), pt: new Uint8Array(0) },
   ];
   const message = utf8('pouch vectors: a message to sign');
+  const sig = await K.web_sign.sign(message);
+  const es = (c) => ({ ...c, low_s: isLowS(unb64(c.signature_b64url)) });
   return {
     jcs: jcsCases.map((input) => ({ input, output: jcsText(input) })),
     blake3: blakeCases.map((x) => ({ input_hex: hex(x), hash_hex: hex(blake3(x)), hash_b64url: b64url(blake3(x)) })),
@@ -83,11 +103,14 @@ async function primitives() {
       key_hex: hex(c.key), nonce_hex: hex(c.nonce), aad_hex: hex(c.aad), plaintext_hex: hex(c.pt),
       sealed_hex: hex(await aesGcmSeal(c.key, c.nonce, c.aad, c.pt)),
     }))),
+    // The first two are one signature in its two forms, (R, S) low and (R, n − S) high: both
+    // verify; a signer gives the low one.
     es256: [
-      { public_jwk: K.web_sign.pub, message_hex: hex(message), signature_b64url: b64url(await K.web_sign.sign(message)), valid: true },
-      { public_jwk: K.cli_sign.pub, message_hex: hex(message), signature_b64url: b64url(await K.web_sign.sign(message)), valid: false },
-      { public_jwk: K.web_sign.pub, message_hex: hex(utf8('pouch vectors: another message')), signature_b64url: b64url(await K.web_sign.sign(message)), valid: false },
-    ],
+      { public_jwk: K.web_sign.pub, message_hex: hex(message), signature_b64url: b64url(sig), valid: true },
+      { public_jwk: K.web_sign.pub, message_hex: hex(message), signature_b64url: b64url(highS(sig)), valid: true },
+      { public_jwk: K.cli_sign.pub, message_hex: hex(message), signature_b64url: b64url(sig), valid: false },
+      { public_jwk: K.web_sign.pub, message_hex: hex(utf8('pouch vectors: another message')), signature_b64url: b64url(sig), valid: false },
+    ].map(es),
     jwk_thumbprint: await Promise.all(Object.entries(K).map(async ([name, k]) => ({ key: name, public_jwk: k.pub, jkt: await jwkThumbprint(k.pub) }))),
   };
 }
@@ -118,11 +141,11 @@ async function roster() {
   const steps = [
     { kind: 'genesis', by: web.member_id, m: web, label: 'web', device_id: null },
     { kind: 'add', by: web.member_id, m: cli, label: 'laptop', device_id: null },
-    { kind: 'remove', by: web.member_id, m: cli, label: 'laptop', device_id: IDS.cli_device_id },
+    { kind: 'remove', by: web.member_id, m: cli, label: 'laptop', device_id: IDS.cli_device_id, rotated_to: ROTATED_TO },
   ];
   for (const [seq, s] of steps.entries()) {
     const body = F.statementBody({ seq, prev, kind: s.kind, by: s.by, member_id: s.m.member_id, sign_pub: s.m.sign_pub,
-      enc_pub: s.m.enc_pub, label: s.label, device_id: s.device_id, at: AT });
+      enc_pub: s.m.enc_pub, label: s.label, device_id: s.device_id, at: AT, rotated_to: s.rotated_to });
     const signed = await F.signStatement(body, K.web_sign.sign);
     const h = F.statementHash(signed.statement);
     out.push({ index: seq, body, jcs: jcsText(body), statement: signed.statement, signature: signed.signature, hash: h });
@@ -192,7 +215,8 @@ async function nameIndexes() {
 
 async function chunks() {
   const cases = [
-    { key: bytesOf('pouch vectors: chunk key 1', 32), nonce: bytesOf('pouch vectors: chunk nonce 1', 12), pt: Uint8Array.from({ length: 1000 }, (_, i) => (i * 7) % 256) },
+    // 65,537 bytes: the smallest file that is stored in chunks (artifacts[1] is this file).
+    { key: bytesOf('pouch vectors: chunk key 1', 32), nonce: bytesOf('pouch vectors: chunk nonce 1', 12), pt: Uint8Array.from({ length: F.INLINE_MAX + 1 }, (_, i) => (i * 7) % 256) },
     { key: bytesOf('pouch vectors: chunk key 2', 32), nonce: bytesOf('pouch vectors: chunk nonce 2', 12), pt: utf8('the last, short chunk') },
   ];
   return Promise.all(cases.map(async (c) => {
@@ -284,6 +308,56 @@ async function confirmCodesV2() {
   return out;
 }
 
+// What a reader refuses (CLIENT-FORMAT "Removed members" and "Key envelope"): the reader is the
+// web member, the roster is `roster.entries` (cli removed with rotated_to 3), the pouch asked
+// for is ids.pouch_id. Key envelopes: `refusal` is null when the reader's checks pass, and
+// `accepted` says whether the envelope then opens with a verified signature.
+async function refusals() {
+  const stranger = keyFrom('pouch vectors: stranger sign key');
+  const seal = (label, o) => F.sealKeyEnvelope({ pouchId: IDS.pouch_id, memberId: IDS.web_member_id, pouchKey: POUCH_KEY_2,
+    encPub: K.web_enc.pub, creatorId: IDS.web_member_id, creatorSignKey: K.web_sign.sign, ekm: bytesOf(`pouch vectors: hpke ekm, ${label}`, 32), ...o });
+  const byRemovedAt = await seal('removed at rotated_to', { keyGen: ROTATED_TO, creatorId: IDS.cli_member_id, creatorSignKey: K.cli_sign.sign });
+  const byRemovedBelow = await seal('removed below rotated_to', { keyGen: ROTATED_TO - 1, creatorId: IDS.cli_member_id, creatorSignKey: K.cli_sign.sign });
+  const otherPouch = await seal('another pouch', { keyGen: 2, pouchId: IDS.other_pouch_id });
+  const otherMember = await seal('another member', { keyGen: 2, memberId: IDS.cli_member_id, encPub: K.cli_enc.pub });
+  const unknown = await seal('unknown creator', { keyGen: 2, creatorId: IDS.stranger_member_id, creatorSignKey: stranger.sign });
+  const good = await seal('bad signature', { keyGen: 4 });
+  const badSig = { ...good, signature: byRemovedBelow.signature };
+  const envelope = (name, e, refusal, accepted) => ({
+    case: name, envelope: e, refusal, accepted, ...(accepted ? { pouch_key_hex: hex(POUCH_KEY_2) } : {}),
+  });
+  const revision = async (name, keyGen, revisionId, accepted) => {
+    const content = { name: 'notes/late.txt', kind: 'file', size: 4, mtime: 1795427400000, data: b64url(utf8('late')) };
+    const envelope = await F.sealArtifact({ pouchId: IDS.pouch_id, artifactId: IDS.artifact_id, revisionId, keyGen, pouchKey: POUCH_KEY_2,
+      content, nonce: bytesOf(`pouch vectors: refused revision nonce ${keyGen}`, 12) });
+    return {
+      case: name, pouch_id: IDS.pouch_id, artifact_id: IDS.artifact_id, revision_id: revisionId, key_gen: keyGen,
+      pouch_key_hex: hex(POUCH_KEY_2), envelope,
+      signature: await F.signRevision(K.cli_sign.sign, IDS.pouch_id, IDS.artifact_id, revisionId, envelope),
+      signer_member_id: IDS.cli_member_id, content_jcs: jcsText(content), accepted,
+    };
+  };
+  return {
+    reader_member_id: IDS.web_member_id,
+    reader_private_jwk: K.web_enc.priv,
+    pouch_id: IDS.pouch_id,
+    rotated_to: ROTATED_TO,
+    stranger_public_jwk: stranger.pub,
+    key_envelopes: [
+      envelope('made by a removed member at its rotated_to', byRemovedAt, 'creator_removed', false),
+      envelope('made by a removed member below its rotated_to', byRemovedBelow, null, true),
+      envelope('for another pouch', otherPouch, 'wrong_pouch', false),
+      envelope('sealed to another member', otherMember, 'wrong_member', false),
+      envelope('made by a member not in the roster', unknown, 'unknown_creator', false),
+      envelope('with another envelope\'s signature', badSig, null, false),
+    ],
+    revisions: [
+      await revision('signed by a removed member at its rotated_to', ROTATED_TO, IDS.revision_id_3, false),
+      await revision('signed by a removed member below its rotated_to', ROTATED_TO - 1, IDS.revision_id_3, true),
+    ],
+  };
+}
+
 export async function makeVectors() {
   const chunkVectors = await chunks();
   const rosterVectors = await roster();
@@ -291,8 +365,9 @@ export async function makeVectors() {
     v: 1,
     about: 'Test vectors of docs/CLIENT-FORMAT.md, made by clients/web/tools/vectors.mjs from fixed inputs. '
       + 'Bytes are hex (*_hex) or unpadded base64url (*_b64url and the format\'s own string fields); JSON objects are given as objects '
-      + 'and their JCS as strings (*_jcs). Signatures are deterministic ECDSA (RFC 6979) but any valid ES256 signature is acceptable: '
-      + 'check them by verifying. HPKE seals used the given ekm (ephemeral key material, RFC 9180 DeriveKeyPair): check them by opening.',
+      + 'and their JCS as strings (*_jcs). Signatures are deterministic ECDSA (RFC 6979), low-S (S <= n/2) as signers make them, '
+      + 'but any valid ES256 signature is acceptable, high-S included (primitives.es256[1]): check them by verifying. '
+      + 'HPKE seals used the given ekm (ephemeral key material, RFC 9180 DeriveKeyPair): check them by opening.',
     keys: Object.fromEntries(Object.entries(K).map(([name, k]) => [name, { public_jwk: k.pub, private_jwk: k.priv }])),
     ids: IDS,
     primitives: await primitives(),
@@ -307,6 +382,7 @@ export async function makeVectors() {
     recovery_kit: await recoveryKit(),
     confirm_code: await confirmCodes(),
     confirm_code_v2: await confirmCodesV2(),
+    refusals: await refusals(),
   };
 }
 

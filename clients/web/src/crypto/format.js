@@ -31,14 +31,26 @@ export const CHUNK_SIZE = 4 * 1024 * 1024;
 
 export const statementHash = (statement) => b64url(blake3(utf8(statement)));
 
-// The body of a statement, fields in the table's order (JCS sorts them anyway).
-export function statementBody({ seq, prev, kind, by, member_id, sign_pub, enc_pub, label, device_id = null, at }) {
-  return {
+// The body of a statement, fields in the table's order (JCS sorts them anyway). A `remove`
+// carries rotated_to (an integer >= 2: the generation its rotation moves the pouches to);
+// genesis and add never do.
+export function statementBody({ seq, prev, kind, by, member_id, sign_pub, enc_pub, label, device_id = null, at, rotated_to }) {
+  const body = {
     v: 1, seq, prev, kind, by: uuidText(by), member_id: uuidText(member_id),
     sign_pub: publicJwk(sign_pub), enc_pub: publicJwk(enc_pub), label,
     device_id: device_id === null ? null : uuidText(device_id), at,
   };
+  if (kind === 'remove') {
+    if (!Number.isSafeInteger(rotated_to) || rotated_to < 2) throw new FormatError('a remove statement needs rotated_to, an integer of 2 or more');
+    body.rotated_to = rotated_to;
+  } else if (rotated_to !== undefined) {
+    throw new FormatError('only a remove statement carries rotated_to');
+  }
+  return body;
 }
+
+// rotated_to for pouches whose current generations are `gens`: the highest + 1, at least 2.
+export const rotatedToOf = (gens) => Math.max(1, ...gens) + 1;
 
 export async function signStatement(body, signKey) {
   const bytes = jcs(body);
@@ -57,12 +69,16 @@ export function decodeStatement(statement) {
   }
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw new FormatError('a roster statement is not an object');
   if (jcsText(body) !== text) throw new FormatError('a roster statement is not in canonical (JCS) form');
-  const keys = Object.keys(body).sort().join(',');
-  if (keys !== 'at,by,device_id,enc_pub,kind,label,member_id,prev,seq,sign_pub,v') {
-    throw new FormatError(`a roster statement has the wrong fields (${keys})`);
-  }
   if (body.v !== 1) throw new FormatError('unknown roster statement version');
   if (!['genesis', 'add', 'remove'].includes(body.kind)) throw new FormatError(`unknown statement kind ${body.kind}`);
+  const keys = Object.keys(body).sort().join(',');
+  const want = body.kind === 'remove'
+    ? 'at,by,device_id,enc_pub,kind,label,member_id,prev,rotated_to,seq,sign_pub,v'
+    : 'at,by,device_id,enc_pub,kind,label,member_id,prev,seq,sign_pub,v';
+  if (keys !== want) throw new FormatError(`a roster ${body.kind} statement has the wrong fields (${keys})`);
+  if (body.kind === 'remove' && (!Number.isSafeInteger(body.rotated_to) || body.rotated_to < 2)) {
+    throw new FormatError('a remove statement\'s rotated_to must be an integer of 2 or more');
+  }
   uuidText(body.by);
   uuidText(body.member_id);
   if (body.by !== body.by.toLowerCase() || body.member_id !== body.member_id.toLowerCase()) {
@@ -80,7 +96,7 @@ export function decodeStatement(statement) {
 // entries [{index, statement, signature}] in index order. `pins` = [{seq, hash}] that must
 // still hold (a welcome's head, the last verified head). Returns the membership.
 export async function verifyRoster(items, pins = []) {
-  const members = new Map();   // member_id → {member_id, sign_pub, enc_pub, label, added_seq, removed_seq, device_id}
+  const members = new Map();   // member_id → {member_id, sign_pub, enc_pub, label, added_seq, removed_seq, rotated_to, device_id}
   let prevHash = '';
   const hashes = [];
   for (let i = 0; i < items.length; i++) {
@@ -111,6 +127,7 @@ export async function verifyRoster(items, pins = []) {
           throw new FormatError(`roster statement ${i} removes a member with other keys`);
         }
         m.removed_seq = i;
+        m.rotated_to = body.rotated_to;
         if (body.device_id) m.device_id = body.device_id;
       }
     }
@@ -133,9 +150,13 @@ export async function verifyRoster(items, pins = []) {
 function memberOf(body, seq) {
   return {
     member_id: body.member_id, sign_pub: body.sign_pub, enc_pub: body.enc_pub, label: body.label,
-    added_seq: seq, removed_seq: null, device_id: body.device_id,
+    added_seq: seq, removed_seq: null, rotated_to: null, device_id: body.device_id,
   };
 }
+
+// Whether a key envelope `m` created, or a revision it signed, at keyGen is trusted
+// (CLIENT-FORMAT "Removed members"): an active member, or one removed with rotated_to > keyGen.
+export const trustedAt = (m, keyGen) => !!m && (m.removed_seq === null || keyGen < m.rotated_to);
 
 // ---- key envelopes -----------------------------------------------------------------------
 
@@ -158,6 +179,20 @@ export async function sealKeyEnvelope({ pouchId, memberId, keyGen, pouchKey, enc
   };
   e.signature = b64url(await es256Sign(creatorSignKey, keyEnvelopeSigningInput(e)));
   return e;
+}
+
+// Why a reader refuses a key envelope before opening it (the vectors' `refusals`), or null:
+// 'wrong_pouch' (not the pouch asked for), 'wrong_member' (not the reader's own member),
+// 'unknown_creator' (not in the verified roster), 'creator_removed' (removed with
+// rotated_to <= key_gen). The signature and HPKE are openKeyEnvelope's.
+export function keyEnvelopeRefusal(e, roster, pouchId, memberId) {
+  if (typeof e?.pouch_id !== 'string' || e.pouch_id.toLowerCase() !== String(pouchId).toLowerCase()) return 'wrong_pouch';
+  if (typeof e.member_id !== 'string' || e.member_id.toLowerCase() !== String(memberId).toLowerCase()) return 'wrong_member';
+  if (!Number.isSafeInteger(e.key_gen) || e.key_gen < 1) return 'bad_key_gen';
+  const creator = typeof e.created_by_member === 'string' ? roster.members.get(e.created_by_member.toLowerCase()) : undefined;
+  if (!creator) return 'unknown_creator';
+  if (!trustedAt(creator, e.key_gen)) return 'creator_removed';
+  return null;
 }
 
 // Opens an envelope addressed to us. `creatorSignPub` is the verified roster key of
@@ -220,10 +255,39 @@ export function checkName(name) {
   return null;
 }
 
-function checkContent(c) {
-  if (!c || typeof c !== 'object' || typeof c.name !== 'string' || !['file', 'note', 'folder'].includes(c.kind) ||
-      !Number.isSafeInteger(c.size) || !Number.isSafeInteger(c.mtime)) {
-    throw new FormatError('an artifact envelope holds no valid content');
+// 43 b64url characters (32 bytes: the last one carries 4 bits, so only these 16 end one).
+export const BLOB_ID = /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
+const B64URL = /^[A-Za-z0-9_-]*$/;
+
+// The content's shape (CLIENT-FORMAT "Artifact envelope"), so nothing a writer chose reaches a
+// URL or a buffer unchecked: `data` is b64url of exactly `size` bytes and only for
+// size <= 65,536; `chunks` otherwise, each {blob_id: 43 b64url characters,
+// size 1..4 MiB, key and hash: 43 b64url characters each}, sizes adding up to `size`; a
+// file or note that is not a tombstone has one of them.
+export function checkContent(c) {
+  const bad = (why) => { throw new FormatError(`an artifact envelope holds no valid content: ${why}`); };
+  if (!c || typeof c !== 'object' || Array.isArray(c)) bad('not an object');
+  if (typeof c.name !== 'string' || !['file', 'note', 'folder'].includes(c.kind)) bad('name or kind');
+  if (!Number.isSafeInteger(c.size) || c.size < 0 || !Number.isSafeInteger(c.mtime)) bad('size or mtime');
+  if (c.mode !== undefined && (!Number.isSafeInteger(c.mode) || c.mode < 0 || c.mode > 0o7777)) bad('mode');
+  if (c.deleted !== undefined && c.deleted !== true) bad('deleted');
+  if (c.data !== undefined && c.chunks !== undefined) bad('both data and chunks');
+  if (c.data !== undefined) {
+    if (typeof c.data !== 'string' || !B64URL.test(c.data) || c.size > INLINE_MAX) bad('data');
+    if (unb64url(c.data).length !== c.size) bad('data does not have `size` bytes');
+  } else if (c.chunks !== undefined) {
+    // (A writer follows the size rule exactly; a reader takes chunks for a smaller file too,
+    // as a file can shrink while its chunks are made.)
+    if (!Array.isArray(c.chunks)) bad('chunks');
+    let total = 0;
+    for (const ch of c.chunks) {
+      if (!ch || typeof ch !== 'object' || !BLOB_ID.test(ch.blob_id) || !BLOB_ID.test(ch.key) || !BLOB_ID.test(ch.hash) ||
+          !Number.isSafeInteger(ch.size) || ch.size < 1 || ch.size > CHUNK_SIZE) bad('a chunk entry');
+      total += ch.size;
+    }
+    if (total !== c.size) bad('the chunks do not add up to `size`');
+  } else if (c.kind !== 'folder' && c.deleted !== true) {
+    bad('a file has neither data nor chunks');
   }
 }
 
@@ -244,7 +308,7 @@ export async function sealChunk(plaintext, key = randomBytes(32), nonce = random
 }
 
 export async function openChunk(stored, entry) {
-  if (b64url(blake3(stored)) !== entry.blob_id) throw new FormatError('a chunk does not match its blob id');
+  if (!BLOB_ID.test(entry?.blob_id) || b64url(blake3(stored)) !== entry.blob_id) throw new FormatError('a chunk does not match its blob id');
   const pt = await aesGcmOpen(unb64url(entry.key), stored.subarray(0, 12), utf8(LABELS.chunk), stored.subarray(12));
   if (pt.length !== entry.size || b64url(blake3(pt)) !== entry.hash) throw new FormatError('a chunk does not match its hash');
   return pt;

@@ -126,11 +126,34 @@ export async function importVerifyKey(jwk) {
   return subtle().importKey('jwk', publicJwk(jwk), ECDSA, true, ['verify']);
 }
 
-// ES256(key, m): raw R‖S, 64 bytes (WebCrypto's own ECDSA output format). A function in
-// place of the key is called with the message instead (the vectors sign deterministically).
+// The order n of P-256. (R, S) and (R, n − S) are both valid signatures of one message;
+// signers give the low one (S ≤ n/2, CLIENT-FORMAT "Conventions"), verifiers accept both.
+const P256_N = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
+
+const bigOf = (bytes) => bytes.reduce((n, b) => (n << 8n) | BigInt(b), 0n);
+
+export const isLowS = (sig) => sig.length === 64 && bigOf(sig.subarray(32)) <= P256_N / 2n;
+
+// A raw R‖S with S replaced by n − S when S > n/2; anything else unchanged.
+export function lowS(sig) {
+  if (sig.length !== 64 || isLowS(sig)) return sig;
+  let s = P256_N - bigOf(sig.subarray(32));
+  const out = new Uint8Array(sig);
+  for (let i = 63; i >= 32; i--) {
+    out[i] = Number(s & 0xffn);
+    s >>= 8n;
+  }
+  return out;
+}
+
+// ES256(key, m): raw R‖S, 64 bytes (WebCrypto's own ECDSA output format), made low-S. A
+// function in place of the key is called with the message instead (the vectors sign
+// deterministically).
 export async function es256Sign(privateKey, message) {
-  if (typeof privateKey === 'function') return privateKey(message);
-  return new Uint8Array(await subtle().sign({ name: 'ECDSA', hash: 'SHA-256' }, privateKey, message));
+  const sig = typeof privateKey === 'function'
+    ? await privateKey(message)
+    : new Uint8Array(await subtle().sign({ name: 'ECDSA', hash: 'SHA-256' }, privateKey, message));
+  return lowS(sig);
 }
 
 // Imported verify keys by `x.y` (the curve is always P-256), so checking many revisions or

@@ -1,5 +1,7 @@
 // pouches.jsx -- the pouch list, and one pouch: its files (names decrypted here), upload with
 // progress, download, delete, history, share links, and live updates from the events long-poll.
+// Uploads and deletes are off, with a banner saying why, while the vault refuses to write (a
+// rolled-back key generation, or a current key made by a removed member).
 import { useEffect, useRef, useState } from 'preact/hooks';
 
 import { ApiError, api, get, getAll } from '../api.js';
@@ -47,6 +49,7 @@ export function PouchPage({ pouchId }) {
   const [selected, setSelected] = useState(null);     // {mode: 'history'|'share', item}
   const [live, setLive] = useState('connecting');
   const [notice, setNotice] = useState(null);
+  const [writeBlock, setWriteBlock] = useState(null);  // why nothing may be written, or null
   const { busy, error, setError, run } = useAction();
   const fileInput = useRef(null);
 
@@ -54,6 +57,7 @@ export function PouchPage({ pouchId }) {
     const p = await get(`/v1/pouches/${pouchId}`);
     setPouch(p);
     setItems(await vault.listArtifacts(pouchId, { signal }));
+    setWriteBlock(await vault.writeProblem(p));
     return p;
   };
 
@@ -142,9 +146,10 @@ export function PouchPage({ pouchId }) {
         {pouch && <> · key generation {pouch.key_gen} · <span data-testid="live">{live === 'live' ? 'live updates on' : live === 'paused' ? 'live updates paused, retrying' : 'connecting'}</span></>}
       </p>
       <div class="toolbar">
-        <label class="button primary" for="upload">Upload files</label>
-        <input id="upload" ref={fileInput} type="file" multiple class="visually-hidden" onChange={upload} disabled={busy || !pouch} />
+        <label class={`button primary${writeBlock ? ' disabled' : ''}`} for="upload" aria-disabled={writeBlock ? 'true' : undefined}>Upload files</label>
+        <input id="upload" ref={fileInput} type="file" multiple class="visually-hidden" onChange={upload} disabled={busy || !pouch || !!writeBlock} />
       </div>
+      {writeBlock && <p class="error" role="alert" data-testid="write-blocked">{writeBlock}</p>}
       {progress && <Progress {...progress} />}
       {notice && <Notice kind="warn">{notice}</Notice>}
       <ErrorBox error={error} />
@@ -167,7 +172,7 @@ export function PouchPage({ pouchId }) {
                       <button onClick={() => download(item)} aria-label={`Download ${item.content.name}`} disabled={busy}>Download</button>
                       <button onClick={() => setSelected({ mode: 'share', item })} aria-label={`Share ${item.content.name}`}>Share</button>
                       <button onClick={() => setSelected({ mode: 'history', item })} aria-label={`History of ${item.content.name}`}>History</button>
-                      <button class="danger" onClick={() => remove(item)} aria-label={`Delete ${item.content.name}`} disabled={busy}>Delete</button>
+                      <button class="danger" onClick={() => remove(item)} aria-label={`Delete ${item.content.name}`} disabled={busy || !!writeBlock}>Delete</button>
                     </td>
                   </>
                 ) : (
