@@ -21,7 +21,8 @@
 #   json_append        {"/pointer/to/array": [items]}: appended to an array of the answer
 #   json_append_copy   [{"to": "/data/items", "from": "/data/items/-1", "set": {"/rel": v}}]:
 #                      appends a copy of an item of the answer with some members replaced
-#                      (a forged item that has every member a real one has)
+#                      (a forged item that has every member a real one has); "at": N inserts
+#                      it at index N instead
 # Matching rules apply in file order; request changes first, then answer changes.
 import argparse
 import http.client
@@ -230,7 +231,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 item = json.loads(json.dumps(container[int(parts[-1])]))
                 for rel, value in (spec.get("set") or {}).items():
                     item = pointer_set(item, rel, expand(value, original))
-                target.append(item)
+                if "at" in spec:
+                    target.insert(int(spec["at"]), item)
+                else:
+                    target.append(item)
             data = json.dumps(doc, ensure_ascii=False).encode("utf-8")
         return data
 
