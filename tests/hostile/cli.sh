@@ -279,10 +279,10 @@ while True:
     local lpid=$!
     for i in $(seq 50); do [[ -s $T/c9.port ]] && break; sleep 0.1; done
     port=$(cat "$T/c9.port" 2>/dev/null) || { smoke_fail "setup: the listener did not start"; return 1; }
-    HOSTILE_CMD_TIMEOUT=15 dev c9 login --server "http://$host:$port" --name c9
+    HOSTILE_CMD_TIMEOUT=8 dev c9 login --server "http://$host:$port" --name c9
     expect_true "login to http://$host is refused as a usage error: exit 2 (got $RC: $(one "$ERR"))" test "$RC" = 2
     expect_true "and nothing was sent there ($(wc -l <"$T/c9.connections") connections)" test ! -s "$T/c9.connections"
-    HOSTILE_CMD_TIMEOUT=15 dev c9 login --server "http://$host:$port" --name c9 --insecure-http
+    HOSTILE_CMD_TIMEOUT=8 dev c9 login --server "http://$host:$port" --name c9 --insecure-http
     expect_true "--insecure-http lifts it: the login tries that server ($(wc -l <"$T/c9.connections") connections, exit $RC)" test -s "$T/c9.connections"
     kill "$lpid" 2>/dev/null
     wait "$lpid" 2>/dev/null
@@ -292,17 +292,21 @@ while True:
 # --- the server's authorize_url is compared, never shown as it came -------------------------------
 s_authorize_url() {
     account c10 || return 1
-    local url name want
-    for url in '${/data/authorize_url}\u001b[8m' '${/data/authorize_url}#x' 'http://evil.example/cli/approve?request=${/data/request_id}'; do
+    local what url name want
+    for what in escape fragment origin; do
+        case $what in
+            escape) url='${/data/authorize_url}\u001b[8m' ;;
+            fragment) url='${/data/authorize_url}#x' ;;
+            origin) url='http://evil.example/cli/approve?request=${/data/request_id}' ;;
+        esac
         rules "$(jq -n --arg u "$url" '[{name: "authorize_url", method: "POST", path: "/v1/cli-auth/requests", json_set: {"/data/authorize_url": ($u | gsub("\\\\u001b"; "\u001b"))}}]')"
-        name=c10-$RANDOM
-        HOSTILE_CMD_TIMEOUT=10 dev "$name" login --server "$PROXY" --name "$name"
+        name=c10-$what
+        HOSTILE_CMD_TIMEOUT=6 dev "$name" login --server "$PROXY" --name "$name"
         printf '%s\n%s\n' "$OUT" "$ERR" >"$T/c10.out"
-        expect_true "authorize_url $(printf '%q' "$url"): the login stops with exit 5 (got $RC)" test "$RC" = 5
-        expect_true "authorize_url $(printf '%q' "$url"): no control character reaches the terminal" bash -c '! has_raw_controls "$1"' _ "$T/c10.out"
+        expect_true "$what in authorize_url: the login stops with exit 5 (got $RC)" test "$RC" = 5
+        expect_true "$what in authorize_url: no control character reaches the terminal" bash -c '! has_raw_controls "$1"' _ "$T/c10.out"
         want="$PROXY/cli/approve?request="
-        expect_true "authorize_url $(printf '%q' "$url"): no approval link is offered ($(grep -c "^ *$want" "$T/c10.out"))" \
-            bash -c '! grep -q "^ *$1" "$2"' _ "$want" "$T/c10.out"
+        expect_true "$what in authorize_url: no approval link is offered" bash -c '! grep -q "^ *$1" "$2"' _ "$want" "$T/c10.out"
     done
 }
 export -f has_raw_controls
@@ -311,7 +315,7 @@ export -f has_raw_controls
 s_defanged_text() {
     account c12 && login c12-v || return 1
     rules "$(jq -n '[{name: "device_names", method: "GET", path: "/v1/devices", caller: "cli",
-        response_body_sub: [["\"name\":\"c12-v\"", "\"name\":\"c12\\u001b]0;owned\\u0007\\u001b[2J\\u202egnp.exe\\u0085\""]]}]')"
+        json_set: {"/data/items/0/name": "c12\u001b]0;owned\u0007\u001b[2J\u202egnp.exe\u0085"}}]')"
     dev c12-v devices
     printf '%s\n%s\n' "$OUT" "$ERR" >"$T/c12.out"
     expect_true "devices ran ($RC: $(one "$ERR"))" test "$RC" = 0

@@ -149,6 +149,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
         return self.rfile.read(n) if n else b""
 
     def handle_any(self):
+        try:
+            self.handle_request()
+        except Exception as e:  # a broken rule answers 502 and says why, never hangs a client
+            msg = {"ok": False, "error": {"code": "proxy_error", "message": repr(e)},
+                   "meta": {"request_id": "0" * 32}}
+            data = json.dumps(msg).encode()
+            print("proxy: %s %s: %r" % (self.command, self.path, e), file=sys.stderr, flush=True)
+            self.send_response(502)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    def handle_request(self):
         started = time.time()
         body = self.read_body()
         split = urllib.parse.urlsplit(self.path)

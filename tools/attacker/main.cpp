@@ -82,6 +82,7 @@ struct Member {
         return keys.begin()->first;
     }
     std::string key_of(const std::string& pouch, long long gen) {
+        if (!trust.has_key(pouch, gen)) trust.fetch_keys(pouch);  // a rotation since its login
         auto keys = cfg.load_keys();
         auto p = keys.find(pouch);
         if (p == keys.end() || !p->second.count(gen))
