@@ -47,6 +47,7 @@ async function scenario(name, needs, fn) {
     problems.push(`stopped early: ${String(e.message).split('\n').slice(0, 3).join(' | ')}`);
   } finally {
     rules([]);
+    stopLogins();
   }
   if (problems.length) {
     failed++;
@@ -137,6 +138,12 @@ async function attackerRequest(name) {
   return { id: json.data.request_id, sign, enc };
 }
 
+// Logins still waiting when their scenario ends are stopped then (SIGTERM).
+const running = new Set();
+const stopLogins = () => { for (const p of running) p.kill('SIGTERM'); };
+// A login's exit status, or 'timeout' after `ms`.
+const exitOf = (l, ms = 30000) => Promise.race([l.done, sleep(ms).then(() => 'timeout')]);
+
 // `pouch login` in the background (config DIR/NAME): resolves once it printed its link and
 // code; `done` resolves to its exit status.
 function realLogin(name, extra = []) {
@@ -147,7 +154,8 @@ function realLogin(name, extra = []) {
   let out = '';
   proc.stdout.on('data', (d) => { out += d; });
   proc.stderr.on('data', (d) => { out += d; });
-  const done = new Promise((resolve) => proc.on('exit', (code) => resolve(code)));
+  running.add(proc);
+  const done = new Promise((resolve) => proc.on('exit', (code) => { running.delete(proc); resolve(code); }));
   return new Promise((resolve, reject) => {
     const timer = setInterval(() => {
       const link = /(http\S*\/cli\/approve\?request=\S*)/.exec(out)?.[1];
@@ -163,12 +171,21 @@ function realLogin(name, extra = []) {
 
 // The approval page as a person uses it: the code typed, Approve pressed when the page allows it.
 async function typeCodeAndApprove(p, code) {
+  await p.getByTestId('device-name').waitFor({ timeout: 10000 }).catch(() => {});
+  await sleep(300);
   const input = p.locator('#confirm-code, form input[inputmode="numeric"]').first();
   if (await input.count()) await input.fill(code).catch(() => {});
   const button = p.getByRole('button', { name: 'Approve' });
   if (await button.count() && await button.isEnabled().catch(() => false)) {
     await button.click({ timeout: 3000 }).catch(() => {});
   }
+}
+
+// A pouch's page, once its file list has loaded (the upload button waits for it).
+async function openPouch(p, pouchId) {
+  await p.goto(`${PROXY}/pouches/${pouchId}`);
+  await p.getByText('live updates on').waitFor({ timeout: 15000 }).catch(() => {});
+  await sleep(300);
 }
 
 async function waitFor(what, fn, ms = 30000) {
@@ -216,7 +233,7 @@ await scenario('setup_account_and_member_device', [], async () => {
   const x = await realLogin('member-x');
   await page.goto(x.link);
   await typeCodeAndApprove(page, x.code);
-  const rc = await x.done;
+  const rc = await exitOf(x);
   if (rc !== 0) throw new Error(`the member device's login exited ${rc}: ${x.out().slice(-300)}`);
   S.x = { cfg: x.cfg, member: JSON.parse(fs.readFileSync(path.join(x.cfg, 'device.json'), 'utf8')).member_id };
 });
@@ -240,7 +257,7 @@ await scenario('approval_page_shows_the_fingerprint_and_warns_without_a_connect_
   expect(`the details say connect_token_used false (got ${d.connect_token_used})`, d.connect_token_used === false);
   expect(`the details name the start address (got ${d.started_ip})`, d.started_ip === '127.0.0.1');
   await page.getByRole('button', { name: 'Deny' }).click();
-  expect('the denied login ends with exit 6', (await l.done) === 6);
+  expect('the denied login ends with exit 6', (await exitOf(l)) === 6);
 
   const t = (await apiAs(token(), 'POST', '/v1/cli-auth/connect-tokens')).json.data.connect_token;
   const b = await realLogin('bound-box', ['--connect-token', t]);
@@ -254,7 +271,7 @@ await scenario('approval_page_shows_the_fingerprint_and_warns_without_a_connect_
   const dB = (await apiAs(token(), 'GET', `/v1/cli-auth/requests/${b.request}`)).json.data;
   expect(`its details say connect_token_used true (got ${dB.connect_token_used})`, dB.connect_token_used === true);
   await page.getByRole('button', { name: 'Deny' }).click();
-  await b.done;
+  await exitOf(b);
 });
 
 // The server swaps keys at approval: the link the terminal printed lost its key fragment (the
@@ -340,7 +357,7 @@ await scenario('web_app_checks_each_key_envelopes_pouch_and_member', SETUP, asyn
   for (const [what, items] of Object.entries(variants)) {
     rules([{ name: 'envelopes', method: 'GET', path: `/v1/pouches/${S.pouch.id}/key-envelopes`, caller: 'web', json_set: { '/data/items': items } }]);
     markLog();
-    await page.goto(`${PROXY}/pouches/${S.pouch.id}`);
+    await openPouch(page, S.pouch.id);
     await page.locator('#upload').setInputFiles({ name: 'swapped.txt', mimeType: 'text/plain', buffer: Buffer.from(what) }, { timeout: 5000 }).catch(() => {});
     await sleep(3000);
     expect(`${what}: nothing was committed under that key (${opsSent(S.pouch.id)} ops sent)`, opsSent(S.pouch.id) === 0);
@@ -356,7 +373,7 @@ await scenario('web_app_never_puts_a_blob_id_from_content_into_a_url', SETUP, as
       '--chunks', JSON.stringify([{ blob_id: blob, size: 70000, key: z, hash: h }]));
   }
   markLog();
-  await page.goto(`${PROXY}/pouches/${S.pouch.id}`);
+  await openPouch(page, S.pouch.id);
   for (const name of ['trap.bin', 'trap2.bin']) {
     const b = page.getByRole('button', { name: `Download ${name}` });
     await b.waitFor({ timeout: 15000 }).catch(() => {});
@@ -373,12 +390,12 @@ await scenario('web_app_refuses_a_rolled_back_key_generation', SETUP, async (exp
   const spare = await realLogin('spare-box');
   await page.goto(spare.link);
   await typeCodeAndApprove(page, spare.code);
-  if ((await spare.done) !== 0) throw new Error(`the spare device's login failed: ${spare.out().slice(-300)}`);
+  if ((await exitOf(spare)) !== 0) throw new Error(`the spare device's login failed: ${spare.out().slice(-300)}`);
   await page.goto(`${PROXY}/devices`);
   await page.getByRole('button', { name: 'Revoke spare-box' }).click();
   const gen = async () => (await apiAs(token(), 'GET', `/v1/pouches/${S.pouch.id}`)).json.data.key_gen;
   await waitFor('the rotation to key_gen 2', async () => (await gen()) === 2);
-  await page.goto(`${PROXY}/pouches/${S.pouch.id}`);
+  await openPouch(page, S.pouch.id);
   await page.locator('#upload').setInputFiles({ name: 'gen2.txt', mimeType: 'text/plain', buffer: Buffer.from('written under generation 2') });
   await page.getByRole('cell', { name: 'gen2.txt', exact: true }).waitFor({ timeout: 30000 });
   const gen1 = Number(sql(`SELECT count(*) FROM revisions WHERE pouch_id = '${S.pouch.id}' AND key_gen = 1`));
@@ -388,8 +405,7 @@ await scenario('web_app_refuses_a_rolled_back_key_generation', SETUP, async (exp
       response_body_sub: [[`("id":"${S.pouch.id}"[^{}]*?"key_gen":)[0-9]+`, '\\g<1>1']] },
   ]);
   markLog();
-  await page.goto(`${PROXY}/pouches/${S.pouch.id}`);
-  await sleep(1000);
+  await openPouch(page, S.pouch.id);
   await page.locator('#upload').setInputFiles({ name: 'rolled.txt', mimeType: 'text/plain', buffer: Buffer.from('after the rollback') }, { timeout: 5000 }).catch(() => {});
   await sleep(3000);
   expect(`no op under key_gen 1 left the browser (${opsSent(S.pouch.id, 1)} sent)`, opsSent(S.pouch.id, 1) === 0);
