@@ -6,7 +6,7 @@
 # under an attacker's key, nothing sent under a rolled-back generation, the sync goes on (exit 7
 # for skipped items, 5 for trust failures). Prints PASS/FAIL lines and HOSTILE END.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 source tests/smoke/lib.sh
 source tests/hostile/lib.sh
 

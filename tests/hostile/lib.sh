@@ -3,7 +3,7 @@
 # devices logged in through the proxy, the malicious member pouch-attacker, and checks of what
 # lies outside a synced folder. Sourced after tests/smoke/lib.sh (expect_true, check, sql), with
 # the environment tests/hostile/run.sh exports (POUCH_URL = the proxy, HOSTILE_RULES, HOSTILE_LOG).
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034  # OUT, ERR, RC, POUCH_ID...: read by cli.sh
 
 BIN=$(dirname "$POUCHCTL")
 POUCH=$BIN/pouch
@@ -73,20 +73,19 @@ account() {
     rm -rf "$WEB_STATE"
     "$TESTWEB" signup --server "$PROXY" --state "$WEB_STATE" >/dev/null || return 1
     POUCH_ID=$("$TESTWEB" genesis --state "$WEB_STATE") || return 1
-    WEB_MEMBER=$(jq -r .member_id "$WEB_STATE/web.json")
 }
 web() { "$TESTWEB" "$1" --state "$WEB_STATE" "${@:2}"; }
 
 # login NAME: `pouch login` through the proxy, approved by the account's browser member once
 # pending; RC is the login's status, LINK the approval link it printed, REQ its request id.
 login() {
-    local name=$1 i pid
+    local name=$1 pid
     rm -rf "${T:?}/$name"
     (XDG_CONFIG_HOME=$T/$name timeout 60 "$POUCH" login --server "$PROXY" --name "$name" \
         >"$T/$name.login" 2>&1 </dev/null; echo $? >"$T/$name.login.rc") &
     pid=$!
     LINK=""
-    for i in $(seq 300); do
+    for _ in $(seq 300); do
         LINK=$(grep -o 'http[^ ]*/cli/approve?request=[^ ]*' "$T/$name.login" 2>/dev/null || true)
         [[ -n $LINK ]] && break
         sleep 0.1
