@@ -7,7 +7,8 @@
 # smoke (tests/smoke/[0-9]*.sh), browser (tests/browser/run.sh: the web app in Debian's
 # chromium; screenshots in BUILD/browser-screenshots), cli (tests/cli/run.sh, the `pouch` CLI
 # end to end), openapi (tests/openapi/run.sh: lint docs/openapi.yaml, validate the smoke
-# answers against it), faults (tests/faults/run.sh, on a stack of its own).
+# answers against it), faults (tests/faults/run.sh, on a stack of its own), hostile
+# (tests/hostile/run.sh: the clients attacked through a tampering proxy, on a stack of its own).
 # POUCH_SUITES="unit smoke" picks some; POUCH_SMOKE_FILES="30 40" some smoke scripts;
 # POUCH_KEEP_VAR=1 keeps the directory for a look afterwards. Relies on tools/stack/lib.sh.
 set -euo pipefail
@@ -15,7 +16,7 @@ cd "$(dirname "$0")/../.."
 # shellcheck source=tools/stack/lib.sh
 source tools/stack/lib.sh
 
-suites=${POUCH_SUITES:-unit interop smoke browser cli openapi faults}
+suites=${POUCH_SUITES:-unit interop smoke browser cli openapi faults hostile}
 passed=0
 failed=0
 failures=()     # names of failed tests and crashed suites, for the end of the report
@@ -190,8 +191,8 @@ suite_nginx_conf() {
 
 for suite in $suites; do
     case $suite in
-        unit | interop | smoke | browser | cli | openapi | faults) ;;
-        *) stack_die "unknown suite '$suite' in POUCH_SUITES (unit interop smoke browser cli openapi faults)" ;;
+        unit | interop | smoke | browser | cli | openapi | faults | hostile) ;;
+        *) stack_die "unknown suite '$suite' in POUCH_SUITES (unit interop smoke browser cli openapi faults hostile)" ;;
     esac
 done
 
@@ -216,6 +217,11 @@ if [[ " $suites " == *" openapi "* ]]; then suite_openapi; fi
 # tests/faults/run.sh starts it in its own directory on its own ports, so this one is untouched.
 if [[ " $suites " == *" faults "* ]]; then
     run_lines faults "${POUCH_FAULTS_TIMEOUT:-600}" env BUILD="$STACK_BUILD" tests/faults/run.sh
+fi
+# The hostile suite (issue 22) runs the clients through a tampering proxy on a stack of its own,
+# whose public URL is the proxy's (DPoP proofs name it).
+if [[ " $suites " == *" hostile "* ]]; then
+    run_lines hostile "${POUCH_HOSTILE_TIMEOUT:-600}" env BUILD="$STACK_BUILD" tests/hostile/run.sh
 fi
 
 if ((failed > 0)); then

@@ -1,0 +1,130 @@
+# lib.sh -- helpers of the hostile suite's CLI half (tests/hostile/cli.sh): the tampering proxy's
+# rules and log, a fresh account per scenario (pouch-testweb as its browser member), `pouch`
+# devices logged in through the proxy, the malicious member pouch-attacker, and checks of what
+# lies outside a synced folder. Sourced after tests/smoke/lib.sh (expect_true, check, sql), with
+# the environment tests/hostile/run.sh exports (POUCH_URL = the proxy, HOSTILE_RULES, HOSTILE_LOG).
+# shellcheck shell=bash disable=SC2034  # OUT, ERR, RC, POUCH_ID...: read by cli.sh
+
+BIN=$(dirname "$POUCHCTL")
+POUCH=$BIN/pouch
+TESTWEB=$BIN/pouch-testweb
+ATTACKER=$BIN/pouch-attacker
+T=$HOSTILE_DIR/cli
+mkdir -p "$T"
+PROXY=$POUCH_URL
+
+# want NAME: whether POUCH_HOSTILE_ONLY (a regex) selects the scenario.
+want() { [[ -z ${POUCH_HOSTILE_ONLY:-} || $1 =~ $POUCH_HOSTILE_ONLY ]]; }
+
+# scenario NAME FUNCTION: runs FUNCTION with no proxy rules before and after, then its check
+# line. A function that returns non-zero stopped early: that is a failure of the scenario.
+scenario() {
+    want "$1" || return 0
+    echo "--- $1"
+    rules '[]'
+    local start=$SECONDS
+    if ! "$2"; then smoke_fail "the scenario stopped early (see above)"; fi
+    rules '[]'
+    check "$1"
+    echo "    ($1 took $((SECONDS - start)) s)"
+}
+
+# rules JSON: the proxy's rules from now on (tests/hostile/proxy.py), replaced atomically.
+rules() {
+    printf '%s\n' "$1" >"$HOSTILE_RULES.tmp"
+    mv "$HOSTILE_RULES.tmp" "$HOSTILE_RULES"
+}
+
+# log_mark / log_since: the proxy's log lines written after the mark (one JSON object each).
+log_mark() { LOG_MARK=$(wc -l <"$HOSTILE_LOG"); }
+log_since() { tail -n +$((LOG_MARK + 1)) "$HOSTILE_LOG"; }
+
+# ops_sent POUCH KEY_GEN: how many ops with that key_gen the clients sent in commits to the
+# pouch since the mark (whatever the server answered: the ciphertext left the client).
+ops_sent() {
+    log_since | jq -s --arg p "/v1/pouches/$1/operations" --argjson g "$2" \
+        '[.[] | select(.method == "POST" and .upstream_path == $p) | (.body | fromjson? // {ops: []}) | .ops[]? | select(.key_gen == $g)] | length'
+}
+
+# requests_matching REGEX: how many requests since the mark had a path (with query) matching.
+requests_matching() {
+    log_since | jq -s --arg r "$1" '[.[] | select(.path | test($r))] | length'
+}
+
+# dev NAME ARGS...: `pouch` as device NAME (config $T/NAME), within HOSTILE_CMD_TIMEOUT seconds
+# (default 120; a timeout is status 124); stdout, stderr and the status land in OUT, ERR, RC.
+dev() {
+    local name=$1
+    shift
+    RC=0
+    XDG_CONFIG_HOME=$T/$name timeout --kill-after=5 "${HOSTILE_CMD_TIMEOUT:-120}" "$POUCH" "$@" \
+        >"$T/out" 2>"$T/err" </dev/null || RC=$?
+    OUT=$(cat "$T/out")
+    ERR=$(cat "$T/err")
+}
+cfg() { echo "$T/$1/pouch"; }
+member_id() { jq -r .member_id "$(cfg "$1")/device.json"; }
+device_id() { jq -r .device_id "$(cfg "$1")/device.json"; }
+
+# account NAME: a fresh user with genesis, its browser member played by pouch-testweb (state
+# $T/web-NAME, talking to the proxy like every client); sets WEB_STATE and POUCH_ID.
+account() {
+    WEB_STATE=$T/web-$1
+    rm -rf "$WEB_STATE"
+    "$TESTWEB" signup --server "$PROXY" --state "$WEB_STATE" >/dev/null || return 1
+    POUCH_ID=$("$TESTWEB" genesis --state "$WEB_STATE") || return 1
+}
+web() { "$TESTWEB" "$1" --state "$WEB_STATE" "${@:2}"; }
+
+# login NAME: `pouch login` through the proxy, approved by the account's browser member once
+# pending; RC is the login's status, LINK the approval link it printed, REQ its request id.
+login() {
+    local name=$1 pid
+    rm -rf "${T:?}/$name"
+    (XDG_CONFIG_HOME=$T/$name timeout 60 "$POUCH" login --server "$PROXY" --name "$name" \
+        >"$T/$name.login" 2>&1 </dev/null; echo $? >"$T/$name.login.rc") &
+    pid=$!
+    LINK=""
+    for _ in $(seq 300); do
+        LINK=$(grep -o 'http[^ ]*/cli/approve?request=[^ ]*' "$T/$name.login" 2>/dev/null || true)
+        [[ -n $LINK ]] && break
+        sleep 0.1
+    done
+    REQ=${LINK#*request=}
+    REQ=${REQ%%#*}
+    web approve "$REQ" --link "$LINK" >/dev/null || true
+    wait "$pid" || true
+    RC=$(cat "$T/$name.login.rc")
+    LOGIN_OUT=$(cat "$T/$name.login")
+    if [[ $RC != 0 ]]; then
+        smoke_fail "setup: the login of $name failed ($RC): $(one "$LOGIN_OUT")"
+        return 1
+    fi
+}
+
+# attacker ARGS...: pouch-attacker (tools/attacker), the malicious member; its JSON on stdout.
+attacker() { "$ATTACKER" "$@"; }
+
+# outside BASE ROOT: every path under BASE that is not ROOT or inside it, with its type and
+# mode, sorted: compared before and after a sync, it shows whatever the sync did outside.
+outside() {
+    find "$1" -mindepth 1 \( -path "$2" -prune \) -o -printf '%y %m %p\n' | sort
+}
+
+# expect_nothing_outside BASE ROOT BEFORE: what `outside BASE ROOT` says now is BEFORE.
+expect_nothing_outside() {
+    local changed
+    changed=$(diff <(printf '%s\n' "$3") <(outside "$1" "$2") | grep '^[<>]' | tr '\n' ' ')
+    expect_true "nothing appears or changes outside the folder ($changed)" test -z "$changed"
+}
+
+# has_raw_controls FILE: the file holds an ESC, BEL, a C1 control (U+0080..U+009F) or a bidi
+# control (U+202A..U+202E, U+2066..U+2069) -- text that would act on a terminal.
+has_raw_controls() {
+    LC_ALL=C grep -qP '\x1b|\x07|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]' "$1"
+}
+
+hex32() { head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
+
+# one TEXT [N]: TEXT on one line, its last N (300) characters, for a FAIL line.
+one() { printf '%s' "$1" | tr '\n' ' ' | tail -c "${2:-300}"; }
