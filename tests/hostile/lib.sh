@@ -84,15 +84,17 @@ login() {
     (XDG_CONFIG_HOME=$T/$name timeout 60 "$POUCH" login --server "$PROXY" --name "$name" \
         >"$T/$name.login" 2>&1 </dev/null; echo $? >"$T/$name.login.rc") &
     pid=$!
-    LINK=""
+    # The approval link and the code, as the terminal shows them (the code is typed on the page).
+    LINK="" CODE=""
     for _ in $(seq 300); do
         LINK=$(grep -o 'http[^ ]*/cli/approve?request=[^ ]*' "$T/$name.login" 2>/dev/null || true)
-        [[ -n $LINK ]] && break
+        CODE=$(sed -n 's/^then type this code on the page: \([0-9-]*\)$/\1/p' "$T/$name.login" 2>/dev/null || true)
+        [[ -n $LINK && -n $CODE ]] && break
         sleep 0.1
     done
     REQ=${LINK#*request=}
     REQ=${REQ%%#*}
-    web approve "$REQ" --link "$LINK" >/dev/null || true
+    web approve "$REQ" --link "$LINK" --code "$CODE" >/dev/null || true
     wait "$pid" || true
     RC=$(cat "$T/$name.login.rc")
     LOGIN_OUT=$(cat "$T/$name.login")

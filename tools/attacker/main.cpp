@@ -85,9 +85,9 @@ struct Member {
         if (!trust.has_key(pouch, gen)) trust.fetch_keys(pouch);  // a rotation since its login
         auto keys = cfg.load_keys();
         auto p = keys.find(pouch);
-        if (p == keys.end() || !p->second.count(gen))
+        if (p == keys.end() || !p->second.gens.count(gen))
             throw CliError(1, "this member holds no key of generation " + std::to_string(gen));
-        return p->second.at(gen);
+        return p->second.gens.at(gen).key;
     }
     long long current_gen(const std::string& pouch) {
         return cli::jint(api.must("GET", "/v1/pouches/" + pouch).data(), "key_gen");
