@@ -20,20 +20,19 @@ Revision open_revision(Trust& trust, const std::string& pouch_id, const rapidjso
     std::string envelope = jstr(rev, "envelope");
     fmt::RevisionIds ids{pouch_id, h.artifact_id, h.revision_id, h.key_gen};
     const fmt::Member& signer = trust.signer(h.signer);
+    // A revision that does not verify or open is refused as untrusted: that item is skipped
+    // (decisions §15, exit code 7), the rest of the pouch is still read.
     if (!fmt::verify_revision(signer.sign_pub, ids, envelope, jstr(rev, "signature")))
-        throw CliError(kExitIntegrity, "revision " + h.revision_id + " of artifact " +
-                                           h.artifact_id + ": the signature of " + h.signer +
-                                           " does not verify");
+        throw ItemSkipped("revision " + h.revision_id + ": the signature of " + h.signer +
+                          " does not verify");
     std::string key = trust.pouch_key(pouch_id, h.key_gen);
     try {
         h.content = fmt::open_envelope(key, ids, envelope);
     } catch (const fmt::FormatError& e) {
-        throw CliError(kExitIntegrity, "artifact " + h.artifact_id + ": " + e.what());
+        throw ItemSkipped(std::string("refused: ") + e.what());
     }
     auto nfc = to_nfc(h.content.name);
-    h.bad_name = !fmt::valid_name(h.content.name) || !nfc || *nfc != h.content.name ||
-                 h.content.name.rfind(kTempPrefix, 0) == 0 ||
-                 h.content.name.find("/" + std::string(kTempPrefix)) != std::string::npos;
+    h.bad_name = !safe_local_path(h.content.name) || !nfc || *nfc != h.content.name;
     h.fp = fingerprint_of_content(h.content);
     return h;
 }

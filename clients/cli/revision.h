@@ -18,12 +18,13 @@ struct Revision {
     long long key_gen = 0, seq = 0;
     clientfmt::Content content;
     std::string fp;
-    bool bad_name = false;  // not a safe relative NFC path: never written to disk
+    bool bad_name = false;  // not a safe_local_path in NFC (files.h): never written to disk
 
     bool deleted() const { return kind == "delete" || content.deleted; }
 };
 
-// Throws CliError kExitIntegrity when the signature or the decryption fails.
+// Throws ItemSkipped when the signature or the decryption fails (the revision is refused as
+// untrusted; the caller skips that item), MissingKey when this device lacks its key.
 Revision open_revision(Trust& trust, const std::string& pouch_id, const rapidjson::Value& rev);
 
 }  // namespace pouch::cli
