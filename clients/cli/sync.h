@@ -86,7 +86,7 @@ class SyncEngine {
     void upload_chunks(Planned& p, const std::string& name);
     void commit_pending();  // sends s_.pending.front() and records its answer
     // The folder state is written when due -- at most about once a second, and never taking
-    // more than a fifth of the run (a state of 100,000 files is tens of MB) -- and always by
+    // more than a tenth of the run (a state of 100,000 files is tens of MB) -- and always by
     // save_now() at the end of a pull and of a push. Crash safety does not depend on it: every
     // commit is in the journal before it is sent, and what a lost write forgets (files written
     // by a pull, the event position) is found again by the next pull (docs/CLI.md).
