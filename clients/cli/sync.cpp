@@ -48,9 +48,13 @@ long long monotonic_ms() {
     return static_cast<long long>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
 }
 
-// A name as messages show it: at most 120 bytes (a hostile name may be 4 KiB).
+// A name from another member as messages show it: at most 120 bytes (a hostile name may be
+// 4 KiB), control bytes as '?' (whatever else the printing does to text from elsewhere).
 std::string shown(const std::string& name) {
-    return name.size() <= 120 ? name : name.substr(0, 120) + "...";
+    std::string out = name.size() <= 120 ? name : name.substr(0, 120) + "...";
+    for (char& c : out)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+    return out;
 }
 
 // POUCH_TEST_KILL_AFTER_COMMIT=N: the process kills itself (SIGKILL) once the server has
