@@ -428,6 +428,11 @@ void SyncEngine::apply_put(const Revision& h, const std::string* prev_local) {
     // A rename's old name: dropped from the state only once the new name is written, so that
     // an item skipped half-way leaves the old file tracked (never pushed again as new).
     std::optional<std::string> drop_after, remove_after;
+    auto drop_old_name = [&] {
+        if (!drop_after || *drop_after == name) return;
+        s_.files.erase(*drop_after);
+        if (remove_after && !s_.files.count(*remove_after)) root_.remove_file(*remove_after);
+    };
     if (prev_local && *prev_local != name) {
         std::string old = *prev_local;
         LocalStatus st = local_status(old, s_.files.at(old));
@@ -471,6 +476,7 @@ void SyncEngine::apply_put(const Revision& h, const std::string* prev_local) {
                 it->second.fp = h.fp;
                 it->second.size = h.content.size;
                 if (f) it->second.mtime_ns = f->mtime_ns, it->second.mode = f->mode;
+                drop_old_name();
                 save();
                 return;
             }
@@ -491,10 +497,7 @@ void SyncEngine::apply_put(const Revision& h, const std::string* prev_local) {
     } else {
         write_content(name, h);
     }
-    if (drop_after && *drop_after != name) {
-        s_.files.erase(*drop_after);
-        if (remove_after && !s_.files.count(*remove_after)) root_.remove_file(*remove_after);
-    }
+    drop_old_name();
 }
 
 void SyncEngine::apply_head(const Revision& h) {
