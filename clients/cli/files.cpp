@@ -318,8 +318,8 @@ struct stat FolderRoot::write_file(std::string_view rel, const std::function<voi
     if (::fstatat(d.get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
         throw ItemSkipped("cannot write " + std::string(rel) + ": a directory has its name here");
     std::string tmp = std::string(kTempPrefix) + crypto::b64url_encode(crypto::random_bytes(9));
-    Fd f(::openat(d.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                  0600));
+    Fd f(
+        ::openat(d.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
     if (!f) throw ItemSkipped("cannot write " + std::string(rel) + ": " + errno_text(errno));
     try {
         fill(f.get());

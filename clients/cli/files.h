@@ -105,7 +105,7 @@ class FolderRoot {
     // removed); an exception thrown by `fill` (a transfer that failed) passes as is. Returns the
     // written file's stat.
     struct stat write_file(std::string_view rel, const std::function<void(int fd)>& fill, int mode,
-                    long long mtime_ms);
+                           long long mtime_ms);
     // Renames `from` to `to` (both inside the folder) unless `to` exists; false when it does.
     // ItemSkipped when the move fails otherwise.
     bool rename_noreplace(std::string_view from, std::string_view to);

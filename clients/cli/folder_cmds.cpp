@@ -286,7 +286,8 @@ int cmd_sync(const Args& a) {
     install_interrupt_handler();
     Watcher watcher(b.root);
     s.progress.say("watching " + b.root + " (Ctrl-C to stop)");
-    std::vector<std::string> said;  // the skipped items last reported: said again only when they change
+    std::vector<std::string>
+        said;  // the skipped items last reported: said again only when they change
     while (!interrupted()) {
         // Drained before the run, not after: a change made while the run works stays pending
         // and starts the next run at once (this run's own writes cost one idle run at most).

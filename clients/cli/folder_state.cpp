@@ -74,7 +74,7 @@ std::string name_of(const rapidjson::Value& n) {
 rapidjson::Document parse_own(const std::string& text) {
     rapidjson::Document d;
     d.Parse<rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag>(text.data(),
-                                                                                   text.size());
+                                                                                    text.size());
     if (d.HasParseError())
         throw fmt::FormatError(std::string("not valid JSON: ") +
                                rapidjson::GetParseError_En(d.GetParseError()) + " at byte " +
@@ -205,7 +205,8 @@ FolderState FolderState::from_json(const std::string& text) {
             s.chunk_cache[name_of(m.name)] = read_chunk(m.value);
         if (d.HasMember("skipped"))
             for (const auto& m : fmt::get_obj(d, "skipped").GetObject()) {
-                if (!m.value.IsString()) throw fmt::FormatError("skipped: a reason is not a string");
+                if (!m.value.IsString())
+                    throw fmt::FormatError("skipped: a reason is not a string");
                 s.skipped[name_of(m.name)] = name_of(m.value);
             }
         if (d.HasMember("unreadable"))  // the files of earlier versions: keys it lacked

@@ -66,8 +66,9 @@ void walk(int dirfd, const std::string& rel, std::map<std::string, LocalFile>& o
         if (!safe_local_path(child)) {
             if (report)
                 report->skipped.push_back(
-                    child + ": its name is not valid UTF-8, holds a control character or is "
-                            "too long");
+                    child +
+                    ": its name is not valid UTF-8, holds a control character or is "
+                    "too long");
             continue;
         }
         if (S_ISDIR(st.st_mode)) {
@@ -89,7 +90,8 @@ void walk(int dirfd, const std::string& rel, std::map<std::string, LocalFile>& o
 std::map<std::string, LocalFile> scan_folder(FolderRoot& root, ScanReport* report) {
     std::map<std::string, LocalFile> out;
     int fd = ::fcntl(root.fd(), F_DUPFD_CLOEXEC, 0);
-    if (fd < 0) throw CliError(kExitFailure, "cannot read " + root.path() + ": " + std::strerror(errno));
+    if (fd < 0)
+        throw CliError(kExitFailure, "cannot read " + root.path() + ": " + std::strerror(errno));
     // fdopendir reads from the descriptor's offset: a fresh one for the root.
     int rootfd = ::openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     ::close(fd);

@@ -335,7 +335,8 @@ std::string SyncEngine::free_conflict_name(const std::string& name, const std::s
     } catch (const fmt::FormatError& e) {
         throw ItemSkipped("cannot keep both versions of " + shown(name) + ": " + e.what());
     }
-    throw ItemSkipped("cannot keep both versions of " + shown(name) + ": every conflict name is taken");
+    throw ItemSkipped("cannot keep both versions of " + shown(name) +
+                      ": every conflict name is taken");
 }
 
 std::string SyncEngine::conflict_copy(const std::string& local, const std::string& loses_to) {

@@ -25,8 +25,8 @@ namespace pouch::cli {
 
 struct SyncStats {
     int downloaded = 0, removed = 0, uploaded = 0, deleted = 0, renamed = 0, conflicts = 0;
-    int refused = 0;  // ops the server refused (exit 1)
-    int skipped = 0;  // items skipped here (exit 7), each with a message
+    int refused = 0;           // ops the server refused (exit 1)
+    int skipped = 0;           // items skipped here (exit 7), each with a message
     long long bytes_sent = 0;  // blob bytes uploaded
     int chunks_reused = 0;     // chunks the server already held
     std::vector<std::string> messages;

@@ -6,8 +6,8 @@
 #include "common/crypto/b64url.h"
 #include "common/crypto/es256.h"
 #include "common/crypto/hash.h"
-#include "common/crypto/key_cache.h"
 #include "common/crypto/kdf.h"
+#include "common/crypto/key_cache.h"
 #include "common/crypto/random.h"
 #include "common/json/out.h"
 
@@ -167,7 +167,10 @@ size_t utf8_sequence(std::string_view s, size_t i) {
     auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
     unsigned char c = b(i);
     if (c < 0x80) return 1;
-    size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    size_t n = c >= 0xC2 && c <= 0xDF   ? 2
+               : c >= 0xE0 && c <= 0xEF ? 3
+               : c >= 0xF0 && c <= 0xF4 ? 4
+                                        : 0;
     if (n == 0 || i + n > s.size()) return 0;
     for (size_t k = 1; k < n; ++k)
         if ((b(i + k) & 0xC0) != 0x80) return 0;

@@ -92,10 +92,26 @@ TEST(CliSafePath, RelativeUtf8PathsWithoutDotSegmentsControlsOrOverlongPartsPass
     for (const char* ok : {"a", "a/b.txt", "dir/sub/.hidden", "notes/α and ω.md", "back\\slash",
                            "emoji 😀/x", "a b/c"})
         EXPECT_TRUE(safe_relative_path(ok)) << ok;
-    for (const char* bad : {"", "/abs", "../x", "a/../b", "x/../../../../etc/passwd", "a/./b", ".",
-                            "..", "a//b", "a/", "tab\there", "nl\nx", "esc\x1b[8m", "del\x7f",
-                            "bad\xff", "overlong \xc0\xaf", "overlong3 \xe0\x80\xaf",
-                            "surrogate \xed\xa0\x80", "above \xf4\x90\x80\x80", "cut \xe2\x82"})
+    for (const char* bad : {"",
+                            "/abs",
+                            "../x",
+                            "a/../b",
+                            "x/../../../../etc/passwd",
+                            "a/./b",
+                            ".",
+                            "..",
+                            "a//b",
+                            "a/",
+                            "tab\there",
+                            "nl\nx",
+                            "esc\x1b[8m",
+                            "del\x7f",
+                            "bad\xff",
+                            "overlong \xc0\xaf",
+                            "overlong3 \xe0\x80\xaf",
+                            "surrogate \xed\xa0\x80",
+                            "above \xf4\x90\x80\x80",
+                            "cut \xe2\x82"})
         EXPECT_FALSE(safe_relative_path(bad)) << bad;
     EXPECT_FALSE(safe_relative_path(std::string("nul\0x", 5)));
 }
@@ -131,7 +147,7 @@ TEST(CliLabels, ALabelIsReducedToTheFileNameAlphabet) {
     EXPECT_EQ(label_file_form("Ada's MacBook Pro"), "Ada_s MacBook Pro");
     EXPECT_EQ(label_file_form("Ada\xe2\x80\x99s"), "Ada_s");  // U+2019: one character, one '_'
     EXPECT_EQ(label_file_form("x/../../../../../../SOMEWHERE/PWNED"),
-              "x_.._.._.._.._.._.._SOMEWHERE_PW");  // 32 characters
+              "x_.._.._.._.._.._.._SOMEWHERE_PW");                          // 32 characters
     EXPECT_EQ(label_file_form("evil\xe2\x80\xaegpj.exe"), "evil_gpj.exe");  // U+202E
     EXPECT_EQ(label_file_form("a\x1b[8mb"), "a__8mb");
     EXPECT_EQ(label_file_form("bad\xff\xfe"), "bad__");  // one '_' per stray byte
@@ -179,11 +195,11 @@ TEST(CliFolderRoot, WritesFilesAndMakesDirectories0755WhateverTheUmask) {
 
 TEST(CliFolderRoot, WrittenModesNeverGrantGroupOrOtherWriteNorSpecialBits) {
     EXPECT_EQ(FolderRoot::file_mode(0777), 0755);
-    EXPECT_EQ(FolderRoot::file_mode(04755), 0755);   // setuid dropped
-    EXPECT_EQ(FolderRoot::file_mode(06777), 0755);   // setgid too
-    EXPECT_EQ(FolderRoot::file_mode(01777), 0755);   // sticky too
+    EXPECT_EQ(FolderRoot::file_mode(04755), 0755);  // setuid dropped
+    EXPECT_EQ(FolderRoot::file_mode(06777), 0755);  // setgid too
+    EXPECT_EQ(FolderRoot::file_mode(01777), 0755);  // sticky too
     EXPECT_EQ(FolderRoot::file_mode(0666), 0644);
-    EXPECT_EQ(FolderRoot::file_mode(0444), 0644);    // the owner can always write
+    EXPECT_EQ(FolderRoot::file_mode(0444), 0644);  // the owner can always write
     EXPECT_EQ(FolderRoot::file_mode(0), 0600);
     EXPECT_EQ(FolderRoot::file_mode(0600), 0600);
     EXPECT_EQ(FolderRoot::file_mode(0750), 0750);
@@ -253,8 +269,8 @@ TEST(CliFolderRoot, UnsafeNamesAreRefusedBeforeAnythingIsTouched) {
     TempDir d;
     ASSERT_EQ(::mkdir(d.at("root").c_str(), 0755), 0);
     FolderRoot r(d.at("root"));
-    for (const char* bad : {"../x", "a/../../x", "/etc/x", ".pouch-tmp-x", "a/.pouch-tmp-y",
-                            "nl\nx", ""}) {
+    for (const char* bad :
+         {"../x", "a/../../x", "/etc/x", ".pouch-tmp-x", "a/.pouch-tmp-y", "nl\nx", ""}) {
         EXPECT_FALSE(skipped_by([&] { put(r, bad, "x"); }).empty()) << bad;
         EXPECT_FALSE(skipped_by([&] { r.remove_file(bad); }).empty()) << bad;
         EXPECT_FALSE(r.lstat(bad)) << bad;
@@ -312,8 +328,8 @@ TEST(CliFolderRoot, RenameNeverReplacesAndRemoveTakesOnlyFiles) {
     EXPECT_EQ(slurp(d.at("sub/c")), "A");
     EXPECT_FALSE(present(d.at("a")));
     r.remove_file("sub/c");
-    r.remove_file("sub/c");        // absent is fine
-    r.remove_file("nowhere/c");    // so is an absent directory
+    r.remove_file("sub/c");                                           // absent is fine
+    r.remove_file("nowhere/c");                                       // so is an absent directory
     EXPECT_FALSE(skipped_by([&] { r.remove_file("sub"); }).empty());  // a directory stays
     EXPECT_TRUE(present(d.at("sub")));
 }
@@ -375,9 +391,14 @@ TEST(CliFolderState, AStateOf100000FilesReadsBackWithItsOwnLimits) {
     for (int i = 0; i < 100000; ++i) {
         char name[32];
         std::snprintf(name, sizeof name, "d%03d/f%06d.txt", i % 100, i);
-        s.files.set(name, FileEntry{crypto::uuid_v4(), crypto::uuid_v4(), name,
-                                    "12:i:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 12,
-                                    1700000000000000000LL + i, 0644, {}});
+        s.files.set(name, FileEntry{crypto::uuid_v4(),
+                                    crypto::uuid_v4(),
+                                    name,
+                                    "12:i:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+                                    12,
+                                    1700000000000000000LL + i,
+                                    0644,
+                                    {}});
     }
     for (int i = 0; i < 2000; ++i) s.skipped[crypto::uuid_v4()] = "a is a file here";
     std::string text = s.to_json();
@@ -441,9 +462,7 @@ TEST(CliFolderJournal, ACommitIsInTheJournalUntilAStateThatHoldsItsAnswerIsSaved
     EXPECT_EQ(back->pending[0].intents[0].entry.artifact_id, "A");
     EXPECT_EQ(back->pending_ops(), 1u);
     // A crash in the middle of an append: the torn line was never sent, and is dropped.
-    {
-        std::ofstream(journal, std::ios::app) << R"({"operation_id":"op3","bo)";
-    }
+    { std::ofstream(journal, std::ios::app) << R"({"operation_id":"op3","bo)"; }
     back = load_folder_state(cfg, s.root);
     ASSERT_EQ(back->pending.size(), 2u);
     // The next append starts a line of its own (the torn tail is cut off first).
