@@ -97,7 +97,7 @@ int cmd_status(const Args& a) {
         for (const auto& f : folders) {
             o.obj().kv("path", f.root).kv("pouch_id", f.pouch_id).kv("epoch", f.epoch);
             o.kv("seq", f.seq).kv("files", static_cast<long long>(f.files.size()));
-            o.kv("pending_ops", static_cast<long long>(f.pending ? f.pending->intents.size() : 0));
+            o.kv("pending_ops", static_cast<long long>(f.pending_ops()));
             o.end_obj();
         }
         o.end_arr();
@@ -118,7 +118,7 @@ int cmd_status(const Args& a) {
     for (const auto& f : folders)
         std::printf("folder:   %s -> pouch %s, event %lld, %zu files%s\n", defang(f.root).c_str(),
                     defang(first_chars(f.pouch_id, 8)).c_str(), f.seq, f.files.size(),
-                    f.pending ? ", a commit waits to be resent" : "");
+                    f.pending.empty() ? "" : ", a commit waits to be resent");
     return code;
 }
 

@@ -15,6 +15,7 @@ enum ExitCode : int {
     kExitUnreachable = 4,    // the server cannot be reached or keeps answering 5xx
     kExitIntegrity = 5,      // a roster, signature, key envelope or envelope did not verify
     kExitLoginRefused = 6,   // the login was denied in the browser or expired
+    kExitSkipped = 7,        // done, but some items were skipped (reported, retried next time)
     kExitInterrupted = 130,  // SIGINT / SIGTERM
 };
 
@@ -23,10 +24,19 @@ struct CliError : std::runtime_error {
     CliError(int code, const std::string& message) : std::runtime_error(message), code(code) {}
 };
 
+// One item (a file, an artifact) cannot be applied or sent -- a symlink or a file where a
+// directory belongs on its path, a name that is not a safe relative path, permission denied,
+// a key this device lacks, a revision refused as untrusted -- while the rest of the folder
+// can. The sync reports it, remembers it (the folder state's skipped items), goes on with
+// the others, and the command ends with kExitSkipped.
+struct ItemSkipped : CliError {
+    explicit ItemSkipped(const std::string& message) : CliError(kExitSkipped, message) {}
+};
+
 // This device was never given the pouch key a revision needs (an approval that sealed only
 // the newest generation, say): that file cannot be read here, the rest of the pouch can.
-struct MissingKey : CliError {
-    using CliError::CliError;
+struct MissingKey : ItemSkipped {
+    using ItemSkipped::ItemSkipped;
 };
 
 }  // namespace pouch::cli

@@ -60,15 +60,15 @@ struct Binding {
 Binding find_or_bind(Session& s, const std::string& path, const std::optional<std::string>& pouch,
                      bool may_bind) {
     std::string abs = absolute_path(path);
-    for (const auto& f : all_folder_states(s.cfg)) {
-        if (abs == f.root) return {f.root, ""};
-        if (abs.size() > f.root.size() && abs.compare(0, f.root.size(), f.root) == 0 &&
-            abs[f.root.size()] == '/')
-            return {f.root, abs.substr(f.root.size() + 1)};
-        if (f.root.size() > abs.size() && f.root.compare(0, abs.size(), abs) == 0 &&
-            f.root[abs.size()] == '/')
+    for (const auto& root : all_folder_roots(s.cfg)) {
+        if (abs == root) return {root, ""};
+        if (abs.size() > root.size() && abs.compare(0, root.size(), root) == 0 &&
+            abs[root.size()] == '/')
+            return {root, abs.substr(root.size() + 1)};
+        if (root.size() > abs.size() && root.compare(0, abs.size(), abs) == 0 &&
+            root[abs.size()] == '/')
             throw CliError(kExitUsage,
-                           abs + " holds the synced folder " + f.root + "; folders cannot nest");
+                           abs + " holds the synced folder " + root + "; folders cannot nest");
     }
     struct stat st {};
     if (!may_bind || ::stat(abs.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
@@ -96,6 +96,7 @@ std::string summary(const SyncStats& st) {
     add(st.renamed, "renamed");
     add(st.deleted, "deleted");
     add(st.conflicts, "conflicts kept as copies");
+    add(st.skipped, "skipped");
     add(st.refused, "refused");
     if (st.bytes_sent)
         out += (out.empty() ? "" : ", ") + human_bytes(st.bytes_sent) + " of chunks uploaded";
@@ -118,10 +119,20 @@ SyncStats run_once(Session& s, const Binding& b, Mode mode) {
     return e.stats();
 }
 
+// The exit code of a run: a refusal by the server is a failure (1); items skipped here, with
+// everything else done, are kExitSkipped (7).
+int exit_code(const SyncStats& st) {
+    return st.refused ? kExitFailure : st.skipped ? kExitSkipped : kExitOk;
+}
+
 int finish(Session& s, const SyncStats& st, const std::string& root) {
+    constexpr size_t kMaxLines = 50;  // a folder of 100,000 unreadable files says "and N more"
     s.progress.say(root + ": " + summary(st));
-    for (const auto& m : st.messages) s.progress.say("  " + m);
-    return st.refused ? kExitFailure : kExitOk;
+    for (size_t i = 0; i < st.messages.size() && i < kMaxLines; ++i)
+        s.progress.say("  " + st.messages[i]);
+    if (st.messages.size() > kMaxLines)
+        s.progress.say("  ... and " + std::to_string(st.messages.size() - kMaxLines) + " more");
+    return exit_code(st);
 }
 
 // inotify on every directory of the folder (IN_* of changes that matter to a push).
@@ -203,7 +214,7 @@ int cmd_ls(const Args& a) {
             if (!it.HasMember("head") || !it["head"].IsObject()) return;
             try {
                 items.push_back(open_revision(s.trust, pouch, it["head"]));
-            } catch (const MissingKey& e) {
+            } catch (const ItemSkipped& e) {
                 ++unreadable;
                 s.progress.say("artifact " + jstr(it, "id") + " cannot be read here: " + e.what());
             }
@@ -230,7 +241,7 @@ int cmd_ls(const Args& a) {
         }
         o.end_arr();
         std::printf("%s\n", o.done().c_str());
-        return unreadable ? kExitFailure : kExitOk;
+        return unreadable ? kExitSkipped : kExitOk;
     }
     for (const auto& r : items) {
         std::time_t t = static_cast<std::time_t>(r.content.mtime / 1000);
@@ -239,7 +250,7 @@ int cmd_ls(const Args& a) {
         std::printf("%10s  %s  %s%s\n", human_bytes(r.content.size).c_str(), when,
                     defang(r.content.name).c_str(), r.deleted() ? "  (deleted)" : "");
     }
-    return unreadable ? kExitFailure : kExitOk;
+    return unreadable ? kExitSkipped : kExitOk;
 }
 
 int cmd_push(const Args& a) {
@@ -248,7 +259,8 @@ int cmd_push(const Args& a) {
     int code = kExitOk;
     for (const auto& path : a.positional) {
         Binding b = find_or_bind(s, path, a.get("pouch"), true);
-        code = std::max(code, finish(s, run_once(s, b, Mode::kPush), path));
+        int c = finish(s, run_once(s, b, Mode::kPush), path);
+        if (code == kExitOk || c == kExitFailure) code = c;  // a failure outranks skipped items
     }
     return code;
 }
@@ -275,6 +287,8 @@ int cmd_sync(const Args& a) {
     install_interrupt_handler();
     Watcher watcher(b.root);
     s.progress.say("watching " + b.root + " (Ctrl-C to stop)");
+    std::vector<std::string>
+        said;  // the skipped items last reported: said again only when they change
     while (!interrupted()) {
         // Drained before the run, not after: a change made while the run works stays pending
         // and starts the next run at once (this run's own writes cost one idle run at most).
@@ -282,8 +296,9 @@ int cmd_sync(const Args& a) {
         try {
             SyncStats st = run_once(s, b, Mode::kSync);
             if (st.downloaded || st.removed || st.uploaded || st.renamed || st.deleted ||
-                st.conflicts || st.refused)
+                st.conflicts || st.refused || st.messages != said)
                 finish(s, st, b.root);
+            said = st.messages;
         } catch (const CliError& e) {
             if (e.code != kExitUnreachable) throw;
             s.progress.say(std::string(e.what()) + "; trying again in 5 s");

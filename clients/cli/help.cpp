@@ -131,6 +131,10 @@ const char* kExitCodes[][2] = {
      "integrity: a roster, signature, key envelope or envelope did not verify; nothing "
      "unverified was used"},
     {"6", "the login was denied in the browser, or expired"},
+    {"7",
+     "done with skipped items: everything else was applied and sent; the items named could "
+     "not be (a symlink or a file in the way, an unsafe name, a permission, a missing key, a "
+     "revision refused as untrusted) and are tried again at the next pull"},
     {"130", "interrupted (Ctrl-C)"},
 };
 

@@ -36,9 +36,7 @@ Revision open_revision(Trust& trust, const std::string& pouch_id, const rapidjso
         throw UntrustedItem(where + e.what());
     }
     auto nfc = to_nfc(h.content.name);
-    h.bad_name = !fmt::valid_name(h.content.name) || !nfc || *nfc != h.content.name ||
-                 h.content.name.rfind(kTempPrefix, 0) == 0 ||
-                 h.content.name.find("/" + std::string(kTempPrefix)) != std::string::npos;
+    h.bad_name = !safe_local_path(h.content.name) || !nfc || *nfc != h.content.name;
     h.fp = fingerprint_of_content(h.content);
     return h;
 }

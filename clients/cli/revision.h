@@ -18,7 +18,7 @@ struct Revision {
     long long key_gen = 0, seq = 0;
     clientfmt::Content content;
     std::string fp;
-    bool bad_name = false;  // not a safe relative NFC path: never written to disk
+    bool bad_name = false;  // not a safe_local_path in NFC (files.h): never written to disk
 
     bool deleted() const { return kind == "delete" || content.deleted; }
 };

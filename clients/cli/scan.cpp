@@ -1,4 +1,4 @@
-// scan.cpp -- walking a folder (scan.h) with opendir/lstat, NFC with libunistring's
+// scan.cpp -- walking a folder (scan.h) with openat/fdopendir/fstatat, NFC with libunistring's
 // u8_normalize, and fingerprints with BLAKE3.
 #include "clients/cli/scan.h"
 
@@ -26,55 +26,90 @@ namespace fmt = pouch::clientfmt;
 
 namespace {
 
-void walk(const std::string& root, const std::string& rel, std::map<std::string, LocalFile>& out,
-          std::vector<std::string>* skipped) {
-    std::string dir = rel.empty() ? root : join_path(root, rel);
-    DIR* d = ::opendir(dir.c_str());
+LocalFile local_file(const std::string& name, const struct stat& st) {
+    return LocalFile{name, static_cast<long long>(st.st_size),
+                     static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec,
+                     static_cast<long long>(st.st_mode & 07777)};
+}
+
+// Reads the directory `dirfd` (owned here) whose relative name is `rel`.
+void walk(int dirfd, const std::string& rel, std::map<std::string, LocalFile>& out,
+          ScanReport* report) {
+    DIR* d = ::fdopendir(dirfd);
     if (!d) {
-        if (rel.empty())
-            throw CliError(kExitFailure, "cannot read " + dir + ": " + std::strerror(errno));
-        if (skipped) skipped->push_back(rel);
+        ::close(dirfd);
+        if (report) report->skipped.push_back(rel + ": cannot be read: " + std::strerror(errno));
         return;
     }
     std::unique_ptr<DIR, int (*)(DIR*)> owner(d, ::closedir);
-    while (dirent* e = ::readdir(d)) {
+    while (true) {
+        errno = 0;
+        dirent* e = ::readdir(d);
+        if (!e) {
+            if (errno != 0 && report)
+                report->skipped.push_back((rel.empty() ? "." : rel) +
+                                          ": cannot be read: " + std::strerror(errno));
+            break;
+        }
         std::string n = e->d_name;
         if (n == "." || n == "..") continue;
         if (n.rfind(kTempPrefix, 0) == 0) continue;
         std::string child = rel.empty() ? n : rel + "/" + n;
         struct stat st {};
-        if (::lstat(join_path(root, child).c_str(), &st) != 0) continue;
+        if (::fstatat(dirfd, n.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // gone
+        if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
+            if (report)
+                report->ignored.push_back(
+                    child + (S_ISLNK(st.st_mode) ? ": a symlink" : ": not a regular file"));
+            continue;
+        }
+        if (!safe_local_path(child)) {
+            if (report)
+                report->skipped.push_back(
+                    child +
+                    ": its name is not valid UTF-8, holds a control character or is "
+                    "too long");
+            continue;
+        }
         if (S_ISDIR(st.st_mode)) {
-            walk(root, child, out, skipped);
-        } else if (S_ISREG(st.st_mode)) {
-            if (!to_nfc(child)) {
-                if (skipped) skipped->push_back(child);
+            int sub = ::openat(dirfd, n.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (sub < 0) {
+                if (report)
+                    report->skipped.push_back(child + ": cannot be read: " + std::strerror(errno));
                 continue;
             }
-            out[child] = LocalFile{
-                child, static_cast<long long>(st.st_size),
-                static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec,
-                static_cast<long long>(st.st_mode & 07777)};
+            walk(sub, child, out, report);
+        } else {
+            out[child] = local_file(child, st);
         }
     }
 }
 
 }  // namespace
 
-std::map<std::string, LocalFile> scan_folder(const std::string& root,
-                                             std::vector<std::string>* skipped) {
+std::map<std::string, LocalFile> scan_folder(FolderRoot& root, ScanReport* report) {
     std::map<std::string, LocalFile> out;
-    walk(root, "", out, skipped);
+    int fd = ::fcntl(root.fd(), F_DUPFD_CLOEXEC, 0);
+    if (fd < 0)
+        throw CliError(kExitFailure, "cannot read " + root.path() + ": " + std::strerror(errno));
+    // fdopendir reads from the descriptor's offset: a fresh one for the root.
+    int rootfd = ::openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ::close(fd);
+    if (rootfd < 0)
+        throw CliError(kExitFailure, "cannot read " + root.path() + ": " + std::strerror(errno));
+    walk(rootfd, "", out, report);
     return out;
 }
 
-std::optional<LocalFile> stat_file(const std::string& root, const std::string& name) {
-    struct stat st {};
-    if (::lstat(join_path(root, name).c_str(), &st) != 0 || !S_ISREG(st.st_mode))
-        return std::nullopt;
-    return LocalFile{name, static_cast<long long>(st.st_size),
-                     static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec,
-                     static_cast<long long>(st.st_mode & 07777)};
+std::map<std::string, LocalFile> scan_folder(const std::string& root, ScanReport* report) {
+    FolderRoot r(root);
+    return scan_folder(r, report);
+}
+
+std::optional<LocalFile> stat_file(FolderRoot& root, const std::string& name) {
+    auto st = root.lstat(name);
+    if (!st || !S_ISREG(st->st_mode)) return std::nullopt;
+    return local_file(name, *st);
 }
 
 std::optional<std::string> to_nfc(const std::string& s) {
@@ -108,8 +143,8 @@ std::string fingerprint_of_content(const fmt::Content& c) {
     return fingerprint_from_parts(c.size, crypto::blake3_256(""), hashes);
 }
 
-FileDigest digest_file(const std::string& path) {
-    ChunkReader file(path, static_cast<size_t>(fmt::kChunkSize));
+FileDigest digest_fd(Fd fd, const std::string& name) {
+    ChunkReader file(std::move(fd), name, static_cast<size_t>(fmt::kChunkSize));
     FileDigest d;
     crypto::Blake3Hasher whole;
     long long total = 0;
@@ -123,6 +158,16 @@ FileDigest digest_file(const std::string& path) {
     if (total <= fmt::kInlineMax) d.chunk_hashes.clear();
     d.fp = fingerprint_from_parts(total, whole.finish(), d.chunk_hashes);
     return d;
+}
+
+FileDigest digest_file(const std::string& path) {
+    Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd) throw CliError(kExitFailure, "cannot open " + path + ": " + std::strerror(errno));
+    return digest_fd(std::move(fd), path);
+}
+
+FileDigest digest_file(FolderRoot& root, const std::string& name) {
+    return digest_fd(root.open_read(name), name);
 }
 
 std::string utc_date(long long unix_seconds) {

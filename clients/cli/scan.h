@@ -1,5 +1,6 @@
 // scan.h -- the local side of a synced folder: walking it (regular files only; symlinks,
-// devices and pouch's own temporary files are skipped), Unicode NFC names (libunistring),
+// devices and pouch's own temporary files are left out, never followed), Unicode NFC names
+// (libunistring),
 // and content fingerprints that a local file and a remote content object share, so "is it
 // the same?" never needs the remote bytes.
 #pragma once
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "clients/cli/files.h"
 #include "common/clientfmt/artifact.h"
 
 namespace pouch::cli {
@@ -20,13 +22,20 @@ struct LocalFile {
     long long mode = 0644;  // permission bits
 };
 
-constexpr const char* kTempPrefix = ".pouch-tmp-";
+// What a scan left out, as "name: why" lines: `skipped` are files pouch would sync but cannot
+// (a name that is not valid UTF-8 or holds a control character, a directory it cannot read)
+// -- the command reports them and ends with exit code 7; `ignored` are what pouch never syncs
+// (symlinks, devices, sockets, FIFOs), said once per run and not counted.
+struct ScanReport {
+    std::vector<std::string> skipped, ignored;
+};
 
-// Every regular file under root, by relative name. Names that are not valid UTF-8 are
-// skipped (and reported through `skipped`).
-std::map<std::string, LocalFile> scan_folder(const std::string& root,
-                                             std::vector<std::string>* skipped = nullptr);
-std::optional<LocalFile> stat_file(const std::string& root, const std::string& name);
+// Every regular file under the folder, by relative name, read through the folder's handle
+// (openat/fstatat, never following a symlink; pouch's temporary files are left out).
+std::map<std::string, LocalFile> scan_folder(FolderRoot& root, ScanReport* report = nullptr);
+std::map<std::string, LocalFile> scan_folder(const std::string& root, ScanReport* report = nullptr);
+// The regular file `name` (nullopt when absent, not a regular file, or behind a symlink).
+std::optional<LocalFile> stat_file(FolderRoot& root, const std::string& name);
 
 // NFC of a UTF-8 string; nullopt when it is not valid UTF-8.
 std::optional<std::string> to_nfc(const std::string& s);
@@ -41,6 +50,8 @@ struct FileDigest {
     std::vector<std::string> chunk_hashes;
 };
 FileDigest digest_file(const std::string& path);
+FileDigest digest_file(FolderRoot& root, const std::string& name);  // ItemSkipped when unreadable
+FileDigest digest_fd(Fd fd, const std::string& name);
 std::string fingerprint_from_parts(long long size, const std::string& inline_hash_raw,
                                    const std::vector<std::string>& chunk_hashes_b64);
 

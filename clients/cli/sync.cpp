@@ -1,5 +1,6 @@
 // sync.cpp -- pull, push and conflicts of one folder (sync.h) on the Api, Trust (verified
-// roster and pouch keys), common/clientfmt (envelopes, chunks, names) and scan.h.
+// roster and pouch keys), common/clientfmt (envelopes, chunks, names), scan.h and the
+// folder's FolderRoot (files.h), through which every local file is read and written.
 #include "clients/cli/sync.h"
 
 #include <fcntl.h>
@@ -12,10 +13,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <deque>
 #include <set>
+#include <unordered_map>
 
 #include "clients/cli/errors.h"
 #include "clients/cli/files.h"
+#include "clients/cli/terminal_text.h"
 #include "common/clientfmt/chunk.h"
 #include "common/clientfmt/proofs.h"
 #include "common/crypto/b64url.h"
@@ -39,6 +43,19 @@ long long now_ms() {
     return static_cast<long long>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
 }
 
+long long monotonic_ms() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<long long>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+// A name from another member as messages show it: at most 120 characters (a hostile name may
+// be 4 KiB), defanged (terminal_text.h).
+std::string shown(const std::string& name) {
+    std::string cut = first_chars(name, 120);
+    return defang(cut) + (cut.size() < name.size() ? "..." : "");
+}
+
 // POUCH_TEST_KILL_AFTER_COMMIT=N: the process kills itself (SIGKILL) once the server has
 // answered its N-th commit and before the answer is recorded -- the worst moment to die,
 // reproduced exactly for the CLI suite's resume test. Not set in normal use.
@@ -54,10 +71,19 @@ bool in_scope(const std::string& name, const std::string& scope) {
             name[scope.size()] == '/');
 }
 
-std::string read_whole(const std::string& path) {
-    auto data = read_file(path);
-    if (!data) throw CliError(kExitFailure, path + " disappeared while it was being read");
-    return *data;
+// The whole file (ItemSkipped when it cannot be read through the folder's handle).
+std::string read_whole(FolderRoot& root, const std::string& name) {
+    Fd fd = root.open_read(name);
+    std::string out;
+    char buf[65536];
+    while (true) {
+        ssize_t n = ::read(fd.get(), buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) throw ItemSkipped("cannot read " + name + ": " + std::strerror(errno));
+        if (n == 0) break;
+        out.append(buf, static_cast<size_t>(n));
+    }
+    return out;
 }
 
 }  // namespace
@@ -81,10 +107,31 @@ struct SyncEngine::Planned {
 
 SyncEngine::SyncEngine(Api& api, Trust& trust, const Config& cfg, DeviceState& device,
                        FolderState& state, Progress& progress)
-    : api_(api), trust_(trust), cfg_(cfg), device_(device), s_(state), progress_(progress) {}
+    : api_(api),
+      trust_(trust),
+      cfg_(cfg),
+      device_(device),
+      s_(state),
+      progress_(progress),
+      root_(state.root),
+      last_save_ms_(monotonic_ms()) {}
 
 void SyncEngine::save() {
+    // Due after a second, or after nine times what the last write took: a state of 100,000
+    // files (~30 MB) is then written every few seconds and costs at most a tenth of the run.
+    if (monotonic_ms() - last_save_ms_ >= std::max(1000LL, 9 * save_cost_ms_)) save_now();
+}
+
+void SyncEngine::save_now() {
+    long long start = monotonic_ms();
     save_folder_state(cfg_, s_);
+    last_save_ms_ = monotonic_ms();
+    save_cost_ms_ = last_save_ms_ - start;
+}
+
+const crypto::P256PrivateKey& SyncEngine::sign_key() {
+    if (!sign_key_) sign_key_ = cfg_.sign_key();
+    return *sign_key_;
 }
 
 void SyncEngine::load_pouch() {
@@ -100,7 +147,7 @@ void SyncEngine::load_pouch() {
         if (!s_.epoch.empty()) progress_.say("the pouch's event log was reset; reading it again");
         s_.epoch = epoch;
         s_.seq = 0;
-        save();
+        save_now();
     }
 }
 
@@ -116,49 +163,66 @@ std::optional<Revision> SyncEngine::fetch_head(const std::string& artifact_id) {
     return open_revision(trust_, s_.pouch_id, items[0]);
 }
 
-void SyncEngine::unreadable(const std::string& artifact_id, const std::string& why) {
-    ++stats_.refused;
-    stats_.messages.push_back("artifact " + artifact_id + " cannot be read here: " + why);
-    s_.unreadable.insert(artifact_id);
+void SyncEngine::skip(const std::string& artifact_id, const std::string& why) {
+    ++stats_.skipped;
+    stats_.messages.push_back("skipped artifact " + artifact_id + ": " + why);
+    s_.skipped[artifact_id] = why;
+}
+
+void SyncEngine::skip_local(const std::string& why) {
+    if (!said_.insert(why).second) return;  // once per run (a push plans up to 8 rounds)
+    ++stats_.skipped;
+    stats_.messages.push_back("not sent: " + why);
 }
 
 void SyncEngine::apply_readable(const rapidjson::Value& rev) {
+    std::string aid = jstr(rev, "artifact_id");
+    read_this_run_.insert(aid);
     try {
         apply_head(open_revision(trust_, s_.pouch_id, rev));
-    } catch (const MissingKey& e) {
-        unreadable(jstr(rev, "artifact_id"), e.what());
+    } catch (const ItemSkipped& e) {
+        skip(aid, e.what());
     }
 }
 
 void SyncEngine::read_changed(const std::string& artifact_id) {
+    read_this_run_.insert(artifact_id);
     try {
         if (auto h = fetch_head(artifact_id)) apply_head(*h);
-        s_.unreadable.erase(artifact_id);
-    } catch (const MissingKey& e) {
-        unreadable(artifact_id, e.what());
+        s_.skipped.erase(artifact_id);
+    } catch (const ItemSkipped& e) {
+        skip(artifact_id, e.what());
     }
+    save();
 }
 
-void SyncEngine::retry_unreadable() {
-    if (s_.unreadable.empty()) return;
+void SyncEngine::retry_skipped() {
+    std::vector<std::string> again;
+    for (const auto& [aid, why] : s_.skipped)
+        if (!read_this_run_.count(aid)) again.push_back(aid);
+    if (again.empty()) return;
     // Envelopes sealed to this member since the last pull (a member added while a rotation
     // was pending gets the current generation late); a missing generation is not fetched
     // again per artifact (Trust::pouch_key).
     trust_.fetch_keys(s_.pouch_id);
-    std::set<std::string> again = s_.unreadable;
     for (const auto& aid : again) read_changed(aid);
-    save();
 }
 
 void SyncEngine::full_resync() {
     long long hw = high_water_;
-    s_.unreadable.clear();  // every artifact is read again below
+    s_.skipped.clear();  // every artifact is read again below
     std::string q = s_.files.empty() ? "" : "include_deleted=true&";
     api_.list(
         "/v1/pouches/" + s_.pouch_id + "/artifacts", q,
         [&](const rapidjson::Value& item) {
             if (!item.HasMember("head") || !item["head"].IsObject()) return;
-            apply_readable(item["head"]);
+            const auto& head = item["head"];
+            // A head this folder already holds (its own commits, after a push) needs neither
+            // verifying nor writing: nothing of it is used.
+            const std::string* local = s_.local_name_of(jstr(head, "artifact_id"));
+            if (local && s_.files.at(*local).revision_id == jstr(head, "id")) return;
+            apply_readable(head);
+            save();
         },
         500);
     s_.seq = hw;
@@ -190,7 +254,7 @@ bool SyncEngine::apply_events_page() {
         std::string aid = jstr(ev, "artifact_id");
         std::string rid = jstr(ev, "revision_id");
         if (const std::string* local = s_.local_name_of(aid);
-            local && s_.files[*local].revision_id == rid)
+            local && s_.files.at(*local).revision_id == rid)
             continue;  // this folder's own commit, already recorded
         if (seen.insert(aid).second) changed.push_back(aid);
     }
@@ -205,10 +269,13 @@ void SyncEngine::pull() {
     if (s_.seq == 0) {
         full_resync();
     } else {
-        retry_unreadable();
         while (apply_events_page()) {
         }
+        // After the events, so that a change they bring (the file that stood in a skipped
+        // item's way, removed elsewhere) is on disk before the item is tried again.
+        retry_skipped();
     }
+    save_now();
     ack();
 }
 
@@ -245,27 +312,38 @@ bool SyncEngine::wait_for_events(int seconds, const std::function<bool()>& stop)
 
 SyncEngine::LocalStatus SyncEngine::local_status(const std::string& local, const FileEntry& e) {
     LocalStatus st;
-    auto f = stat_file(s_.root, local);
+    auto f = stat_file(root_, local);
     if (!f) return st;
     if (f->size == e.size && f->mtime_ns == e.mtime_ns && (f->mode & 0777) == (e.mode & 0777)) {
         st.kind = LocalStatus::kUnchanged;
         return st;
     }
-    st.fp = digest_file(join_path(s_.root, local)).fp;
+    st.fp = digest_file(root_, local).fp;
     st.kind = st.fp == e.fp ? LocalStatus::kUnchanged : LocalStatus::kChanged;
     return st;
 }
 
+std::string SyncEngine::free_conflict_name(const std::string& name, const std::string& label) {
+    std::string date = utc_date(std::time(nullptr));
+    try {
+        for (int n = 1; n <= 1000; ++n) {
+            std::string c =
+                fmt::conflict_name(name, label, n == 1 ? date : date + " " + std::to_string(n));
+            if (!root_.lstat(c)) return c;
+        }
+    } catch (const fmt::FormatError& e) {
+        throw ItemSkipped("cannot keep both versions of " + shown(name) + ": " + e.what());
+    }
+    throw ItemSkipped("cannot keep both versions of " + shown(name) +
+                      ": every conflict name is taken");
+}
+
 std::string SyncEngine::conflict_copy(const std::string& local, const std::string& loses_to) {
     std::string base = to_nfc(local).value_or(local);
-    std::string date = utc_date(std::time(nullptr));
     std::string label = trust_.my_label();
-    std::string name = fmt::conflict_name(base, label, date);
-    for (int n = 2; exists(join_path(s_.root, name)); ++n)
-        name = fmt::conflict_name(base, label, date + " " + std::to_string(n));
-    if (::rename(join_path(s_.root, local).c_str(), join_path(s_.root, name).c_str()) != 0)
-        throw CliError(kExitFailure,
-                       "cannot keep the conflicting " + local + ": " + std::strerror(errno));
+    std::string name = free_conflict_name(base, label);
+    // NOREPLACE: a file that took the name meanwhile is never overwritten; try the next one.
+    while (!root_.rename_noreplace(local, name)) name = free_conflict_name(base, label);
     s_.files.erase(local);
     s_.conflict_of[name] = loses_to;
     ++stats_.conflicts;
@@ -277,39 +355,11 @@ std::string SyncEngine::conflict_copy(const std::string& local, const std::strin
 }
 
 void SyncEngine::write_content(const std::string& local, const Revision& h) {
-    // Every directory on the way must be a real directory inside the folder: a symlink would
-    // let a name written by someone else land outside it.
-    std::string dir = s_.root;
-    for (size_t pos = local.find('/'); pos != std::string::npos; pos = local.find('/', pos + 1)) {
-        dir = join_path(s_.root, local.substr(0, pos));
-        struct stat st {};
-        if (::lstat(dir.c_str(), &st) == 0) {
-            if (!S_ISDIR(st.st_mode))
-                throw CliError(kExitFailure,
-                               "cannot write " + local + ": " + dir + " is not a directory");
-        } else if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-            throw CliError(kExitFailure, "cannot create " + dir + ": " + std::strerror(errno));
-        }
-    }
-    std::string path = join_path(s_.root, local);
-    std::string tmp =
-        join_path(parent_dir(path),
-                  std::string(kTempPrefix) + crypto::b64url_encode(crypto::random_bytes(9)));
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0) throw CliError(kExitFailure, "cannot create " + tmp + ": " + std::strerror(errno));
-    auto write_all = [&](std::string_view data) {
-        for (size_t off = 0; off < data.size();) {
-            ssize_t n = ::write(fd, data.data() + off, data.size() - off);
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0)
-                throw CliError(kExitFailure, "cannot write " + tmp + ": " + std::strerror(errno));
-            off += static_cast<size_t>(n);
-        }
-    };
-    try {
-        const fmt::Content& c = h.content;
+    const fmt::Content& c = h.content;
+    std::string shown_path = join_path(s_.root, local);
+    auto fill = [&](int fd) {
         if (c.data) {
-            write_all(crypto::b64url_decode(*c.data).value_or(""));
+            write_all_fd(fd, crypto::b64url_decode(*c.data).value_or(""), shown_path);
         } else if (c.chunks) {
             progress_.begin("pull " + local, c.size);
             long long done = 0;
@@ -323,53 +373,40 @@ void SyncEngine::write_content(const std::string& local, const Revision& h) {
                 };
                 ApiAnswer a = api_.call(
                     "GET", "/v1/pouches/" + s_.pouch_id + "/blobs/" + ch.blob_id, "", {}, opt);
-                if (!a.ok())
-                    throw CliError(kExitFailure, "GET blob " + ch.blob_id + ": " + describe(a));
+                if (!a.ok()) {
+                    progress_.end();
+                    throw ItemSkipped("GET blob " + ch.blob_id + ": " + describe(a));
+                }
                 try {
-                    write_all(fmt::open_chunk(ch, a.raw));
+                    write_all_fd(fd, fmt::open_chunk(ch, a.raw), shown_path);
                 } catch (const fmt::FormatError& e) {
-                    throw CliError(kExitIntegrity, local + ": " + e.what());
+                    progress_.end();
+                    throw ItemSkipped("a chunk of " + shown(local) + " was refused: " + e.what());
                 }
                 done += ch.size;
                 progress_.update(done);
             }
             progress_.end();
         }
-        if (::fsync(fd) != 0)
-            throw CliError(kExitFailure, "cannot sync " + tmp + ": " + std::strerror(errno));
-        ::fchmod(fd, static_cast<mode_t>(c.mode.value_or(0644) & 0777));
-        timespec times[2];
-        times[0].tv_sec = times[1].tv_sec = static_cast<time_t>(c.mtime / 1000);
-        times[0].tv_nsec = times[1].tv_nsec = static_cast<long>((c.mtime % 1000) * 1000000);
-        ::futimens(fd, times);
-    } catch (...) {
-        ::close(fd);
-        ::unlink(tmp.c_str());
-        throw;
-    }
-    ::close(fd);
-    if (::rename(tmp.c_str(), path.c_str()) != 0) {
-        ::unlink(tmp.c_str());
-        throw CliError(kExitFailure, "cannot replace " + path + ": " + std::strerror(errno));
-    }
-    auto f = stat_file(s_.root, local);
+    };
+    struct stat st = root_.write_file(local, fill, FolderRoot::file_mode(c.mode), c.mtime);
     FileEntry e;
     e.artifact_id = h.artifact_id;
     e.revision_id = h.revision_id;
     e.remote_name = h.content.name;
     e.fp = h.fp;
     e.size = h.content.size;
-    e.mtime_ns = f ? f->mtime_ns : 0;
-    e.mode = f ? f->mode : 0644;
+    e.mtime_ns = static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
+    e.mode = static_cast<long long>(st.st_mode & 07777);
     if (h.content.chunks) e.chunks = *h.content.chunks;
     for (const auto& ch : e.chunks) s_.chunk_cache[ch.hash] = ch;
-    s_.files[local] = e;
+    s_.files.set(local, e);
     ++stats_.downloaded;
     save();
 }
 
 void SyncEngine::apply_delete(const Revision& h, const std::string& local) {
-    FileEntry& e = s_.files[local];
+    FileEntry& e = s_.files.at(local);
     LocalStatus st = local_status(local, e);
     if (st.kind == LocalStatus::kChanged) {
         // Changed here, deleted elsewhere: keep it; the next push restores it on the tombstone.
@@ -378,7 +415,7 @@ void SyncEngine::apply_delete(const Revision& h, const std::string& local) {
         ++stats_.conflicts;
     } else {
         if (st.kind == LocalStatus::kUnchanged) {
-            remove_file(join_path(s_.root, local));
+            root_.remove_file(local);
             ++stats_.removed;
         }
         s_.files.erase(local);
@@ -388,39 +425,43 @@ void SyncEngine::apply_delete(const Revision& h, const std::string& local) {
 
 void SyncEngine::apply_put(const Revision& h, const std::string* prev_local) {
     const std::string& name = h.content.name;
-    std::optional<std::string> remove_after;
+    // A rename's old name: dropped from the state only once the new name is written, so that
+    // an item skipped half-way leaves the old file tracked (never pushed again as new).
+    std::optional<std::string> drop_after, remove_after;
+    auto drop_old_name = [&] {
+        if (!drop_after || *drop_after == name) return;
+        s_.files.erase(*drop_after);
+        if (remove_after && !s_.files.count(*remove_after)) root_.remove_file(*remove_after);
+    };
     if (prev_local && *prev_local != name) {
-        std::string old = *prev_local;  // the entry is erased below
-        LocalStatus st = local_status(old, s_.files[old]);
-        if (st.kind == LocalStatus::kChanged)
+        std::string old = *prev_local;
+        LocalStatus st = local_status(old, s_.files.at(old));
+        if (st.kind == LocalStatus::kChanged) {
             conflict_copy(old, h.revision_id);
-        else if (st.kind == LocalStatus::kUnchanged)
-            remove_after = old;
-        s_.files.erase(old);
+        } else {
+            if (st.kind == LocalStatus::kUnchanged) remove_after = old;
+            drop_after = old;
+        }
     }
     auto it = s_.files.find(name);
     if (it != s_.files.end() && it->second.artifact_id != h.artifact_id) {
         // Two artifacts claim one name (made at once on two devices). The larger artifact id
         // gives way, on every device alike: it is kept under a conflict name, which the next
         // push also gives it on the server.
-        std::string date = utc_date(std::time(nullptr));
         if (h.artifact_id > it->second.artifact_id) {
-            std::string label = trust_.signer(h.signer).label;
-            std::string alt = fmt::conflict_name(name, label, date);
+            std::string alt = free_conflict_name(name, trust_.signer(h.signer).label);
             ++stats_.conflicts;
             progress_.say("conflict: two files named " + name + "; the other is kept as \"" + alt +
                           "\"");
             write_content(alt, h);
-            s_.files[alt].remote_name = name;  // renamed on the server at the next push
+            s_.files.at(alt).remote_name = name;  // renamed on the server at the next push
         } else {
             FileEntry ours = it->second;
-            s_.files.erase(it);
-            std::string alt = fmt::conflict_name(name, trust_.my_label(), date);
-            if (exists(join_path(s_.root, name)) &&
-                ::rename(join_path(s_.root, name).c_str(), join_path(s_.root, alt).c_str()) != 0)
-                throw CliError(kExitFailure,
-                               "cannot move " + name + " aside: " + std::strerror(errno));
-            s_.files[alt] = ours;
+            std::string alt = free_conflict_name(name, trust_.my_label());
+            if (root_.lstat(name) && !root_.rename_noreplace(name, alt))
+                throw ItemSkipped("cannot move " + name + " aside: " + alt + " exists");
+            s_.files.erase(name);
+            s_.files.set(alt, ours);
             ++stats_.conflicts;
             progress_.say("conflict: two files named " + name + "; this device's is kept as \"" +
                           alt + "\"");
@@ -430,23 +471,24 @@ void SyncEngine::apply_put(const Revision& h, const std::string* prev_local) {
         LocalStatus st = local_status(name, it->second);
         if (st.kind == LocalStatus::kChanged) {
             if (st.fp == h.fp) {  // the same change on both sides
-                auto f = stat_file(s_.root, name);
+                auto f = stat_file(root_, name);
                 it->second.revision_id = h.revision_id;
                 it->second.fp = h.fp;
                 it->second.size = h.content.size;
                 if (f) it->second.mtime_ns = f->mtime_ns, it->second.mode = f->mode;
+                drop_old_name();
                 save();
                 return;
             }
             conflict_copy(name, h.revision_id);
         }
         write_content(name, h);
-    } else if (auto f = stat_file(s_.root, name)) {
-        if (digest_file(join_path(s_.root, name)).fp == h.fp) {
+    } else if (auto f = stat_file(root_, name)) {
+        if (digest_file(root_, name).fp == h.fp) {
             FileEntry e{h.artifact_id,  h.revision_id, name,    h.fp,
                         h.content.size, f->mtime_ns,   f->mode, {}};
             if (h.content.chunks) e.chunks = *h.content.chunks;
-            s_.files[name] = e;
+            s_.files.set(name, e);
             save();
         } else {
             conflict_copy(name, h.revision_id);
@@ -455,24 +497,21 @@ void SyncEngine::apply_put(const Revision& h, const std::string* prev_local) {
     } else {
         write_content(name, h);
     }
-    if (remove_after && !s_.files.count(*remove_after))
-        remove_file(join_path(s_.root, *remove_after));
+    drop_old_name();
 }
 
 void SyncEngine::apply_head(const Revision& h) {
     const std::string* local = s_.local_name_of(h.artifact_id);
-    if (local && s_.files[*local].revision_id == h.revision_id) return;
-    if (h.bad_name) {
-        progress_.say("skipped artifact " + h.artifact_id +
-                      ": its name is not a safe relative path");
-        return;
-    }
+    if (local && s_.files.at(*local).revision_id == h.revision_id) return;
+    if (h.bad_name)
+        throw ItemSkipped("its name \"" + shown(h.content.name) +
+                          "\" is not a safe relative path here");
     if (h.deleted()) {
         if (local) apply_delete(h, std::string(*local));
         return;
     }
     if (h.content.kind == "folder") {
-        make_dirs(join_path(s_.root, h.content.name), 0755);
+        root_.open_dir(h.content.name, true);
         return;
     }
     std::string prev = local ? *local : "";
@@ -482,15 +521,19 @@ void SyncEngine::apply_head(const Revision& h) {
 // ---- pushing local changes -----------------------------------------------------------------
 
 std::vector<SyncEngine::Planned> SyncEngine::plan(const std::string& scope) {
-    std::vector<std::string> skipped;
-    auto files = scan_folder(s_.root, &skipped);
-    for (const auto& s : skipped)
-        progress_.say("skipped " + s + ": its name is not UTF-8 or it cannot be read");
+    ScanReport report;
+    auto files = scan_folder(root_, &report);
+    for (const auto& s : report.skipped) skip_local(s);
+    for (const auto& s : report.ignored)
+        if (said_.insert(s).second) stats_.messages.push_back("left out: " + s);
     std::vector<Planned> out;
     std::vector<std::string> missing;
     bool touched = false;
     for (auto& [local, e] : s_.files) {
         if (!in_scope(local, scope)) continue;
+        // An artifact whose remote head could not be applied here waits for it: its local
+        // file is neither sent nor deleted until the next pull applies that head.
+        if (s_.skipped.count(e.artifact_id)) continue;
         auto it = files.find(local);
         if (it == files.end()) {
             missing.push_back(local);
@@ -502,7 +545,13 @@ std::vector<SyncEngine::Planned> SyncEngine::plan(const std::string& scope) {
         bool mode_changed = (f.mode & 0777) != (e.mode & 0777);
         if (!renamed && !mode_changed && f.size == e.size && f.mtime_ns == e.mtime_ns) continue;
         if (!renamed && !mode_changed) {
-            std::string fp = digest_file(join_path(s_.root, local)).fp;
+            std::string fp;
+            try {
+                fp = digest_file(root_, local).fp;
+            } catch (const ItemSkipped& err) {
+                skip_local(local + ": " + err.what());
+                continue;
+            }
             if (fp == e.fp) {
                 e.mtime_ns = f.mtime_ns;  // touched, not changed
                 touched = true;
@@ -519,6 +568,11 @@ std::vector<SyncEngine::Planned> SyncEngine::plan(const std::string& scope) {
         out.push_back(std::move(p));
     }
     if (touched) save();
+    // Tracked files that vanished, by fingerprint: a new file with one of their contents is
+    // a move (the first vanished name in name order, as the scan lists them).
+    std::unordered_map<std::string, std::deque<std::string>> missing_by_fp;
+    for (const auto& m : missing) missing_by_fp[s_.files.at(m).fp].push_back(m);
+    std::set<std::string> moved;
     for (const auto& [name, f] : files) {
         if (!in_scope(name, scope) || s_.files.count(name)) continue;
         Planned p;
@@ -526,15 +580,23 @@ std::vector<SyncEngine::Planned> SyncEngine::plan(const std::string& scope) {
         p.local = name;
         p.file = f;
         p.remote_name = to_nfc(name).value_or(name);
-        // A tracked file that vanished while this one appeared with its content: a move.
-        std::string fp = digest_file(join_path(s_.root, name)).fp;
-        auto m = std::find_if(missing.begin(), missing.end(),
-                              [&](const std::string& old) { return s_.files[old].fp == fp; });
-        if (m != missing.end()) {
-            p.prev_local = *m;
-            p.artifact_id = s_.files[*m].artifact_id;
-            p.base = s_.files[*m].revision_id;
-            missing.erase(m);
+        std::deque<std::string>* candidates = nullptr;
+        if (!missing_by_fp.empty()) {  // only then can it be a move: read it to know
+            try {
+                auto m = missing_by_fp.find(digest_file(root_, name).fp);
+                if (m != missing_by_fp.end() && !m->second.empty()) candidates = &m->second;
+            } catch (const ItemSkipped& err) {
+                skip_local(name + ": " + err.what());
+                continue;
+            }
+        }
+        if (candidates) {
+            std::string old = candidates->front();
+            candidates->pop_front();
+            moved.insert(old);
+            p.prev_local = old;
+            p.artifact_id = s_.files.at(old).artifact_id;
+            p.base = s_.files.at(old).revision_id;
         } else {
             p.artifact_id = crypto::uuid_v4();
             if (auto c = s_.conflict_of.find(name); c != s_.conflict_of.end())
@@ -543,10 +605,11 @@ std::vector<SyncEngine::Planned> SyncEngine::plan(const std::string& scope) {
         out.push_back(std::move(p));
     }
     for (const auto& local : missing) {
+        if (moved.count(local)) continue;
         Planned p;
         p.type = "delete";
         p.local = local;
-        p.old = s_.files[local];
+        p.old = s_.files.at(local);
         p.artifact_id = p.old.artifact_id;
         p.base = p.old.revision_id;
         out.push_back(std::move(p));
@@ -554,8 +617,8 @@ std::vector<SyncEngine::Planned> SyncEngine::plan(const std::string& scope) {
     return out;
 }
 
-void SyncEngine::upload_chunks(Planned& p, const std::string& path) {
-    ChunkReader file(path, static_cast<size_t>(fmt::kChunkSize));
+void SyncEngine::upload_chunks(Planned& p, const std::string& name) {
+    ChunkReader file(root_.open_read(name), name, static_cast<size_t>(fmt::kChunkSize));
     long long total = 0;
     std::vector<std::string> hashes;
     progress_.begin("push " + p.local, p.file.size);
@@ -608,7 +671,6 @@ void SyncEngine::upload_chunks(Planned& p, const std::string& path) {
 }
 
 void SyncEngine::build_put(Planned& p) {
-    std::string path = join_path(s_.root, p.local);
     fmt::Content c;
     c.name = p.remote_name;
     c.kind = "file";
@@ -616,17 +678,17 @@ void SyncEngine::build_put(Planned& p) {
     c.mtime = p.file.mtime_ns / 1000000;
     p.intent.entry = FileEntry{};
     if (p.file.size <= fmt::kInlineMax) {
-        std::string bytes = read_whole(path);
+        std::string bytes = read_whole(root_, p.local);
         if (static_cast<long long>(bytes.size()) > fmt::kInlineMax) {
             p.file.size = static_cast<long long>(bytes.size());
-            upload_chunks(p, path);  // it grew past the inline limit meanwhile
+            upload_chunks(p, p.local);  // it grew past the inline limit meanwhile
         } else {
             p.file.size = static_cast<long long>(bytes.size());
             c.data = crypto::b64url_encode(bytes);
             p.intent.entry.fp = fingerprint_from_parts(p.file.size, crypto::blake3_256(bytes), {});
         }
     } else {
-        upload_chunks(p, path);
+        upload_chunks(p, p.local);
     }
     if (!p.intent.entry.chunks.empty() || p.file.size > fmt::kInlineMax)
         c.chunks = p.intent.entry.chunks;
@@ -636,7 +698,7 @@ void SyncEngine::build_put(Planned& p) {
     fmt::RevisionIds ids{s_.pouch_id, p.artifact_id, revision_id, key_gen_};
     std::string key = trust_.write_key(s_.pouch_id, key_gen_);  // refuses a rollback
     std::string envelope = fmt::seal_envelope(key, ids, c);
-    crypto::P256PrivateKey sign = cfg_.sign_key();
+    const crypto::P256PrivateKey& sign = sign_key();
     json::Out o;
     o.kv("type", "put").kv("artifact_id", p.artifact_id).kv("revision_id", revision_id);
     if (p.base.empty())
@@ -682,16 +744,25 @@ void SyncEngine::send_batches(std::vector<Planned>& ops) {
         }
         o.end_arr();
         pc.body = o.done();
-        s_.pending = std::move(pc);
-        save();  // written before it is sent: a rerun resends this very body
-        commit_pending();
+        // In the journal before it is sent: a rerun resends this very body.
+        append_pending(cfg_, s_, std::move(pc));
+        while (!s_.pending.empty()) commit_pending();
+        for (Planned* p : batch) {  // a push of 100,000 files keeps no op after its batch
+            p->op_json = std::string();
+            p->intent = OpIntent{};
+        }
         batch.clear();
         bytes = 0;
     };
     for (Planned& p : ops) {
         if (p.type == "put") {
-            if (!stat_file(s_.root, p.local)) continue;  // gone since the scan
-            build_put(p);
+            if (!stat_file(root_, p.local)) continue;  // gone since the scan
+            try {
+                build_put(p);
+            } catch (const ItemSkipped& e) {
+                skip_local(p.local + ": " + e.what());
+                continue;
+            }
         } else {
             std::string revision_id = crypto::uuid_v4();
             fmt::RevisionIds ids{s_.pouch_id, p.artifact_id, revision_id, key_gen_};
@@ -702,7 +773,7 @@ void SyncEngine::send_batches(std::vector<Planned>& ops) {
             o.kv("type", "delete").kv("artifact_id", p.artifact_id).kv("revision_id", revision_id);
             o.kv("base_revision_id", p.base).kv_null("merge_parent_id").kv_null("name_index");
             o.kv_null("conflict_id").kv("key_gen", key_gen_).kv("envelope", envelope);
-            o.kv("signature", fmt::sign_revision(cfg_.sign_key(), ids, envelope));
+            o.kv("signature", fmt::sign_revision(sign_key(), ids, envelope));
             o.kv("signer_member_id", device_.member_id);
             o.key("blob_ids").arr().end_arr();
             p.op_json = o.done();
@@ -720,14 +791,14 @@ void SyncEngine::send_batches(std::vector<Planned>& ops) {
 }
 
 void SyncEngine::commit_pending() {
-    const PendingCommit& pc = *s_.pending;
-    std::string sig = fmt::make_service_signature(cfg_.sign_key(), pc.body);
+    const PendingCommit& pc = s_.pending.front();
+    std::string sig = fmt::make_service_signature(sign_key(), pc.body);
     ApiAnswer a = api_.call("POST", "/v1/pouches/" + s_.pouch_id + "/operations", pc.body,
                             {"Service-Signature: " + sig});
     if (a.status == 409 && (a.code == "epoch_mismatch" || a.code == "operation_id_reused")) {
         // The batch can never apply as it is; the next round plans it again.
         progress_.say("a commit was refused (" + a.code + "); planning it again");
-        s_.pending.reset();
+        s_.pending.erase(s_.pending.begin());
         save();
         if (a.code == "epoch_mismatch") load_pouch();
         return;
@@ -748,7 +819,7 @@ void SyncEngine::commit_pending() {
                 } else {
                     ++stats_.uploaded;
                 }
-                s_.files[in.local_name] = in.entry;
+                s_.files.set(in.local_name, in.entry);
                 s_.conflict_of.erase(in.local_name);
                 for (const auto& ch : in.entry.chunks) s_.chunk_cache[ch.hash] = ch;
             } else {
@@ -771,26 +842,31 @@ void SyncEngine::commit_pending() {
                                       jopt(r, "message").value_or("") + ")");
         }
     }
-    s_.pending.reset();
+    s_.pending.erase(s_.pending.begin());  // answered: the next save drops it from the journal
     save();
 }
 
 bool SyncEngine::resend_pending() {
-    if (!s_.pending) return false;
+    if (s_.pending.empty()) return false;
     progress_.say("resending the commit of an interrupted run (" +
-                  std::to_string(s_.pending->intents.size()) + " operations)");
-    commit_pending();
+                  std::to_string(s_.pending_ops()) + " operations)");
+    while (!s_.pending.empty()) commit_pending();
     return true;
 }
 
 void SyncEngine::push(const std::string& scope) {
     load_pouch();
+    // A rolled-back generation is reported even when nothing waits to be sent.
+    trust_.check_rollback(s_.pouch_id, key_gen_);
     resend_pending();
     for (int round = 0; round < kMaxRounds; ++round) {
         to_refetch_.clear();
         keys_stale_ = false;
         auto ops = plan(scope);
-        if (ops.empty()) return;
+        if (ops.empty()) {
+            save_now();
+            return;
+        }
         int refused_before = stats_.refused;
         send_batches(ops);
         if (keys_stale_) {
@@ -799,30 +875,39 @@ void SyncEngine::push(const std::string& scope) {
         }
         for (const auto& aid : to_refetch_) {
             if (aid.empty()) continue;
-            if (auto h = fetch_head(aid)) {
-                const std::string* local = s_.local_name_of(aid);
-                if (local && !h->deleted() && s_.files[*local].fp == h->fp) {
-                    s_.files[*local].revision_id = h->revision_id;  // same content won already
-                    continue;
-                }
-                // An entry whose base lost: fetch the winner; our version becomes a copy.
-                if (local) {
-                    FileEntry& e = s_.files[*local];
-                    auto st = local_status(*local, e);
-                    if (st.kind == LocalStatus::kUnchanged && e.remote_name != *local) {
-                        // Only our rename lost: take the new head's content under our name;
-                        // the next round renames it again, on that head.
-                        std::string keep = *local;
-                        write_content(keep, *h);
+            try {
+                if (auto h = fetch_head(aid)) {
+                    const std::string* local = s_.local_name_of(aid);
+                    if (local && !h->deleted() && s_.files.at(*local).fp == h->fp) {
+                        // the same content won already
+                        s_.files.at(*local).revision_id = h->revision_id;
                         continue;
                     }
+                    // An entry whose base lost: fetch the winner; our version becomes a copy.
+                    if (local) {
+                        FileEntry& e = s_.files.at(*local);
+                        auto st = local_status(*local, e);
+                        if (st.kind == LocalStatus::kUnchanged && e.remote_name != *local) {
+                            // Only our rename lost: take the new head's content under our
+                            // name; the next round renames it again, on that head.
+                            std::string keep = *local;
+                            write_content(keep, *h);
+                            continue;
+                        }
+                    }
+                    apply_head(*h);
                 }
-                apply_head(*h);
+            } catch (const ItemSkipped& e) {
+                skip(aid, e.what());
             }
         }
-        if (to_refetch_.empty() && !keys_stale_ && stats_.refused > refused_before) return;
+        if (to_refetch_.empty() && !keys_stale_ && stats_.refused > refused_before) {
+            save_now();
+            return;
+        }
     }
     progress_.say("the folder kept changing; some changes wait for the next run");
+    save_now();
 }
 
 }  // namespace pouch::cli

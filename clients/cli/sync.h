@@ -1,16 +1,20 @@
 // sync.h -- the sync engine of one folder and its pouch (docs/CLI.md "How a folder syncs"):
 // pull applies the pouch's event feed to the folder (verified, decrypted, written
-// atomically), push turns local changes into signed, encrypted commits (chunks through blob
-// check and upload, batches of at most 50 ops written to the folder state before they are
-// sent), and both keep both versions of a file changed on two sides.
+// atomically through the folder's FolderRoot handle), push turns local changes into signed,
+// encrypted commits (chunks through blob check and upload, batches of at most 50 ops written
+// to the folder's journal before they are sent), and both keep both versions of a file
+// changed on two sides. An item that cannot be applied or sent is skipped, reported and
+// remembered; the rest goes on (docs/CLI.md "Skipped items").
 #pragma once
 
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "clients/cli/api.h"
+#include "clients/cli/files.h"
 #include "clients/cli/folder_state.h"
 #include "clients/cli/progress.h"
 #include "clients/cli/revision.h"
@@ -21,7 +25,8 @@ namespace pouch::cli {
 
 struct SyncStats {
     int downloaded = 0, removed = 0, uploaded = 0, deleted = 0, renamed = 0, conflicts = 0;
-    int refused = 0;
+    int refused = 0;           // ops the server refused (exit 1)
+    int skipped = 0;           // items skipped here (exit 7), each with a message
     long long bytes_sent = 0;  // blob bytes uploaded
     int chunks_reused = 0;     // chunks the server already held
     std::vector<std::string> messages;
@@ -50,31 +55,44 @@ class SyncEngine {
     void full_resync();
     bool apply_events_page();
     std::optional<Revision> fetch_head(const std::string& artifact_id);
+    // Throws ItemSkipped when the revision cannot be applied here (its name, its path, a
+    // permission); the callers below turn that into skip().
     void apply_head(const Revision& h);
-    // apply_head of a revision whose key this device may lack: such a file is reported and
-    // skipped (the command then exits 1), the others are applied.
+    // apply_head of a listed head; an item that cannot be read or written here is skipped
+    // (reported, remembered; the command then exits 7), the others are applied.
     void apply_readable(const rapidjson::Value& rev);
-    // fetch_head + apply_head of a changed artifact, or unreadable() when its key is missing.
+    // fetch_head + apply_head of a changed artifact, or skip() when it cannot be applied.
     void read_changed(const std::string& artifact_id);
-    // Reports the artifact and keeps it in the folder state for retry_unreadable.
-    void unreadable(const std::string& artifact_id, const std::string& why);
-    // Reads again what earlier pulls could not (the cursor has moved past it), after fetching
-    // this member's envelopes once.
-    void retry_unreadable();
+    // Reports the artifact and keeps it in the folder state for retry_skipped.
+    void skip(const std::string& artifact_id, const std::string& why);
+    // Reports a local file that cannot be sent this time (the next push tries it again).
+    void skip_local(const std::string& why);
+    // Reads again what earlier pulls skipped (the cursor has moved past it) and this run has
+    // not read yet, after fetching this member's envelopes once when a key was missing.
+    void retry_skipped();
     void apply_put(const Revision& h, const std::string* prev_local);
     void apply_delete(const Revision& h, const std::string& local);
     void write_content(const std::string& local, const Revision& h);
     LocalStatus local_status(const std::string& local, const FileEntry& e);
     std::string conflict_copy(const std::string& local, const std::string& loses_to);
+    // A name `<stem> (conflict <label> <date>[ n])<.ext>` for `name` that no file has here.
+    std::string free_conflict_name(const std::string& name, const std::string& label);
     void ack();
 
     bool resend_pending();
     std::vector<Planned> plan(const std::string& scope);
     void send_batches(std::vector<Planned>& ops);
     void build_put(Planned& p);
-    void upload_chunks(Planned& p, const std::string& path);
-    void commit_pending();
+    void upload_chunks(Planned& p, const std::string& name);
+    void commit_pending();  // sends s_.pending.front() and records its answer
+    // The folder state is written when due -- at most about once a second, and never taking
+    // more than a tenth of the run (a state of 100,000 files is tens of MB) -- and always by
+    // save_now() at the end of a pull and of a push. Crash safety does not depend on it: every
+    // commit is in the journal before it is sent, and what a lost write forgets (files written
+    // by a pull, the event position) is found again by the next pull (docs/CLI.md).
     void save();
+    void save_now();
+    const crypto::P256PrivateKey& sign_key();  // loaded once per engine
 
     Api& api_;
     Trust& trust_;
@@ -82,7 +100,12 @@ class SyncEngine {
     DeviceState& device_;
     FolderState& s_;
     Progress& progress_;
+    FolderRoot root_;
     SyncStats stats_;
+    std::optional<crypto::P256PrivateKey> sign_key_;
+    long long last_save_ms_ = 0, save_cost_ms_ = 0;
+    std::set<std::string> read_this_run_;  // artifacts read (or skipped) by this run
+    std::set<std::string> said_;           // local notes already given by this run
     long long key_gen_ = 0, high_water_ = 0;
     std::vector<std::string> to_refetch_;  // artifacts whose commit met a newer head
     bool keys_stale_ = false;

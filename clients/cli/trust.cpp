@@ -128,7 +128,7 @@ std::string Trust::pouch_key(const std::string& pouch_id, long long key_gen) {
     if (!held) {
         std::string why = refusal(pouch_id, key_gen);
         if (!why.empty()) throw UntrustedItem(why);
-        throw MissingKey(kExitFailure, "this device holds no key for pouch " + pouch_id +
+        throw MissingKey("this device holds no key for pouch " + pouch_id +
                                            " generation " + gen_text(key_gen) +
                                            " (no envelope for it was sealed to this device)");
     }
@@ -160,7 +160,7 @@ std::string Trust::write_key(const std::string& pouch_id, long long server_gen) 
     std::string key;
     try {
         key = pouch_key(pouch_id, server_gen);
-    } catch (const MissingKey&) {
+    } catch (const ItemSkipped&) {
         check();
         throw;
     }

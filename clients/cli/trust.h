@@ -21,18 +21,17 @@ namespace pouch::cli {
 // A revision or a key envelope refused as untrusted (a bad signature, a signer or creator not
 // in the roster or removed at or below its generation, an envelope for another pouch or
 // member, one that does not open). Like a missing key it stops that item only: the sync skips
-// and reports it and goes on (catching MissingKey catches it too); exit 7 (done with skipped
-// items) when it ends a command.
-struct UntrustedItem : MissingKey {
-    explicit UntrustedItem(const std::string& message) : MissingKey(7, message) {}
+// and reports it and goes on; exit 7 (done with skipped items) when it ends a command.
+struct UntrustedItem : ItemSkipped {
+    using ItemSkipped::ItemSkipped;
 };
 
 // Nothing may be written to the pouch now: the key of its current generation was made by a
 // member since removed (it may have made it after its removal, below its rotated_to), so the
 // writes wait for a key rotation by a member that stays. The local changes stay; exit 7
 // (done with skipped items).
-struct WriteHeld : MissingKey {
-    explicit WriteHeld(const std::string& message) : MissingKey(7, message) {}
+struct WriteHeld : ItemSkipped {
+    using ItemSkipped::ItemSkipped;
 };
 
 class Trust {

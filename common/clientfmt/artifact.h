@@ -74,8 +74,25 @@ std::string name_index(std::string_view pouch_key, std::string_view name);
 // no NUL. (NFC is the writer's job: it normalises before it names.)
 bool valid_name(std::string_view name);
 
-// "<stem> (conflict <label> <YYYY-MM-DD>)<.ext>": the extension is the last segment's text
-// from its last '.', unless that '.' starts the segment (".bashrc" has none).
+// The rule a reader applies before a name becomes a path on its disk (decisions §15): a
+// valid_name that is also valid UTF-8 (no overlong form, no surrogate), holds no C0 control
+// character and no DEL, has no segment over 255 bytes (NAME_MAX) and is at most 4,095 bytes
+// long (PATH_MAX less its NUL). Every path a client builds -- a pulled name, a conflict
+// copy -- passes it.
+constexpr size_t kMaxSegmentBytes = 255;
+constexpr size_t kMaxPathBytes = 4095;
+bool safe_relative_path(std::string_view name);
+
+// The file-name form of a roster label (decisions §15; a label is another member's text):
+// each Unicode character outside [A-Za-z0-9 ._-] becomes '_' (each byte of an invalid UTF-8
+// sequence, one '_'), the result is cut to 32 characters, leading and trailing spaces and
+// dots are trimmed, and an empty result is "device".
+std::string label_file_form(std::string_view label);
+
+// "<stem> (conflict <label> <date>)<.ext>" with <label> = label_file_form(label): the
+// extension is the last segment's text from its last '.', unless that '.' starts the segment
+// (".bashrc" has none). The whole name is checked again with safe_relative_path; FormatError
+// when it does not pass (a segment grown past 255 bytes, a name that was not safe already).
 std::string conflict_name(std::string_view name, std::string_view label, std::string_view date);
 
 }  // namespace pouch::clientfmt

@@ -21,12 +21,13 @@ dev() {
     ERR=$(cat "$CLI_TMP/err")
 }
 
-# web ARGS...: pouch-testweb with the suite's browser member (state $CLI_TMP/web).
-web() { "$TESTWEB" "$1" --state "$CLI_TMP/web" "${@:2}"; }
+# web ARGS...: pouch-testweb with the suite's browser member (state $CLI_TMP/web, or
+# WEB_STATE for another account's).
+web() { "$TESTWEB" "$1" --state "${WEB_STATE:-$CLI_TMP/web}" "${@:2}"; }
 
 # web_account: a fresh user with genesis (the browser's onboarding).
 web_account() {
-    "$TESTWEB" signup --server "$POUCH_URL" --state "$CLI_TMP/web" >/dev/null &&
+    "$TESTWEB" signup --server "$POUCH_URL" --state "${WEB_STATE:-$CLI_TMP/web}" >/dev/null &&
         POUCH_ID=$(web genesis)
 }
 

@@ -5,7 +5,9 @@
 # conflict made on purpose, --watch, a push killed mid-way and rerun, a revoked device, a
 # logout that signs its removal with rotated_to, a key sealed late, a rolled-back generation and
 # removed members' keys refused or waited out, files crossing between the web member's and the
-# CLI's code, tokens refreshed, and the help/man page. Prints PASS/FAIL lines and SMOKE END
+# CLI's code, tokens refreshed, the file system side (tests/cli/files.sh: symlinks, type
+# clashes, unsafe names, modes, a folder of 100,000 files), and the help/man page. Prints
+# PASS/FAIL lines and SMOKE END
 # (tools/stack/test.sh).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -367,8 +369,8 @@ check logout_signs_a_removal_with_rotated_to_and_leaves_the_rotation_to_the_web_
 APPROVE_ARGS=--current-only login laptop-d
 D=$CLI_TMP/D
 dev laptop-d sync "$D"
-expect_true "a sync that meets revisions it has no key for exits 1 ($RC)" test "$RC" = 1
-expect_true "and names what it cannot read ($ERR)" grep -q "cannot be read here" <<<"$ERR"
+expect_true "a sync that meets revisions it has no key for exits 7 ($RC)" test "$RC" = 7
+expect_true "and names what it cannot read ($ERR)" grep -q "skipped artifact" <<<"$ERR"
 expect_true "files of the newest generation still arrive" cmp -s "$A/after-rotation.txt" "$D/after-rotation.txt"
 expect_true "files of older generations do not" test ! -e "$D/big.bin"
 check a_device_without_old_keys_reads_what_it_can_and_says_what_it_cannot
@@ -385,8 +387,8 @@ echo "sealed late" >"$A/sealed-late.txt"
 dev laptop-a sync "$A"
 expect_true "A writes under the generation F was left out of ($RC: $ERR)" test "$RC" = 0
 dev laptop-f sync "$F"
-expect_true "F cannot read it yet and exits 1 ($RC)" test "$RC" = 1
-expect_true "and names it ($ERR)" grep -q "cannot be read here" <<<"$ERR"
+expect_true "F cannot read it yet and exits 7 ($RC)" test "$RC" = 7
+expect_true "and names it ($ERR)" grep -q "skipped artifact" <<<"$ERR"
 web seal "$member_f"
 dev laptop-f sync "$F"
 expect_true "once the key is sealed to F, its next sync reads what its cursor passed ($RC: $ERR)" test "$RC" = 0
@@ -500,6 +502,10 @@ dev nobody login --server "$POUCH_URL" --connect-token svc_lt_short
 expect_true "a malformed connect token exits 2 before any request" test "$RC" = 2
 expect_true "and says what a token looks like ($ERR)" grep -q "svc_lt_ followed by 32" <<<"$ERR"
 check a_connect_token_binds_the_login_to_the_account
+
+# --- the file system side: symlinks, type clashes, unsafe names, modes, 100,000 files -------------
+
+source tests/cli/files.sh
 
 # --- the command line itself ----------------------------------------------------------------------
 

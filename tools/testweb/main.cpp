@@ -9,6 +9,7 @@
 //   pouch-testweb put     --state DIR NAME --file PATH
 //   pouch-testweb get     --state DIR NAME            (the content on stdout)
 //   pouch-testweb hpke    < requests.jsonl             (the interop suite's HPKE driver)
+//   pouch-testweb craft   --state DIR NAME [--data T] [--mode OCTAL] [--kind K]  (craft.cpp)
 #include <cstdio>
 #include <cstring>
 
@@ -136,7 +137,7 @@ const Command kCommands[] = {
     {"approve", testweb::cmd_approve}, {"revoke", testweb::cmd_revoke},
     {"rotate", testweb::cmd_rotate},   {"seal", testweb::cmd_seal},
     {"put", testweb::cmd_put},         {"get", testweb::cmd_get},
-    {"hpke", testweb::cmd_hpke},
+    {"hpke", testweb::cmd_hpke},       {"craft", testweb::cmd_craft},
 };
 
 }  // namespace

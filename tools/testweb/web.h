@@ -62,6 +62,7 @@ int cmd_rotate(const Args& a);
 int cmd_seal(const Args& a);
 int cmd_put(const Args& a);
 int cmd_get(const Args& a);
-int cmd_hpke(const Args& a);  // the interop suite's HPKE driver (hpke.cpp)
+int cmd_craft(const Args& a);  // any name, mode or kind, for the CLI suite (craft.cpp)
+int cmd_hpke(const Args& a);   // the interop suite's HPKE driver (hpke.cpp)
 
 }  // namespace testweb
