@@ -49,7 +49,7 @@ bool match_segment(const std::string& tpl, const std::string& seg, std::string& 
 
 }  // namespace
 
-bool is_blob_id(const std::string& s) {
+bool is_blob_id(std::string_view s) {
     return s.size() == 43 && crypto::is_b64url(s);
 }
 

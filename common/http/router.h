@@ -75,6 +75,6 @@ class Router {
     std::vector<Route> routes_;
 };
 
-bool is_blob_id(const std::string& s);  // 43 chars of b64url
+bool is_blob_id(std::string_view s);  // 43 chars of b64url
 
 }  // namespace pouch::http

@@ -78,8 +78,10 @@ using Alloc = rapidjson::Document::AllocatorType;
 
 void check(rapidjson::Value& v, const Spec& s, std::string& ptr, Alloc& alloc);
 
+// The string is read where the document holds it (inside the request body): a 16 MiB string
+// is never copied to be measured or checked.
 void check_string(rapidjson::Value& v, const Spec& s, const std::string& ptr, Alloc& alloc) {
-    std::string str(v.GetString(), v.GetStringLength());
+    std::string_view str(v.GetString(), v.GetStringLength());
     size_t n = utf8_length(str);
     if (s.min_chars == s.max_chars && n != s.min_chars)
         fail(ptr, "must be exactly " + plural(s.min_chars, "character", "characters"));
@@ -184,7 +186,7 @@ void check(rapidjson::Value& v, const Spec& s, std::string& ptr, Alloc& alloc) {
 
 // RFC 3339 §5.6 date-time: full-date "T" full-time, where the zone is Z or ±hh:mm;
 // T and Z may be lower case (§5.6 note); a leap second (60) is allowed by the grammar.
-bool is_datetime(const std::string& s) {
+bool is_datetime(std::string_view s) {
     size_t i = 0;
     auto num = [&](size_t digits, int& out) {
         if (i + digits > s.size()) return false;
@@ -272,7 +274,7 @@ Node Node::distinct() const {
     s->distinct = true;
     return Node(std::move(s));
 }
-Node Node::check(std::function<bool(const std::string&)> pred, std::string what) const {
+Node Node::check(std::function<bool(std::string_view)> pred, std::string what) const {
     auto s = copy_for(*s_, Kind::string, "check");
     s->checks.push_back(StringCheck{std::move(pred), std::move(what)});
     return Node(std::move(s));
@@ -283,11 +285,12 @@ Node string() {
 }
 
 Node b64url() {
-    return string().check([](const std::string& v) { return crypto::is_b64url(v); }, "b64url (A-Z, a-z, 0-9, - and _, no padding)");
+    return string().check([](std::string_view v) { return crypto::is_b64url(v); },
+                          "b64url (A-Z, a-z, 0-9, - and _, no padding)");
 }
 
 Node uuid() {
-    Node n = string().check([](const std::string& v) { return pouch::is_uuid(v); }, "a UUID");
+    Node n = string().check([](std::string_view v) { return pouch::is_uuid(v); }, "a UUID");
     auto s = std::make_shared<Spec>(n.spec());
     s->canonical_uuid = true;
     return Node(std::move(s));
@@ -303,7 +306,7 @@ Node one_of(std::initializer_list<const char*> values) {
     std::string what = "one of";
     for (size_t i = 0; i < allowed.size(); ++i) what += (i ? ", \"" : " \"") + allowed[i] + "\"";
     return string().check(
-        [allowed](const std::string& v) {
+        [allowed](std::string_view v) {
             return std::find(allowed.begin(), allowed.end(), v) != allowed.end();
         },
         std::move(what));

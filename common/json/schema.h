@@ -43,8 +43,9 @@ public:
     Node max(long long v) const;
     Node nullable() const;
     Node distinct() const;  // arrays of strings: no repeated value
-    // Extra check on a string value; `what` completes "must be ...".
-    Node check(std::function<bool(const std::string&)> pred, std::string what) const;
+    // Extra check on a string value (read in place, never copied); `what` completes
+    // "must be ...".
+    Node check(std::function<bool(std::string_view)> pred, std::string what) const;
     const Spec& spec() const { return *s_; }
 
 private:

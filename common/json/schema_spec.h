@@ -16,7 +16,7 @@ namespace pouch::json::schema {
 enum class Kind { string, integer, boolean, array, object };
 
 struct StringCheck {
-    std::function<bool(const std::string&)> pred;
+    std::function<bool(std::string_view)> pred;
     std::string what;  // completes "must be ..."
 };
 
