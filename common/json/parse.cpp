@@ -16,8 +16,8 @@
 #include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
 
-#include "common/types/error.h"
 #include "common/json/utf8.h"
+#include "common/types/error.h"
 
 namespace pouch::json {
 namespace {
@@ -233,8 +233,7 @@ void refuse_nul(std::string_view text) {
 }
 
 // Iterative: the reader keeps its own heap stack instead of recursing per level.
-constexpr unsigned kFlags = rapidjson::kParseValidateEncodingFlag |
-                            rapidjson::kParseIterativeFlag |
+constexpr unsigned kFlags = rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag |
                             rapidjson::kParseNumbersAsStringsFlag;
 
 rapidjson::Document parse(std::string_view text, bool require_object, const Limits& limits) {

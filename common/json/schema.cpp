@@ -11,6 +11,7 @@
 
 #include "common/crypto/b64url.h"
 #include "common/types/error.h"
+#include "common/json/label.h"
 #include "common/json/parse.h"
 #include "common/json/schema_spec.h"
 #include "common/json/utf8.h"
@@ -158,6 +159,10 @@ void check(rapidjson::Value& v, const Spec& s, std::string& ptr, Alloc& alloc) {
     switch (s.kind) {
         case Kind::string:
             if (!v.IsString()) fail(ptr, "must be a string");
+            if (s.label) {  // first: its own rule names U+0000 as a control character
+                auto why = label_problem(std::string_view(v.GetString(), v.GetStringLength()));
+                if (why) throw invalid_field(ptr, "must " + *why);
+            }
             // PostgreSQL text cannot hold U+0000, and no field of ours needs it.
             if (std::string_view(v.GetString(), v.GetStringLength()).find('\0') !=
                 std::string_view::npos)
@@ -299,6 +304,12 @@ Node uuid() {
 // 64 characters bound the fraction digits, which RFC 3339 leaves unbounded.
 Node datetime() {
     return string().max_chars(64).check(is_datetime, "an RFC 3339 date-time with a time zone");
+}
+
+Node label() {
+    auto s = std::make_shared<Spec>(string().spec());
+    s->label = true;
+    return Node(std::move(s));
 }
 
 Node one_of(std::initializer_list<const char*> values) {

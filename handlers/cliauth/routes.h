@@ -34,7 +34,7 @@ inline bool is_confirm_code(std::string_view s) {
 
 inline const js::Node kStartBody = js::object({
     js::req("code_challenge", js::b64url().min_chars(43).max_chars(43)),
-    js::req("device_name", js::string().min_chars(1).max_chars(64)),
+    js::req("device_name", js::label()),
     js::opt("assistants", js::array(js::string().min_chars(1).max_chars(64)).max_items(32)),
     js::req("os", js::one_of({"linux", "macos", "windows"})),
     js::req("arch", js::string().min_chars(1).max_chars(32)),

@@ -277,13 +277,14 @@ TEST(JsonParse, RequestBodyIsParsedInPlaceWithItsStringsDecodedInsideIt) {
     EXPECT_EQ(doc["k\"ey"][1].GetString(), std::string("y"));
     EXPECT_EQ(doc["n"].GetInt64(), -7);
     // Nothing was copied: every string and key points into the body.
-    for (const char* p : {doc["s"].GetString(), doc["k\"ey"][0].GetString(),
-                          doc.MemberBegin()->name.GetString()})
+    for (const char* p :
+         {doc["s"].GetString(), doc["k\"ey"][0].GetString(), doc.MemberBegin()->name.GetString()})
         EXPECT_TRUE(p >= begin && p < end);
 }
 
 TEST(JsonParse, RequestBodyKeepsEveryRuleOfTheStrictParser) {
-    EXPECT_EQ(request_rejection(R"({"a":1,"a":2})", 1024), "duplicate key \"a\" in the top-level object");
+    EXPECT_EQ(request_rejection(R"({"a":1,"a":2})", 1024),
+              "duplicate key \"a\" in the top-level object");
     EXPECT_EQ(request_rejection(R"({"a":{"b":1,"b":1}})", 1024), "duplicate key \"b\" at /a");
     EXPECT_EQ(request_rejection("[1]", 1024), "body is not a JSON object");
     EXPECT_EQ(request_rejection(R"({"a":"\udc00"})", 1024).rfind("invalid UTF-8", 0), 0u);
