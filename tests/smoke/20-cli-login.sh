@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # 20-cli-login.sh -- the CLI device login through nginx (decisions §1, §4, §6; docs/LOGIN.md):
-# signup -> genesis -> start -> details (confirm code as the CLI computes it) -> approve ->
-# long-polled redeem -> DPoP-authenticated calls -> refresh -> revoke -> refused, and every
-# failure of the flow with its exact status, code and what is stored. Relies on
+# signup -> genesis (its statement 0 checked) -> start -> details (confirm code as the CLI
+# computes it) -> approve -> long-polled redeem -> DPoP-authenticated calls -> refresh ->
+# revoke -> refused, and every failure of the flow with its exact status, code and what is
+# stored. Relies on
 # tests/smoke/lib.sh, tests/smoke/flows.sh, pouchctl and psql.
 set -euo pipefail
 # shellcheck source=tests/smoke/lib.sh
@@ -32,6 +33,43 @@ expect_error 400 validation_failed
 expect_json .error.field /statements/1/statement
 expect_true "nothing stored" test "$(sql "SELECT count(*) FROM roster_entries WHERE account_id = '$ADA_ACCOUNT'")" = 0
 check genesis_with_a_repeated_statement_is_rejected
+
+# Statement 0 must be a genesis of the envelopes' creator, by itself, with its own valid
+# signature (decisions §15): anything else is 400 invalid_field and stores nothing.
+nothing_stored() {
+    expect_true "no roster entry" test "$(sql "SELECT count(*) FROM roster_entries WHERE account_id = '$ADA_ACCOUNT'")" = 0
+    expect_true "no member" test "$(sql "SELECT count(*) FROM members WHERE account_id = '$ADA_ACCOUNT'")" = 0
+    expect_true "no pouch" test "$(sql "SELECT count(*) FROM pouches WHERE account_id = '$ADA_ACCOUNT'")" = 0
+    expect_true "no web member" test "$(sql "SELECT web_member_id IS NULL FROM storage_accounts WHERE id = '$ADA_ACCOUNT'")" = t
+}
+# genesis_refused NAME FIELD STATEMENT0_JSON: a genesis of member m0 whose statement 0 is that.
+m0=$(flow_uuid)
+genesis_refused() {
+    req POST /v1/account/roster/genesis \
+        "$(flow_genesis_body "$(flow_uuid)" "$m0" | jq -c --argjson st "$3" '.statements[0] = $st')" \
+        -H "Authorization: Bearer $ADA"
+    expect_error 400 invalid_field
+    expect_json .error.field "$2"
+    nothing_stored
+    check "$1"
+}
+other=$(flow_uuid)
+genesis_refused genesis_of_another_member_than_the_envelopes_creator_is_refused \
+    /statements/0/statement "$("$POUCHCTL" genesis-statement --member "$other")"
+expect_json .error.message "names member $other, not the envelopes' created_by_member $m0"
+check genesis_refusal_names_both_members
+genesis_refused genesis_signed_by_another_member_is_refused /statements/0/statement \
+    "$("$POUCHCTL" genesis-statement --member "$m0" --by "$other")"
+genesis_refused genesis_that_is_not_kind_genesis_is_refused /statements/0/statement \
+    "$("$POUCHCTL" genesis-statement --member "$m0" --kind add)"
+genesis_refused genesis_label_outside_the_label_alphabet_is_refused /statements/0/statement \
+    "$("$POUCHCTL" genesis-statement --member "$m0" --label 'x/../y')"
+genesis_refused genesis_statement_that_does_not_decode_is_refused /statements/0/statement \
+    "$(jq -nc --arg s "$(flow_b64 64)" --arg g "$(flow_b64 64)" '{statement:$s,signature:$g}')"
+# Its own statement, another statement's signature (a valid ES256 signature by another key).
+genesis_refused genesis_signature_by_another_key_is_refused /statements/0/signature \
+    "$(jq -c --arg g "$("$POUCHCTL" genesis-statement --member "$m0" | jq -r .signature)" '.signature = $g' \
+        <<<"$("$POUCHCTL" genesis-statement --member "$m0")")"
 
 flow_genesis
 expect_status 201

@@ -135,15 +135,26 @@ req POST /v1/account/login "$(jq -nc --arg e "$email" --arg p "${HOSTILE_PASSWOR
 expect_error 401 invalid_credentials
 check hostile_password_signs_up_and_logs_in_exactly
 
+# Statement 0 is decoded (decisions §15): a hostile string there is refused; after it,
+# statements are opaque strings, stored and answered byte for byte.
 member=$(flow_uuid)
 pouch=$(flow_uuid)
-req POST /v1/account/roster/genesis "$(jq -nc --arg s "$statement" --arg p "$pouch" --arg m "$member" \
-    '{statements:[{statement:$s,signature:"c2ln"}],
-      key_envelopes:[{pouch_id:$p,member_id:$m,key_gen:1,hpke_enc:"ZW5j",ciphertext:"Y3Q",
-                      created_by_member:$m,signature:"c2ln"}]}')" -H "Authorization: Bearer $token"
+genesis_with() {
+    jq -nc --argjson st "$1" --arg p "$pouch" --arg m "$member" \
+        '{statements:$st,
+          key_envelopes:[{pouch_id:$p,member_id:$m,key_gen:1,hpke_enc:"ZW5j",ciphertext:"Y3Q",
+                          created_by_member:$m,signature:"c2ln"}]}'
+}
+hostile=$(jq -nc --arg s "$statement" '{statement:$s,signature:"c2ln"}')
+req POST /v1/account/roster/genesis "$(genesis_with "[$hostile]")" -H "Authorization: Bearer $token"
+expect_error 400 invalid_field
+expect_json .error.field /statements/0/statement
+expect_true "no roster stored" test "$(sql "SELECT count(*) FROM roster_entries r JOIN storage_accounts a ON a.id = r.account_id JOIN users u ON u.id = a.owner_user_id WHERE u.email = '$email'")" == 0
+req POST /v1/account/roster/genesis \
+    "$(genesis_with "[$("$POUCHCTL" genesis-statement --member "$member"),$hostile]")" -H "Authorization: Bearer $token"
 expect_status 201
 req GET /v1/account/roster "" -H "Authorization: Bearer $token"
-expect_json '.data.items[0].statement' "$statement"
+expect_json '.data.items[1].statement' "$statement"
 check genesis_statement_round_trips_byte_for_byte
 
 # --- plan names (admin) ------------------------------------------------------------------------
