@@ -27,15 +27,16 @@ inline const db::Statement kInsertRequest{
     "cliauth_insert_request",
     "INSERT INTO cli_login_requests (id, code_challenge, sign_x, sign_y, sign_jkt, enc_x, enc_y,"
     "  device_name, os, arch, cli_version, assistants, key_storage, connect_account_id,"
-    "  expires_at)"
+    "  expires_at, started_ip)"
     " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13, $14,"
-    "         now() + make_interval(secs => $15::int))"};
+    "         now() + make_interval(secs => $15::int), $16)"};
 
 inline const db::Statement kRequestDetails{
     "cliauth_request_details",
     "SELECT id, device_name, os, arch, cli_version, assistants::text AS assistants, key_storage,"
     "       sign_jkt, sign_x, sign_y, enc_x, enc_y, " POUCH_LOGIN_STATUS ","
-    "       iso(created_at) AS created_at, iso(expires_at) AS expires_at, connect_account_id"
+    "       iso(created_at) AS created_at, iso(expires_at) AS expires_at, connect_account_id,"
+    "       started_ip, connect_account_id IS NOT NULL AS connect_token_used"
     "  FROM cli_login_requests WHERE id = $1"};
 
 inline const db::Statement kLockRequest{

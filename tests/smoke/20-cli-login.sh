@@ -122,7 +122,31 @@ expect_json .data.status pending
 expect_json_match .data.expires_at '^20[0-9]{2}-.*Z$'
 expect_json '.data.sign_pub | tojson' "$(jq -c '{kty, crv, x, y}' <<<"$SIGN_PUB")"
 expect_json '.data.enc_pub | tojson' "$(jq -c '{kty, crv, x, y}' <<<"$ENC_PUB")"
+expect_json .data.started_ip 127.0.0.1
+expect_json .data.connect_token_used false
 check details_show_the_confirm_code_the_cli_computes
+
+# started_ip is the client nginx saw: an X-Forwarded-For from an untrusted peer is ignored;
+# the nginx that trusts 127.0.0.1 as a TLS proxy takes the client from it (IPv4 and IPv6).
+started_from() {
+    local url=$1 xff=$2 saved=$POUCH_URL
+    POUCH_URL=$url
+    req POST /v1/cli-auth/requests "$(flow_start_body)" \
+        -H "DPoP: $(flow_dpop "$DEVICE_KEY" POST /v1/cli-auth/requests)" -H "X-Forwarded-For: $xff"
+    POUCH_URL=$saved
+    expect_status 200
+    STARTED_REQ=$(json .data.request_id)
+    web_req GET "/v1/cli-auth/requests/$STARTED_REQ"
+    expect_status 200
+}
+started_from "$POUCH_URL" 203.0.113.9
+expect_json .data.started_ip 127.0.0.1
+started_from "$POUCH_URL_RATE_LIMITED" 203.0.113.9
+expect_json .data.started_ip 203.0.113.9
+expect_true "stored" test "$(sql "SELECT started_ip FROM cli_login_requests WHERE id = '$STARTED_REQ'")" = 203.0.113.9
+started_from "$POUCH_URL_RATE_LIMITED" 2001:DB8:0:0::7
+expect_json .data.started_ip 2001:db8::7
+check details_show_the_address_the_login_started_from
 
 req GET "/v1/cli-auth/requests/$(flow_uuid)" "" -H "Authorization: Bearer $ADA"
 expect_error 404 not_found
@@ -511,6 +535,9 @@ expect_status 200
 bound_req=$REQ
 expect_true "bound to bob's account" test "$(sql "SELECT connect_account_id FROM cli_login_requests WHERE id = '$bound_req'")" = "$BOB_ACCOUNT"
 expect_true "connect token used" test "$(sql "SELECT count(*) FROM connect_tokens WHERE account_id = '$BOB_ACCOUNT' AND used_at IS NOT NULL")" = 1
+web_req GET "/v1/cli-auth/requests/$bound_req"
+expect_status 200
+expect_json .data.connect_token_used true
 check start_with_a_connect_token_binds_the_request
 
 flow_start_login "$(flow_start_body ".connect_token = \"$connect\"")"
