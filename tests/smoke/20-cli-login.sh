@@ -128,11 +128,12 @@ check details_show_the_confirm_code_the_cli_computes
 
 # started_ip is the client nginx saw: an X-Forwarded-For from an untrusted peer is ignored;
 # the nginx that trusts 127.0.0.1 as a TLS proxy takes the client from it (IPv4 and IPv6).
+# (The proof names the public URL, whichever nginx carries it.)
 started_from() {
-    local url=$1 xff=$2 saved=$POUCH_URL
+    local url=$1 xff=$2 saved=$POUCH_URL proof
+    proof=$(flow_dpop "$DEVICE_KEY" POST /v1/cli-auth/requests)
     POUCH_URL=$url
-    req POST /v1/cli-auth/requests "$(flow_start_body)" \
-        -H "DPoP: $(flow_dpop "$DEVICE_KEY" POST /v1/cli-auth/requests)" -H "X-Forwarded-For: $xff"
+    req POST /v1/cli-auth/requests "$(flow_start_body)" -H "DPoP: $proof" -H "X-Forwarded-For: $xff"
     POUCH_URL=$saved
     expect_status 200
     STARTED_REQ=$(json .data.request_id)
