@@ -402,13 +402,15 @@ ACCESS=$AT2 cli_req GET /v1/devices
 expect_status 200
 check refreshed_access_token_works
 
+# AT2 was used: presenting REFRESH again is no retry of a lost answer, but within 60 s it
+# revokes nothing either.
 refresh "$REFRESH"
 expect_error 400 invalid_grant
-expect_true "no token revoked by a retry within 60 s" \
+expect_true "no token revoked by a reuse within 60 s" \
     test "$(sql "SELECT count(*) FROM access_tokens WHERE device_id = '$DEVICE_ID' AND revoked_at IS NOT NULL")" = 0
 ACCESS=$AT2 cli_req GET /v1/devices
 expect_status 200
-check reused_refresh_token_within_60s_is_only_invalid_grant
+check reused_refresh_token_within_60s_after_its_new_tokens_were_used_is_only_invalid_grant
 
 refresh "svc_rt_$(repeat D 43)"
 expect_error 400 invalid_grant
@@ -450,6 +452,55 @@ expect_true "device itself not revoked" test "$(sql "SELECT revoked_at IS NULL F
 ACCESS=$AT3 cli_req GET /v1/devices
 expect_error 401 unauthenticated
 check reused_refresh_token_after_60s_revokes_every_token_of_the_device
+
+# --- a refresh retried after a lost answer (docs/LOGIN.md §6) --------------------------------
+flow_device retrying
+R0=$REFRESH
+refresh "$R0"
+expect_status 200
+LOST_AT=$(json .data.access_token) LOST_RT=$(json .data.refresh_token)  # the answer that is lost
+refresh "$R0" "$other_key"
+expect_error 401 invalid_dpop_proof
+refresh "$R0"
+expect_status 200
+expect_json .data.device_id "$DEVICE_ID"
+NEW_AT=$(json .data.access_token) NEW_RT=$(json .data.refresh_token)
+expect_true "a pair other than the lost one" test "$NEW_RT" != "$LOST_RT" -a "$NEW_AT" != "$LOST_AT"
+# The stored form of a token: b64url(SHA-256), as common/crypto/random.h makes it.
+hash_of() { sql "SELECT rtrim(translate(encode(sha256(convert_to('$1', 'UTF8')), 'base64'), '+/', '-_'), '=')"; }
+expect_true "the lost pair revoked" test "$(sql "SELECT
+    (SELECT revoked_at IS NOT NULL FROM refresh_tokens WHERE token_hash = '$(hash_of "$LOST_RT")') || ':' ||
+    (SELECT revoked_at IS NOT NULL FROM access_tokens WHERE token_hash = '$(hash_of "$LOST_AT")')")" = true:true
+expect_true "the presented token retried once, replaced by the new one" test "$(sql "SELECT
+    (retried_at IS NOT NULL) || ':' || (replaced_by = '$(hash_of "$NEW_RT")')
+    FROM refresh_tokens WHERE token_hash = '$(hash_of "$R0")'")" = true:true
+ACCESS=$NEW_AT cli_req GET /v1/devices
+expect_status 200
+ACCESS=$LOST_AT cli_req GET /v1/devices
+expect_error 401 unauthenticated
+refresh "$LOST_RT"
+expect_error 400 invalid_grant
+check a_refresh_retried_within_the_window_gets_a_new_pair_and_the_lost_pair_stops
+
+# A second retry of the same token is reuse: refused, and within 60 s nothing is revoked.
+refresh "$R0"
+expect_error 400 invalid_grant
+ACCESS=$NEW_AT cli_req GET /v1/devices
+expect_status 200
+check a_second_retry_of_a_refresh_is_refused
+
+# A token presented again after the refresh token it was rotated to was itself used is reuse.
+refresh "$NEW_RT"
+expect_status 200
+NEXT_RT=$(json .data.refresh_token)
+refresh "$NEXT_RT"
+expect_status 200
+LAST_AT=$(json .data.access_token)
+refresh "$NEW_RT"
+expect_error 400 invalid_grant
+ACCESS=$LAST_AT cli_req GET /v1/devices
+expect_status 200
+check a_retry_after_the_new_refresh_token_was_used_is_refused
 
 # --- expiry ------------------------------------------------------------------------------------
 # The stack runs with the default POUCH_LOGIN_TTL (600 s); moving expires_at into the past
