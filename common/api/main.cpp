@@ -32,6 +32,11 @@ int handler_main(const std::string& group, int argc, char** argv,
         for (int i = 1; i + 1 < argc; ++i)
             if (std::strcmp(argv[i], "--socket") == 0) config.socket_path = argv[++i];
         config.check();
+        // A URL it cannot use would look like Redis being down for the process's whole life.
+        if (!redis::Client::parse_url(config.redis_url))
+            throw config::BadConfig(
+                "POUCH_REDIS_URL must be redis://[[user]:password@]host[:port][/db] (user and "
+                "password percent-encoded)");
     } catch (const std::exception& e) {
         log::init(group, "info");
         log::error("bad configuration", {{"error", e.what()}});

@@ -32,7 +32,7 @@ stack_start
 stack_say "ready: $STACK_URL"
 stack_say "  metrics  $STACK_METRICS_URL/metrics/<group> (internal listener; POUCH_METRICS_LISTEN)"
 stack_say "  database $STACK_DATABASE_URL"
-stack_say "  redis    $STACK_REDIS_URL"
+stack_say "  redis    ${STACK_REDIS_URL/:$STACK_REDIS_PASSWORD@/:***@} (with its password: $STACK_VAR/stack.env)"
 stack_say "  logs     $STACK_VAR/log/"
 stack_say "Ctrl-C stops everything."
 echo "$STACK_URL"
