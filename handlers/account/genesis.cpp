@@ -81,7 +81,6 @@ http::Response genesis(api::Call& call) {
     std::string pouch_id = json::text(envelopes[0]["pouch_id"]);
     std::string member_id = json::text(envelopes[0]["created_by_member"]);
     std::string key_gen = std::to_string(envelopes[0]["key_gen"].GetInt64());
-    require_genesis_of(statements[0], member_id);
 
     {
         auto conn = s.db.acquire();
@@ -89,6 +88,7 @@ http::Response genesis(api::Call& call) {
         model::Usage before = model::lock_account_usage(*conn, c.account_id);
         if (conn->exec(sql::kHasGenesis, {c.account_id}).rows() > 0)
             throw http::ApiError(409, "genesis_exists", "the account already has a roster");
+        require_genesis_of(statements[0], member_id);
         if (model::pouch_id_in_use(*conn, pouch_id))
             throw validation_failed("/key_envelopes/0/pouch_id", "this pouch id is already in use");
         if (model::member_id_in_use(*conn, member_id))
