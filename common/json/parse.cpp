@@ -8,6 +8,7 @@
 // decoded inside the body and the document points at them, so nothing is copied.
 #include "common/json/parse.h"
 
+#include <algorithm>
 #include <deque>
 #include <string>
 #include <unordered_set>
@@ -43,6 +44,34 @@ std::string number_text(std::string_view raw) {
     if (!zero || (end == std::string_view::npos && mantissa.find('.') == std::string_view::npos))
         return std::string(raw);
     return !raw.empty() && raw[0] == '-' ? "-0.0" : "0.0";
+}
+
+// RapidJSON 1.1's full-precision strtod also indexes its table of cached powers of ten past
+// its end (undefined behaviour, found by tests/fuzz/fuzz_jcs) for a long significand with an
+// exponent near the edge of the double range, e.g. 95 digits and "e+304". A number whose
+// first significant digit lies beyond 10^308 or below 10^-324 is no double at all (it
+// overflows, or underflows to zero), so it is refused before RapidJSON sees it. `raw` is a
+// JSON number literal (the reader checked its grammar).
+bool within_double_range(std::string_view raw) {
+    size_t end = raw.find_first_of("eE");
+    std::string_view mantissa = raw.substr(0, end);
+    long long exponent = 0;
+    if (end != std::string_view::npos) {
+        size_t i = end + 1;
+        bool negative = i < raw.size() && raw[i] == '-';
+        if (i < raw.size() && (raw[i] == '-' || raw[i] == '+')) ++i;
+        for (; i < raw.size(); ++i) exponent = std::min(exponent * 10 + (raw[i] - '0'), 100000LL);
+        if (negative) exponent = -exponent;
+    }
+    size_t first = mantissa.find_first_of("123456789");
+    if (first == std::string_view::npos) return true;  // zero (number_text)
+    size_t point = mantissa.find('.');
+    if (point == std::string_view::npos) point = mantissa.size();
+    // The power of ten of the first significant digit, as written.
+    long long magnitude = first < point ? static_cast<long long>(point - first) - 1
+                                        : -static_cast<long long>(first - point);
+    long long power = magnitude + exponent;
+    return power <= 308 && power >= -324;
 }
 
 // Receives the one number of number_text() and adds it to the document.
@@ -90,6 +119,7 @@ class StrictHandler {
         if (n > kMaxNumberChars)
             return fail("a number literal longer than " + std::to_string(kMaxNumberChars) +
                         " characters");
+        if (!within_double_range(std::string_view(s, n))) return fail("number out of range");
         std::string text = number_text(std::string_view(s, n));
         rapidjson::StringStream stream(text.c_str());
         NumberForward forward(doc_);
@@ -262,6 +292,13 @@ rapidjson::Document parse_strict_any(std::string_view text, const Limits& limits
     return parse(text, false, limits);
 }
 
+// RapidJSON's insitu stream reads up to its NUL and no bound, and its UTF-8 validation takes
+// every trail byte of a sequence before judging it: a body ending in a multi-byte lead byte
+// ("\xF0") would be read, and written back, up to 3 bytes past the end. The body is parsed
+// with 4 NULs after it (the first is where the reader stops), then given back its size; no
+// string of the document reaches into them.
+constexpr size_t kInsituPadding = 4;
+
 rapidjson::Document parse_request(std::string& body, size_t max_bytes) {
     refuse_nul(body);
     Limits limits;
@@ -269,14 +306,16 @@ rapidjson::Document parse_request(std::string& body, size_t max_bytes) {
     rapidjson::Document doc;
     StrictHandler handler(doc, true, true, limits);
     rapidjson::ParseResult result;
+    const size_t size = body.size();
+    body.append(kInsituPadding, '\0');  // before any pointer into it is taken
     auto generate = [&](rapidjson::Document&) {
-        // std::string keeps a NUL after its last byte: the end the insitu reader looks for.
         rapidjson::InsituStringStream stream(body.data());
         rapidjson::Reader reader;
         result = reader.Parse<kFlags | rapidjson::kParseInsituFlag>(stream, handler);
         return !result.IsError();
     };
     doc.Populate(generate);
+    body.resize(size);  // shrinking never moves the bytes the document points at
     if (result.IsError()) refuse(result, handler);
     return doc;
 }
