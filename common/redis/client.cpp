@@ -128,8 +128,8 @@ bool authenticate(redisContext* c, const Client::Address& a, std::string& error)
     }
     argv.push_back(a.password.data());
     lens.push_back(a.password.size());
-    Reply r(static_cast<redisReply*>(redisCommandArgv(c, static_cast<int>(argv.size()),
-                                                      argv.data(), lens.data())),
+    Reply r(static_cast<redisReply*>(
+                redisCommandArgv(c, static_cast<int>(argv.size()), argv.data(), lens.data())),
             freeReplyObject);
     if (!r) return false;  // an I/O error: Redis is unreachable, not refusing
     if (r->type == REDIS_REPLY_ERROR) {

@@ -15,20 +15,20 @@ constexpr int kRefreshGraceSeconds = 60;
 
 struct PresentedRefresh {
     bool device_revoked = false;
-    bool revoked = false;       // the token itself (device revocation, or a retry's lost pair)
+    bool revoked = false;  // the token itself (device revocation, or a retry's lost pair)
     bool expired = false;
-    bool used = false;          // rotated already
-    bool within_grace = false;  // rotated at most kRefreshGraceSeconds ago
-    bool retried = false;       // its one retry was granted already
+    bool used = false;                 // rotated already
+    bool within_grace = false;         // rotated at most kRefreshGraceSeconds ago
+    bool retried = false;              // its one retry was granted already
     bool successor_untouched = false;  // the pair it was rotated to: neither token used or revoked
 };
 
 enum class RefreshStep {
-    rotate,              // issue a new pair, mark the token used
-    retry,               // issue a new pair, revoke the lost pair, mark the token retried
-    refuse,              // 400 invalid_grant
-    refuse_and_revoke,   // 400 invalid_grant, and every token of the device revoked
-    device_revoked,      // 401 device_revoked
+    rotate,             // issue a new pair, mark the token used
+    retry,              // issue a new pair, revoke the lost pair, mark the token retried
+    refuse,             // 400 invalid_grant
+    refuse_and_revoke,  // 400 invalid_grant, and every token of the device revoked
+    device_revoked,     // 401 device_revoked
 };
 
 RefreshStep refresh_step(const PresentedRefresh& t);

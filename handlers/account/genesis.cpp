@@ -6,8 +6,8 @@
 // the service records is the one every client later verifies the roster against.
 #include "common/auth/caller.h"
 #include "common/clientfmt/roster.h"
-#include "common/crypto/es256.h"
 #include "common/crypto/b64url.h"
+#include "common/crypto/es256.h"
 #include "common/crypto/hash.h"
 #include "common/crypto/random.h"
 #include "common/json/label.h"
@@ -46,7 +46,8 @@ void require_genesis_of(const rapidjson::Value& statement0, const std::string& m
         throw invalid_field(kStatement, std::string("is not a roster statement: ") + e.what());
     }
     if (b.kind != "genesis" || b.seq != 0 || !b.prev.empty())
-        throw invalid_field(kStatement, "must be a genesis statement (kind genesis, seq 0, prev \"\")");
+        throw invalid_field(kStatement,
+                            "must be a genesis statement (kind genesis, seq 0, prev \"\")");
     if (b.member_id != member_id)
         throw invalid_field(kStatement, "names member " + b.member_id +
                                             ", not the envelopes' created_by_member " + member_id);

@@ -4,13 +4,13 @@
 // of a lost answer), gets a new pair once while the lost pair is untouched, and the lost pair
 // is revoked; any other reuse is invalid_grant, and past the 60 s it also revokes every token
 // of the device (reuse detection).
+#include "common/rules/refresh.h"
 #include "common/auth/caller.h"
 #include "common/auth/dpop_check.h"
 #include "common/crypto/ct.h"
 #include "common/crypto/random.h"
 #include "common/log/log.h"
 #include "common/model/device_tokens.h"
-#include "common/rules/refresh.h"
 #include "handlers/cliauth/routes.h"
 #include "handlers/cliauth/sql.h"
 

@@ -37,7 +37,8 @@ TEST(FuzzRegressions, ZeroWithLongFractionParsesAsZeroDouble) {
 
 // The rewrite touches zero literals only: other numbers keep their kind and exact value.
 TEST(FuzzRegressions, NumbersKeepTheirKindAfterTheZeroRewrite) {
-    auto doc = parse_strict_any("[0, -0, 7, -9007199254740991, 18446744073709551615, 56.0, 1e21, 2e-3]");
+    auto doc =
+        parse_strict_any("[0, -0, 7, -9007199254740991, 18446744073709551615, 56.0, 1e21, 2e-3]");
     EXPECT_TRUE(doc[0].IsInt());
     EXPECT_EQ(doc[0].GetInt(), 0);
     EXPECT_TRUE(doc[1].IsNumber());
@@ -76,7 +77,9 @@ TEST(FuzzRegressions, RequestBodyEndingInsideAMultiByteSequenceIsReadWithinItsBy
 // 'const uint64_t[87]'). A literal whose first significant digit lies beyond 10^308 or below
 // 10^-324 is refused as out of range before RapidJSON converts it; the edges still parse.
 TEST(FuzzRegressions, NumbersBeyondTheDoubleRangeAreRefusedBeforeConversion) {
-    const std::string found = "33344444444444444444444444444444444444444444444444444444444444444444444444444444444433333e+304";  // as the fuzzer wrote it
+    const std::string found =
+        "33344444444444444444444444444444444444444444444444444444444444444444444444444444444433333e"
+        "+304";  // as the fuzzer wrote it
     for (std::string n : {found, "-" + found, std::string("10e308"), std::string("1e-325"),
                           std::string("0.01e-323"), "0." + std::string(330, '0') + "1"}) {
         try {
@@ -88,7 +91,8 @@ TEST(FuzzRegressions, NumbersBeyondTheDoubleRangeAreRefusedBeforeConversion) {
                 << n;
         }
     }
-    auto doc = parse_strict_any("[1e308, 1.7976931348623157e308, 4.9e-324, 1e-324, 0.001e-321, 10e307]");
+    auto doc =
+        parse_strict_any("[1e308, 1.7976931348623157e308, 4.9e-324, 1e-324, 0.001e-321, 10e307]");
     EXPECT_EQ(doc[0].GetDouble(), 1e308);
     EXPECT_EQ(doc[1].GetDouble(), 1.7976931348623157e308);
     EXPECT_GT(doc[2].GetDouble(), 0.0);

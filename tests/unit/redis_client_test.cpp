@@ -14,8 +14,8 @@
 
 #include <atomic>
 #include <chrono>
-#include <mutex>
 #include <cstdlib>
+#include <mutex>
 #include <random>
 #include <string>
 #include <thread>
@@ -138,13 +138,13 @@ TEST(RedisClient, ParseUrlReadsAnAclUserAndPassword) {
 }
 
 TEST(RedisClient, ParseUrlRefusesCredentialsItCannotUse) {
-    EXPECT_FALSE(Client::parse_url("redis://user@h"));          // a user without a password
-    EXPECT_FALSE(Client::parse_url("redis://user:@h"));         // an empty password
+    EXPECT_FALSE(Client::parse_url("redis://user@h"));   // a user without a password
+    EXPECT_FALSE(Client::parse_url("redis://user:@h"));  // an empty password
     EXPECT_FALSE(Client::parse_url("redis://:@h"));
-    EXPECT_FALSE(Client::parse_url("redis://u:p@ss@h"));        // '@' must be %40
-    EXPECT_FALSE(Client::parse_url("redis://u:p%4@h"));         // a truncated escape
+    EXPECT_FALSE(Client::parse_url("redis://u:p@ss@h"));  // '@' must be %40
+    EXPECT_FALSE(Client::parse_url("redis://u:p%4@h"));   // a truncated escape
     EXPECT_FALSE(Client::parse_url("redis://u:p%zz@h"));
-    EXPECT_FALSE(Client::parse_url("redis://u:pass@"));         // no host
+    EXPECT_FALSE(Client::parse_url("redis://u:pass@"));  // no host
 }
 
 TEST(RedisClient, RedactedHidesThePasswordOnly) {
@@ -261,6 +261,7 @@ TEST(RedisClient, TheStacksRedisNeedsTheUrlsCredentials) {
     if (addr->password.empty()) GTEST_SKIP() << "POUCH_TEST_REDIS_URL carries no password";
     EXPECT_TRUE(Client(url).ping());
     const std::string hostpart = url.substr(url.rfind('@') + 1);
-    EXPECT_FALSE(Client("redis://" + addr->username + ":wrong-" + addr->password + "@" + hostpart).ping());
+    EXPECT_FALSE(
+        Client("redis://" + addr->username + ":wrong-" + addr->password + "@" + hostpart).ping());
     EXPECT_FALSE(Client("redis://" + hostpart).ping());
 }
