@@ -295,10 +295,8 @@ rapidjson::Document parse_strict_any(std::string_view text, const Limits& limits
 // RapidJSON's insitu stream reads up to its NUL and no bound, and its UTF-8 validation takes
 // every trail byte of a sequence before judging it: a body ending in a multi-byte lead byte
 // ("\xF0") would be read, and written back, up to 3 bytes past the end. The body is parsed
-// with 4 NULs after it (the first is where the reader stops), then given back its size; no
-// string of the document reaches into them.
-constexpr size_t kInsituPadding = 4;
-
+// with kRequestPadding NULs after it (the first is where the reader stops), then given back
+// its size; no string of the document reaches into them.
 rapidjson::Document parse_request(std::string& body, size_t max_bytes) {
     refuse_nul(body);
     Limits limits;
@@ -307,7 +305,7 @@ rapidjson::Document parse_request(std::string& body, size_t max_bytes) {
     StrictHandler handler(doc, true, true, limits);
     rapidjson::ParseResult result;
     const size_t size = body.size();
-    body.append(kInsituPadding, '\0');  // before any pointer into it is taken
+    body.append(kRequestPadding, '\0');  // before any pointer into it is taken
     auto generate = [&](rapidjson::Document&) {
         rapidjson::InsituStringStream stream(body.data());
         rapidjson::Reader reader;

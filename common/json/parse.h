@@ -54,4 +54,9 @@ rapidjson::Document parse_strict_any(std::string_view text, const Limits& limits
 // body, the document's values and the parser's bounded bookkeeping (docs/SECURITY.md).
 rapidjson::Document parse_request(std::string& body, size_t max_bytes);
 
+// parse_request appends this many NULs while it reads (RapidJSON's insitu reader may look up
+// to 3 bytes past the end of an unfinished UTF-8 sequence): a body read with this much spare
+// capacity is parsed without being copied into a larger buffer.
+constexpr size_t kRequestPadding = 4;
+
 }  // namespace pouch::json
