@@ -16,6 +16,8 @@ CXXFLAGS := -std=c++20 $(OPT) -g -Wall -Wextra -Werror -pthread
 CFLAGS   := $(OPT) -g
 LDFLAGS  := -pthread
 LDLIBS   := -lfcgi -lpq -lhiredis -lssl -lcrypto -lsodium
+# NFC and Unicode properties of labels (common/json/label.cpp, Debian's libunistring-dev).
+LDLIBS   += -lunistring
 # Metrics in the Prometheus text format (common/metrics, Debian's prometheus-cpp-dev).
 LDLIBS   += -lprometheus-cpp-core
 

@@ -22,12 +22,14 @@ FUZZ_CXXFLAGS := -std=c++20 -O1 -g -Wall -Wextra -Werror -Wno-ambiguous-reversed
                  -pthread $(FUZZ_SAN) -fsanitize=fuzzer-no-link
 FUZZ_CFLAGS  := -O1 -g $(FUZZ_SAN) -DBLAKE3_NO_SSE2 -DBLAKE3_NO_SSE41 -DBLAKE3_NO_AVX2 \
                 -DBLAKE3_NO_AVX512
-FUZZ_LIBS    := -lssl -lcrypto -lsodium
+FUZZ_LIBS    := -lssl -lcrypto -lsodium -lunistring
 
 # The parsing code under test and what it links against; nothing that needs a server.
 FUZZ_COMMON_SRC := common/json/parse.cpp common/json/jcs.cpp common/json/schema.cpp \
                    common/json/schema_jwk.cpp common/json/utf8.cpp common/json/out.cpp \
+                   common/json/label.cpp \
                    common/crypto/b64url.cpp common/crypto/es256.cpp common/crypto/hash.cpp \
+                   common/crypto/key_cache.cpp \
                    common/jose/jws.cpp common/jose/dpop.cpp \
                    common/http/request.cpp common/http/router.cpp common/http/query.cpp \
                    common/http/response.cpp common/types/uuid.cpp

@@ -1,6 +1,8 @@
 // main.cpp -- handler_main() of main.h: the composition root of a handler binary.
 #include "common/api/main.h"
 
+#include <malloc.h>
+
 #include <cstring>
 #include <memory>
 
@@ -18,12 +20,23 @@ namespace pouch::api {
 int handler_main(const std::string& group, int argc, char** argv,
                  const std::function<void(http::Router&, const config::Config&)>& install,
                  HandlerOptions options) {
+    // Request bodies are megabytes (docs/SECURITY.md, "A hostile tenant"). glibc would raise
+    // its mmap threshold to the size of the first such buffer freed and serve later ones from
+    // its per-thread arenas, which keep what they held: a burst of large requests would leave
+    // the process at its peak size. A fixed threshold gives every block of 256 KiB or more
+    // back to the system as soon as it is freed.
+    mallopt(M_MMAP_THRESHOLD, 256 * 1024);
     config::Config config;
     try {
         config = config::Config::from_env();
         for (int i = 1; i + 1 < argc; ++i)
             if (std::strcmp(argv[i], "--socket") == 0) config.socket_path = argv[++i];
         config.check();
+        // A URL it cannot use would look like Redis being down for the process's whole life.
+        if (!redis::Client::parse_url(config.redis_url))
+            throw config::BadConfig(
+                "POUCH_REDIS_URL must be redis://[[user]:password@]host[:port][/db] (user and "
+                "password percent-encoded)");
     } catch (const std::exception& e) {
         log::init(group, "info");
         log::error("bad configuration", {{"error", e.what()}});

@@ -1,8 +1,9 @@
 // metrics_endpoint.h -- this process's metrics over FastCGI: GET /metrics/{group} (one host, unix
 // sockets) and GET /metrics/{group}/{host} (several handler hosts), reached only through
-// nginx's metrics location, which admits the configured addresses alone
-// (nginx/pouch.conf.template, POUCH_METRICS_FROM). Also registers the probes every handler has:
-// its database pool, its parked long-polls and whether Redis is being replaced by the database.
+// nginx's internal metrics server (its own listener, never the public port), which admits the
+// configured addresses alone (nginx/pouch.conf.template, POUCH_METRICS_LISTEN/_FROM). Also
+// registers the probes every handler has: its database pool, its parked long-polls and
+// whether Redis is being replaced by the database.
 #pragma once
 
 #include <string>

@@ -98,11 +98,14 @@ http::Response phases(const Route& route, const std::vector<std::string>& late,
     if (!route.schema) {
         if (route.body != http::BodyKind::stream) json::schema::validate_empty_body(req.body);
     } else if (!req.body.empty() || !route.body_optional) {
-        call.body = json::parse_strict(req.body);
+        // In place: the document points into req.body, which outlives the call. It may hold
+        // twice the route's body limit, so a request in flight holds about three times that at
+        // most (docs/SECURITY.md, "A hostile tenant").
+        call.body = json::parse_request(req.body, 2 * route.body_limit);
     }
     if (route.signed_body) {
         // The hash is of the body as sent, before ids are canonicalized: what the client signed.
-        std::optional<std::string> canonical = json::jcs(call.body);
+        std::optional<std::string> canonical = json::jcs(call.body, req.body.size());
         if (!canonical)
             throw validation_failed("",
                                     "the body has a value JSON canonicalization cannot "

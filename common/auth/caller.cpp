@@ -38,9 +38,10 @@ Caller web_caller(const std::string& token, http::Services& s) {
 Caller cli_caller(const http::Request& req, const std::string& token, http::Services& s) {
     if (!has_token_shape(token, "svc_at_")) throw http::unauthenticated("unknown credentials");
     jose::DpopProof proof = check_dpop(req, s, token);
+    const std::string hash = crypto::token_hash(token);
     db::Result r = [&] {
         auto conn = s.db.acquire();
-        return conn->exec(sql::kAccessToken, {crypto::token_hash(token)});
+        return conn->exec(sql::kAccessToken, {hash});
     }();
     if (r.rows() == 0) throw http::unauthenticated("unknown credentials");
     if (r.boolean(0, "device_revoked"))
@@ -59,9 +60,10 @@ Caller cli_caller(const http::Request& req, const std::string& token, http::Serv
     c.role = r.text(0, "role");
     c.sign_x = r.text(0, "sign_x");
     c.sign_y = r.text(0, "sign_y");
-    if (r.boolean(0, "stale")) {
+    if (r.boolean(0, "stale") || r.boolean(0, "first_use")) {
         auto conn = s.db.acquire();
-        conn->exec(sql::kTouchDevice, {c.device_id});
+        if (r.boolean(0, "stale")) conn->exec(sql::kTouchDevice, {c.device_id});
+        if (r.boolean(0, "first_use")) conn->exec(sql::kMarkAccessTokenUsed, {hash});
     }
     return c;
 }

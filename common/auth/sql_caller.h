@@ -25,7 +25,8 @@ inline const db::Statement kAccessToken{
     "SELECT t.device_id, t.jkt, t.expires_at <= now() AS expired,"
     "       t.revoked_at IS NOT NULL AS token_revoked, d.revoked_at IS NOT NULL AS device_revoked,"
     "       d.member_id, d.account_id, d.sign_x, d.sign_y, a.owner_user_id, u.role,"
-    "       (d.last_seen_at IS NULL OR d.last_seen_at < now() - interval '1 minute') AS stale"
+    "       (d.last_seen_at IS NULL OR d.last_seen_at < now() - interval '1 minute') AS stale,"
+    "       t.used_at IS NULL AS first_use"
     "  FROM access_tokens t"
     "  JOIN devices d ON d.id = t.device_id"
     "  JOIN storage_accounts a ON a.id = d.account_id"
@@ -34,5 +35,11 @@ inline const db::Statement kAccessToken{
 
 inline const db::Statement kTouchDevice{"auth_touch_device",
                                         "UPDATE devices SET last_seen_at = now() WHERE id = $1"};
+
+// An access token's first use, once: a refresh retried after a lost answer may replace only a
+// pair neither of whose tokens was used (common/rules/refresh.h).
+inline const db::Statement kMarkAccessTokenUsed{
+    "auth_mark_access_token_used",
+    "UPDATE access_tokens SET used_at = now() WHERE token_hash = $1 AND used_at IS NULL"};
 
 }  // namespace pouch::auth::sql

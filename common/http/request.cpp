@@ -1,6 +1,8 @@
-// request.cpp -- accessors and query-string parsing (decisions §3: a repeated or malformed
-// parameter is 400 validation_failed with field "?name").
+// request.cpp -- accessors, the client address, and query-string parsing (decisions §3: a
+// repeated or malformed parameter is 400 validation_failed with field "?name").
 #include "common/http/request.h"
+
+#include <arpa/inet.h>
 
 #include "common/http/error.h"
 
@@ -30,6 +32,17 @@ const std::string* Request::query_param(const std::string& name) const {
 const std::string& Request::param(const std::string& name) const {
     auto it = params.find(name);
     return it == params.end() ? kEmpty : it->second;
+}
+
+std::optional<std::string> canonical_ip(const std::string& remote_addr) {
+    unsigned char raw[sizeof(in6_addr)];
+    char text[INET6_ADDRSTRLEN];
+    for (int family : {AF_INET, AF_INET6}) {
+        if (inet_pton(family, remote_addr.c_str(), raw) == 1 &&
+            inet_ntop(family, raw, text, sizeof text))
+            return std::string(text);
+    }
+    return std::nullopt;
 }
 
 std::optional<std::string> percent_decode(const std::string& s, bool plus_is_space) {

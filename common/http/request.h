@@ -39,6 +39,11 @@ struct Request {
 // validation_failed (field "?name") for a repeated key or a malformed escape.
 std::map<std::string, std::string> parse_query(const std::string& raw);
 
+// The client address of a request (REMOTE_ADDR: nginx's $remote_addr, after its trusted-proxy
+// handling) in canonical text, or nullopt when it is not one IPv4 or IPv6 address (empty, a
+// unix socket's "unix:").
+std::optional<std::string> canonical_ip(const std::string& remote_addr);
+
 // Percent-decodes; returns nullopt on a malformed escape. '+' becomes ' ' when plus_is_space.
 std::optional<std::string> percent_decode(const std::string& s, bool plus_is_space);
 

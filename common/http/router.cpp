@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 #include "common/crypto/b64url.h"
 #include "common/http/error.h"
+#include "common/json/utf8.h"
 #include "common/types/uuid.h"
 
 namespace pouch::http {
@@ -49,7 +51,7 @@ bool match_segment(const std::string& tpl, const std::string& seg, std::string& 
 
 }  // namespace
 
-bool is_blob_id(const std::string& s) {
+bool is_blob_id(std::string_view s) {
     return s.size() == 43 && crypto::is_b64url(s);
 }
 
@@ -71,25 +73,64 @@ void Router::add(const std::string& method, const std::string& pattern, RouteFn 
     routes_.push_back(Route{method, pattern, split_path(pattern), std::move(fn), options});
 }
 
+namespace {
+
+// The name of the param a template segment declares when it is one of `masked`, else "".
+std::string masked_name(const std::string& tpl, const std::vector<std::string>& masked) {
+    if (tpl.size() < 2 || tpl.front() != '{' || tpl.back() != '}') return "";
+    std::string name = tpl.substr(1, tpl.find_first_of(":}") - 1);
+    return std::find(masked.begin(), masked.end(), name) != masked.end() ? name : "";
+}
+
+// A secret segment as logs show it: its first 8 bytes (whole code points) and "…".
+std::string mask_segment(const std::string& seg) {
+    if (seg.size() <= 8) return seg;
+    return std::string(json::utf8_prefix(seg, 8)) + "\u2026";
+}
+
+}  // namespace
+
+// Masked params are matched as any segment here, whatever their type: a malformed share id is
+// as secret as a well-formed one. A path that has a route's literal segments up to a masked
+// param but not the route's shape after it keeps only that prefix and the masked segment, the
+// rest cut to "…", since anything after a malformed id may hold more of it.
 std::string Router::loggable_path(const std::string& path) const {
     std::vector<std::string> segs = split_path(path);
+    std::optional<std::string> cut;  // the prefix form, when no route's whole shape fits
     for (const auto& r : routes_) {
-        if (r.options.masked_params.empty() || r.segments.size() != segs.size()) continue;
+        const auto& masked = r.options.masked_params;
+        if (masked.empty()) continue;
+        std::vector<std::string> out;
         bool shape = true;
-        std::vector<std::string> out = segs;
-        for (size_t i = 0; i < segs.size() && shape; ++i) {
+        size_t i = 0;
+        for (; i < r.segments.size() && i < segs.size() && shape; ++i) {
+            if (!masked_name(r.segments[i], masked).empty()) {
+                out.push_back(mask_segment(segs[i]));
+                continue;
+            }
             std::string name, value;
             shape = match_segment(r.segments[i], segs[i], name, value);
-            for (const auto& m : r.options.masked_params)
-                if (shape && m == name && segs[i].size() > 8)
-                    out[i] = segs[i].substr(0, 8) + "\u2026";
+            if (shape) out.push_back(segs[i]);
         }
-        if (!shape) continue;
-        std::string masked;
-        for (const auto& seg : out) masked += "/" + seg;
-        return masked;
+        bool reached_masked = false;
+        for (size_t k = 0; k < out.size() && !reached_masked; ++k)
+            reached_masked = !masked_name(r.segments[k], masked).empty();
+        if (shape && i == segs.size() && segs.size() == r.segments.size()) {
+            std::string whole;
+            for (const auto& seg : out) whole += "/" + seg;
+            return whole;
+        }
+        if (!reached_masked || cut) continue;
+        // The literal prefix and the first masked segment, then "…" for whatever follows.
+        std::string prefix;
+        for (size_t k = 0; k < out.size(); ++k) {
+            prefix += "/" + out[k];
+            if (!masked_name(r.segments[k], masked).empty()) break;
+        }
+        size_t kept = static_cast<size_t>(std::count(prefix.begin(), prefix.end(), '/'));
+        cut = prefix + (segs.size() > kept ? "/\u2026" : "");
     }
-    return path;
+    return cut.value_or(path);
 }
 
 Router::Match Router::match(const std::string& method, const std::string& path) const {

@@ -68,13 +68,15 @@ class Router {
     const std::vector<Route>& routes() const { return routes_; }
 
     // `path` as logs may show it: when it has the shape of a route with masked params (any
-    // method, so a 405 is masked too), those segments cut to 8 characters + "…".
+    // method, so a 405 is masked too; a masked param may be malformed), those segments cut to
+    // 8 characters + "…"; when it only starts like one (up to its first masked param), that
+    // prefix with the param masked and "/…" for anything after it.
     std::string loggable_path(const std::string& path) const;
 
   private:
     std::vector<Route> routes_;
 };
 
-bool is_blob_id(const std::string& s);  // 43 chars of b64url
+bool is_blob_id(std::string_view s);  // 43 chars of b64url
 
 }  // namespace pouch::http

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "common/http/closer.h"
+#include "common/json/parse.h"
 #include "common/log/log.h"
 #include "common/metrics/metrics.h"
 
@@ -99,7 +100,9 @@ void read_json_body(FCGX_Request& fr, Request& r, size_t limit) {
         throw ApiError(413, "payload_too_large",
                        "request body exceeds " + std::to_string(limit) + " bytes");
     std::string body;
-    body.reserve(r.content_length > 0 ? static_cast<size_t>(r.content_length) : 0);
+    // Room for the parser's padding too, so the in-place parse never copies the body.
+    if (r.content_length > 0)
+        body.reserve(static_cast<size_t>(r.content_length) + json::kRequestPadding);
     char buf[65536];
     while (true) {
         int n = FCGX_GetStr(buf, sizeof buf, fr.in);

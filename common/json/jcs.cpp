@@ -172,8 +172,9 @@ bool write(std::string& out, const rapidjson::Value& v) {
 
 }  // namespace
 
-std::optional<std::string> jcs(const rapidjson::Value& v) {
+std::optional<std::string> jcs(const rapidjson::Value& v, size_t size_hint) {
     std::string out;
+    out.reserve(size_hint);
     if (!write(out, v)) return std::nullopt;
     return out;
 }

@@ -3,19 +3,22 @@
 // nesting depth, and re-validating every string as strict UTF-8, because RapidJSON 1.1
 // turns a lone low-surrogate escape ("\udc00") into invalid UTF-8 without complaint.
 // Numbers arrive as raw text and are converted by a second reader (see number_text). The
-// budget of parse.h (depth, members per object, values per document) is counted on the fly.
+// budget of parse.h (depth, members per object, values, number length, bytes) is counted on
+// the fly. A request body is read in place (RapidJSON's insitu mode): strings and keys are
+// decoded inside the body and the document points at them, so nothing is copied.
 #include "common/json/parse.h"
 
+#include <algorithm>
+#include <deque>
 #include <string>
 #include <unordered_set>
-#include <vector>
 
 #include <rapidjson/error/en.h>
 #include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
 
-#include "common/types/error.h"
 #include "common/json/utf8.h"
+#include "common/types/error.h"
 
 namespace pouch::json {
 namespace {
@@ -41,6 +44,34 @@ std::string number_text(std::string_view raw) {
     if (!zero || (end == std::string_view::npos && mantissa.find('.') == std::string_view::npos))
         return std::string(raw);
     return !raw.empty() && raw[0] == '-' ? "-0.0" : "0.0";
+}
+
+// RapidJSON 1.1's full-precision strtod also indexes its table of cached powers of ten past
+// its end (undefined behaviour, found by tests/fuzz/fuzz_jcs) for a long significand with an
+// exponent near the edge of the double range, e.g. 95 digits and "e+304". A number whose
+// first significant digit lies beyond 10^308 or below 10^-324 is no double at all (it
+// overflows, or underflows to zero), so it is refused before RapidJSON sees it. `raw` is a
+// JSON number literal (the reader checked its grammar).
+bool within_double_range(std::string_view raw) {
+    size_t end = raw.find_first_of("eE");
+    std::string_view mantissa = raw.substr(0, end);
+    long long exponent = 0;
+    if (end != std::string_view::npos) {
+        size_t i = end + 1;
+        bool negative = i < raw.size() && raw[i] == '-';
+        if (i < raw.size() && (raw[i] == '-' || raw[i] == '+')) ++i;
+        for (; i < raw.size(); ++i) exponent = std::min(exponent * 10 + (raw[i] - '0'), 100000LL);
+        if (negative) exponent = -exponent;
+    }
+    size_t first = mantissa.find_first_of("123456789");
+    if (first == std::string_view::npos) return true;  // zero (number_text)
+    size_t point = mantissa.find('.');
+    if (point == std::string_view::npos) point = mantissa.size();
+    // The power of ten of the first significant digit, as written.
+    long long magnitude = first < point ? static_cast<long long>(point - first) - 1
+                                        : -static_cast<long long>(first - point);
+    long long power = magnitude + exponent;
+    return power <= 308 && power >= -324;
 }
 
 // Receives the one number of number_text() and adds it to the document.
@@ -69,8 +100,10 @@ void append_pointer_segment(std::string& out, std::string_view token) {
 
 class StrictHandler {
   public:
-    StrictHandler(rapidjson::Document& doc, bool require_object)
-        : doc_(doc), require_object_(require_object) {}
+    // insitu: strings and keys stay where the reader decoded them (inside the body), so they
+    // are neither copied nor charged; otherwise each one the document copies is charged.
+    StrictHandler(rapidjson::Document& doc, bool require_object, bool insitu, const Limits& limits)
+        : doc_(doc), require_object_(require_object), insitu_(insitu), limits_(limits) {}
 
     const std::string& error() const { return error_; }
 
@@ -83,6 +116,10 @@ class StrictHandler {
     bool Double(double d) { return value(false) && doc_.Double(d); }
     bool RawNumber(const char* s, SizeType n, bool) {
         if (!value(false)) return false;
+        if (n > kMaxNumberChars)
+            return fail("a number literal longer than " + std::to_string(kMaxNumberChars) +
+                        " characters");
+        if (!within_double_range(std::string_view(s, n))) return fail("number out of range");
         std::string text = number_text(std::string_view(s, n));
         rapidjson::StringStream stream(text.c_str());
         NumberForward forward(doc_);
@@ -92,29 +129,33 @@ class StrictHandler {
         return true;
     }
     bool String(const char* s, SizeType n, bool copy) {
-        return value(false) && utf8(s, n) && doc_.String(s, n, copy);
+        return value(false) && utf8(s, n) && copied(n, copy) && doc_.String(s, n, copy);
     }
 
     bool StartObject() {
         if (!value(true) || !enter()) return false;
-        frames_.push_back(Frame{true, {}, {}, -1});
+        frames_.emplace_back(true);
         return doc_.StartObject();
     }
     bool Key(const char* s, SizeType n, bool copy) {
-        if (!utf8(s, n)) return false;
+        if (!utf8(s, n) || !charge(kValueBytes) || !copied(n, copy)) return false;
         Frame& f = frames_.back();
-        std::string key(s, n);
-        if (f.keys.size() >= kMaxMembers) {
+        std::string_view key(s, n);
+        if (f.keys.size() >= limits_.max_members) {
             std::string where = pointer(frames_.size() - 1);
-            return fail("an object has more than " + std::to_string(kMaxMembers) + " members" +
+            return fail("an object has more than " + std::to_string(limits_.max_members) +
+                        " members" +
                         (where.empty() ? std::string(" (the top-level object)") : " at " + where));
         }
+        // In place, the key's bytes stay put in the body; otherwise the reader reuses its
+        // buffer, so the frame keeps its own copy.
+        if (!insitu_) key = f.owned.emplace_back(key);
         if (!f.keys.insert(key).second) {
             std::string where = pointer(frames_.size() - 1);
             return fail("duplicate key \"" + short_key(key) + "\"" +
                         (where.empty() ? std::string(" in the top-level object") : " at " + where));
         }
-        f.key = std::move(key);
+        f.key = key;
         return doc_.Key(s, n, copy);
     }
     bool EndObject(SizeType members) {
@@ -123,7 +164,7 @@ class StrictHandler {
     }
     bool StartArray() {
         if (!value(false) || !enter()) return false;
-        frames_.push_back(Frame{false, {}, {}, -1});
+        frames_.emplace_back(false);
         return doc_.StartArray();
     }
     bool EndArray(SizeType elements) {
@@ -133,16 +174,20 @@ class StrictHandler {
 
   private:
     struct Frame {
+        explicit Frame(bool is_object) : object(is_object) {}
         bool object;
-        std::unordered_set<std::string> keys;
-        std::string key;  // the member being read (objects)
-        long index;       // the element being read (arrays)
+        std::unordered_set<std::string_view> keys;
+        std::deque<std::string> owned;  // the keys' bytes when not parsing in place
+        std::string_view key;           // the member being read (objects)
+        long index = -1;                // the element being read (arrays)
     };
 
     // Called before every value; the root must be an object when required.
     bool value(bool is_object) {
-        if (++values_ > kMaxValues)
-            return fail("the document holds more than " + std::to_string(kMaxValues) + " values");
+        if (++values_ > limits_.max_values)
+            return fail("the document holds more than " + std::to_string(limits_.max_values) +
+                        " values");
+        if (!charge(kValueBytes)) return false;
         if (frames_.empty()) {
             if (require_object_ && !is_object) return fail("body is not a JSON object");
             return true;
@@ -151,10 +196,18 @@ class StrictHandler {
         return true;
     }
     bool enter() {
-        if (static_cast<int>(frames_.size()) >= kMaxDepth)
-            return fail("JSON nested deeper than " + std::to_string(kMaxDepth) + " levels");
+        if (static_cast<int>(frames_.size()) >= limits_.max_depth)
+            return fail("JSON nested deeper than " + std::to_string(limits_.max_depth) + " levels");
         return true;
     }
+    // The document's own memory (parse.h, Limits::max_bytes).
+    bool charge(size_t bytes) {
+        bytes_ += bytes;
+        if (bytes_ <= limits_.max_bytes) return true;
+        return fail("the document needs more than " + std::to_string(limits_.max_bytes) +
+                    " bytes of memory");
+    }
+    bool copied(SizeType n, bool copy) { return !copy || charge(static_cast<size_t>(n) + 1); }
     bool utf8(const char* s, SizeType n) {
         if (utf8_valid(std::string_view(s, n))) return true;
         return fail("invalid UTF-8 in a string (lone surrogate or bad byte sequence)");
@@ -177,59 +230,92 @@ class StrictHandler {
 
     rapidjson::Document& doc_;
     bool require_object_;
-    std::vector<Frame> frames_;
+    bool insitu_;
+    const Limits& limits_;
+    std::deque<Frame> frames_;  // never relocated: keys point into their frame's own copies
     size_t values_ = 0;
+    size_t bytes_ = 0;
     std::string error_;
 };
 
-rapidjson::Document parse(std::string_view text, bool require_object) {
-    // The reader treats a NUL byte as the end of input, which would hide trailing bytes;
-    // a raw NUL is never valid JSON, so refuse it up front.
+[[noreturn]] void refuse(const rapidjson::ParseResult& result, const StrictHandler& handler) {
+    std::string at = " at offset " + std::to_string(result.Offset());
+    switch (result.Code()) {
+        case rapidjson::kParseErrorTermination:
+            throw invalid_json(handler.error());
+        case rapidjson::kParseErrorStringInvalidEncoding:
+            throw invalid_json("invalid UTF-8" + at);
+        case rapidjson::kParseErrorStringUnicodeSurrogateInvalid:
+            throw invalid_json("invalid UTF-8: lone surrogate in a \\u escape" + at);
+        case rapidjson::kParseErrorDocumentEmpty:
+            throw invalid_json("empty body, expected a JSON object");
+        default:
+            throw invalid_json("malformed JSON" + at + ": " +
+                               rapidjson::GetParseError_En(result.Code()));
+    }
+}
+
+// The reader treats a NUL byte as the end of input, which would hide trailing bytes; a raw
+// NUL is never valid JSON, so it is refused up front.
+void refuse_nul(std::string_view text) {
     if (size_t nul = text.find('\0'); nul != std::string_view::npos)
         throw invalid_json("malformed JSON at offset " + std::to_string(nul) + ": NUL byte");
+}
 
+// Iterative: the reader keeps its own heap stack instead of recursing per level.
+constexpr unsigned kFlags = rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag |
+                            rapidjson::kParseNumbersAsStringsFlag;
+
+rapidjson::Document parse(std::string_view text, bool require_object, const Limits& limits) {
+    refuse_nul(text);
     rapidjson::Document doc;
-    StrictHandler handler(doc, require_object);
+    StrictHandler handler(doc, require_object, false, limits);
     rapidjson::ParseResult result;
     auto generate = [&](rapidjson::Document&) {
         rapidjson::MemoryStream stream(text.data(), text.size());
         rapidjson::Reader reader;
-        // Iterative: the reader keeps its own heap stack instead of recursing per level.
-        constexpr unsigned kFlags = rapidjson::kParseValidateEncodingFlag |
-                                    rapidjson::kParseIterativeFlag |
-                                    rapidjson::kParseNumbersAsStringsFlag;
         result = reader.Parse<kFlags>(stream, handler);
         return !result.IsError();
     };
     doc.Populate(generate);
-
-    if (result.IsError()) {
-        std::string at = " at offset " + std::to_string(result.Offset());
-        switch (result.Code()) {
-            case rapidjson::kParseErrorTermination:
-                throw invalid_json(handler.error());
-            case rapidjson::kParseErrorStringInvalidEncoding:
-                throw invalid_json("invalid UTF-8" + at);
-            case rapidjson::kParseErrorStringUnicodeSurrogateInvalid:
-                throw invalid_json("invalid UTF-8: lone surrogate in a \\u escape" + at);
-            case rapidjson::kParseErrorDocumentEmpty:
-                throw invalid_json("empty body, expected a JSON object");
-            default:
-                throw invalid_json("malformed JSON" + at + ": " +
-                                   rapidjson::GetParseError_En(result.Code()));
-        }
-    }
+    if (result.IsError()) refuse(result, handler);
     return doc;
 }
 
 }  // namespace
 
-rapidjson::Document parse_strict(std::string_view body) {
-    return parse(body, true);
+rapidjson::Document parse_strict(std::string_view body, const Limits& limits) {
+    return parse(body, true, limits);
 }
 
-rapidjson::Document parse_strict_any(std::string_view text) {
-    return parse(text, false);
+rapidjson::Document parse_strict_any(std::string_view text, const Limits& limits) {
+    return parse(text, false, limits);
+}
+
+// RapidJSON's insitu stream reads up to its NUL and no bound, and its UTF-8 validation takes
+// every trail byte of a sequence before judging it: a body ending in a multi-byte lead byte
+// ("\xF0") would be read, and written back, up to 3 bytes past the end. The body is parsed
+// with kRequestPadding NULs after it (the first is where the reader stops), then given back
+// its size; no string of the document reaches into them.
+rapidjson::Document parse_request(std::string& body, size_t max_bytes) {
+    refuse_nul(body);
+    Limits limits;
+    limits.max_bytes = max_bytes;
+    rapidjson::Document doc;
+    StrictHandler handler(doc, true, true, limits);
+    rapidjson::ParseResult result;
+    const size_t size = body.size();
+    body.append(kRequestPadding, '\0');  // before any pointer into it is taken
+    auto generate = [&](rapidjson::Document&) {
+        rapidjson::InsituStringStream stream(body.data());
+        rapidjson::Reader reader;
+        result = reader.Parse<kFlags | rapidjson::kParseInsituFlag>(stream, handler);
+        return !result.IsError();
+    };
+    doc.Populate(generate);
+    body.resize(size);  // shrinking never moves the bytes the document points at
+    if (result.IsError()) refuse(result, handler);
+    return doc;
 }
 
 }  // namespace pouch::json

@@ -11,6 +11,7 @@
 
 #include "common/crypto/b64url.h"
 #include "common/types/error.h"
+#include "common/json/label.h"
 #include "common/json/parse.h"
 #include "common/json/schema_spec.h"
 #include "common/json/utf8.h"
@@ -78,8 +79,10 @@ using Alloc = rapidjson::Document::AllocatorType;
 
 void check(rapidjson::Value& v, const Spec& s, std::string& ptr, Alloc& alloc);
 
+// The string is read where the document holds it (inside the request body): a 16 MiB string
+// is never copied to be measured or checked.
 void check_string(rapidjson::Value& v, const Spec& s, const std::string& ptr, Alloc& alloc) {
-    std::string str(v.GetString(), v.GetStringLength());
+    std::string_view str(v.GetString(), v.GetStringLength());
     size_t n = utf8_length(str);
     if (s.min_chars == s.max_chars && n != s.min_chars)
         fail(ptr, "must be exactly " + plural(s.min_chars, "character", "characters"));
@@ -156,6 +159,10 @@ void check(rapidjson::Value& v, const Spec& s, std::string& ptr, Alloc& alloc) {
     switch (s.kind) {
         case Kind::string:
             if (!v.IsString()) fail(ptr, "must be a string");
+            if (s.label) {  // first: its own rule names U+0000 as a control character
+                auto why = label_problem(std::string_view(v.GetString(), v.GetStringLength()));
+                if (why) throw invalid_field(ptr, "must " + *why);
+            }
             // PostgreSQL text cannot hold U+0000, and no field of ours needs it.
             if (std::string_view(v.GetString(), v.GetStringLength()).find('\0') !=
                 std::string_view::npos)
@@ -184,7 +191,7 @@ void check(rapidjson::Value& v, const Spec& s, std::string& ptr, Alloc& alloc) {
 
 // RFC 3339 §5.6 date-time: full-date "T" full-time, where the zone is Z or ±hh:mm;
 // T and Z may be lower case (§5.6 note); a leap second (60) is allowed by the grammar.
-bool is_datetime(const std::string& s) {
+bool is_datetime(std::string_view s) {
     size_t i = 0;
     auto num = [&](size_t digits, int& out) {
         if (i + digits > s.size()) return false;
@@ -272,7 +279,7 @@ Node Node::distinct() const {
     s->distinct = true;
     return Node(std::move(s));
 }
-Node Node::check(std::function<bool(const std::string&)> pred, std::string what) const {
+Node Node::check(std::function<bool(std::string_view)> pred, std::string what) const {
     auto s = copy_for(*s_, Kind::string, "check");
     s->checks.push_back(StringCheck{std::move(pred), std::move(what)});
     return Node(std::move(s));
@@ -283,11 +290,12 @@ Node string() {
 }
 
 Node b64url() {
-    return string().check([](const std::string& v) { return crypto::is_b64url(v); }, "b64url (A-Z, a-z, 0-9, - and _, no padding)");
+    return string().check([](std::string_view v) { return crypto::is_b64url(v); },
+                          "b64url (A-Z, a-z, 0-9, - and _, no padding)");
 }
 
 Node uuid() {
-    Node n = string().check([](const std::string& v) { return pouch::is_uuid(v); }, "a UUID");
+    Node n = string().check([](std::string_view v) { return pouch::is_uuid(v); }, "a UUID");
     auto s = std::make_shared<Spec>(n.spec());
     s->canonical_uuid = true;
     return Node(std::move(s));
@@ -298,12 +306,18 @@ Node datetime() {
     return string().max_chars(64).check(is_datetime, "an RFC 3339 date-time with a time zone");
 }
 
+Node label() {
+    auto s = std::make_shared<Spec>(string().spec());
+    s->label = true;
+    return Node(std::move(s));
+}
+
 Node one_of(std::initializer_list<const char*> values) {
     std::vector<std::string> allowed(values.begin(), values.end());
     std::string what = "one of";
     for (size_t i = 0; i < allowed.size(); ++i) what += (i ? ", \"" : " \"") + allowed[i] + "\"";
     return string().check(
-        [allowed](const std::string& v) {
+        [allowed](std::string_view v) {
             return std::find(allowed.begin(), allowed.end(), v) != allowed.end();
         },
         std::move(what));

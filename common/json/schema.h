@@ -43,8 +43,9 @@ public:
     Node max(long long v) const;
     Node nullable() const;
     Node distinct() const;  // arrays of strings: no repeated value
-    // Extra check on a string value; `what` completes "must be ...".
-    Node check(std::function<bool(const std::string&)> pred, std::string what) const;
+    // Extra check on a string value (read in place, never copied); `what` completes
+    // "must be ...".
+    Node check(std::function<bool(std::string_view)> pred, std::string what) const;
     const Spec& spec() const { return *s_; }
 
 private:
@@ -61,6 +62,9 @@ Node boolean();
 Node array(Node item);
 Node object(std::initializer_list<Member> members);
 Node jwk();  // {kty:"EC", crv:"P-256", x, y} 43-char b64url each, on the curve, no others
+// A device name or roster label (label.h, decisions §15). Unlike every other rule, a string
+// that breaks it is 400 `invalid_field` (not validation_failed), with the same pointer.
+Node label();
 
 struct Member {
     std::string name;
@@ -70,7 +74,8 @@ struct Member {
 inline Member req(std::string name, Node n) { return {std::move(name), std::move(n), true}; }
 inline Member opt(std::string name, Node n) { return {std::move(name), std::move(n), false}; }
 
-// Throws Error(bad_input, "validation_failed", message, pointer). Every value a uuid() node
+// Throws Error(bad_input, "validation_failed", message, pointer) (`invalid_field` for a
+// label()). Every value a uuid() node
 // accepts is rewritten in place to its canonical lower-case form (decisions §13), so handlers
 // compare ids as plain strings. Hash or verify a signed body before calling this.
 void validate(rapidjson::Document& doc, const Node& schema);

@@ -16,7 +16,7 @@ namespace pouch::json::schema {
 enum class Kind { string, integer, boolean, array, object };
 
 struct StringCheck {
-    std::function<bool(const std::string&)> pred;
+    std::function<bool(std::string_view)> pred;
     std::string what;  // completes "must be ..."
 };
 
@@ -28,6 +28,7 @@ struct Spec {
     size_t max_chars = SIZE_MAX;
     std::vector<StringCheck> checks;  // run in order after the length bounds
     bool canonical_uuid = false;      // uuid(): rewritten to lower case once valid
+    bool label = false;               // label(): the rule of label.h, as invalid_field
     // integer
     long long min = -kMaxSafeInt;
     long long max = kMaxSafeInt;

@@ -1,6 +1,7 @@
 // client.cpp -- the hiredis-backed Redis client (client.h). Relies on hiredis 0.14 facts
 // (decisions §11): reads are bounded only by redisSetTimeout, a context is not thread-safe
-// (one mutex), and a context that saw an I/O error stays broken, so it is freed.
+// (one mutex), and a context that saw an I/O error stays broken, so it is freed; every new
+// context sends AUTH (Redis 6+ ACL user, or the default user's password) before anything else.
 #include "common/redis/client.h"
 
 #include <hiredis/hiredis.h>
@@ -9,6 +10,8 @@
 #include <cstdlib>
 #include <functional>
 #include <vector>
+
+#include "common/log/log.h"
 
 namespace pouch::redis {
 
@@ -21,6 +24,31 @@ timeval to_timeval(std::chrono::milliseconds ms) {
     tv.tv_sec = static_cast<time_t>(ms.count() / 1000);
     tv.tv_usec = static_cast<suseconds_t>((ms.count() % 1000) * 1000);
     return tv;
+}
+
+// %XX escapes of a URL's user or password; nullopt on a malformed escape or a raw '@' or
+// '/' (which the URL syntax would have split on).
+std::optional<std::string> percent_decode(const std::string& s) {
+    auto hex = [](char c) {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        return -1;
+    };
+    std::string out;
+    for (size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '@' || s[i] == '/') return std::nullopt;
+        if (s[i] != '%') {
+            out += s[i];
+            continue;
+        }
+        if (i + 2 >= s.size()) return std::nullopt;
+        int h = hex(s[i + 1]), l = hex(s[i + 2]);
+        if (h < 0 || l < 0) return std::nullopt;
+        out += static_cast<char>(h * 16 + l);
+        i += 2;
+    }
+    return out;
 }
 
 bool parse_int(const std::string& s, int lo, int hi, int* out) {
@@ -46,8 +74,17 @@ std::optional<Client::Address> Client::parse_url(const std::string& url) {
         std::string db = rest.substr(slash + 1);
         if (!db.empty() && !parse_int(db, 0, 65535, &a.db)) return std::nullopt;
     }
-    // Credentials are not supported; refusing them beats silently connecting without AUTH.
-    if (hostport.find('@') != std::string::npos) return std::nullopt;
+    if (auto at = hostport.rfind('@'); at != std::string::npos) {
+        std::string userinfo = hostport.substr(0, at);
+        hostport = hostport.substr(at + 1);
+        auto colon = userinfo.find(':');
+        if (colon == std::string::npos) return std::nullopt;  // a user without a password
+        auto user = percent_decode(userinfo.substr(0, colon));
+        auto password = percent_decode(userinfo.substr(colon + 1));
+        if (!user || !password || password->empty()) return std::nullopt;
+        a.username = *user;
+        a.password = *password;
+    }
     std::string port;
     if (!hostport.empty() && hostport[0] == '[') {  // [::1]:6379
         auto close = hostport.find(']');
@@ -71,6 +108,37 @@ std::optional<Client::Address> Client::parse_url(const std::string& url) {
     return a;
 }
 
+std::string Client::redacted(const std::string& url) {
+    auto at = url.rfind('@');
+    auto scheme = url.find("://");
+    if (at == std::string::npos || scheme == std::string::npos || at < scheme) return url;
+    auto colon = url.find(':', scheme + 3);
+    if (colon == std::string::npos || colon > at) return url;
+    return url.substr(0, colon + 1) + "***" + url.substr(at);
+}
+
+bool authenticate(redisContext* c, const Client::Address& a, std::string& error) {
+    error.clear();
+    if (a.password.empty()) return true;
+    std::vector<const char*> argv{"AUTH"};
+    std::vector<size_t> lens{4};
+    if (!a.username.empty()) {
+        argv.push_back(a.username.data());
+        lens.push_back(a.username.size());
+    }
+    argv.push_back(a.password.data());
+    lens.push_back(a.password.size());
+    Reply r(static_cast<redisReply*>(
+                redisCommandArgv(c, static_cast<int>(argv.size()), argv.data(), lens.data())),
+            freeReplyObject);
+    if (!r) return false;  // an I/O error: Redis is unreachable, not refusing
+    if (r->type == REDIS_REPLY_ERROR) {
+        error = std::string(r->str, r->len);
+        return false;
+    }
+    return true;
+}
+
 Client::Client(std::string url, std::chrono::milliseconds timeout)
     : url_(std::move(url)), timeout_(timeout) {}
 
@@ -90,6 +158,17 @@ bool Client::connect_locked() {
         redisFree(c);
         return false;
     }
+    // Every new connection authenticates again: after a Redis restart or a dropped context.
+    std::string refused;
+    if (!authenticate(c, *addr, refused)) {
+        if (!auth_warned_ && !refused.empty())
+            log::warn("redis refused AUTH; running on the database fallbacks",
+                      {{"error", refused}, {"redis", redacted(url_)}});
+        auth_warned_ = auth_warned_ || !refused.empty();
+        redisFree(c);
+        return false;
+    }
+    auth_warned_ = false;
     if (addr->db != 0) {
         std::string db = std::to_string(addr->db);
         const char* argv[] = {"SELECT", db.c_str()};

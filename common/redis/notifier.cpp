@@ -1,4 +1,4 @@
-// notifier.cpp -- the subscriber thread: connect, PSUBSCRIBE its pattern, then poll(2) the socket
+// notifier.cpp -- the subscriber thread: connect, AUTH, PSUBSCRIBE its pattern, then poll(2) the socket
 // with a one-second timeout (so stop() is noticed) and feed hiredis's reader; any error
 // drops the context, marks the notifier disconnected, has every waiter re-read and reconnects.
 #include "common/redis/notifier.h"
@@ -62,6 +62,13 @@ void Notifier::run() {
             if (ctx.c && !ctx.c->err) redisSetTimeout(ctx.c, tv);
         }
         bool subscribed = false;
+        std::string refused;
+        if (ctx.c && !ctx.c->err && !authenticate(ctx.c, *addr, refused)) {
+            if (!refused.empty() && !logged_down)
+                log::warn("redis refused the subscriber's AUTH", {{"error", refused}});
+            redisFree(ctx.c);
+            ctx.c = nullptr;
+        }
         if (ctx.c && !ctx.c->err) {
             ReplyOwner ack;
             ack.r = static_cast<redisReply*>(redisCommand(ctx.c, "PSUBSCRIBE %s", pattern_.c_str()));

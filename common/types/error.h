@@ -53,6 +53,11 @@ struct Error : std::exception {
 inline Error validation_failed(std::string field, std::string message) {
     return Error(Fault::bad_input, "validation_failed", std::move(message), std::move(field));
 }
+// A value of the right type whose content a rule of decisions §15 refuses (a label outside
+// its alphabet, a genesis statement that does not name its own signer).
+inline Error invalid_field(std::string field, std::string message) {
+    return Error(Fault::bad_input, "invalid_field", std::move(message), std::move(field));
+}
 inline Error invalid_json(std::string message) {
     return Error(Fault::bad_input, "invalid_json", std::move(message));
 }

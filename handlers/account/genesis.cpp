@@ -1,10 +1,16 @@
 // genesis.cpp -- POST /v1/account/roster/genesis (op 4), web only (decisions §4): roster
 // entries 0..n-1, the web user's member, the first pouch and its key envelopes, all in one
 // transaction. The account row is locked first so two geneses cannot both pass the check.
+// Statement 0 is decoded with the client format's reader and must name its own signer, who
+// created every envelope, and carry its own valid signature (decisions §15): the member id
+// the service records is the one every client later verifies the roster against.
 #include "common/auth/caller.h"
+#include "common/clientfmt/roster.h"
 #include "common/crypto/b64url.h"
+#include "common/crypto/es256.h"
 #include "common/crypto/hash.h"
 #include "common/crypto/random.h"
+#include "common/json/label.h"
 #include "common/json/out.h"
 #include "common/model/ids_in_use.h"
 #include "common/model/key_envelopes.h"
@@ -26,6 +32,35 @@ void require_same(const rapidjson::Value& envelopes, const char* member) {
                 "/key_envelopes/" + std::to_string(i) + "/" + member,
                 std::string("every genesis envelope must have the same ") + member);
     }
+}
+
+// Statement 0 must be a genesis of `member_id` by itself (seq 0, no prev), signed with its own
+// sign_pub, with a label in the alphabet of decisions §15. 400 invalid_field otherwise.
+void require_genesis_of(const rapidjson::Value& statement0, const std::string& member_id) {
+    const char* kStatement = "/statements/0/statement";
+    const std::string text = json::text(statement0["statement"]);
+    clientfmt::StatementBody b;
+    try {
+        b = clientfmt::decode_statement(text);
+    } catch (const clientfmt::FormatError& e) {
+        throw invalid_field(kStatement, std::string("is not a roster statement: ") + e.what());
+    }
+    if (b.kind != "genesis" || b.seq != 0 || !b.prev.empty())
+        throw invalid_field(kStatement,
+                            "must be a genesis statement (kind genesis, seq 0, prev \"\")");
+    if (b.member_id != member_id)
+        throw invalid_field(kStatement, "names member " + b.member_id +
+                                            ", not the envelopes' created_by_member " + member_id);
+    if (b.by != member_id)
+        throw invalid_field(kStatement, "is signed by member " + b.by +
+                                            ", not by the member it creates (" + member_id + ")");
+    if (auto why = json::label_problem(b.label))
+        throw invalid_field(kStatement, "has a label that must " + *why);
+    auto key = crypto::P256PublicKey::from_jwk(b.sign_pub.x, b.sign_pub.y);
+    auto signature = crypto::b64url_decode(json::text(statement0["signature"]));
+    if (!key || !signature || !key->verify(*crypto::b64url_decode(text), *signature))
+        throw invalid_field("/statements/0/signature",
+                            "does not verify with the genesis statement's own sign_pub");
 }
 
 }  // namespace
@@ -54,6 +89,7 @@ http::Response genesis(api::Call& call) {
         model::Usage before = model::lock_account_usage(*conn, c.account_id);
         if (conn->exec(sql::kHasGenesis, {c.account_id}).rows() > 0)
             throw http::ApiError(409, "genesis_exists", "the account already has a roster");
+        require_genesis_of(statements[0], member_id);
         if (model::pouch_id_in_use(*conn, pouch_id))
             throw validation_failed("/key_envelopes/0/pouch_id", "this pouch id is already in use");
         if (model::member_id_in_use(*conn, member_id))

@@ -15,14 +15,14 @@ namespace pouch::admin {
 
 namespace js = json::schema;
 
-inline bool is_slug(const std::string& s) {
+inline bool is_slug(std::string_view s) {
     if (s.empty() || s.size() > 64 || s[0] == '-') return false;
     for (char ch : s)
         if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-')) return false;
     return true;
 }
 
-inline bool is_currency(const std::string& s) {
+inline bool is_currency(std::string_view s) {
     return s.size() == 3 && s[0] >= 'A' && s[0] <= 'Z' && s[1] >= 'A' && s[1] <= 'Z' &&
            s[2] >= 'A' && s[2] <= 'Z';
 }

@@ -1,6 +1,7 @@
 // details.cpp -- GET /v1/cli-auth/requests/{id} (web): what the approving browser shows,
-// including the confirm code the CLI displays and the CLI's public keys. A request bound by a
-// connect token to another account is not found.
+// including the confirm code the CLI displays, the CLI's public keys, where the login started
+// and whether a connect token started it. A request bound by a connect token to another
+// account is not found.
 #include "common/auth/caller.h"
 #include "common/crypto/confirm_code.h"
 #include "handlers/cliauth/routes.h"
@@ -31,6 +32,11 @@ http::Response details(api::Call& call) {
     o.kv("x", r.text(0, "enc_x")).kv("y", r.text(0, "enc_y")).end_obj();
     o.kv("confirm_code", crypto::confirm_code(r.text(0, "id"), r.text(0, "sign_jkt")));
     o.kv("status", r.text(0, "status"));
+    // Where and how the login started, so the person approving can tell it is theirs
+    // (decisions §15): the client address at start (null when unknown) and whether a connect
+    // token from this account started it.
+    o.kv("started_ip", r.opt(0, "started_ip"));
+    o.kv("connect_token_used", r.boolean(0, "connect_token_used"));
     o.kv("created_at", r.text(0, "created_at")).kv("expires_at", r.text(0, "expires_at"));
     return api::ok(o.done());
 }

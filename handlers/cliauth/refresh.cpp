@@ -1,6 +1,10 @@
 // refresh.cpp -- POST /v1/cli-auth/refresh: single-use refresh tokens rotated on every use
-// (RFC 9700 §4.14.2). A used token is invalid_grant; used more than 60 s ago (not a retry of
-// a lost response) it also revokes every token of the device (reuse detection).
+// (RFC 9700 §4.14.2). What a presented token does is common/rules/refresh.h's: a fresh one
+// rotates; the token just rotated, presented again within 60 s by the same device (a retry
+// of a lost answer), gets a new pair once while the lost pair is untouched, and the lost pair
+// is revoked; any other reuse is invalid_grant, and past the 60 s it also revokes every token
+// of the device (reuse detection).
+#include "common/rules/refresh.h"
 #include "common/auth/caller.h"
 #include "common/auth/dpop_check.h"
 #include "common/crypto/ct.h"
@@ -12,20 +16,27 @@
 
 namespace pouch::cliauth {
 
+namespace {
+
+http::ApiError invalid_grant(const char* why) {
+    return http::ApiError(400, "invalid_grant", why);
+}
+
+}  // namespace
+
 http::Response refresh(api::Call& call) {
     http::Request& req = call.req;
     http::Services& s = call.services;
     const jose::DpopProof& proof = *call.proof;
     const rapidjson::Document& doc = call.body;
     std::string presented = doc["refresh_token"].GetString();
-    if (!auth::has_token_shape(presented, "svc_rt_"))
-        throw http::ApiError(400, "invalid_grant", "unknown refresh token");
+    if (!auth::has_token_shape(presented, "svc_rt_")) throw invalid_grant("unknown refresh token");
 
     std::string hash = crypto::token_hash(presented);
     {
         auto conn = s.db.acquire();
         db::Result k = conn->exec(sql::kRefreshTokenKey, {hash});
-        if (k.rows() == 0) throw http::ApiError(400, "invalid_grant", "unknown refresh token");
+        if (k.rows() == 0) throw invalid_grant("unknown refresh token");
         if (!crypto::ct_equal(proof.jkt, k.text(0, "jkt")))
             throw auth::dpop_error("the DPoP key is not the device's key");
     }
@@ -33,28 +44,57 @@ http::Response refresh(api::Call& call) {
 
     auto conn = s.db.acquire();
     db::Transaction tx(*conn);
-    db::Result r = conn->exec(sql::kLockRefreshToken, {hash});
+    db::Result r =
+        conn->exec(sql::kLockRefreshToken, {hash, std::to_string(rules::kRefreshGraceSeconds)});
     std::string device_id = r.text(0, "device_id");
-    if (r.boolean(0, "device_revoked"))
-        throw http::ApiError(401, "device_revoked", "this device has been revoked");
-    if (r.boolean(0, "used")) {
-        if (r.boolean(0, "reused_late")) {
+    rules::PresentedRefresh t;
+    t.device_revoked = r.boolean(0, "device_revoked");
+    t.revoked = r.boolean(0, "revoked");
+    t.expired = r.boolean(0, "expired");
+    t.used = r.boolean(0, "used");
+    t.within_grace = r.boolean(0, "within_grace");
+    t.retried = r.boolean(0, "retried");
+    std::optional<std::string> lost_access;  // the access token of the pair a retry replaces
+    auto successor = r.opt(0, "replaced_by");
+    if (t.used && t.within_grace && !t.retried && successor) {
+        db::Result n = conn->exec(sql::kLockSuccessor, {*successor});
+        t.successor_untouched = n.rows() > 0 && n.boolean(0, "untouched");
+        if (t.successor_untouched) lost_access = n.text(0, "access_token_hash");
+    }
+
+    switch (rules::refresh_step(t)) {
+        case rules::RefreshStep::device_revoked:
+            throw http::ApiError(401, "device_revoked", "this device has been revoked");
+        case rules::RefreshStep::refuse_and_revoke:
             model::revoke_device_tokens(*conn, device_id);
             tx.commit();
             log::warn("refresh token reuse: every token of the device revoked",
                       {{"request_id", req.request_id}, {"device_id", device_id}});
-        }
-        throw http::ApiError(400, "invalid_grant", "refresh token already used");
+            throw invalid_grant("refresh token already used");
+        case rules::RefreshStep::refuse:
+            throw invalid_grant(t.used ? "refresh token already used"
+                                       : "refresh token expired or revoked");
+        case rules::RefreshStep::retry:
+        case rules::RefreshStep::rotate:
+            break;
     }
-    if (r.boolean(0, "revoked") || r.boolean(0, "expired"))
-        throw http::ApiError(400, "invalid_grant", "refresh token expired or revoked");
 
     db::Result device = conn->exec(sql::kDeviceForTokens, {device_id});
-    TokenPair t = issue_tokens(*conn, device_id, proof.jkt);
-    conn->exec(sql::kMarkRefreshUsed, {hash, crypto::token_hash(t.refresh_token)});
+    TokenPair fresh = issue_tokens(*conn, device_id, proof.jkt);
+    std::string fresh_hash = crypto::token_hash(fresh.refresh_token);
+    if (lost_access) {
+        // The pair of the lost answer can never be used now: the retry's pair replaces it.
+        conn->exec(sql::kRevokeRefreshToken, {*successor});
+        conn->exec(sql::kRevokeAccessToken, {*lost_access});
+        conn->exec(sql::kMarkRefreshRetried, {hash, fresh_hash});
+        log::info("refresh retried after a lost answer: the lost pair revoked",
+                  {{"request_id", req.request_id}, {"device_id", device_id}});
+    } else {
+        conn->exec(sql::kMarkRefreshUsed, {hash, fresh_hash});
+    }
     tx.commit();
     json::Out o;
-    write_token_fields(o, t, device);
+    write_token_fields(o, fresh, device);
     return api::ok(o.done());
 }
 

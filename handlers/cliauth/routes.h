@@ -19,12 +19,12 @@ constexpr int kConnectTokenSeconds = 600;
 
 namespace js = json::schema;
 
-inline bool is_connect_token(const std::string& s) {
+inline bool is_connect_token(std::string_view s) {
     return s.size() == 7 + 32 && s.compare(0, 7, "svc_lt_") == 0 &&
            crypto::is_b64url(std::string_view(s).substr(7));
 }
 
-inline bool is_confirm_code(const std::string& s) {
+inline bool is_confirm_code(std::string_view s) {
     auto digits = [&](size_t from, size_t n) {
         return s.find_first_not_of("0123456789", from) >= from + n;
     };
@@ -34,7 +34,7 @@ inline bool is_confirm_code(const std::string& s) {
 
 inline const js::Node kStartBody = js::object({
     js::req("code_challenge", js::b64url().min_chars(43).max_chars(43)),
-    js::req("device_name", js::string().min_chars(1).max_chars(64)),
+    js::req("device_name", js::label()),
     js::opt("assistants", js::array(js::string().min_chars(1).max_chars(64)).max_items(32)),
     js::req("os", js::one_of({"linux", "macos", "windows"})),
     js::req("arch", js::string().min_chars(1).max_chars(32)),
@@ -49,7 +49,7 @@ inline const js::Node kStartBody = js::object({
 inline const js::Node kTokenBody = js::object({
     js::req("request_id", js::uuid()),
     js::req("code_verifier",
-            js::string().check([](const std::string& v) { return crypto::valid_code_verifier(v); },
+            js::string().check([](std::string_view v) { return crypto::valid_code_verifier(v); },
                                "43 to 128 characters of A-Z a-z 0-9 - . _ ~")),
     js::opt("wait", js::integer().min(0).max(30)),
 });

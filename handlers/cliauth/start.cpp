@@ -1,5 +1,6 @@
 // start.cpp -- POST /v1/cli-auth/requests (op 5): a DPoP proof made with sign_pub proves the
-// CLI holds that key; the request then waits for a browser (decisions §6).
+// CLI holds that key; the request then waits for a browser (decisions §6), which is shown the
+// address the login came from (nginx's, after its trusted-proxy handling: decisions §15).
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -50,7 +51,7 @@ http::Response start(api::Call& call) {
          sign_jkt, json::text(enc["x"]), json::text(enc["y"]), json::text(doc["device_name"]),
          json::text(doc["os"]), json::text(doc["arch"]), json::text(doc["cli_version"]),
          assistants_json(doc), json::text(doc["key_storage"]), connect_account,
-         std::to_string(s.config.login_ttl_seconds)});
+         std::to_string(s.config.login_ttl_seconds), http::canonical_ip(call.req.remote_addr)});
     tx.commit();
 
     json::Out o;

@@ -11,7 +11,8 @@ TokenPair issue_tokens(db::Conn& conn, const std::string& device_id, const std::
     TokenPair t{crypto::new_token("svc_at_"), crypto::new_token("svc_rt_")};
     conn.exec(sql::kInsertAccessToken, {crypto::token_hash(t.access_token), device_id, jkt,
                                         std::to_string(kAccessTokenSeconds)});
-    conn.exec(sql::kInsertRefreshToken, {crypto::token_hash(t.refresh_token), device_id, jkt});
+    conn.exec(sql::kInsertRefreshToken, {crypto::token_hash(t.refresh_token), device_id, jkt,
+                                         crypto::token_hash(t.access_token)});
     return t;
 }
 

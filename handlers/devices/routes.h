@@ -12,8 +12,7 @@ namespace pouch::devices {
 
 namespace js = json::schema;
 
-inline const js::Node kRenameBody =
-    js::object({js::req("name", js::string().min_chars(1).max_chars(64))});
+inline const js::Node kRenameBody = js::object({js::req("name", js::label())});
 
 inline const js::Node kRevokeBody = js::object({
     js::opt(

@@ -15,7 +15,7 @@ namespace pouch::shares {
 
 namespace js = json::schema;
 
-inline bool canonical_b64url(const std::string& s) {
+inline bool canonical_b64url(std::string_view s) {
     return crypto::b64url_canonical(s);
 }
 inline const char* const kCanonical =

@@ -26,7 +26,7 @@ inline const js::Node kCommitOp = js::object({
     js::req("signature", js::string().min_chars(1).max_chars(342)),
     js::req("signer_member_id", js::uuid()),
     js::req("blob_ids",
-            js::array(js::string().check([](const std::string& s) { return http::is_blob_id(s); },
+            js::array(js::string().check([](std::string_view s) { return http::is_blob_id(s); },
                                          "a blob id (43 b64url characters)"))
                 .max_items(1000)
                 .distinct()),

@@ -21,7 +21,7 @@ inline constexpr long long kMaxBlobSize =
 
 // A blob id names 32 bytes (BLAKE3-256): 43 b64url characters whose unused bits are zero, so
 // every blob has exactly one id.
-inline bool is_canonical_blob_id(const std::string& id) {
+inline bool is_canonical_blob_id(std::string_view id) {
     if (id.size() != 43) return false;
     auto raw = crypto::b64url_decode(id);
     return raw && raw->size() == 32;

@@ -19,9 +19,9 @@ now_s() { date +%s.%N; }
 reqs() { echo "$LOAD_DIR/requests.jsonl"; }
 
 # ops_counted I: the sync handler of host I's count of answered commits (every status), from
-# its metrics through nginx's metrics location.
+# its metrics through nginx's internal metrics server.
 ops_counted() {
-    curl -sS --max-time 5 "$POUCH_URL/metrics/sync/${NET_HOST_ADDRS[$1 - 1]}" 2>/dev/null |
+    curl -sS --max-time 5 "$POUCH_METRICS_URL/metrics/sync/${NET_HOST_ADDRS[$1 - 1]}" 2>/dev/null |
         awk 'index($0, "pouch_http_requests_total{group=\"sync\",method=\"POST\",route=\"/v1/pouches/{pouchId:uuid}/operations\"") == 1 { n += $NF } END { print n + 0 }'
 }
 
@@ -41,7 +41,7 @@ first_applied_after() {
 redis_reached() {
     local g out
     for g in sync cliauth; do
-        out=$(curl -sS --max-time 5 "$POUCH_URL/metrics/$g/${NET_HOST_ADDRS[$1 - 1]}" 2>/dev/null)
+        out=$(curl -sS --max-time 5 "$POUCH_METRICS_URL/metrics/$g/${NET_HOST_ADDRS[$1 - 1]}" 2>/dev/null)
         grep -q "^pouch_redis_fallback_active{group=\"$g\"} 0$" <<<"$out" || return 1
     done
 }

@@ -1,5 +1,6 @@
 """loadlib.py -- the pieces the commit loads of the fault tests share (load.py, cli_load.py):
-one HTTP call per fresh connection, psql, the web user with a pouch, an answer's short
+one HTTP call per fresh connection, psql, the web user with a pouch (its genesis statement by
+pouchctl), an answer's short
 description, the retry-until loop of settle, the gap-free events check, the worker threads
 with their request log and ready file, and the JSON report.
 
@@ -77,6 +78,14 @@ def must(what, got, want):
     return doc["data"] if doc else None
 
 
+def genesis_statement(member):
+    """A real, signed genesis statement of `member` (the service checks statement 0), made by
+    `pouchctl genesis-statement` ($POUCHCTL, as tools/stack exports it)."""
+    out = subprocess.run([os.environ["POUCHCTL"], "genesis-statement", "--member", member],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
 def web_user_with_pouch(cl, email_prefix):
     """Signs up a web user and runs its genesis (one pouch); {token, pouch, member, epoch}."""
     email = "%s.%s@example.com" % (email_prefix, uuid.uuid4())
@@ -86,7 +95,7 @@ def web_user_with_pouch(cl, email_prefix):
     pouch, member = str(uuid.uuid4()), str(uuid.uuid4())
     sig = rand64(64)
     must("genesis", cl.web("POST", "/v1/account/roster/genesis", {
-        "statements": [{"statement": rand64(64), "signature": sig}],
+        "statements": [genesis_statement(member)],
         "key_envelopes": [{"pouch_id": pouch, "member_id": member, "key_gen": 1,
                            "hpke_enc": rand64(65), "ciphertext": rand64(48),
                            "created_by_member": member, "signature": sig}]}, token), 201)

@@ -13,7 +13,7 @@
 
 namespace {
 
-using pouch::http::Router;
+namespace http = pouch::http;
 
 const http::Router& routes() {
     static const http::Router r = [] {

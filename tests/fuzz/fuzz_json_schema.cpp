@@ -1,10 +1,13 @@
 // fuzz_json_schema.cpp -- libFuzzer target: the strict JSON parser (decisions §3) and
 // schema::validate over representative request schemas (the commit schema of handlers/sync,
-// a copy of the signup one, the jwk() node, and one node of every other kind). Only Error 400
-// invalid_json / validation_failed may come out; anything else is a finding, and so is a
-// parsed document beyond the parse budget (depth, members per object, values).
+// a copy of the signup one, the jwk() node, and one node of every other kind, a label among
+// them). Only Error 400 invalid_json / validation_failed (invalid_field for the label) may
+// come out; anything else is a finding, and so is a parsed document beyond the parse budget
+// (depth, members per object, values), and so is a request body parsed in place
+// (parse_request) that is refused otherwise or read into another document.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "common/json/parse.h"
@@ -36,6 +39,7 @@ const js::Node& device_schema() {
         js::opt("tags", js::array(js::string().max_chars(16)).max_items(8).distinct()),
         js::opt("n", js::integer().min(-5).max(5)),
         js::opt("blob", js::b64url().max_chars(86)),
+        js::opt("label", js::label()),
     });
     return n;
 }
@@ -62,13 +66,31 @@ void validate_expecting_400(const rapidjson::Value& v, const js::Node& schema) {
     try {
         js::validate(copy, schema);
     } catch (const pouch::Error& e) {
-        pouch::fuzz::require_client_error(e, 400, "validation_failed");
+        pouch::fuzz::require_client_error(
+            e, 400, e.code == "invalid_field" ? "invalid_field" : "validation_failed");
         pouch::fuzz::require(e.field.empty() || e.field[0] == '/',
                              "validation field is a JSON Pointer");
     }
 }
 
 }  // namespace
+
+// The in-place parse of a request body reads what parse_strict reads: the same refusal, or
+// an equal document (its budget in bytes set past anything this input can need).
+void require_in_place_agrees(std::string_view text, const rapidjson::Document* strict,
+                             const std::string& refusal) {
+    std::string body(text);
+    rapidjson::Document doc;
+    try {
+        doc = pouch::json::parse_request(body, SIZE_MAX);
+    } catch (const pouch::Error& e) {
+        pouch::fuzz::require_client_error(e, 400, "invalid_json");
+        pouch::fuzz::require(!strict && e.message == refusal,
+                             "parse_request refuses as parse_strict does");
+        return;
+    }
+    pouch::fuzz::require(strict && doc == *strict, "parse_request reads what parse_strict reads");
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string_view text(reinterpret_cast<const char*>(data), size);
@@ -77,8 +99,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         doc = pouch::json::parse_strict(text);
     } catch (const pouch::Error& e) {
         pouch::fuzz::require_client_error(e, 400, "invalid_json");
+        require_in_place_agrees(text, nullptr, e.message);
         return 0;
     }
+    require_in_place_agrees(text, &doc, "");
     pouch::fuzz::require(doc.IsObject(), "parse_strict returns an object");
     pouch::fuzz::require(require_within_budget(doc, 1) <= pouch::json::kMaxValues,
                          "values within the budget");

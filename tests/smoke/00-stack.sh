@@ -99,7 +99,7 @@ if [[ -f $POUCH_VAR/pids/account.pid ]]; then
     check supervisor_restarts_a_killed_handler
 fi
 
-redis_port=${POUCH_REDIS_URL#redis://127.0.0.1:}
+redis_port=${POUCH_REDIS_URL##*:}
 redis_port=${redis_port%%/*}
 redis_up() { (exec 3<>"/dev/tcp/127.0.0.1/$redis_port") 2>/dev/null; }
 stack_redis_stop
@@ -107,5 +107,33 @@ expect_true "Redis still accepts connections after stack_redis_stop" test "$(red
 stack_redis_start
 expect_true "Redis does not accept connections after stack_redis_start" redis_up
 check redis_helpers_stop_and_start_redis
+
+# The stack's Redis needs its ACL user's password (tools/stack/lib.sh), as production should:
+# without it every command is refused; the handlers, configured with it, reach Redis.
+redis_answer() { # redis_answer COMMANDS N: the first N reply lines to COMMANDS (CRLF lines)
+    exec 3<>"/dev/tcp/127.0.0.1/$redis_port"
+    printf '%b' "$1" >&3
+    local i line
+    for ((i = 0; i < $2; i++)); do
+        read -r -t 2 line <&3 || true
+        printf '%s\n' "${line%$'\r'}"
+    done
+    exec 3<&-
+}
+creds=${POUCH_REDIS_URL#redis://}
+creds=${creds%@*}
+expect_true "the URL carries a user and a password (${creds%%:*}:***)" \
+    test -n "${creds%%:*}" -a -n "${creds#*:}"
+expect_true "PING without AUTH is refused" test "$(redis_answer 'PING\r\n' 1)" = "-NOAUTH Authentication required."
+default_auth=$(redis_answer 'AUTH default x\r\n' 1)
+expect_true "the default user is off ($default_auth)" test "${default_auth%% *}" = -WRONGPASS
+expect_true "with the URL's user and password it answers" \
+    test "$(redis_answer "AUTH ${creds%%:*} ${creds#*:}\r\nPING\r\n" 2 | tr '\n' ' ')" = "+OK +PONG "
+healthy_redis() {
+    req GET /v1/health
+    [[ $(json .redis) == ok || $(json .data.redis) == ok ]]
+}
+expect_true "the handlers reach Redis with it" retry 10 healthy_redis
+check redis_needs_the_password_the_handlers_have
 
 smoke_done

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # 20-cli-login.sh -- the CLI device login through nginx (decisions §1, §4, §6; docs/LOGIN.md):
-# signup -> genesis -> start -> details (confirm code as the CLI computes it) -> approve ->
-# long-polled redeem -> DPoP-authenticated calls -> refresh -> revoke -> refused, and every
-# failure of the flow with its exact status, code and what is stored. Relies on
+# signup -> genesis (its statement 0 checked) -> start -> details (confirm code as the CLI
+# computes it) -> approve -> long-polled redeem -> DPoP-authenticated calls -> refresh ->
+# revoke -> refused, and every failure of the flow with its exact status, code and what is
+# stored. Relies on
 # tests/smoke/lib.sh, tests/smoke/flows.sh, pouchctl and psql.
 set -euo pipefail
 # shellcheck source=tests/smoke/lib.sh
@@ -32,6 +33,43 @@ expect_error 400 validation_failed
 expect_json .error.field /statements/1/statement
 expect_true "nothing stored" test "$(sql "SELECT count(*) FROM roster_entries WHERE account_id = '$ADA_ACCOUNT'")" = 0
 check genesis_with_a_repeated_statement_is_rejected
+
+# Statement 0 must be a genesis of the envelopes' creator, by itself, with its own valid
+# signature (decisions §15): anything else is 400 invalid_field and stores nothing.
+nothing_stored() {
+    expect_true "no roster entry" test "$(sql "SELECT count(*) FROM roster_entries WHERE account_id = '$ADA_ACCOUNT'")" = 0
+    expect_true "no member" test "$(sql "SELECT count(*) FROM members WHERE account_id = '$ADA_ACCOUNT'")" = 0
+    expect_true "no pouch" test "$(sql "SELECT count(*) FROM pouches WHERE account_id = '$ADA_ACCOUNT'")" = 0
+    expect_true "no web member" test "$(sql "SELECT web_member_id IS NULL FROM storage_accounts WHERE id = '$ADA_ACCOUNT'")" = t
+}
+# genesis_refused NAME FIELD STATEMENT0_JSON: a genesis of member m0 whose statement 0 is that.
+m0=$(flow_uuid)
+genesis_refused() {
+    req POST /v1/account/roster/genesis \
+        "$(flow_genesis_body "$(flow_uuid)" "$m0" | jq -c --argjson st "$3" '.statements[0] = $st')" \
+        -H "Authorization: Bearer $ADA"
+    expect_error 400 invalid_field
+    expect_json .error.field "$2"
+    nothing_stored
+    check "$1"
+}
+other=$(flow_uuid)
+genesis_refused genesis_of_another_member_than_the_envelopes_creator_is_refused \
+    /statements/0/statement "$("$POUCHCTL" genesis-statement --member "$other")"
+expect_json .error.message "names member $other, not the envelopes' created_by_member $m0"
+check genesis_refusal_names_both_members
+genesis_refused genesis_signed_by_another_member_is_refused /statements/0/statement \
+    "$("$POUCHCTL" genesis-statement --member "$m0" --by "$other")"
+genesis_refused genesis_that_is_not_kind_genesis_is_refused /statements/0/statement \
+    "$("$POUCHCTL" genesis-statement --member "$m0" --kind add)"
+genesis_refused genesis_label_outside_the_label_alphabet_is_refused /statements/0/statement \
+    "$("$POUCHCTL" genesis-statement --member "$m0" --label 'x/../y')"
+genesis_refused genesis_statement_that_does_not_decode_is_refused /statements/0/statement \
+    "$(jq -nc --arg s "$(flow_b64 64)" --arg g "$(flow_b64 64)" '{statement:$s,signature:$g}')"
+# Its own statement, another statement's signature (a valid ES256 signature by another key).
+genesis_refused genesis_signature_by_another_key_is_refused /statements/0/signature \
+    "$(jq -c --arg g "$("$POUCHCTL" genesis-statement --member "$m0" | jq -r .signature)" '.signature = $g' \
+        <<<"$("$POUCHCTL" genesis-statement --member "$m0")")"
 
 flow_genesis
 expect_status 201
@@ -84,7 +122,32 @@ expect_json .data.status pending
 expect_json_match .data.expires_at '^20[0-9]{2}-.*Z$'
 expect_json '.data.sign_pub | tojson' "$(jq -c '{kty, crv, x, y}' <<<"$SIGN_PUB")"
 expect_json '.data.enc_pub | tojson' "$(jq -c '{kty, crv, x, y}' <<<"$ENC_PUB")"
+expect_json .data.started_ip 127.0.0.1
+expect_json .data.connect_token_used false
 check details_show_the_confirm_code_the_cli_computes
+
+# started_ip is the client nginx saw: an X-Forwarded-For from an untrusted peer is ignored;
+# the nginx that trusts 127.0.0.1 as a TLS proxy takes the client from it (IPv4 and IPv6).
+# (The proof names the public URL, whichever nginx carries it.)
+started_from() {
+    local url=$1 xff=$2 saved=$POUCH_URL proof
+    proof=$(flow_dpop "$DEVICE_KEY" POST /v1/cli-auth/requests)
+    POUCH_URL=$url
+    req POST /v1/cli-auth/requests "$(flow_start_body)" -H "DPoP: $proof" -H "X-Forwarded-For: $xff"
+    POUCH_URL=$saved
+    expect_status 200
+    STARTED_REQ=$(json .data.request_id)
+    web_req GET "/v1/cli-auth/requests/$STARTED_REQ"
+    expect_status 200
+}
+started_from "$POUCH_URL" 203.0.113.9
+expect_json .data.started_ip 127.0.0.1
+started_from "$POUCH_URL_RATE_LIMITED" 203.0.113.9
+expect_json .data.started_ip 203.0.113.9
+expect_true "stored" test "$(sql "SELECT started_ip FROM cli_login_requests WHERE id = '$STARTED_REQ'")" = 203.0.113.9
+started_from "$POUCH_URL_RATE_LIMITED" 2001:DB8:0:0::7
+expect_json .data.started_ip 2001:db8::7
+check details_show_the_address_the_login_started_from
 
 req GET "/v1/cli-auth/requests/$(flow_uuid)" "" -H "Authorization: Bearer $ADA"
 expect_error 404 not_found
@@ -339,13 +402,15 @@ ACCESS=$AT2 cli_req GET /v1/devices
 expect_status 200
 check refreshed_access_token_works
 
+# AT2 was used: presenting REFRESH again is no retry of a lost answer, but within 60 s it
+# revokes nothing either.
 refresh "$REFRESH"
 expect_error 400 invalid_grant
-expect_true "no token revoked by a retry within 60 s" \
+expect_true "no token revoked by a reuse within 60 s" \
     test "$(sql "SELECT count(*) FROM access_tokens WHERE device_id = '$DEVICE_ID' AND revoked_at IS NOT NULL")" = 0
 ACCESS=$AT2 cli_req GET /v1/devices
 expect_status 200
-check reused_refresh_token_within_60s_is_only_invalid_grant
+check reused_refresh_token_within_60s_after_its_new_tokens_were_used_is_only_invalid_grant
 
 refresh "svc_rt_$(repeat D 43)"
 expect_error 400 invalid_grant
@@ -387,6 +452,55 @@ expect_true "device itself not revoked" test "$(sql "SELECT revoked_at IS NULL F
 ACCESS=$AT3 cli_req GET /v1/devices
 expect_error 401 unauthenticated
 check reused_refresh_token_after_60s_revokes_every_token_of_the_device
+
+# --- a refresh retried after a lost answer (docs/LOGIN.md §6) --------------------------------
+flow_device retrying
+R0=$REFRESH
+refresh "$R0"
+expect_status 200
+LOST_AT=$(json .data.access_token) LOST_RT=$(json .data.refresh_token)  # the answer that is lost
+refresh "$R0" "$other_key"
+expect_error 401 invalid_dpop_proof
+refresh "$R0"
+expect_status 200
+expect_json .data.device_id "$DEVICE_ID"
+NEW_AT=$(json .data.access_token) NEW_RT=$(json .data.refresh_token)
+expect_true "a pair other than the lost one" test "$NEW_RT" != "$LOST_RT" -a "$NEW_AT" != "$LOST_AT"
+# The stored form of a token: b64url(SHA-256), as common/crypto/random.h makes it.
+hash_of() { sql "SELECT rtrim(translate(encode(sha256(convert_to('$1', 'UTF8')), 'base64'), '+/', '-_'), '=')"; }
+expect_true "the lost pair revoked" test "$(sql "SELECT
+    (SELECT revoked_at IS NOT NULL FROM refresh_tokens WHERE token_hash = '$(hash_of "$LOST_RT")') || ':' ||
+    (SELECT revoked_at IS NOT NULL FROM access_tokens WHERE token_hash = '$(hash_of "$LOST_AT")')")" = true:true
+expect_true "the presented token retried once, replaced by the new one" test "$(sql "SELECT
+    (retried_at IS NOT NULL) || ':' || (replaced_by = '$(hash_of "$NEW_RT")')
+    FROM refresh_tokens WHERE token_hash = '$(hash_of "$R0")'")" = true:true
+ACCESS=$NEW_AT cli_req GET /v1/devices
+expect_status 200
+ACCESS=$LOST_AT cli_req GET /v1/devices
+expect_error 401 unauthenticated
+refresh "$LOST_RT"
+expect_error 400 invalid_grant
+check a_refresh_retried_within_the_window_gets_a_new_pair_and_the_lost_pair_stops
+
+# A second retry of the same token is reuse: refused, and within 60 s nothing is revoked.
+refresh "$R0"
+expect_error 400 invalid_grant
+ACCESS=$NEW_AT cli_req GET /v1/devices
+expect_status 200
+check a_second_retry_of_a_refresh_is_refused
+
+# A token presented again after the refresh token it was rotated to was itself used is reuse.
+refresh "$NEW_RT"
+expect_status 200
+NEXT_RT=$(json .data.refresh_token)
+refresh "$NEXT_RT"
+expect_status 200
+LAST_AT=$(json .data.access_token)
+refresh "$NEW_RT"
+expect_error 400 invalid_grant
+ACCESS=$LAST_AT cli_req GET /v1/devices
+expect_status 200
+check a_retry_after_the_new_refresh_token_was_used_is_refused
 
 # --- expiry ------------------------------------------------------------------------------------
 # The stack runs with the default POUCH_LOGIN_TTL (600 s); moving expires_at into the past
@@ -473,6 +587,9 @@ expect_status 200
 bound_req=$REQ
 expect_true "bound to bob's account" test "$(sql "SELECT connect_account_id FROM cli_login_requests WHERE id = '$bound_req'")" = "$BOB_ACCOUNT"
 expect_true "connect token used" test "$(sql "SELECT count(*) FROM connect_tokens WHERE account_id = '$BOB_ACCOUNT' AND used_at IS NOT NULL")" = 1
+web_req GET "/v1/cli-auth/requests/$bound_req"
+expect_status 200
+expect_json .data.connect_token_used true
 check start_with_a_connect_token_binds_the_request
 
 flow_start_login "$(flow_start_body ".connect_token = \"$connect\"")"

@@ -10,7 +10,8 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/flows.sh"
 
 count_requests() { sql "SELECT count(*) FROM cli_login_requests"; }
-# accepts NAME FILTER / rejects NAME FILTER FIELD: a start whose body is flow_start_body FILTER.
+# accepts NAME FILTER / rejects NAME FILTER FIELD [CODE]: a start whose body is flow_start_body
+# FILTER (CODE: validation_failed unless given).
 accepts() {
     flow_start_login "$(flow_start_body "$2")"
     expect_status 200
@@ -20,7 +21,7 @@ rejects() {
     local before
     before=$(count_requests)
     flow_start_login "$(flow_start_body "$2")"
-    expect_error 400 validation_failed
+    expect_error 400 "${4:-validation_failed}"
     expect_json .error.field "$3"
     expect_true "nothing stored" test "$(count_requests)" = "$before"
     check "$1"
@@ -33,8 +34,25 @@ flow_cli_keys bounds
 accepts start_device_name_of_64_characters_is_accepted ".device_name = (\"é\" * 64)"
 expect_true "stored as sent" test "$(sql "SELECT char_length(device_name) FROM cli_login_requests WHERE id = '$REQ'")" = 64
 check start_device_name_is_counted_in_characters
-rejects start_device_name_of_65_characters_is_rejected ".device_name = (\"é\" * 65)" /device_name
-rejects start_empty_device_name_is_rejected '.device_name = ""' /device_name
+rejects start_device_name_of_65_characters_is_rejected ".device_name = (\"é\" * 65)" /device_name invalid_field
+rejects start_empty_device_name_is_rejected '.device_name = ""' /device_name invalid_field
+# Labels (decisions §15): 64 four-byte characters are 64 scalar values, 65 one past; each
+# forbidden class is 400 invalid_field and stores nothing.
+accepts start_device_name_of_64_four_byte_characters_is_accepted '.device_name = ("\ud83d\ude00" * 64)'
+rejects start_device_name_of_65_four_byte_characters_is_rejected '.device_name = ("\ud83d\ude00" * 65)' /device_name invalid_field
+rejects start_device_name_with_a_path_is_rejected '.device_name = "x/../../../../../../SOMEWHERE/PWNED"' /device_name invalid_field
+rejects start_device_name_with_a_backslash_is_rejected '.device_name = "x\\..\\y"' /device_name invalid_field
+rejects start_device_name_with_a_c0_control_is_rejected '.device_name = "a\u001b[8mb"' /device_name invalid_field
+rejects start_device_name_with_del_is_rejected '.device_name = "a\u007fb"' /device_name invalid_field
+rejects start_device_name_with_a_c1_control_is_rejected '.device_name = "a\u009bb"' /device_name invalid_field
+rejects start_device_name_with_a_bidi_override_is_rejected '.device_name = "evil\u202egpj.exe"' /device_name invalid_field
+rejects start_device_name_with_a_bidi_isolate_is_rejected '.device_name = "a\u2066b"' /device_name invalid_field
+rejects start_device_name_with_leading_white_space_is_rejected '.device_name = " laptop"' /device_name invalid_field
+rejects start_device_name_with_trailing_white_space_is_rejected '.device_name = "laptop\u3000"' /device_name invalid_field
+rejects start_device_name_in_nfd_is_rejected '.device_name = "cafe\u0301"' /device_name invalid_field
+accepts start_device_name_in_nfc_is_accepted '.device_name = "caf\u00e9 laptop"'
+expect_true "stored as sent" test "$(sql "SELECT device_name FROM cli_login_requests WHERE id = '$REQ'")" = "café laptop"
+check start_device_name_in_nfc_is_stored_as_sent
 accepts start_arch_of_32_characters_is_accepted ".arch = (\"a\" * 32)"
 rejects start_arch_of_33_characters_is_rejected ".arch = (\"a\" * 33)" /arch
 rejects start_empty_arch_is_rejected '.arch = ""' /arch

@@ -111,14 +111,37 @@ check device_path_that_is_not_a_uuid_is_404
 web_req PATCH "/v1/devices/$B_DEVICE" "{\"name\":\"$(repeat é 64)\"}"
 expect_status 200
 check device_name_of_64_characters_is_accepted
-for bad in "{\"name\":\"$(repeat é 65)\"} => /name" '{"name":""} => /name' '{"name":7} => /name' \
-    '{} => /name' '{"name":"x","os":"linux"} => /os'; do
+for bad in '{"name":7} => /name' '{} => /name' '{"name":"x","os":"linux"} => /os'; do
     web_req PATCH "/v1/devices/$B_DEVICE" "${bad% => *}"
     expect_error 400 validation_failed
     expect_json .error.field "${bad##* => }"
 done
 expect_true "unchanged" test "$(device_name "$B_DEVICE")" = "$(repeat é 64)"
-check device_name_out_of_bounds_is_rejected
+check device_name_of_the_wrong_type_is_rejected
+
+# Labels (decisions §15): outside the alphabet is 400 invalid_field at /name, for the web and
+# for a CLI renaming itself, and the stored name stays.
+for bad in "$(repeat é 65)" "$(repeat $'\U0001F600' 65)" "" 'x/../../../../../../SOMEWHERE/PWNED' 'a\b' \
+    $'a\x1b[8mb' $'a\x7fb' $'a\u009bb' $'evil\u202egpj.exe' $'a\u061cb' $'a\u200fb' $'a\u2069b' \
+    ' laptop' 'laptop ' $'laptop\u00a0' $'\u3000laptop' $'cafe\u0301'; do
+    web_req PATCH "/v1/devices/$B_DEVICE" "$(jq -nc --arg n "$bad" '{name:$n}')"
+    expect_error 400 invalid_field
+    expect_json .error.field /name
+done
+expect_true "unchanged" test "$(device_name "$B_DEVICE")" = "$(repeat é 64)"
+as A
+cli_req PATCH "/v1/devices/$A_DEVICE" '{"name":"a/b"}'
+expect_error 400 invalid_field
+expect_json .error.field /name
+expect_true "unchanged" test "$(device_name "$A_DEVICE")" = "my laptop"
+check device_name_outside_the_label_alphabet_is_invalid_field
+web_req PATCH "/v1/devices/$B_DEVICE" "$(jq -nc --arg n "$(repeat $'\U0001F600' 64)" '{name:$n}')"
+expect_status 200
+expect_true "stored" test "$(device_name "$B_DEVICE")" = "$(repeat $'\U0001F600' 64)"
+web_req PATCH "/v1/devices/$B_DEVICE" "$(jq -nc '{name:"caf\u00e9 \u6771\u4eac a\u2002b"}')"
+expect_status 200
+expect_true "stored as sent" test "$(device_name "$B_DEVICE")" = $'caf\u00e9 \u6771\u4eac a\u2002b'
+check device_name_inside_the_label_alphabet_is_stored_as_sent
 
 # --- cursor (op 9) -------------------------------------------------------------------------------
 read -r epoch high_water < <(sql "SELECT epoch || ' ' || high_water FROM pouches WHERE id = '$ADA_POUCH'" | tr -d '\r')

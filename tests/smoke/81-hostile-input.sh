@@ -2,8 +2,9 @@
 # 81-hostile-input.sh -- hostile input (issue 7 part 5): SQL metacharacters and Unicode edge
 # cases (quotes, backslashes, "'; DROP TABLE", emoji and other 4-byte characters, RTL marks,
 # combining characters, U+FFFF, escaped surrogate pairs) stored and answered byte for byte
-# where a field is free text (device names, plan names, commit envelopes, genesis
-# statements, passwords), refused where the field is b64url (name_index, share label_enc);
+# where a field is free text (plan names, commit envelopes, genesis statements, passwords;
+# device names too, within the label alphabet of decisions §15, invalid_field outside it),
+# refused where the field is b64url (name_index, share label_enc);
 # and every request body limit through nginx at its edge (reaches the handler) and one byte
 # past it (413 from nginx). Relies on lib.sh, flows.sh, psql and truncate.
 set -euo pipefail
@@ -34,9 +35,20 @@ web=(-H "Authorization: Bearer $WEB_TOKEN")
 flow_device laptop
 
 # --- device names: PATCH, then GET /v1/devices and the stored bytes ----------------------------
+# A device name is a label (decisions §15): these hostile strings break its alphabet ('/' or
+# '\', bidi controls, not NFC) and are refused with invalid_field; the others round-trip.
+declare -A LABEL_REFUSED=([sql_comment]=1 [quotes]=1 [rtl]=1 [combining]=1)
 for key in "${!HOSTILE[@]}"; do
     value=${HOSTILE[$key]}
+    before=$(sql "SELECT name FROM devices WHERE id = '$DEVICE_ID'")
     req PATCH "/v1/devices/$DEVICE_ID" "$(jq -nc --arg n "$value" '{name:$n}')" "${web[@]}"
+    if [[ -n ${LABEL_REFUSED[$key]:-} ]]; then
+        expect_error 400 invalid_field
+        expect_json .error.field /name
+        expect_true "name unchanged" test "$(sql "SELECT name FROM devices WHERE id = '$DEVICE_ID'")" == "$before"
+        check "device_name_outside_the_label_alphabet_is_refused_$key"
+        continue
+    fi
     expect_status 200
     expect_json .data.name "$value"
     req GET /v1/devices "" "${web[@]}"
@@ -65,7 +77,7 @@ req PATCH "/v1/devices/$DEVICE_ID" "$(jq -nc --arg n "$name64" '{name:$n}')" "${
 expect_status 200
 expect_json .data.name "$name64"
 req PATCH "/v1/devices/$DEVICE_ID" "$(jq -nc --arg n "${name64}x" '{name:$n}')" "${web[@]}"
-expect_error 400 validation_failed
+expect_error 400 invalid_field
 check device_name_bound_counts_characters_not_bytes
 
 # --- commit envelopes: stored and answered byte for byte -------------------------------------
@@ -123,15 +135,26 @@ req POST /v1/account/login "$(jq -nc --arg e "$email" --arg p "${HOSTILE_PASSWOR
 expect_error 401 invalid_credentials
 check hostile_password_signs_up_and_logs_in_exactly
 
+# Statement 0 is decoded (decisions §15): a hostile string there is refused; after it,
+# statements are opaque strings, stored and answered byte for byte.
 member=$(flow_uuid)
 pouch=$(flow_uuid)
-req POST /v1/account/roster/genesis "$(jq -nc --arg s "$statement" --arg p "$pouch" --arg m "$member" \
-    '{statements:[{statement:$s,signature:"c2ln"}],
-      key_envelopes:[{pouch_id:$p,member_id:$m,key_gen:1,hpke_enc:"ZW5j",ciphertext:"Y3Q",
-                      created_by_member:$m,signature:"c2ln"}]}')" -H "Authorization: Bearer $token"
+genesis_with() {
+    jq -nc --argjson st "$1" --arg p "$pouch" --arg m "$member" \
+        '{statements:$st,
+          key_envelopes:[{pouch_id:$p,member_id:$m,key_gen:1,hpke_enc:"ZW5j",ciphertext:"Y3Q",
+                          created_by_member:$m,signature:"c2ln"}]}'
+}
+hostile=$(jq -nc --arg s "$statement" '{statement:$s,signature:"c2ln"}')
+req POST /v1/account/roster/genesis "$(genesis_with "[$hostile]")" -H "Authorization: Bearer $token"
+expect_error 400 invalid_field
+expect_json .error.field /statements/0/statement
+expect_true "no roster stored" test "$(sql "SELECT count(*) FROM roster_entries r JOIN storage_accounts a ON a.id = r.account_id JOIN users u ON u.id = a.owner_user_id WHERE u.email = '$email'")" == 0
+req POST /v1/account/roster/genesis \
+    "$(genesis_with "[$("$POUCHCTL" genesis-statement --member "$member"),$hostile]")" -H "Authorization: Bearer $token"
 expect_status 201
 req GET /v1/account/roster "" -H "Authorization: Bearer $token"
-expect_json '.data.items[0].statement' "$statement"
+expect_json '.data.items[1].statement' "$statement"
 check genesis_statement_round_trips_byte_for_byte
 
 # --- plan names (admin) ------------------------------------------------------------------------

@@ -41,7 +41,7 @@ handler_connections() { ss -xH state connected 2>/dev/null | grep -c -F "$sock" 
 # or "scrape-failed" when it cannot be read).
 refused_total() {
     local page
-    page=$(curl -fsS --max-time 10 "$POUCH_URL/metrics/account" 2>/dev/null) || { echo scrape-failed; return 0; }
+    page=$(curl -fsS --max-time 10 "$POUCH_METRICS_URL/metrics/account" 2>/dev/null) || { echo scrape-failed; return 0; }
     awk '/^pouch_argon2_refused_total\{group="account"\} / { print $2; found = 1 }
         END { if (!found) print "absent" }' <<<"$page"
 }

@@ -8,7 +8,8 @@
 #   - one account parks at most POUCH_MAX_WAITERS_PER_ACCOUNT (256) event long-polls per
 #     process, the 257th is 429 rate_limited at once; one parked token wait per login request;
 #   - upper-case UUIDs are the same ids (a commit's epoch), answers carry lower case;
-#   - share ids never reach the handler or nginx logs (first 8 characters and "…" only);
+#   - share ids never reach the handler or nginx logs (first 8 characters and "…" only), also
+#     in malformed share paths;
 #   - every answer says nosniff, authenticated ones no-store;
 #   - on the nginx with limits on (trusting 127.0.0.1 as a TLS proxy): clients are keyed by
 #     X-Forwarded-For, IPv6 clients by their /64, and open connections per client are capped.
@@ -209,6 +210,25 @@ done
 expect_true "the handler log shows the masked id" grep -qF "/v1/shares/${share:0:8}…" "$(stack_log shares)"
 expect_true "the access log shows the masked id" grep -qF "/v1/shares/${share:0:8}…" "$POUCH_VAR/log/nginx-access.log"
 check share_ids_never_reach_the_logs
+
+# Malformed share paths (issue 22): an id with a character too many or not hex, in another
+# case, with a segment after it, or after an empty segment, reaches no log either.
+secret=$(flow_uuid | tr -d '-')$(flow_uuid | tr -d '-')   # 64 hex characters: a grep target
+for path in "/v1/shares/${secret}" "/v1/shares/${secret}x" "/v1/shares/zz${secret}" \
+    "/v1/shares/${secret}/import" "/v1/shares/${secret}/x/${secret}" "/V1/SHARES/${secret}" \
+    "/v1/shares//${secret}" "/v1/shares/${secret:0:8}/${secret}"; do
+    req GET "$path"
+    expect_true "$path answered $STATUS" test "${STATUS:0:1}" = 4
+    web_req POST "$path"
+    expect_true "$path answered $STATUS" test "${STATUS:0:1}" = 4
+done
+sleep 0.5
+for f in "${logs[@]}"; do
+    expect_true "$f holds the malformed share id" bash -c "! grep -qF '${secret:8:48}' '$f'"
+done
+expect_true "the handler log shows the masked path" grep -qF "/v1/shares/${secret:0:8}…" "$(stack_log shares)"
+expect_true "the access log shows the masked path" grep -qF "\"uri\":\"/v1/shares/${secret:0:8}…/…\"" "$POUCH_VAR/log/nginx-access.log"
+check malformed_share_paths_are_masked_in_the_logs_too
 
 # --- 6. headers -----------------------------------------------------------------------------------------
 for call in "GET /v1/account auth" "GET /v1/account none" "GET /v1/nope none" "GET /v1/health none"; do

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# 84-metrics.sh -- each handler's Prometheus metrics through nginx's metrics location (issue
-# 18): the text format per group, counters and the latency histogram moving by exactly the
-# requests made, the parked long-poll gauge, 403 for an address outside POUCH_METRICS_FROM
-# (the limited nginx trusts 127.0.0.1 as a proxy, so X-Forwarded-For names the client), and 404
-# for unknown groups and hosts. Relies on tests/smoke/lib.sh, flows.sh and the stack of
-# tools/stack/test.sh.
+# 84-metrics.sh -- each handler's Prometheus metrics through nginx's internal metrics server
+# (issues 18, 22): the text format per group, counters and the latency histogram moving by
+# exactly the requests made, the parked long-poll gauge, 404 for unknown groups and hosts, 403
+# for an address outside POUCH_METRICS_FROM (a connection from 127.0.0.2; X-Forwarded-For is
+# trusted by the public server only), and /metrics on the public port is 404 like any unknown
+# path, also on the nginx that trusts 127.0.0.1 as a TLS proxy. Relies on tests/smoke/lib.sh,
+# flows.sh, curl (--interface) and the stack of tools/stack/test.sh (POUCH_METRICS_URL).
 set -euo pipefail
 # shellcheck source=tests/smoke/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -16,7 +17,7 @@ source "$(dirname "$0")/flows.sh"
 # when the scrape did not answer 200, so neither reads as a value of 0.
 metric() {
     local page
-    if ! page=$(curl -fsS --max-time 10 "$POUCH_URL/metrics/$1" 2>/dev/null); then
+    if ! page=$(curl -fsS --max-time 10 "$POUCH_METRICS_URL/metrics/$1" 2>/dev/null); then
         echo scrape-failed
         return 0
     fi
@@ -36,8 +37,17 @@ counter() {
 # fallback_is GROUP N: the group's Redis fallback gauge reads N.
 fallback_is() { test "$(metric "$1" "pouch_redis_fallback_active{group=\"$1\"}")" = "$2"; }
 
+# metrics_req PATH [curl args]: req against the metrics server (not an API answer: kept out of
+# the OpenAPI check's log).
+metrics_req() {
+    local saved=$POUCH_URL
+    POUCH_URL=$POUCH_METRICS_URL
+    POUCH_API_LOG="" req GET "$@"
+    POUCH_URL=$saved
+}
+
 for g in account cliauth devices sync shares admin; do
-    req GET "/metrics/$g"
+    metrics_req "/metrics/$g"
     expect_status 200
     expect_header_match Content-Type '^text/plain; version=0\.0\.4'
     expect_true "pool size of $g exposed" grep -q "^pouch_db_pool_size{group=\"$g\"} [0-9]" "$SMOKE_TMP/body"
@@ -46,7 +56,7 @@ for g in account cliauth devices sync shares admin; do
     # An earlier script may just have restarted Redis: a subscriber reconnects within seconds.
     expect_true "redis fallback gauge of $g is 0 with Redis up" retry 10 fallback_is "$g" 0
 done
-req GET /metrics/account
+metrics_req /metrics/account
 expect_true "argon2 queue exposed by account" grep -q '^pouch_argon2_queued{group="account"} 0$' "$SMOKE_TMP/body"
 check every_group_exports_its_metrics_in_the_text_format
 
@@ -75,7 +85,7 @@ after=$(counter sync "$ops")
 hafter=$(counter sync "$hist")
 expect_true "commits counted: $before -> $after (want +3)" test "$(growth "$before" "$after")" = 3
 expect_true "commit latencies observed: $hbefore -> $hafter (want +3)" test "$(growth "$hbefore" "$hafter")" = 3
-req GET /metrics/sync
+metrics_req /metrics/sync
 expect_true "no pouch id in any label" bash -c "! grep -q '$POUCH' '$SMOKE_TMP/body'"
 check commit_counter_and_latency_histogram_move_by_the_requests_made
 
@@ -90,19 +100,44 @@ wait "$poll" || true
 expect_true "and no longer once answered" parked_is 0
 check parked_long_polls_gauge_follows_a_waiting_events_request
 
-req GET /metrics/nope
+metrics_req /metrics/nope
 expect_error 404 not_found
-req GET /metrics/sync/10.0.0.1
+metrics_req /metrics/sync/10.0.0.1
+expect_error 404 not_found
+metrics_req /v1/health
 expect_error 404 not_found
 check unknown_group_or_host_is_json_404
 
+# The public server has no metrics: nginx's own JSON 404 (never a handler's answer), as for
+# any unknown path, also where 127.0.0.1 is a trusted TLS proxy.
+for path in /metrics/sync /metrics/account /metrics/ /metrics/sync/127.0.0.1; do
+    req GET "$path"
+    expect_error 404 not_found
+    expect_json .error.message "Not found."
+done
 SMOKE_URL_SAVED=$POUCH_URL
 POUCH_URL=$POUCH_URL_RATE_LIMITED
-req GET /metrics/sync "" -H "X-Forwarded-For: 203.0.113.7"
-expect_error 403 forbidden
 req GET /metrics/sync "" -H "X-Forwarded-For: 127.0.0.1"
-expect_status 200
+expect_error 404 not_found
+expect_json .error.message "Not found."
 POUCH_URL=$SMOKE_URL_SAVED
+check metrics_are_not_served_on_the_public_port
+
+# Only the scrapers of POUCH_METRICS_FROM (127.0.0.1 here), by the address they connect from.
+metrics_req /metrics/sync "" --interface 127.0.0.2
+expect_error 403 forbidden
+metrics_req /metrics/sync "" --interface 127.0.0.2 -H "X-Forwarded-For: 127.0.0.1"
+expect_error 403 forbidden
+metrics_req /metrics/sync "" --interface 127.0.0.1
+expect_status 200
+# The nginx that trusts 127.0.0.1 as a TLS proxy trusts it on its public server only.
+SMOKE_URL_SAVED=$POUCH_METRICS_URL
+POUCH_METRICS_URL=$POUCH_METRICS_URL_RATE_LIMITED
+metrics_req /metrics/sync "" -H "X-Forwarded-For: 203.0.113.7"
+expect_status 200
+metrics_req /metrics/sync "" --interface 127.0.0.2 -H "X-Forwarded-For: 127.0.0.1"
+expect_error 403 forbidden
+POUCH_METRICS_URL=$SMOKE_URL_SAVED
 check metrics_are_refused_to_addresses_outside_metrics_from
 
 smoke_done

@@ -30,12 +30,15 @@ flow_web_user() {
     WEB_ACCOUNT=$(json .data.storage_account_id)
 }
 
-# flow_genesis_body POUCH MEMBER [N_STATEMENTS]: a genesis request with one envelope.
+# flow_genesis_body POUCH MEMBER [N_STATEMENTS]: a genesis request with one envelope. Statement
+# 0 is a real genesis statement of MEMBER, signed with a fresh key (the service checks it,
+# decisions §15); any further statements are opaque made-up strings.
 flow_genesis_body() {
-    local n=${3:-1}
-    jq -nc --arg p "$1" --arg m "$2" --argjson n "$n" --arg s "$(flow_b64 64)" --arg g "$(flow_b64 64)" \
-        --arg e "$(flow_b64 32)" --arg c "$(flow_b64 48)" '{
-        statements: [range($n) | {statement: ($s + "s\(.)"), signature: $g}],
+    local n=${3:-1} st
+    st=$("$POUCHCTL" genesis-statement --member "$2") || return 1
+    jq -nc --arg p "$1" --arg m "$2" --argjson n "$n" --argjson st "$st" --arg s "$(flow_b64 64)" \
+        --arg g "$(flow_b64 64)" --arg e "$(flow_b64 32)" --arg c "$(flow_b64 48)" '{
+        statements: ([$st] + [range(1; $n) | {statement: ($s + "s\(.)"), signature: $g}]),
         key_envelopes: [{pouch_id:$p, member_id:$m, key_gen:1, hpke_enc:$e, ciphertext:$c,
                          created_by_member:$m, signature:$g}]}'
 }

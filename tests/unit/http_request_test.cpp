@@ -1,4 +1,5 @@
-// http_request_test.cpp -- query-string decoding: repeated or malformed keys are 400.
+// http_request_test.cpp -- query-string decoding: repeated or malformed keys are 400; the client
+// address of a request in canonical form, or none.
 #include <gtest/gtest.h>
 
 #include "common/http/error.h"
@@ -50,4 +51,18 @@ TEST(PercentDecode, RejectsTruncatedEscape) {
 }
 
 }  // namespace
+TEST(CanonicalIp, IPv4AndIPv6AddressesComeBackCanonical) {
+    EXPECT_EQ(http::canonical_ip("127.0.0.1"), "127.0.0.1");
+    EXPECT_EQ(http::canonical_ip("203.0.113.9"), "203.0.113.9");
+    EXPECT_EQ(http::canonical_ip("::1"), "::1");
+    EXPECT_EQ(http::canonical_ip("2001:DB8:0:0:0:0:0:1"), "2001:db8::1");
+    EXPECT_EQ(http::canonical_ip("::ffff:192.0.2.1"), "::ffff:192.0.2.1");
+}
+
+TEST(CanonicalIp, AnythingElseIsUnknown) {
+    for (const char* s : {"", "unix:", "localhost", "1.2.3", "1.2.3.4 ", "1.2.3.4, 5.6.7.8",
+                          "256.1.1.1", "fe80::1%eth0", "[::1]"})
+        EXPECT_EQ(http::canonical_ip(s), std::nullopt) << s;
+}
+
 }  // namespace pouch

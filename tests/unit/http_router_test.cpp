@@ -1,4 +1,5 @@
-// http_router_test.cpp -- path templates, typed params, 404 and 405 with Allow.
+// http_router_test.cpp -- path templates, typed params, 404 and 405 with Allow; the paths logs
+// show, with secret params masked whether or not they are well-formed.
 #include <gtest/gtest.h>
 
 #include "common/http/error.h"
@@ -105,6 +106,58 @@ TEST(Uuid, RejectsWrongVersionVariantOrShape) {
     EXPECT_FALSE(is_uuid("0b8a4f4e1c2d-4e5f-9a0b-1c2d3e4f5a6b0"));
     EXPECT_FALSE(is_uuid("0b8a4f4e-1c2d-4e5f-9a0b-1c2d3e4f5a6"));
     EXPECT_FALSE(is_uuid("0b8a4f4e-1c2d-4e5f-9a0b-1c2d3e4f5a6g"));
+}
+
+// The share routes as handlers/shares declares them: the id masked in logs.
+Router shares() {
+    Router r;
+    RouteOptions o;
+    o.body = BodyKind::none;
+    o.masked_params = {"id"};
+    r.add("GET", "/v1/shares/{id:uuid}", ok, o);
+    r.add("POST", "/v1/shares/{id:uuid}/import", ok, o);
+    r.add("POST", "/v1/shares/{id:uuid}/revoke", ok, o);
+    r.add("GET", "/v1/pouches/{pouchId:uuid}/shares", ok);
+    return r;
+}
+
+const std::string kShare = "5f0c1e2d-3b4a-4c5d-8e6f-7a8b9c0d1e2f";
+
+TEST(RouterLogs, AWellFormedShareIdShowsOnlyItsFirstEightCharacters) {
+    Router r = shares();
+    EXPECT_EQ(r.loggable_path("/v1/shares/" + kShare), "/v1/shares/5f0c1e2d\u2026");
+    EXPECT_EQ(r.loggable_path("/v1/shares/" + kShare + "/import"),
+              "/v1/shares/5f0c1e2d\u2026/import");
+    EXPECT_EQ(r.loggable_path("/v1/shares/" + kShare + "/revoke"),
+              "/v1/shares/5f0c1e2d\u2026/revoke");
+}
+
+TEST(RouterLogs, AMalformedShareIdIsMaskedToo) {
+    Router r = shares();
+    EXPECT_EQ(r.loggable_path("/v1/shares/" + kShare + "x"), "/v1/shares/5f0c1e2d\u2026");
+    EXPECT_EQ(r.loggable_path("/v1/shares/not-a-uuid-but-a-secret"), "/v1/shares/not-a-uu\u2026");
+    EXPECT_EQ(r.loggable_path("/v1/shares/" + kShare + "x/import"),
+              "/v1/shares/5f0c1e2d\u2026/import");
+    // Cut on a code point boundary: \u00e9 is two bytes, the eighth byte would split one.
+    EXPECT_EQ(r.loggable_path("/v1/shares/abcdefg\u00e9\u00e9\u00e9"), "/v1/shares/abcdefg\u2026");
+}
+
+TEST(RouterLogs, WhateverFollowsAMalformedShareIdIsCut) {
+    Router r = shares();
+    EXPECT_EQ(r.loggable_path("/v1/shares/" + kShare + "/" + kShare),
+              "/v1/shares/5f0c1e2d\u2026/\u2026");
+    EXPECT_EQ(r.loggable_path("/v1/shares/" + kShare + "/import/" + kShare),
+              "/v1/shares/5f0c1e2d\u2026/\u2026");
+    EXPECT_EQ(r.loggable_path("/v1/shares//" + kShare), "/v1/shares//\u2026");
+}
+
+TEST(RouterLogs, OtherPathsAndShortSegmentsAreUnchanged) {
+    Router r = shares();
+    EXPECT_EQ(r.loggable_path("/v1/shares"), "/v1/shares");
+    EXPECT_EQ(r.loggable_path("/v1/shares/abc"), "/v1/shares/abc");
+    EXPECT_EQ(r.loggable_path("/v1/pouches/" + kShare + "/shares"),
+              "/v1/pouches/" + kShare + "/shares");
+    EXPECT_EQ(r.loggable_path("/v1/health"), "/v1/health");
 }
 
 }  // namespace

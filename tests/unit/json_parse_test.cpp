@@ -1,5 +1,6 @@
 // json_parse_test.cpp -- strict parsing (decisions §3): duplicates at any depth, UTF-8 and
-// surrogate rules, non-object roots, trailing bytes, nesting limit, number kinds.
+// surrogate rules, non-object roots, trailing bytes, nesting limit, number kinds, and the
+// budget of §13 in counts and bytes, request bodies parsed in place.
 #include <string>
 
 #include <gtest/gtest.h>
@@ -246,4 +247,101 @@ TEST(JsonParse, TruncatesLongDuplicateKeyInMessage) {
     std::string k(100, 'k');
     std::string msg = rejection("{\"" + k + "\":1,\"" + k + "\":2}");
     EXPECT_EQ(msg, "duplicate key \"" + std::string(64, 'k') + "...\" in the top-level object");
+}
+
+// --- the byte budget and in-place parsing (issue 22) -------------------------------------------
+
+namespace {
+
+// The message of the invalid_json error parse_request throws for body with max_bytes ("" if
+// none).
+std::string request_rejection(std::string body, size_t max_bytes) {
+    try {
+        pouch::json::parse_request(body, max_bytes);
+    } catch (const pouch::Error& e) {
+        EXPECT_EQ(e.code, "invalid_json");
+        return e.message;
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST(JsonParse, RequestBodyIsParsedInPlaceWithItsStringsDecodedInsideIt) {
+    std::string body = R"({"s":"caf\u00e9","k\"ey":["x","y"],"n":-7})";
+    auto doc = pouch::json::parse_request(body, 1024);
+    const char* begin = body.data();
+    const char* end = begin + body.size();
+    ASSERT_TRUE(doc.IsObject());
+    EXPECT_EQ(std::string(doc["s"].GetString(), doc["s"].GetStringLength()), "caf\xc3\xa9");
+    EXPECT_EQ(doc["k\"ey"][1].GetString(), std::string("y"));
+    EXPECT_EQ(doc["n"].GetInt64(), -7);
+    // Nothing was copied: every string and key points into the body.
+    for (const char* p :
+         {doc["s"].GetString(), doc["k\"ey"][0].GetString(), doc.MemberBegin()->name.GetString()})
+        EXPECT_TRUE(p >= begin && p < end);
+}
+
+TEST(JsonParse, RequestBodyKeepsEveryRuleOfTheStrictParser) {
+    EXPECT_EQ(request_rejection(R"({"a":1,"a":2})", 1024),
+              "duplicate key \"a\" in the top-level object");
+    EXPECT_EQ(request_rejection(R"({"a":{"b":1,"b":1}})", 1024), "duplicate key \"b\" at /a");
+    EXPECT_EQ(request_rejection("[1]", 1024), "body is not a JSON object");
+    EXPECT_EQ(request_rejection(R"({"a":"\udc00"})", 1024).rfind("invalid UTF-8", 0), 0u);
+    EXPECT_EQ(request_rejection(std::string("{\"a\":\"\0\"}", 9), 1024),
+              "malformed JSON at offset 6: NUL byte");
+    EXPECT_EQ(request_rejection(nested(33), SIZE_MAX), "JSON nested deeper than 32 levels");
+}
+
+// 16 bytes per value and per key: {"x":[0,...]} with n zeros holds the object, the key, the
+// array and n numbers.
+TEST(JsonParse, RequestBodyOfExactlyTheByteBudgetPassesAndOneValueMoreIsRefused) {
+    size_t budget = 128 * 1024;
+    size_t n = budget / pouch::json::kValueBytes - 3;  // 8189 numbers
+    auto zeros = [](size_t k) {
+        std::string s = "{\"x\":[";
+        for (size_t i = 0; i < k; ++i) s += i ? ",0" : "0";
+        return s + "]}";
+    };
+    EXPECT_EQ(request_rejection(zeros(n), budget), "");
+    EXPECT_EQ(request_rejection(zeros(n + 1), budget),
+              "the document needs more than 131072 bytes of memory");
+}
+
+TEST(JsonParse, KeysCountAgainstTheByteBudget) {
+    // {"a":0,"b":0}: the object, two keys, two values: 5 x 16 = 80 bytes.
+    EXPECT_EQ(request_rejection(R"({"a":0,"b":0})", 80), "");
+    EXPECT_EQ(request_rejection(R"({"a":0,"b":0})", 79),
+              "the document needs more than 79 bytes of memory");
+}
+
+TEST(JsonParse, CopiedStringsCountAgainstTheByteBudgetOutsideRequests) {
+    pouch::json::Limits limits;
+    // {"s":"abcdefghij"}: 3 values of 16 bytes, the key copied (2 bytes with its NUL), the
+    // string copied (11).
+    limits.max_bytes = 48 + 2 + 11;
+    EXPECT_NO_THROW(parse_strict(R"({"s":"abcdefghij"})", limits));
+    limits.max_bytes -= 1;
+    EXPECT_THROW(parse_strict(R"({"s":"abcdefghij"})", limits), pouch::Error);
+    // In place the same body costs only its values.
+    EXPECT_EQ(request_rejection(R"({"s":"abcdefghij"})", 48), "");
+}
+
+TEST(JsonParse, WiderLimitsLetACallerReadLargerDocuments) {
+    pouch::json::Limits wide;
+    wide.max_members = 5000;
+    wide.max_values = 1000000;
+    EXPECT_EQ(parse_strict(object_of(5000), wide).MemberCount(), 5000u);
+    EXPECT_EQ(parse_strict_any(values_doc(300000), wide)["a"].Size(), 300000u);
+    EXPECT_THROW(parse_strict(object_of(5001), wide), pouch::Error);
+}
+
+TEST(JsonParse, NumberLiteralsOfAtMostAHundredCharactersAreRead) {
+    std::string hundred = "1" + std::string(99, '0');  // 1e99, a double
+    EXPECT_TRUE(parse_strict("{\"a\":" + hundred + "}")["a"].IsDouble());
+    EXPECT_EQ(rejection("{\"a\":" + hundred + "0}"), "a number literal longer than 100 characters");
+    EXPECT_EQ(request_rejection("{\"a\":-" + hundred + "}", SIZE_MAX),
+              "a number literal longer than 100 characters");
+    EXPECT_EQ(request_rejection("{\"a\":0." + std::string(16 << 20, '7') + "}", SIZE_MAX),
+              "a number literal longer than 100 characters");
 }

@@ -320,9 +320,10 @@ TEST(JsonSchema, DatetimeBoundsFractionLength) {
 }
 
 TEST(JsonSchema, CustomCheckCompletesMessage) {
-    auto s = one("slug", js::string().max_chars(8).check(
-                             [](const std::string& v) { return v.find(' ') == std::string::npos; },
-                             "without spaces"));
+    auto s =
+        one("slug", js::string().max_chars(8).check(
+                        [](std::string_view v) { return v.find(' ') == std::string_view::npos; },
+                        "without spaces"));
     EXPECT_EQ(violation(R"({"slug":"ab"})", s), kOk);
     EXPECT_EQ(violation(R"({"slug":"a b"})", s), V("/slug", "must be without spaces"));
 }

@@ -1,6 +1,7 @@
-// redis_client_test.cpp -- common/redis/client against a real Redis (POUCH_TEST_REDIS_URL;
-// those tests skip when unset) and against local stand-ins for a dead, a stalled and a
-// connection-dropping server, which need no Redis at all.
+// redis_client_test.cpp -- common/redis/client against a real Redis (POUCH_TEST_REDIS_URL,
+// which carries the stack's ACL user and password; those tests skip when unset) and against
+// local stand-ins for a dead, a stalled, a connection-dropping and an AUTH-refusing server,
+// which need no Redis at all.
 #include <gtest/gtest.h>
 
 #include "tests/unit/test_env.h"
@@ -14,6 +15,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <mutex>
 #include <random>
 #include <string>
 #include <thread>
@@ -47,7 +49,15 @@ class FakeRedis {
         thread_.join();
     }
     std::string url() const { return sock_.url(); }
+    // The same with credentials: redis://USERINFO@127.0.0.1:port.
+    std::string url_with(const std::string& userinfo) const {
+        return "redis://" + userinfo + "@" + sock_.url().substr(8);
+    }
     int connections() const { return connections_; }
+    std::string received() {
+        std::lock_guard<std::mutex> lk(mu_);
+        return received_;
+    }
 
   private:
     void serve() {
@@ -57,7 +67,12 @@ class FakeRedis {
             ++connections_;
             char buf[4096];
             for (int served = 0; served < per_conn_; ++served) {
-                if (::recv(c, buf, sizeof buf, 0) <= 0) break;
+                ssize_t n = ::recv(c, buf, sizeof buf, 0);
+                if (n <= 0) break;
+                {
+                    std::lock_guard<std::mutex> lk(mu_);
+                    received_.append(buf, static_cast<size_t>(n));
+                }
                 if (::send(c, reply_.data(), reply_.size(), MSG_NOSIGNAL) < 0) break;
             }
             ::close(c);
@@ -68,6 +83,8 @@ class FakeRedis {
     int per_conn_;
     std::atomic<bool> stop_{false};
     std::atomic<int> connections_{0};
+    std::mutex mu_;
+    std::string received_;
     std::thread thread_;
 };
 
@@ -96,7 +113,71 @@ TEST(RedisClient, ParseUrlRejectsMalformedUrls) {
     EXPECT_FALSE(Client::parse_url("redis://h:port"));
     EXPECT_FALSE(Client::parse_url("redis://h:70000"));
     EXPECT_FALSE(Client::parse_url("redis://h:6379/x"));
-    EXPECT_FALSE(Client::parse_url("redis://user:secret@h:6379"));
+}
+
+TEST(RedisClient, ParseUrlReadsAnAclUserAndPassword) {
+    auto a = Client::parse_url("redis://pouch:s3cret@127.0.0.1:6380/2");
+    ASSERT_TRUE(a);
+    EXPECT_EQ(a->username, "pouch");
+    EXPECT_EQ(a->password, "s3cret");
+    EXPECT_EQ(a->host, "127.0.0.1");
+    EXPECT_EQ(a->port, 6380);
+    EXPECT_EQ(a->db, 2);
+    auto b = Client::parse_url("redis://:only-a-password@cache.internal");
+    ASSERT_TRUE(b);
+    EXPECT_EQ(b->username, "");
+    EXPECT_EQ(b->password, "only-a-password");
+    auto c = Client::parse_url("redis://us%3Aer:p%40ss%3Aw%2Fd%25@[::1]:7000/1");
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->username, "us:er");
+    EXPECT_EQ(c->password, "p@ss:w/d%");
+    EXPECT_EQ(c->host, "::1");
+    auto d = Client::parse_url("redis://cache.internal");
+    ASSERT_TRUE(d);
+    EXPECT_EQ(d->password, "");  // no AUTH
+}
+
+TEST(RedisClient, ParseUrlRefusesCredentialsItCannotUse) {
+    EXPECT_FALSE(Client::parse_url("redis://user@h"));   // a user without a password
+    EXPECT_FALSE(Client::parse_url("redis://user:@h"));  // an empty password
+    EXPECT_FALSE(Client::parse_url("redis://:@h"));
+    EXPECT_FALSE(Client::parse_url("redis://u:p@ss@h"));  // '@' must be %40
+    EXPECT_FALSE(Client::parse_url("redis://u:p%4@h"));   // a truncated escape
+    EXPECT_FALSE(Client::parse_url("redis://u:p%zz@h"));
+    EXPECT_FALSE(Client::parse_url("redis://u:pass@"));  // no host
+}
+
+TEST(RedisClient, RedactedHidesThePasswordOnly) {
+    EXPECT_EQ(Client::redacted("redis://pouch:s3cret@h:6379/0"), "redis://pouch:***@h:6379/0");
+    EXPECT_EQ(Client::redacted("redis://:s3cret@h"), "redis://:***@h");
+    EXPECT_EQ(Client::redacted("redis://h:6379/0"), "redis://h:6379/0");
+}
+
+TEST(RedisClient, AuthIsSentWithUserAndPasswordOnEveryNewConnection) {
+    FakeRedis server("+OK\r\n", 2);  // AUTH and one command per connection
+    Client redis(server.url_with("pouch:pw"), 500ms);
+    EXPECT_EQ(redis.publish("c", "m"), std::nullopt);  // "+OK" is no integer: no answer
+    EXPECT_EQ(redis.publish("c", "m"), std::nullopt);
+    std::string auth = "*3\r\n$4\r\nAUTH\r\n$5\r\npouch\r\n$2\r\npw\r\n";
+    std::string got = server.received();
+    EXPECT_EQ(got.find(auth), 0u) << got;
+    EXPECT_NE(got.find(auth, auth.size()), std::string::npos) << "no AUTH after reconnecting";
+    EXPECT_EQ(server.connections(), 2);
+}
+
+TEST(RedisClient, APasswordAloneAuthenticatesTheDefaultUser) {
+    FakeRedis server("+PONG\r\n", 2);
+    Client redis(server.url_with(":pw"), 500ms);
+    EXPECT_TRUE(redis.ping());
+    EXPECT_EQ(server.received().find("*2\r\n$4\r\nAUTH\r\n$2\r\npw\r\n"), 0u);
+}
+
+TEST(RedisClient, ARefusedAuthIsReportedUnreachableNotThrown) {
+    FakeRedis server("-WRONGPASS invalid username-password pair or user is disabled.\r\n", 8);
+    Client redis(server.url_with("pouch:wrong"), 500ms);
+    EXPECT_FALSE(redis.ping());
+    EXPECT_EQ(redis.set_nx_ex("k", "v", 10), std::nullopt);
+    EXPECT_EQ(server.received().find("SET"), std::string::npos) << "a command after a refused AUTH";
 }
 
 TEST(RedisClient, SetNxExSetsOnceThenReportsTheKeyExists) {
@@ -160,9 +241,8 @@ TEST(RedisClient, ConnectionDroppedByTheServerIsReopenedWithinTheSameCall) {
 
 TEST(RedisClient, SelectsTheDatabaseNamedInTheUrl) {
     REQUIRE_REDIS();
-    auto addr = Client::parse_url(url);
-    ASSERT_TRUE(addr);
-    const std::string base = "redis://" + addr->host + ":" + std::to_string(addr->port);
+    ASSERT_TRUE(Client::parse_url(url));
+    const std::string base = url.substr(0, url.rfind('/'));  // credentials kept, db dropped
     // The same key in two databases is two keys.
     const std::string key = unique_key("pouch:test:db:");
     Client db14(base + "/14");
@@ -170,4 +250,18 @@ TEST(RedisClient, SelectsTheDatabaseNamedInTheUrl) {
     EXPECT_EQ(db14.set_nx_ex(key, "1", 60), std::optional<bool>(true));
     EXPECT_EQ(db15.set_nx_ex(key, "1", 60), std::optional<bool>(true));
     EXPECT_EQ(db14.set_nx_ex(key, "1", 60), std::optional<bool>(false));
+}
+
+// The stack's Redis has an ACL user with a password and the default user off (tools/stack):
+// the URL's credentials work, a wrong password or none at all do not.
+TEST(RedisClient, TheStacksRedisNeedsTheUrlsCredentials) {
+    REQUIRE_REDIS();
+    auto addr = Client::parse_url(url);
+    ASSERT_TRUE(addr);
+    if (addr->password.empty()) GTEST_SKIP() << "POUCH_TEST_REDIS_URL carries no password";
+    EXPECT_TRUE(Client(url).ping());
+    const std::string hostpart = url.substr(url.rfind('@') + 1);
+    EXPECT_FALSE(
+        Client("redis://" + addr->username + ":wrong-" + addr->password + "@" + hostpart).ping());
+    EXPECT_FALSE(Client("redis://" + hostpart).ping());
 }

@@ -22,5 +22,6 @@ int cmd_sign_body(const Args& args);     // sign-body --key K < body.json
 int cmd_pkce(const Args& args);          // pkce  (prints {"verifier","challenge"})
 int cmd_confirm_code(const Args& args);  // confirm-code REQUEST_ID JKT
 int cmd_jwk(const Args& args);           // jwk --key K (public JWK and thumbprint)
+int cmd_genesis_statement(const Args& args);  // genesis-statement --member M [--by B] ...
 
 }  // namespace pouchctl

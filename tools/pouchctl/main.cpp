@@ -25,6 +25,8 @@ const Command kCommands[] = {
     {"sign-body", pouchctl::cmd_sign_body, "sign-body --key K < body    Service-Signature"},
     {"pkce", pouchctl::cmd_pkce, "pkce                         verifier and S256 challenge"},
     {"confirm-code", pouchctl::cmd_confirm_code, "confirm-code REQUEST_ID JKT  login confirm code"},
+    {"genesis-statement", pouchctl::cmd_genesis_statement,
+     "genesis-statement --member M [--by B] [--label L] [--key K] [--kind K]  signed statement 0"},
 };
 
 int usage(FILE* to) {

@@ -3,9 +3,9 @@
 # nginx/pouch.conf.template (listen 80, sockets /run/pouch, blobs /var/lib/pouch/blobs, rate
 # limits on, the web app in /usr/share/pouch/web). --check only compares and fails when
 # pouch.conf is out of date (test.sh runs it); --print writes to stdout, trusting the proxies of
-# POUCH_REAL_IP_FROM (docs/OPERATIONS.md), admitting the metrics scrapers of POUCH_METRICS_FROM
-# and, when POUCH_HANDLER_HOSTS lists handler hosts, passing to them instead of local sockets
-# (docs/SCALING.md).
+# POUCH_REAL_IP_FROM (docs/OPERATIONS.md), serving the metrics on POUCH_METRICS_LISTEN (default
+# 127.0.0.1:9180) to the scrapers of POUCH_METRICS_FROM and, when POUCH_HANDLER_HOSTS lists
+# handler hosts, passing to them instead of local sockets (docs/SCALING.md).
 # Relies on tools/stack/lib.sh for the rendering shared with the local stack.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -13,10 +13,11 @@ cd "$(dirname "$0")/../.."
 source tools/stack/lib.sh
 
 # $1: the trusted TLS proxies (space-separated), empty for none; $2: the metrics scrapers
-# (default 127.0.0.1); $3: the handler hosts, empty for this machine's unix sockets.
+# (default 127.0.0.1); $3: the handler hosts, empty for this machine's unix sockets; $4: the
+# metrics server's listen address (default 127.0.0.1:9180).
 render() {
     stack_render_nginx_conf 80 /run/pouch /var/lib/pouch/blobs /var/log/nginx/pouch-access.log on \
-        /var/log/nginx/error.log /usr/share/pouch/web "$1" "${2:-}" "${3:-}"
+        /var/log/nginx/error.log /usr/share/pouch/web "$1" "${2:-}" "${3:-}" "${4:-}"
 }
 
 case ${1:-} in
@@ -33,7 +34,8 @@ case ${1:-} in
     --print)
         # For a deployment behind a TLS proxy: POUCH_REAL_IP_FROM="10.0.0.5 10.0.1.0/24";
         # with handler hosts: POUCH_HANDLER_HOSTS="10.0.0.11 10.0.0.12".
-        render "${POUCH_REAL_IP_FROM:-}" "${POUCH_METRICS_FROM:-}" "${POUCH_HANDLER_HOSTS:-}"
+        render "${POUCH_REAL_IP_FROM:-}" "${POUCH_METRICS_FROM:-}" "${POUCH_HANDLER_HOSTS:-}" \
+            "${POUCH_METRICS_LISTEN:-}"
         ;;
     *)
         echo "usage: render-nginx.sh [--check | --print]" >&2

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # run.sh -- `make run`: serves the local Pouch Sync stack in the foreground from ./var
 # (PostgreSQL data is kept between runs) until Ctrl-C or SIGTERM, then stops everything.
-# HTTP on 127.0.0.1:${POUCH_PORT:-8080}; PostgreSQL and Redis on free loopback ports, written
-# to var/stack.env at each start. Relies on tools/stack/lib.sh.
+# HTTP on 127.0.0.1:${POUCH_PORT:-8080}; nginx's metrics server, PostgreSQL and Redis on free
+# loopback ports (POUCH_METRICS_LISTEN sets the first), written to var/stack.env at each start.
+# Relies on tools/stack/lib.sh.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # shellcheck source=tools/stack/lib.sh
@@ -29,8 +30,9 @@ fi
 stack_start
 
 stack_say "ready: $STACK_URL"
+stack_say "  metrics  $STACK_METRICS_URL/metrics/<group> (internal listener; POUCH_METRICS_LISTEN)"
 stack_say "  database $STACK_DATABASE_URL"
-stack_say "  redis    $STACK_REDIS_URL"
+stack_say "  redis    ${STACK_REDIS_URL/:$STACK_REDIS_PASSWORD@/:***@} (with its password: $STACK_VAR/stack.env)"
 stack_say "  logs     $STACK_VAR/log/"
 stack_say "Ctrl-C stops everything."
 echo "$STACK_URL"

@@ -205,6 +205,7 @@ stack_free_port limited_port
 # clients of any address, IPv6 included (tests/smoke/83-tenant-bounds.sh).
 POUCH_REAL_IP_FROM=127.0.0.1 stack_start_nginx nginx-limited "$limited_port" on
 export POUCH_URL_RATE_LIMITED=http://127.0.0.1:$limited_port
+export POUCH_METRICS_URL_RATE_LIMITED=$STACK_LAST_METRICS_URL
 if [[ " $suites " == *" interop "* ]]; then suite_interop; fi
 if [[ " $suites " == *" smoke "* ]]; then suite_smoke; fi
 # The web app in a real browser (issue 14), against this stack.
