@@ -68,6 +68,9 @@ expect_true "status then finds the server unreachable (exit 4, got $RC)" test "$
 rm -rf "$CLI_TMP/edited"
 # A server that answers another approval address (hidden in a terminal escape) or a request id
 # that is not a UUID: the login stops with exit 5, prints the address defanged, keeps nothing.
+# The fake's answers are not the service's: they stay out of the OpenAPI check's log.
+api_log=${POUCH_API_LOG-}
+unset POUCH_API_LOG
 fake_start() {  # fake_start AUTHORIZE_URL_JSON REQUEST_ID_JSON: one answer, then it exits
     python3 - "$1" "$2" "$CLI_TMP/fake.port" <<'PY' &
 import http.server, sys
@@ -127,6 +130,7 @@ expect_true "and shows the link, the code and the fingerprint the terminal showe
 kill "$waiting" 2>/dev/null
 wait "$waiting" "$FAKE_PID" 2>/dev/null
 rm -rf "$CLI_TMP/fake"
+[[ -n $api_log ]] && export POUCH_API_LOG=$api_log
 check login_refuses_plain_http_elsewhere_and_an_approval_address_not_its_own
 
 dev laptop-a status --json
