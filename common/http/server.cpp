@@ -68,7 +68,8 @@ void fill_request(FCGX_Request& fr, Request& r) {
     std::string uri = param(fr, "REQUEST_URI");
     size_t q = uri.find('?');
     r.path = q == std::string::npos ? uri : uri.substr(0, q);
-    if (r.path.empty()) r.path = param(fr, "DOCUMENT_URI");
+    r.document_uri = param(fr, "DOCUMENT_URI");
+    if (r.path.empty()) r.path = r.document_uri;
     r.raw_query = param(fr, "QUERY_STRING");
     r.request_id = param(fr, "REQUEST_ID");
     if (r.request_id.empty()) {  // nginx always sends one; direct FastCGI tests may not
@@ -148,6 +149,12 @@ Rendered dispatch(FCGX_Request& fr, Request& r, Router& router, Services& servic
     return render_guarded(r.request_id, error_detail, [&] {
         fill_request(fr, r);
         r.log_path = router.loggable_path(r.path);
+        // nginx picked its location (and so its limits, and whether to pass at all) by the
+        // normalized, decoded path; routing the raw one when they differ (%2F, dot segments,
+        // doubled slashes) would reach routes nginx never passes, e.g. the metrics through the
+        // public server as /metrics/<group>/..%2F..%2Fv1%2Fhealth. No API path needs either.
+        if (!r.document_uri.empty() && r.document_uri != r.path)
+            throw ApiError(404, "not_found", "no such endpoint");
         Router::Match m = router.match(r.method, r.path);
         r.route = m.route->pattern;
         r.params = std::move(m.params);

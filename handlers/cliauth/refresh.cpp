@@ -46,6 +46,8 @@ http::Response refresh(api::Call& call) {
     db::Transaction tx(*conn);
     db::Result r =
         conn->exec(sql::kLockRefreshToken, {hash, std::to_string(rules::kRefreshGraceSeconds)});
+    // pouchctl gc may have deleted an expired token since it was read above.
+    if (r.rows() == 0) throw invalid_grant("unknown refresh token");
     std::string device_id = r.text(0, "device_id");
     rules::PresentedRefresh t;
     t.device_revoked = r.boolean(0, "device_revoked");

@@ -502,6 +502,49 @@ ACCESS=$LAST_AT cli_req GET /v1/devices
 expect_status 200
 check a_retry_after_the_new_refresh_token_was_used_is_refused
 
+# Retries in flight at once: the presented token's row is held locked (as a slow first retry
+# would hold it) until every retry waits on it; then exactly one gets through, the others find
+# the token retried (invalid_grant, nothing revoked), and the device keeps one live pair.
+flow_device racing
+refresh "$REFRESH"
+expect_status 200
+racers=4 race_args=()
+race_body=$(jq -nc --arg t "$REFRESH" '{refresh_token:$t}')
+for i in $(seq "$racers"); do
+    ((i == 1)) || race_args+=(--next)
+    race_args+=(-sS -o "$SMOKE_TMP/race$i" -w "%{http_code}\n" --max-time 20 -X POST
+        -H 'Content-Type: application/json' --data-binary "$race_body"
+        -H "DPoP: $(flow_dpop "$DEVICE_KEY" POST /v1/cli-auth/refresh)"
+        "$POUCH_URL/v1/cli-auth/refresh")
+done
+psql "$POUCH_DATABASE_URL" -XtAq -c "BEGIN" \
+    -c "SELECT 1 FROM refresh_tokens WHERE token_hash = '$(hash_of "$REFRESH")' FOR UPDATE" \
+    -c "SELECT pg_sleep(4)" -c "COMMIT" >/dev/null &
+holder=$!
+sleep 0.5
+curl --parallel --parallel-immediate "${race_args[@]}" >"$SMOKE_TMP/race.status" 2>"$SMOKE_TMP/race.err" &
+racing=$!
+# shellcheck disable=SC2317  # called through retry
+lock_waits() { test "$(sql "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")" -ge "$1"; }
+expect_true "every retry waits on the token's row" retry 3 lock_waits "$racers"
+wait "$holder" "$racing" || true
+granted=0 refused=0
+for i in $(seq "$racers"); do
+    case "$(jq -r '.data.token_type // .error.code' "$SMOKE_TMP/race$i")" in
+        DPoP) granted=$((granted + 1)) ;;
+        invalid_grant) refused=$((refused + 1)) ;;
+    esac
+done
+expect_true "one retry granted, $((racers - 1)) refused (got $granted and $refused)" \
+    test "$granted:$refused" = "1:$((racers - 1))"
+expect_true "statuses: one 200, the rest 400" \
+    test "$(sort "$SMOKE_TMP/race.status" | uniq -c | awk '{printf "%s:%s ", $2, $1}')" = "200:1 400:$((racers - 1)) "
+expect_true "one live refresh token left, the presented one retried once" test "$(sql "SELECT
+    (SELECT count(*) FROM refresh_tokens WHERE device_id = '$DEVICE_ID' AND used_at IS NULL
+       AND revoked_at IS NULL) || ':' ||
+    (SELECT count(*) FROM refresh_tokens WHERE device_id = '$DEVICE_ID' AND retried_at IS NOT NULL)")" = 1:1
+check concurrent_retries_of_a_refresh_grant_exactly_one
+
 # --- expiry ------------------------------------------------------------------------------------
 # The stack runs with the default POUCH_LOGIN_TTL (600 s); moving expires_at into the past
 # takes the very code path a real expiry takes (the status is computed from expires_at).

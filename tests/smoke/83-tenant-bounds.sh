@@ -31,17 +31,6 @@ parallel_get() {
         "$@" -K "$dir/config" >"$dir/statuses" 2>/dev/null || true
 }
 count_in() { grep -c "^$2\$" "$1/statuses" || true; }
-# handler_hwm GROUP: peak resident memory of the group's handler process, in KiB.
-handler_hwm() { awk '/^VmHWM:/ { print $2 }' "/proc/$(stack_handler_pid "$1")/status"; }
-# restart_handler GROUP PATH: a fresh process of the group (its peak memory starts over), once
-# GET PATH through it answers 200 to the web user.
-restart_handler() {
-    local old
-    old=$(stack_handler_pid "$1")
-    stack_handler_kill "$1"
-    retry 15 bash -c "[[ \$(cat '$POUCH_VAR/pids/$1.pid') != $old ]]"
-    retry 15 bash -c "curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer $WEB_TOKEN' '$POUCH_URL$2' | grep -q 200"
-}
 
 flow_user bounds
 flow_device victim
@@ -55,12 +44,12 @@ while size < 16_000_000:
     out.append(item); size += len(item); i += 1
 out.append("}")
 sys.stdout.write("".join(out))' >"$SMOKE_TMP/keys.json"
-restart_handler devices /v1/devices
-hwm_before=$(handler_hwm devices)
+flow_restart_handler devices /v1/devices
+hwm_before=$(stack_handler_kib devices VmHWM)
 t0=$(date +%s%N)
 web_req POST "/v1/devices/$DEVICE_ID/revoke" "@$SMOKE_TMP/keys.json"
 ms=$((($(date +%s%N) - t0) / 1000000))
-hwm=$(handler_hwm devices)
+hwm=$(stack_handler_kib devices VmHWM)
 echo "FIGURE hostile_keys body=$(stat -c %s "$SMOKE_TMP/keys.json")B answered_ms=$ms devices_peak_rss_kib=$hwm (idle $hwm_before)"
 expect_error 400 invalid_json
 expect_json .error.message "an object has more than 1024 members (the top-level object)"

@@ -4,7 +4,8 @@
 # exactly the requests made, the parked long-poll gauge, 404 for unknown groups and hosts, 403
 # for an address outside POUCH_METRICS_FROM (a connection from 127.0.0.2; X-Forwarded-For is
 # trusted by the public server only), and /metrics on the public port is 404 like any unknown
-# path, also on the nginx that trusts 127.0.0.1 as a TLS proxy. Relies on tests/smoke/lib.sh,
+# path, also on the nginx that trusts 127.0.0.1 as a TLS proxy, and also when smuggled through
+# a location that passes to a handler (%2F and dot segments). Relies on tests/smoke/lib.sh,
 # flows.sh, curl (--interface) and the stack of tools/stack/test.sh (POUCH_METRICS_URL).
 set -euo pipefail
 # shellcheck source=tests/smoke/lib.sh
@@ -121,6 +122,19 @@ req GET /metrics/sync "" -H "X-Forwarded-For: 127.0.0.1"
 expect_error 404 not_found
 expect_json .error.message "Not found."
 POUCH_URL=$SMOKE_URL_SAVED
+# Nor through a location that does pass to a handler: nginx routes by the decoded, normalized
+# path (/v1/health here), the handler would route the raw one; it answers 404 when they differ.
+for g in account cliauth devices; do
+    req GET "/metrics/$g/..%2F..%2Fv1%2Fhealth" "" --path-as-is
+    expect_error 404 not_found
+    expect_true "no metrics text" bash -c "! grep -q pouch_ '$SMOKE_TMP/body'"
+done
+req GET "/metrics/account/x/..%2F..%2F..%2Fv1%2Faccount" "" --path-as-is
+expect_error 404 not_found
+req GET "/v1/health/..%2Fhealth" "" --path-as-is
+expect_error 404 not_found
+req GET "/v1/health"
+expect_status 200
 check metrics_are_not_served_on_the_public_port
 
 # Only the scrapers of POUCH_METRICS_FROM (127.0.0.1 here), by the address they connect from.

@@ -18,17 +18,6 @@ source "$(dirname "$0")/flows.sh"
 MiB=$((1024 * 1024))
 N=12
 
-handler_kib() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$(stack_handler_pid "$1")/status"; }
-# restart_handler GROUP PATH: a fresh process of the group (its peak memory starts over), once
-# GET PATH through it answers 200 to the web user.
-restart_handler() {
-    local old
-    old=$(stack_handler_pid "$1")
-    stack_handler_kill "$1"
-    retry 15 bash -c "[[ \$(cat '$POUCH_VAR/pids/$1.pid') != $old ]]"
-    retry 15 bash -c "curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer $WEB_TOKEN' '$POUCH_URL$2' | grep -q 200"
-}
-
 # body SHAPE LIMIT: a JSON body of at most LIMIT bytes in that shape, on stdout.
 body() {
     python3 - "$1" "$2" "${POUCH:-}" "${EPOCH:-}" <<'PY'
@@ -66,17 +55,17 @@ burst() {
         printf 'url = "%s%s"\noutput = "%s/%d"\nheader = "Content-Type: application/json"\n' "$POUCH_URL" "$path" "$dir" "$i"
         printf 'header = "Authorization: Bearer %s"\ndata-binary = "@%s"\nwrite-out = "%%{http_code}\\n"\nmax-time = 60\n' "$WEB_TOKEN" "$file"
     done >"$dir/config"
-    IDLE=$(handler_kib "$group" VmHWM)
+    IDLE=$(stack_handler_kib "$group" VmHWM)
     curl -sS --parallel --parallel-immediate --parallel-max "$N" -K "$dir/config" >"$dir/statuses" 2>/dev/null || true
-    PEAK=$(handler_kib "$group" VmHWM)
+    PEAK=$(stack_handler_kib "$group" VmHWM)
     STATUSES=$(sort "$dir/statuses" | uniq -c | awk '{ printf "%s%sx%s", sep, $1, $2; sep = "," }')
     FIRST=$(head -c 300 "$dir/1")
     # Memory is given back once the burst is over (glibc's fixed mmap threshold,
     # common/api/main.cpp); a request may still be finishing.
     retry 5 settled "$group" || true
-    AFTER=$(handler_kib "$group" VmRSS)
+    AFTER=$(stack_handler_kib "$group" VmRSS)
 }
-settled() { (($(handler_kib "$1" VmRSS) < IDLE + 32768)); }
+settled() { (($(stack_handler_kib "$1" VmRSS) < IDLE + 32768)); }
 
 flow_user memory
 flow_device victim
@@ -86,7 +75,7 @@ shape() {
     local label=$1 group=$2 path=$3 limit=$4 factor=$5 code=$6 file per bound
     file=$SMOKE_TMP/$label.json
     body "$label" $((limit * MiB)) >"$file"
-    restart_handler "$group" "/v1/$([[ $group == sync ]] && echo pouches || echo devices)"
+    flow_restart_handler "$group" "/v1/$([[ $group == sync ]] && echo pouches || echo devices)"
     burst "$group" "$path" "$file"
     per=$(((PEAK - IDLE) / N))
     bound=$(awk -v l="$limit" -v f="$factor" 'BEGIN { printf "%d", l * 1024 * f }')

@@ -194,6 +194,16 @@ cli_req() {
         -H "DPoP: $(flow_dpop "$DEVICE_KEY" "$method" "${path%%\?*}" "$ACCESS")" "$@"
 }
 
+# flow_restart_handler GROUP PATH: a fresh process of the group (its peak memory starts over),
+# once GET PATH through it answers 200 to the web user (WEB_TOKEN).
+flow_restart_handler() {
+    local old
+    old=$(stack_handler_pid "$1")
+    stack_handler_kill "$1"
+    retry 15 bash -c "[[ \$(cat '$POUCH_VAR/pids/$1.pid') != $old ]]"
+    retry 15 bash -c "curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer $WEB_TOKEN' '$POUCH_URL$2' | grep -q 200"
+}
+
 # web_req METHOD PATH [BODY]: req with the web user's session (WEB_TOKEN).
 web_req() { req "$1" "$2" "${3-}" -H "Authorization: Bearer $WEB_TOKEN"; }
 

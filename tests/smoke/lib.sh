@@ -202,6 +202,9 @@ stack_redis_start() { "$POUCH_VAR/bin/redis-ctl" start; }
 # of a group (its supervisor restarts it within 0.2..2 s after it dies).
 stack_handler_pid() { cat "$POUCH_VAR/pids/$1.pid"; }
 stack_handler_kill() { kill "-${2:-KILL}" "$(stack_handler_pid "$1")"; }
+# stack_handler_kib GROUP FIELD: a memory figure of the group's handler process from
+# /proc/PID/status, in KiB (VmHWM: its peak resident memory; VmRSS: now).
+stack_handler_kib() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$(stack_handler_pid "$1")/status"; }
 
 # stack_log GROUP: path of a handler's log (JSON lines), e.g. to grep for a request id.
 stack_log() { echo "$POUCH_VAR/log/$1.log"; }

@@ -11,6 +11,7 @@
 #include "common/config/config.h"
 #include "common/json/parse.h"
 #include "common/log/log.h"
+#include "tests/unit/stderr_capture.h"
 
 namespace pouch {
 namespace {
@@ -63,28 +64,10 @@ TEST_F(Env, UnknownLogLevelIsRefused) {
     EXPECT_THROW(config::Config::from_env(), std::runtime_error);
 }
 
-// Captures what log::write puts on stderr.
-std::string capture(void (*fn)()) {
-    std::fflush(stderr);
-    int saved = ::dup(2);
-    char path[] = "/tmp/pouch-log-XXXXXX";
-    int fd = ::mkstemp(path);
-    ::dup2(fd, 2);
-    fn();
-    ::dup2(saved, 2);
-    ::close(saved);
-    std::string out;
-    char buf[4096];
-    ::lseek(fd, 0, SEEK_SET);
-    ssize_t n;
-    while ((n = ::read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
-    ::close(fd);
-    ::unlink(path);
-    return out;
-}
+using pouch::testing::capture_stderr;
 
 TEST(Log, OneJsonObjectPerLineWithFieldsInOrder) {
-    std::string out = capture([] {
+    std::string out = capture_stderr([] {
         log::init("sync", "info");
         log::info("request", {{"request_id", "abc"}, {"status", 201}, {"path", "/v1/\"x\""}});
     });
@@ -102,7 +85,7 @@ TEST(Log, OneJsonObjectPerLineWithFieldsInOrder) {
 }
 
 TEST(Log, LinesBelowTheLevelAreDropped) {
-    std::string out = capture([] {
+    std::string out = capture_stderr([] {
         log::init("sync", "warn");
         log::info("hidden");
         log::warn("shown");

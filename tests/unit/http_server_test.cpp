@@ -103,6 +103,23 @@ TEST_F(HandlerProcess, WrongMethodIs405WithAllow) {
     EXPECT_NE(r.head.find("Allow: POST"), std::string::npos);
 }
 
+// nginx passes a request by its decoded, normalized path (DOCUMENT_URI); the handler routes
+// the raw one only when the two agree, so a raw path cannot reach a route nginx did not pass.
+TEST_F(HandlerProcess, RawPathThatIsNotNginxsNormalizedPathIs404) {
+    auto smuggled = get("/metrics/account/..%2F..%2Fv1%2Fhealth");
+    smuggled.push_back({"DOCUMENT_URI", "/v1/health"});
+    Reply r = fcgi(socket_, smuggled);
+    EXPECT_EQ(r.status, 404);
+    EXPECT_EQ(r.body.find("pouch_"), std::string::npos) << r.body;
+    EXPECT_NE(r.body.find(R"("code":"not_found")"), std::string::npos) << r.body;
+
+    auto same = get("/metrics/account");
+    same.push_back({"DOCUMENT_URI", "/metrics/account"});
+    r = fcgi(socket_, same);
+    EXPECT_EQ(r.status, 200);
+    EXPECT_NE(r.body.find("pouch_http_requests_total"), std::string::npos) << r.body;
+}
+
 TEST_F(HandlerProcess, HandlerEnforcesTheBodyLimitItself) {
     std::string body(64 * 1024 + 1, 'x');
     Reply r = fcgi(socket_,

@@ -7,6 +7,7 @@
 #include "tests/unit/test_env.h"
 
 #include "tests/unit/local_socket.h"
+#include "tests/unit/stderr_capture.h"
 
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -20,6 +21,7 @@
 #include <string>
 #include <thread>
 
+#include "common/log/log.h"
 #include "common/redis/client.h"
 
 using namespace std::chrono_literals;
@@ -178,6 +180,20 @@ TEST(RedisClient, ARefusedAuthIsReportedUnreachableNotThrown) {
     EXPECT_FALSE(redis.ping());
     EXPECT_EQ(redis.set_nx_ex("k", "v", 10), std::nullopt);
     EXPECT_EQ(server.received().find("SET"), std::string::npos) << "a command after a refused AUTH";
+}
+
+TEST(RedisClient, ARefusedAuthIsLoggedOnceWithoutThePassword) {
+    FakeRedis server("-WRONGPASS invalid username-password pair or user is disabled.\r\n", 8);
+    std::string out = pouch::testing::capture_stderr([&] {
+        pouch::log::init("test", "info");
+        Client redis(server.url_with("pouch:Pa55-w0rd%40x"), 500ms);
+        EXPECT_FALSE(redis.ping());
+        EXPECT_FALSE(redis.ping());
+    });
+    EXPECT_NE(out.find("redis refused AUTH"), std::string::npos) << out;
+    EXPECT_EQ(out.find("redis refused AUTH"), out.rfind("redis refused AUTH")) << "logged twice";
+    EXPECT_NE(out.find("redis://pouch:***@127.0.0.1"), std::string::npos) << out;
+    EXPECT_EQ(out.find("Pa55"), std::string::npos) << "the password reached the log: " << out;
 }
 
 TEST(RedisClient, SetNxExSetsOnceThenReportsTheKeyExists) {
