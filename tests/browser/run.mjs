@@ -486,6 +486,37 @@ await test('a_rolled_back_key_generation_turns_uploads_and_deletes_off_with_a_ba
   ok(!(await page.locator('#upload').isDisabled()), 'uploads are on again');
 });
 
+// Text the service answers on the devices page (here rewritten on its way, as a malicious
+// server or a device's own choice of name could make it): control and bidi characters are shown
+// as U+FFFD, and every such text sits in its own <bdi>, so a right-to-left name cannot reorder
+// the row around it.
+await test('the_devices_page_shows_the_services_text_defanged_and_isolated', ['revoking_a_device_rotates_keys_and_the_device_gets_401'], async () => {
+  const hostile = {
+    id: nodeCrypto.randomUUID(), member_id: nodeCrypto.randomUUID(), name: 'laptop\u202Etxt.exe', os: '\u05DC\u05D9\u05E0\u05D5\u05E7\u05E1 linux',
+    arch: 'x86_64\u2066', cli_version: '0.9.0\u001B[8m', key_storage: 'file\u200F', last_seen_at: null, revoked_at: null,
+    rotation_pending: false, created_at: new Date().toISOString(),
+  };
+  await page.route(/\/v1\/devices(\?.*)?$/, async (route) => {
+    const res = await route.fetch();
+    const body = await res.json();
+    body.data.items = [hostile, ...body.data.items];
+    await route.fulfill({ response: res, json: body });
+  });
+  try {
+    await page.goto(`${BASE}/devices`);
+    const name = page.locator('tbody tr').first().locator('td').first();
+    await name.waitFor();
+    eq('the name, defanged', await name.textContent(), 'laptop\uFFFDtxt.exe');
+    const cells = await page.evaluate(() => [...document.querySelectorAll('tbody tr')][0].innerHTML);
+    eq('every text of the service in the row is in a <bdi> of its own', (cells.match(/<bdi>/g) || []).length, 5);
+    const text = await page.locator('main').textContent();
+    ok(!/[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/.test(text), 'no control or bidi character on the page');
+    eq('the Revoke button names the device without them', await page.getByRole('button', { name: 'Revoke laptop\uFFFDtxt.exe' }).count(), 1);
+  } finally {
+    await page.unrouteAll({ behavior: 'wait' });
+  }
+});
+
 await test('restore_on_a_new_browser_from_the_recovery_kit', ['onboarding_makes_keys_kit_roster_and_first_pouch'], async () => {
   const c = await newContext();
   const p = watch(await c.newPage());
