@@ -480,6 +480,40 @@ await test('a_rolled_back_key_generation_turns_uploads_and_deletes_off_with_a_ba
   } finally {
     sql(`UPDATE pouches SET key_gen = ${gen} WHERE id = '${S.pouch.id}'`);
   }
+  // The same rollback from a server that also withholds the newer envelopes and spells the
+  // pouch's id, or the account's, in upper case: the mark is filed under the canonical ids (and
+  // the account this browser's keys belong to), so no spelling reaches a fresh, empty mark.
+  const lower = S.pouch.id;
+  const upper = lower.toUpperCase();
+  for (const spelled of ['the pouch id', 'the account id']) {
+    await page.route((u) => u.pathname.startsWith('/v1/'), async (route) => {
+      const u = new URL(route.request().url());
+      const p = u.pathname.replace(upper, lower);
+      const answer = async (change) => {
+        const res = await route.fetch({ url: `${u.origin}${p}${u.search}` });
+        const body = await res.json();
+        change(body.data);
+        await route.fulfill({ response: res, json: body });
+      };
+      if (route.request().method() !== 'GET') return route.continue();
+      if (p === `/v1/pouches/${lower}`) {
+        return answer((d) => { d.key_gen = gen - 1; if (spelled === 'the pouch id') d.id = upper; });
+      }
+      if (p === `/v1/pouches/${lower}/key-envelopes`) return answer((d) => { d.items = d.items.filter((e) => e.key_gen < gen); });
+      if (p === '/v1/account' && spelled === 'the account id') return answer((d) => { d.storage_account_id = d.storage_account_id.toUpperCase(); });
+      if (p !== u.pathname) return answer(() => {});
+      return route.continue();
+    });
+    try {
+      await page.goto(`${BASE}/pouches/${S.pouch.id}`);
+      await page.getByTestId('write-blocked').waitFor();
+      const text = await page.getByTestId('write-blocked').textContent();
+      ok(text.includes(`key generation ${gen - 1}`) && text.includes('rollback'), `${spelled} in upper case: the banner names the rollback: ${text}`);
+      ok(await page.locator('#upload').isDisabled(), `${spelled} in upper case: uploads are off`);
+    } finally {
+      await page.unrouteAll({ behavior: 'wait' });
+    }
+  }
   await page.reload();
   await page.getByRole('cell', { name: 'after.txt', exact: true }).waitFor();
   eq('no banner once the generation is back', await page.getByTestId('write-blocked').count(), 0);

@@ -4,7 +4,7 @@
 // chunked), history, shares and revoking a device with a key rotation (approving a CLI login
 // is approval.js's). Pages call these; the byte formats are crypto/format.js's.
 import { ApiError, get, getAll, getBlob, getRoster, post, putBlob } from './api.js';
-import { FormatError, b64url, concat, randomBytes, randomUuid, unb64url } from './crypto/bytes.js';
+import { FormatError, b64url, concat, randomBytes, randomUuid, unb64url, uuidText } from './crypto/bytes.js';
 import * as F from './crypto/format.js';
 import {
   blake3, exportJwk, generateEncryptionKey, generateSigningKey, importEncryptionPair, importSigningPair,
@@ -88,9 +88,15 @@ export async function restoreFromKit(account, kit, code) {
 // ---- the vault of a signed-in member -------------------------------------------------------
 
 export class Vault {
+  // `member` is this browser's record (keystore.js); its account_id, not the service's word,
+  // files the roster pin and the high-water marks, and the service must name that account.
   constructor(account, member) {
+    if (uuidText(account.storage_account_id) !== uuidText(member.account_id)) {
+      throw new FormatError('the service names another account than the one this browser\'s keys belong to');
+    }
     this.account = account;
     this.member = member;
+    this.accountId = uuidText(member.account_id);
     this.rosterPromise = null;  // the verified roster, shared by every caller until invalidated
     this.lastRoster = null;     // the newest verified roster, for labels while a page renders
     this.keys = new Map();      // pouch id → Map(key_gen → key bytes)
@@ -102,7 +108,7 @@ export class Vault {
 
   // Fetches and verifies the roster afresh; callers meanwhile share this fetch.
   refreshRoster() {
-    const p = verifyAccountRoster(this.account.storage_account_id, (roster) => {
+    const p = verifyAccountRoster(this.accountId, (roster) => {
       const me = roster.members.get(this.memberId);
       if (!me || !sameJwk(me.sign_pub, this.member.sign_pub) || !sameJwk(me.enc_pub, this.member.enc_pub)) {
         throw new FormatError('the roster does not hold this browser\'s keys');
@@ -164,7 +170,7 @@ export class Vault {
     this.keys.set(pouchId, keys);
     this.creators.set(pouchId, creators);
     this.refused.set(pouchId, refused);
-    if (keys.size) await store.raiseHighWater(this.account.storage_account_id, pouchId, Math.max(...keys.keys()));
+    if (keys.size) await store.raiseHighWater(this.accountId, pouchId, Math.max(...keys.keys()));
     return keys;
   }
 
