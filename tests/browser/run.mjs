@@ -417,6 +417,8 @@ await test('revoking_a_device_rotates_keys_and_the_device_gets_401', ['cli_login
   await page.getByRole('cell', { name: 'hello.txt', exact: true }).waitFor();
   const arts = (await apiAs(S.token, 'GET', `/v1/pouches/${S.pouch.id}/artifacts`)).json.data.items;
   eq('new revision key_gen', arts.find((a) => a.head.key_gen === 2) !== undefined, true);
+  // Its keys, as they would leak from the removed device (a later step forges with them).
+  S.removed = { memberId: S.cli.memberId, signPriv: nodeCrypto.createPrivateKey(fs.readFileSync(S.cli.signPem)).export({ format: 'jwk' }) };
   S.cli.cleanup();
 });
 
@@ -548,6 +550,60 @@ await test('the_devices_page_shows_the_services_text_defanged_and_isolated', ['r
     eq('the Revoke button names the device without them', await page.getByRole('button', { name: 'Revoke laptop\uFFFDtxt.exe' }).count(), 1);
   } finally {
     await page.unrouteAll({ behavior: 'wait' });
+  }
+});
+
+// A removed member's keys leaked: it forges the key of a new pouch (generation 1, below the
+// rotated_to 2 of its removal, so a reader still takes it), and the server serves it as the
+// browser's. The pouch page reads but writes nothing under it; approving a CLI login refuses
+// too, since the new device would get that key re-sealed by this member, its origin lost.
+await test('approving_a_login_never_reseals_a_key_a_removed_member_made', ['revoking_a_device_rotates_keys_and_the_device_gets_401'], async () => {
+  await page.goto(`${BASE}/pouches`);
+  await page.getByRole('button', { name: 'New pouch' }).click();
+  await page.waitForURL(/\/pouches\/[0-9a-f-]{36}$/);
+  const pouchId = page.url().split('/').pop();
+  await page.getByText('No files yet').waitFor();
+  const roster = await W.verifyRoster((await apiAs(S.token, 'GET', '/v1/account/roster')).json.data.items);
+  const removed = roster.members.get(S.removed.memberId);
+  eq('the forger was removed at generation 2', `${removed.removed_seq !== null} ${removed.rotated_to}`, 'true 2');
+  const forged = await W.sealKeyEnvelope({
+    pouchId, memberId: S.account.member_id, keyGen: 1, pouchKey: nodeCrypto.randomBytes(32),
+    encPub: roster.members.get(S.account.member_id).enc_pub, creatorId: S.removed.memberId,
+    creatorSignKey: (await WP.importSigningPair(S.removed.signPriv)).privateKey,
+  });
+  const approvals = [];
+  await page.route(new RegExp(`/v1/pouches/${pouchId}/key-envelopes`), async (route) => {
+    const res = await route.fetch();
+    const body = await res.json();
+    body.data.items = [forged];
+    await route.fulfill({ response: res, json: body });
+  });
+  await page.route(/\/v1\/cli-auth\/requests\/[0-9a-f-]{36}\/approve$/, (route) => {
+    approvals.push(route.request().postData());
+    return route.abort();
+  });
+  const cli = new Cli(W, WP, 'launder-box');
+  try {
+    await page.reload();
+    await page.getByTestId('write-blocked').waitFor();
+    const banner = await page.getByTestId('write-blocked').textContent();
+    ok(/made by a (removed member|member since removed)/.test(banner), `the pouch page writes nothing under the forged key: ${banner}`);
+    ok(await page.locator('#upload').isDisabled(), 'uploads are off');
+    const shown = await cli.start();
+    await page.goto(shown.link);
+    await page.getByLabel('Type the code your terminal shows').fill(shown.code);
+    await page.getByRole('button', { name: 'Approve' }).click();
+    const refused = page.locator('form [role=alert]');
+    await refused.waitFor({ timeout: 30000 });
+    await shot(page, 'cli-approve-refused-removed-key');
+    eq('no approval was sent', approvals.length, 0);
+    ok((await refused.textContent()).includes('made by a member since removed'), `the page says why: ${await refused.textContent()}`);
+    eq('the login is still pending', (await apiAs(S.token, 'GET', `/v1/cli-auth/requests/${shown.requestId}`)).json.data.status, 'pending');
+    await page.getByRole('button', { name: 'Deny' }).click();
+    await page.getByText('Denied.').waitFor();
+  } finally {
+    await page.unrouteAll({ behavior: 'wait' });
+    cli.cleanup();
   }
 });
 

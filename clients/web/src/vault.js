@@ -195,19 +195,20 @@ export class Vault {
     return keys.get(keyGen);
   }
 
-  // The key a write (upload, delete) uses when the service names `fresh.key_gen` as the pouch's
-  // current generation (CLIENT-FORMAT "Rollback"). Refuses, writing nothing: a generation below
-  // the highest this browser has held (a rollback), and a key made by a member since removed
-  // (it may have made it after its removal; the writes wait for a key rotation).
   // Throws WriteRefused when the service names a key generation for `pouch` below the highest
-  // this browser holds (a rollback to keys a removed member may hold).
+  // this browser holds (CLIENT-FORMAT "Rollback": back to keys a removed member may hold).
   async checkRollback(pouch) {
-    const high = await store.loadHighWater(this.account.storage_account_id, pouch.id);
+    const high = await store.loadHighWater(this.accountId, pouch.id);
     if (!Number.isSafeInteger(pouch.key_gen) || pouch.key_gen < high) {
-      throw new WriteRefused(`The service names key generation ${pouch.key_gen} for this pouch, below generation ${high} which this browser holds: a rollback. Nothing was written; uploads and deletes stay off for this pouch.`);
+      throw new WriteRefused(`The service names key generation ${pouch.key_gen} for pouch ${shortId(pouch.id)}, below generation ${high}, which this browser has held: a rollback, as after a restore from an old backup, or an attack. This browser writes nothing to the pouch (no upload, delete, key rotation or CLI approval) until the service names generation ${high} or later again; reading goes on. Tell whoever runs the service.`);
     }
   }
 
+  // The key a write (upload, delete, a CLI approval's envelopes) uses when the service names
+  // `fresh.key_gen` as the pouch's current generation. Refuses with WriteRefused, writing
+  // nothing: a generation below the highest this browser has held (a rollback), and a key made
+  // by a member since removed (it may have made it after its removal: the writes wait for a
+  // key rotation). A key this browser lacks or refused is a FormatError.
   async writeKey(fresh) {
     const checkRollback = () => this.checkRollback(fresh);
     await checkRollback();
@@ -224,7 +225,7 @@ export class Vault {
     await checkRollback();
     const creator = roster.members.get(this.creators.get(fresh.id)?.get(fresh.key_gen));
     if (!creator || creator.removed_seq !== null) {
-      throw new WriteRefused('The pouch\'s current key was made by a removed member; waiting for a key rotation (Devices: “Rotate keys now”). Nothing was written.');
+      throw new WriteRefused(`The current key of pouch ${shortId(fresh.id)} was made by a member since removed from the account, so this browser writes nothing under it (no upload, delete or CLI approval): waiting for a key rotation (Devices: “Rotate keys now”). Reading goes on.`);
     }
     return key;
   }
@@ -490,10 +491,7 @@ export class Vault {
     const pouches = await getAll('/v1/pouches');
     const out = [];
     for (const [i, pouch] of pouches.entries()) {
-      const high = await store.loadHighWater(this.account.storage_account_id, pouch.id);
-      if (!Number.isSafeInteger(pouch.key_gen) || pouch.key_gen < high) {
-        throw new WriteRefused(`The service names key generation ${pouch.key_gen} for pouch ${pouch.id}, below generation ${high} which this browser holds: a rollback. No keys were rotated.`);
-      }
+      await this.checkRollback(pouch);
       onProgress(`Making new keys: pouch ${i + 1} of ${pouches.length}…`);
       const gen = pouch.key_gen + 1;
       const key = randomBytes(32);
@@ -530,6 +528,8 @@ export class Vault {
     return result;
   }
 }
+
+const shortId = (id) => String(id).slice(0, 8);
 
 const noKey = (keyGen) => new FormatError(`this browser holds no pouch key of generation ${keyGen}`);
 
