@@ -553,6 +553,27 @@ await test('the_devices_page_shows_the_services_text_defanged_and_isolated', ['r
   }
 });
 
+// The service lists a file with the head revision of another file: that revision is not shown
+// under this file's id (a delete or a replacement would name the wrong file).
+await test('a_file_listed_with_another_files_revision_is_not_opened', ['upload_then_download_5mb_and_a_small_file'], async () => {
+  await page.route(new RegExp(`/v1/pouches/${S.pouch.id}/artifacts(\\?.*)?$`), async (route) => {
+    const res = await route.fetch();
+    const body = await res.json();
+    const [a, b] = body.data.items;
+    body.data.items = [{ ...a, head: b.head }, ...body.data.items.slice(1)];
+    await route.fulfill({ response: res, json: body });
+  });
+  try {
+    await page.goto(`${BASE}/pouches/${S.pouch.id}`);
+    await page.getByText('the service lists it with a revision of another file').waitFor();
+    const rows = await page.locator('tbody tr').count();
+    const deletes = await page.getByRole('button', { name: /^Delete / }).count();
+    eq('every other file is listed with its Delete button', deletes, rows - 1);
+  } finally {
+    await page.unrouteAll({ behavior: 'wait' });
+  }
+});
+
 // A removed member's keys leaked: it forges the key of a new pouch (generation 1, below the
 // rotated_to 2 of its removal, so a reader still takes it), and the server serves it as the
 // browser's. The pouch page reads but writes nothing under it; approving a CLI login refuses

@@ -282,7 +282,12 @@ export class Vault {
     const refreshed = new Set();
     const out = [];
     for (const a of items) {
-      out.push({ id: a.id, head: a.head, updated_at: a.updated_at, ...(await this.openRevision(pouchId, a.head, roster, refreshed)) });
+      // The head must be a revision of this very artifact: its id is what a delete or a
+      // replacement names, the head's what was verified.
+      const opened = a?.head?.artifact_id === a?.id
+        ? await this.openRevision(pouchId, a.head, roster, refreshed)
+        : { error: 'the service lists it with a revision of another file' };
+      out.push({ id: a.id, head: a.head, updated_at: a.updated_at, ...opened });
     }
     return out;
   }
@@ -292,7 +297,11 @@ export class Vault {
     const revs = await getAll(`/v1/pouches/${pouchId}/artifacts/${artifactId}/revisions`, { limit: 500 });
     const refreshed = new Set();
     const out = [];
-    for (const r of revs) out.push({ rev: r, ...(await this.openRevision(pouchId, r, roster, refreshed)) });
+    for (const r of revs) {
+      const opened = r?.artifact_id === artifactId ? await this.openRevision(pouchId, r, roster, refreshed)
+        : { error: 'the service lists a revision of another file in its history' };
+      out.push({ rev: r, ...opened });
+    }
     return out;
   }
 
