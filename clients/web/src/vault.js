@@ -12,13 +12,14 @@ import {
 } from './crypto/primitives.js';
 import { describeError } from './errors.js';
 import * as store from './keystore.js';
+import { fileNameLabel } from './text.js';
 
 const nowIso = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 // ---- member keys -------------------------------------------------------------------------
 
 // Imports private JWKs as non-extractable keys and keeps them in IndexedDB.
-export async function keepMemberKeys({ accountId, memberId, signPriv, encPriv }) {
+async function keepMemberKeys({ accountId, memberId, signPriv, encPriv }) {
   const sign = await importSigningPair(signPriv, false);
   const enc = await importEncryptionPair(encPriv, false);
   const record = {
@@ -387,7 +388,9 @@ export class Vault {
     if (res.status === 'conflict' && res.code === 'stale_base' && res.head_revision_id) {
       // Someone else changed the file meanwhile: theirs stays, ours is kept beside it as a
       // conflict copy (CLIENT-FORMAT "Conflicts").
-      const copy = { ...content, name: conflictName(name, 'web') };
+      const copy = { ...content, name: conflictName(name, fileNameLabel(this.labelOf(this.memberId))) };
+      const unsafe = F.checkName(copy.name);
+      if (unsafe) throw new FormatError(`the conflict copy's name: ${unsafe}`);
       const again = await this.makeOp(fresh, { type: 'put', artifactId: randomUuid(), baseRevisionId: null, content: copy, blobIds });
       again.op.conflict_id = res.head_revision_id;
       await this.commit(again.pouch, [again.op]);
@@ -575,8 +578,9 @@ function refusal(res) {
   return new ApiError(409, res.code, `The change was not saved: ${words[res.code] || res.message || res.code}.`);
 }
 
-// `<stem> (conflict <label> <YYYY-MM-DD>)<.ext>`, the extension being the last segment's.
-export function conflictName(name, label, date = new Date()) {
+// `<stem> (conflict <label> <YYYY-MM-DD>)<.ext>`, the extension being the last segment's;
+// `label` is already in its file-name form (text.js fileNameLabel).
+function conflictName(name, label, date = new Date()) {
   const slash = name.lastIndexOf('/');
   const dot = name.lastIndexOf('.');
   const cut = dot > slash + 1 ? dot : name.length;
