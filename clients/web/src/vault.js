@@ -457,6 +457,11 @@ export class Vault {
   // remaining members, in the revoke request where one key_gen fits all (decisions §13), the
   // rest with key-envelope posts. onProgress(text).
   async revokeDevice(device, onProgress = () => {}) {
+    // The device list is the service's word; the one member it must never name is this one
+    // (the browser would sign its own removal and lock the account out of its keys).
+    if (String(device.member_id).toLowerCase() === this.memberId) {
+      throw new Error('The service lists this browser\'s own member as that device\'s. Nothing was revoked: this browser does not remove itself.');
+    }
     const roster = await this.refreshRoster();
     const m = roster.members.get(device.member_id);
     if (!m || m.removed_seq !== null) {
@@ -534,7 +539,8 @@ export class Vault {
   // roster except `excluded` (members of revoked devices). Answers {rotation_pending}.
   async rotateKeys(excluded, onProgress = () => {}) {
     const roster = await this.refreshRoster();
-    const members = roster.active.filter((x) => !excluded.includes(x.member_id));
+    // (`excluded` comes from the service's device list: this member is never left out.)
+    const members = roster.active.filter((x) => x.member_id === this.memberId || !excluded.includes(x.member_id));
     const result = await this.storeKeys(await this.newPouchKeys(members, onProgress), onProgress);
     this.invalidate();
     return result;

@@ -239,11 +239,21 @@ function ApproveForm({ details, checked, requestId, onDone }) {
   );
 }
 
+// A connect token as the service makes it ("svc_lt_" and 32 b64url characters). The page puts
+// it into a command the person pastes into a shell, so nothing else is ever shown there.
+const CONNECT_TOKEN = /^svc_lt_[A-Za-z0-9_-]{32}$/;
+
 export function ConnectPage() {
   const [token, setToken] = useState(null);
   const [copied, setCopied] = useState(false);
   const { busy, error, run } = useAction();
-  const make = () => run(async () => setToken(await post('/v1/cli-auth/connect-tokens')));
+  const make = () => run(async () => {
+    const t = await post('/v1/cli-auth/connect-tokens');
+    if (!CONNECT_TOKEN.test(t?.connect_token) || !Number.isSafeInteger(t.expires_in)) {
+      throw new Error('The service answered with a connect token of another form, which this page does not put into a command for your terminal. Try again; if it persists, use pouch login without a connect token.');
+    }
+    setToken(t);
+  });
   const command = token ? `pouch login --connect-token ${token.connect_token}` : '';
   return (
     <Page title="Connect a CLI">
