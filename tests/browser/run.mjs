@@ -522,6 +522,36 @@ await test('a_rolled_back_key_generation_turns_uploads_and_deletes_off_with_a_ba
   ok(!(await page.locator('#upload').isDisabled()), 'uploads are on again');
 });
 
+// The rollback happens after the page loaded (no banner yet): the upload is refused before a
+// single chunk is checked or sent, not only when its op is made.
+await test('an_upload_to_a_pouch_rolled_back_since_the_page_loaded_sends_nothing', ['a_rolled_back_key_generation_turns_uploads_and_deletes_off_with_a_banner'], async () => {
+  const gen = (await apiAs(S.token, 'GET', `/v1/pouches/${S.pouch.id}`)).json.data.key_gen;
+  await page.goto(`${BASE}/pouches/${S.pouch.id}`);
+  await page.getByText('live updates on').waitFor();
+  eq('no banner yet', await page.getByTestId('write-blocked').count(), 0);
+  const sent = [];
+  await page.route((u) => u.pathname.startsWith(`/v1/pouches/${S.pouch.id}`), async (route) => {
+    const req = route.request();
+    if (req.method() !== 'GET') {
+      sent.push(`${req.method()} ${new URL(req.url()).pathname}`);
+      return route.abort();
+    }
+    if (new URL(req.url()).pathname !== `/v1/pouches/${S.pouch.id}`) return route.continue();
+    const res = await route.fetch();
+    const body = await res.json();
+    body.data.key_gen = gen - 1;
+    return route.fulfill({ response: res, json: body });
+  });
+  try {
+    await page.locator('#upload').setInputFiles({ name: 'late.bin', mimeType: 'application/octet-stream', buffer: nodeCrypto.randomBytes(100000) });
+    const alert = page.locator('main .error[role=alert]').filter({ hasText: /rollback|could not be reached/ });
+    await alert.first().waitFor({ timeout: 30000 });
+    eq('nothing sent to the pouch', sent.join(', '), '');
+  } finally {
+    await page.unrouteAll({ behavior: 'wait' });
+  }
+});
+
 // The device list is the service's word. A device it lists with this browser's own member must
 // not make the browser sign its own removal, nor a revoked one with that member leave this
 // browser out of a key rotation.

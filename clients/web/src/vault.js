@@ -315,9 +315,15 @@ export class Vault {
     return r;
   }
 
-  async makeOp(pouch, { type, artifactId, baseRevisionId, content, blobIds = [] }) {
+  // The pouch as the service names it now (its current key_gen and epoch), for a write.
+  async freshPouch(pouch) {
     const fresh = await get(`/v1/pouches/${pouch.id}`);
     if (fresh.id !== pouch.id) throw new FormatError('the service answered for another pouch');
+    return fresh;
+  }
+
+  async makeOp(pouch, { type, artifactId, baseRevisionId, content, blobIds = [] }) {
+    const fresh = await this.freshPouch(pouch);
     const keyGen = fresh.key_gen;
     const pouchKey = await this.writeKey(fresh);
     const revisionId = randomUuid();
@@ -339,6 +345,9 @@ export class Vault {
   async upload(pouch, file, name, existing, onProgress = () => {}) {
     const problem = F.checkName(name);
     if (problem) throw new FormatError(problem);
+    // Nothing is sent, not even a chunk, to a pouch this browser may not write to now (makeOp
+    // checks again for the op itself).
+    await this.writeKey(await this.freshPouch(pouch));
     const bytes = new Uint8Array(await file.arrayBuffer());
     const content = { name, kind: 'file', size: bytes.length, mtime: file.lastModified || Date.now() };
     let blobIds = [];
