@@ -355,37 +355,8 @@ export class Vault {
       content.data = b64url(bytes);
       onProgress(bytes.length, bytes.length, 'encrypting');
     } else {
-      const reuse = new Map((existing?.content?.chunks || []).map((c) => [c.hash, c]));
-      const chunks = [];
-      const toSend = [];
-      for (let at = 0; at < bytes.length; at += F.CHUNK_SIZE) {
-        const pt = bytes.subarray(at, Math.min(at + F.CHUNK_SIZE, bytes.length));
-        const hash = b64url(blake3(pt));
-        if (reuse.has(hash)) {
-          chunks.push(reuse.get(hash));
-        } else {
-          const { stored, entry } = await F.sealChunk(pt);
-          chunks.push(entry);
-          toSend.push({ entry, stored });
-        }
-        onProgress(Math.min(at + F.CHUNK_SIZE, bytes.length), bytes.length, 'encrypting');
-      }
-      content.chunks = chunks;
-      blobIds = [...new Set(chunks.map((c) => c.blob_id))];
-      // Each new chunk has its own random key, so its blob id is unique.
-      const sent = toSend.length ? await post(`/v1/pouches/${pouch.id}/blobs/check`, {
-        blobs: toSend.map((t) => ({ id: t.entry.blob_id, stored_size: t.stored.length })),
-      }) : { missing: [] };
-      const missing = new Set(sent.missing);
-      const total = toSend.reduce((n, t) => n + t.stored.length, 0);
-      let done = 0;
-      for (const t of toSend) {
-        if (missing.has(t.entry.blob_id)) {
-          await putBlob(pouch.id, t.entry.blob_id, t.stored, (n) => onProgress(done + n, total, 'uploading'));
-        }
-        done += t.stored.length;
-        onProgress(done, total, 'uploading');
-      }
+      content.chunks = await this.sendChunks(pouch, bytes, existing, onProgress);
+      blobIds = [...new Set(content.chunks.map((c) => c.blob_id))];
     }
     const artifactId = existing?.id || randomUuid();
     const { pouch: fresh, op } = await this.makeOp(pouch, {
@@ -407,6 +378,41 @@ export class Vault {
     }
     if (res.status !== 'applied') throw refusal(res);
     return r;
+  }
+
+  // A large file's chunks (CLIENT-FORMAT "Chunks"): each sealed and uploaded unless the
+  // existing head has a chunk of the same plaintext, whose entry is reused. → content.chunks.
+  async sendChunks(pouch, bytes, existing, onProgress) {
+    const reuse = new Map((existing?.content?.chunks || []).map((c) => [c.hash, c]));
+    const chunks = [];
+    const toSend = [];
+    for (let at = 0; at < bytes.length; at += F.CHUNK_SIZE) {
+      const pt = bytes.subarray(at, Math.min(at + F.CHUNK_SIZE, bytes.length));
+      const hash = b64url(blake3(pt));
+      if (reuse.has(hash)) {
+        chunks.push(reuse.get(hash));
+      } else {
+        const { stored, entry } = await F.sealChunk(pt);
+        chunks.push(entry);
+        toSend.push({ entry, stored });
+      }
+      onProgress(Math.min(at + F.CHUNK_SIZE, bytes.length), bytes.length, 'encrypting');
+    }
+    // Each new chunk has its own random key, so its blob id is unique.
+    const sent = toSend.length ? await post(`/v1/pouches/${pouch.id}/blobs/check`, {
+      blobs: toSend.map((t) => ({ id: t.entry.blob_id, stored_size: t.stored.length })),
+    }) : { missing: [] };
+    const missing = new Set(sent.missing);
+    const total = toSend.reduce((n, t) => n + t.stored.length, 0);
+    let done = 0;
+    for (const t of toSend) {
+      if (missing.has(t.entry.blob_id)) {
+        await putBlob(pouch.id, t.entry.blob_id, t.stored, (n) => onProgress(done + n, total, 'uploading'));
+      }
+      done += t.stored.length;
+      onProgress(done, total, 'uploading');
+    }
+    return chunks;
   }
 
   async remove(pouch, item) {

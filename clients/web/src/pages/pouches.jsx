@@ -166,21 +166,28 @@ export function PouchPage({ pouchId }) {
       <ErrorBox error={error} />
       {items === null && !error && <Progress label="Loading and decrypting file names" />}
       {items && (
-        <table class="files">
-          <caption class="visually-hidden">Files in this pouch</caption>
-          <thead><tr><th scope="col">Name</th><th scope="col">Size</th><th scope="col">Changed</th><th scope="col">By</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-          <tbody>
-            {items.length === 0 && <tr><td colSpan={5} class="muted">No files yet. Upload one.</td></tr>}
-            {items.map((item) => (
-              <FileRow key={item.id} item={item} busy={busy} writeBlock={writeBlock} onDownload={() => download(item)}
-                onSelect={(mode) => setSelected({ mode, item })} onDelete={() => remove(item)} />
-            ))}
-          </tbody>
-        </table>
+        <FileTable items={items} busy={busy} writeBlock={writeBlock} onDownload={download}
+          onSelect={(mode, item) => setSelected({ mode, item })} onDelete={remove} />
       )}
       {selected?.mode === 'history' && <History pouchId={pouchId} item={selected.item} onDownload={download} onClose={() => setSelected(null)} />}
       {selected?.mode === 'share' && <ShareDialog pouch={pouch} item={selected.item} onClose={() => setSelected(null)} />}
     </Page>
+  );
+}
+
+function FileTable({ items, busy, writeBlock, onDownload, onSelect, onDelete }) {
+  return (
+    <table class="files">
+      <caption class="visually-hidden">Files in this pouch</caption>
+      <thead><tr><th scope="col">Name</th><th scope="col">Size</th><th scope="col">Changed</th><th scope="col">By</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+      <tbody>
+        {items.length === 0 && <tr><td colSpan={5} class="muted">No files yet. Upload one.</td></tr>}
+        {items.map((item) => (
+          <FileRow key={item.id} item={item} busy={busy} writeBlock={writeBlock} onDownload={() => onDownload(item)}
+            onSelect={(mode) => onSelect(mode, item)} onDelete={() => onDelete(item)} />
+        ))}
+      </tbody>
+    </table>
   );
 }
 
