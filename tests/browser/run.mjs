@@ -691,9 +691,10 @@ await test('approving_a_login_never_reseals_a_key_a_removed_member_made', ['revo
   });
   const approvals = [];
   await page.route(new RegExp(`/v1/pouches/${pouchId}/key-envelopes`), async (route) => {
+    if (route.request().method() !== 'GET') return route.continue();
     const res = await route.fetch();
     const body = await res.json();
-    body.data.items = [forged];
+    body.data.items = body.data.items.map((e) => (e.key_gen === 1 ? forged : e));
     await route.fulfill({ response: res, json: body });
   });
   await page.route(/\/v1\/cli-auth\/requests\/[0-9a-f-]{36}\/approve$/, (route) => {
@@ -719,6 +720,14 @@ await test('approving_a_login_never_reseals_a_key_a_removed_member_made', ['revo
     eq('the login is still pending', (await apiAs(S.token, 'GET', `/v1/cli-auth/requests/${shown.requestId}`)).json.data.status, 'pending');
     await page.getByRole('button', { name: 'Deny' }).click();
     await page.getByText('Denied.').waitFor();
+    // What the message says to do: a key rotation from the devices page ends the wait.
+    await page.goto(`${BASE}/devices`);
+    await page.getByRole('button', { name: 'Rotate keys now' }).click();
+    await page.getByText('Every pouch now has new keys').waitFor({ timeout: 30000 });
+    await page.goto(`${BASE}/pouches/${pouchId}`);
+    await page.getByText('key generation 2').waitFor();
+    await page.getByText('live updates on').waitFor();
+    eq('no banner once the keys are rotated', await page.getByTestId('write-blocked').count(), 0);
   } finally {
     await page.unrouteAll({ behavior: 'wait' });
     cli.cleanup();

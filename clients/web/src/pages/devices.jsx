@@ -15,7 +15,7 @@ export function DevicesPage() {
   const [devices, setDevices] = useState(null);
   const [editing, setEditing] = useState(null);     // the device being renamed
   const [status, setStatus] = useState(null);       // progress of a revoke or a rotation
-  const [rotated, setRotated] = useState(false);    // a revoke just rotated every pouch's keys
+  const [done, setDone] = useState(null);           // what a revoke or a rotation just did
   const { busy, error, run } = useAction();
   const load = () => run(async () => setDevices(await getAll('/v1/devices')));
   useEffect(() => { load(); }, []);
@@ -28,14 +28,14 @@ export function DevicesPage() {
   const rotate = () => run(async () => {
     const excluded = (devices || []).filter((d) => d.revoked_at).map((d) => d.member_id);
     await vault.rotateKeys(excluded, setStatus);
-    setRotated(false);
+    setDone('Every pouch now has new keys (key rotation done).');
     await load();
   }).finally(() => setStatus(null));
   const revoke = (d) => {
     if (!confirm(`Revoke ${isolated(d.name)}? It loses access at once, and every pouch gets new keys.`)) return;
     run(async () => {
       const r = await vault.revokeDevice(d, setStatus);
-      setRotated(!r.rotation_pending);
+      setDone(r.rotation_pending ? null : 'Revoked. Every pouch now has new keys (key rotation done).');
       await load();
     }).finally(() => setStatus(null));
   };
@@ -52,7 +52,7 @@ export function DevicesPage() {
           <button type="button" disabled={busy} onClick={rotate}>Rotate keys now</button>
         </Notice>
       )}
-      {rotated && <Notice kind="ok">Revoked. Every pouch now has new keys (key rotation done).</Notice>}
+      {done && <Notice kind="ok">{done}</Notice>}
       {!devices && !error && <Progress label="Loading devices" />}
       {devices && (
         <table class="files">
@@ -66,6 +66,13 @@ export function DevicesPage() {
             ))}
           </tbody>
         </table>
+      )}
+      {owed.length === 0 && devices && (
+        <p class="muted">
+          Revoking a device gives every pouch new keys. A pouch whose current key was made by a
+          device removed since waits for new keys too; give them now:{' '}
+          <button type="button" disabled={busy} onClick={rotate}>Rotate keys now</button>
+        </p>
       )}
     </Page>
   );
