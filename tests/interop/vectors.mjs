@@ -3,7 +3,8 @@
 // @noble/curves, node:crypto's AES-GCM, canonicalize and @hpke/core, including an RFC 9180
 // base-mode open written from the RFC's steps. Also RFC 9180 §A.3.1 against both, tampered
 // inputs that must be refused, and CLIENT-FORMAT.md's rules on the vectors themselves (the
-// size rule, low-S, rotated_to, the reader's refusals, content shapes). Prints `PASS name` /
+// size rule, low-S, rotated_to, the reader's refusals, content shapes and every other constraint
+// the file can show). Prints `PASS name` /
 // `FAIL name: detail`; exits 1 on any failure. Run by run.sh with POUCH_ROOT set.
 import * as nodeCrypto from 'node:crypto';
 import * as fs from 'node:fs';
@@ -263,6 +264,110 @@ await check('remove_statements_carry_rotated_to_and_only_they', async () => {
     eq('time with Z and whole seconds', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test(e.body.at), true);
   }
   eq('the vectors\' rotated_to', V.roster.entries[2].body.rotated_to, V.refusals.rotated_to);
+});
+
+// The rest of CLIENT-FORMAT.md's constraints that the file itself can show, each checked here
+// with code of its own (not the web module's): a change to the doc's rules or to the file that
+// breaks one fails this check.
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const B64 = (n) => new RegExp(`^[A-Za-z0-9_-]{${n}}$`);
+const TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
+// decisions §15's label rule, written out again: 1-64 code points in NFC, no C0/C1/DEL, no bidi
+// control, no / or \, no white space at either end.
+const labelOk = (l) => typeof l === 'string' && [...l].length >= 1 && [...l].length <= 64 && l.normalize('NFC') === l
+  && !/[\u0000-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069/\\]/.test(l) && !/^\s|\s$/u.test(l);
+// The name rule of "Artifact envelope": NFC, no leading /, no empty, . or .. segment.
+const nameOk = (n) => n.normalize('NFC') === n && !n.startsWith('/') && n.split('/').every((g) => g !== '' && g !== '.' && g !== '..');
+
+await check('the_documented_constraints_hold_in_the_vectors', async () => {
+  const jwkOk = (j, priv = false) => Object.keys(j).sort().join() === (priv ? 'crv,d,kty,x,y' : 'crv,kty,x,y')
+    && j.kty === 'EC' && j.crv === 'P-256' && B64(43).test(j.x) && B64(43).test(j.y) && (!priv || B64(43).test(j.d));
+  for (const [name, k] of Object.entries(V.keys)) {
+    eq(`keys.${name}: a public JWK has exactly kty, crv, x, y of 43 characters`, jwkOk(k.public_jwk), true);
+    eq(`keys.${name}: a private JWK adds d`, jwkOk(k.private_jwk, true), true);
+  }
+  for (const [name, u] of Object.entries(V.ids)) eq(`ids.${name} is a lower-case UUID`, UUID.test(u), true);
+  // Every ES256 signature a signer made is 64 bytes: 86 characters.
+  const sigs = [];
+  const walk = (o, where) => {
+    if (Array.isArray(o)) o.forEach((x, i) => walk(x, `${where}[${i}]`));
+    else if (o && typeof o === 'object') for (const [k, x] of Object.entries(o)) walk(x, `${where}.${k}`);
+    else if (/\.(signature|signature_b64url)$/.test(where)) sigs.push([where, o]);
+  };
+  walk(V, '');
+  for (const [where, sig] of sigs) eq(`${where} has 86 characters`, B64(86).test(sig), true);
+
+  // Roster: genesis by itself, add and genesis without a device id, a remove that names the
+  // removed member's own keys, labels under the label rule, times with Z and whole seconds.
+  const [g, add, rem] = V.roster.entries.map((e) => e.body);
+  eq('statement 0 is a genesis by its own member', `${g.kind} ${g.by === g.member_id} ${g.prev}`, 'genesis true ');
+  eq('statement 1 follows the genesis hash', add.prev, V.roster.genesis_hash);
+  eq('genesis and add have no device id', `${g.device_id} ${add.device_id}`, 'null null');
+  eq('the remove removes the added member', `${rem.kind} ${rem.member_id}`, `remove ${add.member_id}`);
+  eq('with that member\'s keys', canonicalize([rem.sign_pub, rem.enc_pub]), canonicalize([add.sign_pub, add.enc_pub]));
+  eq('a remove names the device', UUID.test(rem.device_id), true);
+  for (const e of V.roster.entries) {
+    eq(`statement ${e.index}: label "${e.body.label}" under the label rule`, labelOk(e.body.label), true);
+    eq(`statement ${e.index}: ids lower case`, UUID.test(e.body.by) && UUID.test(e.body.member_id), true);
+    eq(`statement ${e.index}: JWKs`, jwkOk(e.body.sign_pub) && jwkOk(e.body.enc_pub), true);
+  }
+  const active = new Set();
+  for (const e of V.roster.entries) {
+    if (e.body.kind === 'remove') active.delete(e.body.member_id);
+    else active.add(e.body.member_id);
+    const n = String(e.index + 1);
+    if (V.roster.active_after[n]) eq(`active after ${n}`, [...active].sort().join(), V.roster.active_after[n].join());
+  }
+  eq('time of the recovery kit', TIME.test(V.recovery_kit.kit.created_at), true);
+
+  // Key envelopes: the inputs named beside it, the fixed lengths on every envelope.
+  const k = V.key_envelope;
+  eq('key_envelope carries its inputs', canonicalize([k.envelope.pouch_id, k.envelope.member_id, k.envelope.key_gen, k.envelope.created_by_member]),
+    canonicalize([k.pouch_id, k.member_id, k.key_gen, k.created_by_member]));
+  for (const e of [k.envelope, ...V.refusals.key_envelopes.map((c) => c.envelope)]) {
+    eq('hpke_enc: a 65-byte point, 87 characters', B64(87).test(e.hpke_enc) && unb64u(e.hpke_enc)[0] === 4, true);
+    eq('ciphertext: 48 bytes, 64 characters', B64(64).test(e.ciphertext), true);
+    eq('key_gen an integer of 1 or more', Number.isSafeInteger(e.key_gen) && e.key_gen >= 1, true);
+  }
+
+  // Artifacts: names under the name rule; the NFD name_index case; the share's name a last
+  // segment.
+  for (const a of V.artifacts) eq(`artifact name ${a.content.name}`, nameOk(a.content.name), true);
+  eq('a name_index case given in NFD', V.name_index.some((n) => n.name !== n.name.normalize('NFC')), true);
+  eq('share meta.name is a last path segment', !V.share.meta.name.includes('/') && V.share.meta.name.length > 0, true);
+
+  // The welcome: this roster's genesis, the add of the CLI, the approving web member.
+  const w = V.welcome.welcome;
+  eq('welcome genesis_hash', w.genesis_hash, V.roster.genesis_hash);
+  eq('welcome roster_head', `${w.roster_head.seq} ${w.roster_head.hash}`, `1 ${V.roster.entries[1].hash}`);
+  eq('welcome approver', canonicalize(w.approver), canonicalize({ member_id: g.member_id, sign_pub: g.sign_pub, enc_pub: g.enc_pub }));
+
+  // The recovery code: 32 Crockford characters in eight groups of four; the typed form uses
+  // lower case, spaces, O for 0 and L for 1 where the code has them.
+  const rk = V.recovery_kit;
+  eq('recovery code shape', /^[0-9A-HJKMNP-TV-Z]{4}(-[0-9A-HJKMNP-TV-Z]{4}){7}$/.test(rk.code), true);
+  eq('typed form', rk.code_as_typed, rk.code.toLowerCase().replace(/-/g, ' ').replace(/0/g, 'o').replace(/1/g, 'l'));
+  eq('the typed form differs from the code', rk.code_as_typed !== rk.code, true);
+
+  // The approval link: keys= + 175 characters + &n= + 22, the code and fingerprint shapes.
+  for (const c of V.confirm_code_v2) {
+    const frag = c.link.slice(c.link.indexOf('#') + 1);
+    eq('fragment shape', /^keys=[A-Za-z0-9_.-]{175}&n=[A-Za-z0-9_-]{22}$/.test(frag), true);
+    eq('link before the fragment', c.link.slice(0, c.link.indexOf('#')), `${c.origin}/cli/approve?request=${c.request_id}`);
+    eq('origin without a trailing slash', c.origin.endsWith('/'), false);
+    eq('code shape', /^\d{4}-\d{4}-\d{4}$/.test(c.code), true);
+    eq('fingerprint shape', /^[A-Za-z0-9_-]{4}( [A-Za-z0-9_-]{4}){3}$/.test(c.fingerprint), true);
+    eq('nonce: 16 bytes', unhx(c.nonce_hex).length, 16);
+  }
+  for (const c of V.confirm_code) eq('v1 code shape', /^\d{4}-\d{4}$/.test(c.code), true);
+
+  // The refusals show each case the doc names: every refusal of steps 1-4, an envelope that
+  // passes them and opens, one that passes them and does not; a revision at rotated_to refused,
+  // one below accepted.
+  const kinds = V.refusals.key_envelopes.map((c) => `${c.refusal}/${c.accepted}`).sort().join();
+  eq('key envelope cases', kinds, 'creator_removed/false,null/false,null/true,unknown_creator/false,wrong_member/false,wrong_pouch/false');
+  const revs = V.refusals.revisions.map((c) => `${c.key_gen - V.refusals.rotated_to}/${c.accepted}`).sort().join();
+  eq('revision cases', revs, '-1/true,0/false');
 });
 
 // A statement signed here with the vectors' own web key (RFC 6979 through noble): so a

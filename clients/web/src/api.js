@@ -1,6 +1,7 @@
 // api.js -- the one way the web app talks to the service: the JSON envelope of decisions §2,
 // the web session token (Bearer), errors as ApiError values with the service's `code`, and
 // paging that always follows meta.next_cursor to the end. Nothing else calls fetch on /v1.
+import { isUuid } from './crypto/bytes.js';
 
 const TOKEN_KEY = 'pouch.session';
 
@@ -108,9 +109,10 @@ export function putBlob(pouchId, blobId, bytes, onProgress) {
 }
 
 // A blob id comes from decrypted content another member wrote: it reaches the URL only as
-// what the format says it is (43 b64url characters), and the pouch id only as a UUID.
+// what the format says it is (43 b64url characters; vault.fileBytes checked the content's whole
+// shape before), and the pouch id only as a UUID.
 export async function getBlob(pouchId, blobId) {
-  if (!/^[A-Za-z0-9_-]{43}$/.test(blobId) || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(pouchId)) {
+  if (!/^[A-Za-z0-9_-]{43}$/.test(blobId) || !isUuid(pouchId)) {
     throw new ApiError(0, 'invalid_blob_id', 'A file refers to a piece with an invalid id; it was not fetched.');
   }
   const res = await api('GET', `/v1/pouches/${pouchId}/blobs/${blobId}`, { raw: true });

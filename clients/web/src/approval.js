@@ -1,17 +1,17 @@
 // approval.js -- approving a CLI login in the browser (decisions §15, docs/CLIENT-FORMAT.md "The
 // approval link"): the link's fragment read (the CLI's two public keys and a nonce the service
 // never sees), the request details checked against it, the 12-digit confirm code and the key
-// fingerprint made from the fragment alone, the label rule, and the approval itself (the add
-// statement, the key envelopes and the sealed welcome) by a signed-in member's vault.
+// fingerprint made from the fragment alone, and the approval itself (the add statement, the key
+// envelopes and the sealed welcome) by a signed-in member's vault. The label rule is text.js's.
 import { getAll, post } from './api.js';
-import { FormatError, b64url, concat, randomUuid, unb64url, utf8 } from './crypto/bytes.js';
+import { FormatError, b64url, concat, isUuid, randomUuid, unb64url, utf8 } from './crypto/bytes.js';
 import * as F from './crypto/format.js';
 import { hkdf, importVerifyKey, jwkThumbprint, publicJwk, sameJwk } from './crypto/primitives.js';
+import { labelProblem } from './text.js';
 
 const nowIso = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 export const CONFIRM_LABEL = 'pouch/confirm/v2';
-const REQUEST_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const FRAGMENT_RE = /^#?keys=([A-Za-z0-9_-]{43})\.([A-Za-z0-9_-]{43})\.([A-Za-z0-9_-]{43})\.([A-Za-z0-9_-]{43})&n=([A-Za-z0-9_-]{22})$/;
 
 // Why this login cannot be approved on this page; its message is shown as the reason.
@@ -29,7 +29,7 @@ export class ApprovalRefused extends Error {
 // integer mod 10^12, 12 digits, "dddd-dddd-dddd".
 export async function confirmCodeV2(nonce, requestId, signJkt, encJkt) {
   if (!(nonce instanceof Uint8Array) || nonce.length !== 16) throw new FormatError('the confirm nonce must be 16 bytes');
-  if (!REQUEST_RE.test(requestId)) throw new FormatError('the request id is not a lower-case UUID');
+  if (!isUuid(requestId)) throw new FormatError('the request id is not a lower-case UUID');
   const okm = await hkdf(nonce, concat(utf8(CONFIRM_LABEL), utf8(requestId), utf8(signJkt), utf8(encJkt)));
   const v = new DataView(okm.buffer, okm.byteOffset, 8).getBigUint64(0) % 1000000000000n;
   const s = v.toString().padStart(12, '0');
@@ -46,41 +46,6 @@ export function keyFingerprint(signJkt) {
 export function approvalLink(origin, requestId, signPub, encPub, nonce) {
   return `${origin.replace(/\/+$/, '')}/cli/approve?request=${requestId}#keys=${signPub.x}.${signPub.y}.${encPub.x}.${encPub.y}&n=${b64url(nonce)}`;
 }
-
-// ---- labels --------------------------------------------------------------------------------
-
-const CONTROL_OR_BIDI = /[\u0000-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/;
-const CONTROL_OR_BIDI_ALL = new RegExp(CONTROL_OR_BIDI.source, 'g');
-const WHITE_SPACE = '[\\t-\\r \\u0085\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000]';
-const EDGE_SPACE = new RegExp(`^${WHITE_SPACE}|${WHITE_SPACE}$`);
-// Whether every UTF-16 surrogate is paired (String.prototype.isWellFormed is too new for the
-// bundle's targets; encodeURIComponent throws on a lone surrogate).
-function wellFormed(s) {
-  try {
-    encodeURIComponent(s);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-// Why `label` is not a valid device name / roster label (decisions §15), or null: 1 to 64
-// Unicode scalar values in NFC, no control or bidi character, no / or \, no white space at
-// either end. The same rule as the CLI's (clients/cli/terminal_text.cpp) and the service's.
-export function labelProblem(label) {
-  if (typeof label !== 'string' || !wellFormed(label)) return 'it is not valid Unicode text';
-  if (CONTROL_OR_BIDI.test(label)) return 'it holds a control or bidi character';
-  if (/[/\\]/.test(label)) return 'it holds a / or \\';
-  const n = [...label].length;
-  if (n < 1 || n > 64) return 'it must have 1 to 64 characters';
-  if (EDGE_SPACE.test(label)) return 'it starts or ends with white space';
-  if (label.normalize('NFC') !== label) return 'it is not in Unicode NFC';
-  return null;
-}
-
-// Text from the service, for display: control and bidi characters become U+FFFD, so a name
-// cannot reorder or hide what stands around it.
-export const plainText = (s) => String(s ?? '').replace(CONTROL_OR_BIDI_ALL, '\uFFFD');
 
 // ---- the fragment and the checks -----------------------------------------------------------
 
@@ -111,7 +76,7 @@ export async function parseApprovalFragment(hash) {
 // sign_jkt of that sign key, a valid device name. → {keys, code, fingerprint}; else
 // ApprovalRefused with the reason. `requestId` is the URL's `request`.
 export async function checkApproval(details, requestId, fragment) {
-  if (!REQUEST_RE.test(requestId || '')) {
+  if (!isUuid(requestId)) {
     throw new ApprovalRefused('the address names no valid login request. Open the link your terminal shows.');
   }
   if (details.id !== requestId) {
@@ -156,6 +121,9 @@ export function typedDigits(text) {
 // each pouch's current one) and the welcome to its enc_pub, and sends the approval. The
 // details must have passed checkApproval with these keys; the label is the checked
 // device_name. No confirm_code is sent: the service cannot know the v2 code.
+// Sealing keys is a write: a pouch the vault may not write to (a rolled-back generation, a
+// current key a removed member made) refuses the whole approval, nothing sent. Re-sealed here,
+// such a key would reach the new device as this member's, its origin no longer to be seen.
 export async function approveLogin(vault, details, keys) {
   const roster = await vault.refreshRoster();
   const newMember = randomUuid();
@@ -170,10 +138,7 @@ export async function approveLogin(vault, details, keys) {
   const envelopes = [];
   for (const pouch of await getAll('/v1/pouches')) {
     const held = await vault.pouchKeys(pouch.id, { fresh: true, roster });
-    // A service that names an older generation would have the new device write under keys a
-    // removed member may hold: refused, nothing sealed.
-    await vault.checkRollback(pouch);
-    if (!held.has(pouch.key_gen)) throw new FormatError(`this browser holds no pouch key of generation ${pouch.key_gen}`);
+    await vault.writeKey(pouch);
     for (const [gen, key] of [...held.entries()].sort((a, b) => a[0] - b[0])) {
       if (gen > pouch.key_gen) continue;
       envelopes.push(await F.sealKeyEnvelope({ pouchId: pouch.id, memberId: newMember, keyGen: gen, pouchKey: key,

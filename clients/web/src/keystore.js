@@ -2,7 +2,9 @@
 // CryptoKeys (structured clone keeps them unexportable), the roster head last verified per
 // account (the pin that makes the roster grow only), the keys of share links made here, and
 // per (account, pouch) the highest key generation held (the high-water mark no write goes
-// below: CLIENT-FORMAT "Rollback").
+// below: CLIENT-FORMAT "Rollback"). Pins and marks are filed under the ids' canonical
+// lower-case text, so a server cannot reach a fresh, empty record by spelling an id another way.
+import { uuidText } from './crypto/bytes.js';
 
 const DB = 'pouch';
 const VERSION = 2;
@@ -45,30 +47,31 @@ async function tx(store, mode, fn) {
 
 export const saveMember = (record) => tx('members', 'readwrite', (s) => s.put(record));
 export const loadMember = (memberId) => tx('members', 'readonly', (s) => s.get(memberId));
-export const savePin = (accountId, pin) => tx('pins', 'readwrite', (s) => s.put({ account_id: accountId, ...pin }));
-export const loadPin = (accountId) => tx('pins', 'readonly', (s) => s.get(accountId));
+export const savePin = (accountId, pin) => tx('pins', 'readwrite', (s) => s.put({ ...pin, account_id: uuidText(accountId) }));
+export const loadPin = (accountId) => tx('pins', 'readonly', (s) => s.get(uuidText(accountId)));
 export const saveShareKey = (shareId, key) => tx('share_keys', 'readwrite', (s) => s.put({ share_id: shareId, key }));
 export const loadShareKey = (shareId) => tx('share_keys', 'readonly', (s) => s.get(shareId));
 
 // The highest key generation this browser has held for the pouch (0 when none).
 export async function loadHighWater(accountId, pouchId) {
-  const r = await tx('high_water', 'readonly', (s) => s.get([accountId, pouchId]));
+  const r = await tx('high_water', 'readonly', (s) => s.get([uuidText(accountId), uuidText(pouchId)]));
   return r?.high ?? 0;
 }
 
 // Raises the mark to `gen` if it is higher, in one transaction; the mark never goes down.
 export async function raiseHighWater(accountId, pouchId, gen) {
+  const key = [uuidText(accountId), uuidText(pouchId)];
   const db = await open();
   try {
     return await new Promise((resolve, reject) => {
       const t = db.transaction('high_water', 'readwrite');
       const s = t.objectStore('high_water');
       let high = gen;
-      const get = s.get([accountId, pouchId]);
+      const get = s.get(key);
       get.onsuccess = () => {
         const cur = get.result?.high ?? 0;
         high = Math.max(cur, gen);
-        if (high > cur) s.put({ account_id: accountId, pouch_id: pouchId, high });
+        if (high > cur) s.put({ account_id: key[0], pouch_id: key[1], high });
       };
       t.oncomplete = () => resolve(high);
       t.onerror = () => reject(t.error);

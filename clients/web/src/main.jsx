@@ -120,7 +120,8 @@ function route(loc, state) {
   if (pouch) return <PouchPage key={pouch[1]} pouchId={pouch[1].toLowerCase()} />;
   if (p === '/shares') return <SharesPage />;
   if (p === '/devices') return <DevicesPage />;
-  if (p === '/cli/approve') return <ApprovePage />;
+  // Keyed by the whole address: a page checked for one link is never reused for another.
+  if (p === '/cli/approve') return <ApprovePage key={`${loc.query}${loc.hash}`} />;
   if (p === '/cli/connect') return <ConnectPage />;
   if (p === '/admin') return <AdminPage />;
   return <Page title="Page not found"><p>There is no page at this address. <Link href="/">Go to your pouches</Link>.</p></Page>;

@@ -1,9 +1,11 @@
 // ui.jsx -- the small shared pieces of the web app: the history router, links, the app context
-// (account and vault), error and progress boxes, and form fields that always carry a label.
+// (account and vault), error and progress boxes, form fields that always carry a label, and
+// text from elsewhere shown so it cannot reorder the page.
 import { createContext } from 'preact';
 import { useContext, useEffect, useState } from 'preact/hooks';
 
 import { describeError, formatBytes } from './errors.js';
+import { plainText } from './text.js';
 
 // ---- routing (history API; nginx answers index.html for every page path) ----------------
 
@@ -15,6 +17,7 @@ export function navigate(to, { replace = false } = {}) {
   window.scrollTo(0, 0);
 }
 window.addEventListener('popstate', () => listeners.forEach((fn) => fn()));
+window.addEventListener('hashchange', () => listeners.forEach((fn) => fn()));
 
 export function useLocation() {
   const [, setTick] = useState(0);
@@ -42,10 +45,17 @@ export const useApp = () => useContext(AppContext);
 
 // ---- boxes -------------------------------------------------------------------------------
 
+// An error in words; its message may quote the service or another member, so it is shown as
+// plain text (no control or bidi character).
 export function ErrorBox({ error, id }) {
   if (!error) return null;
-  return <p class="error" role="alert" id={id}>{typeof error === 'string' ? error : describeError(error)}</p>;
+  return <p class="error" role="alert" id={id}>{plainText(typeof error === 'string' ? error : describeError(error))}</p>;
 }
+
+// Text that came from the service, another member or a share's sender (names, labels, file
+// names, addresses): control and bidi characters shown as U+FFFD, and the whole in a <bdi>, so
+// right-to-left text stays inside it and cannot reorder the words around it.
+export const Untrusted = ({ text, ...rest }) => <bdi {...rest}>{plainText(text)}</bdi>;
 
 export function Notice({ children, kind = 'info' }) {
   return <p class={`notice ${kind}`} role="status">{children}</p>;

@@ -4,7 +4,7 @@
 // chunked), history, shares and revoking a device with a key rotation (approving a CLI login
 // is approval.js's). Pages call these; the byte formats are crypto/format.js's.
 import { ApiError, get, getAll, getBlob, getRoster, post, putBlob } from './api.js';
-import { FormatError, b64url, concat, randomBytes, randomUuid, unb64url } from './crypto/bytes.js';
+import { FormatError, b64url, concat, randomBytes, randomUuid, unb64url, uuidText } from './crypto/bytes.js';
 import * as F from './crypto/format.js';
 import {
   blake3, exportJwk, generateEncryptionKey, generateSigningKey, importEncryptionPair, importSigningPair,
@@ -12,13 +12,14 @@ import {
 } from './crypto/primitives.js';
 import { describeError } from './errors.js';
 import * as store from './keystore.js';
+import { fileNameLabel } from './text.js';
 
 const nowIso = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 // ---- member keys -------------------------------------------------------------------------
 
 // Imports private JWKs as non-extractable keys and keeps them in IndexedDB.
-export async function keepMemberKeys({ accountId, memberId, signPriv, encPriv }) {
+async function keepMemberKeys({ accountId, memberId, signPriv, encPriv }) {
   const sign = await importSigningPair(signPriv, false);
   const enc = await importEncryptionPair(encPriv, false);
   const record = {
@@ -88,9 +89,15 @@ export async function restoreFromKit(account, kit, code) {
 // ---- the vault of a signed-in member -------------------------------------------------------
 
 export class Vault {
+  // `member` is this browser's record (keystore.js); its account_id, not the service's word,
+  // files the roster pin and the high-water marks, and the service must name that account.
   constructor(account, member) {
+    if (uuidText(account.storage_account_id) !== uuidText(member.account_id)) {
+      throw new FormatError('the service names another account than the one this browser\'s keys belong to');
+    }
     this.account = account;
     this.member = member;
+    this.accountId = uuidText(member.account_id);
     this.rosterPromise = null;  // the verified roster, shared by every caller until invalidated
     this.lastRoster = null;     // the newest verified roster, for labels while a page renders
     this.keys = new Map();      // pouch id → Map(key_gen → key bytes)
@@ -102,7 +109,7 @@ export class Vault {
 
   // Fetches and verifies the roster afresh; callers meanwhile share this fetch.
   refreshRoster() {
-    const p = verifyAccountRoster(this.account.storage_account_id, (roster) => {
+    const p = verifyAccountRoster(this.accountId, (roster) => {
       const me = roster.members.get(this.memberId);
       if (!me || !sameJwk(me.sign_pub, this.member.sign_pub) || !sameJwk(me.enc_pub, this.member.enc_pub)) {
         throw new FormatError('the roster does not hold this browser\'s keys');
@@ -164,7 +171,7 @@ export class Vault {
     this.keys.set(pouchId, keys);
     this.creators.set(pouchId, creators);
     this.refused.set(pouchId, refused);
-    if (keys.size) await store.raiseHighWater(this.account.storage_account_id, pouchId, Math.max(...keys.keys()));
+    if (keys.size) await store.raiseHighWater(this.accountId, pouchId, Math.max(...keys.keys()));
     return keys;
   }
 
@@ -189,19 +196,20 @@ export class Vault {
     return keys.get(keyGen);
   }
 
-  // The key a write (upload, delete) uses when the service names `fresh.key_gen` as the pouch's
-  // current generation (CLIENT-FORMAT "Rollback"). Refuses, writing nothing: a generation below
-  // the highest this browser has held (a rollback), and a key made by a member since removed
-  // (it may have made it after its removal; the writes wait for a key rotation).
   // Throws WriteRefused when the service names a key generation for `pouch` below the highest
-  // this browser holds (a rollback to keys a removed member may hold).
+  // this browser holds (CLIENT-FORMAT "Rollback": back to keys a removed member may hold).
   async checkRollback(pouch) {
-    const high = await store.loadHighWater(this.account.storage_account_id, pouch.id);
+    const high = await store.loadHighWater(this.accountId, pouch.id);
     if (!Number.isSafeInteger(pouch.key_gen) || pouch.key_gen < high) {
-      throw new WriteRefused(`The service names key generation ${pouch.key_gen} for this pouch, below generation ${high} which this browser holds: a rollback. Nothing was written; uploads and deletes stay off for this pouch.`);
+      throw new WriteRefused(`The service names key generation ${pouch.key_gen} for pouch ${shortId(pouch.id)}, below generation ${high}, which this browser has held: a rollback, as after a restore from an old backup, or an attack. This browser writes nothing to the pouch (no upload, delete, key rotation or CLI approval) until the service names generation ${high} or later again; reading goes on. Tell whoever runs the service.`);
     }
   }
 
+  // The key a write (upload, delete, a CLI approval's envelopes) uses when the service names
+  // `fresh.key_gen` as the pouch's current generation. Refuses with WriteRefused, writing
+  // nothing: a generation below the highest this browser has held (a rollback), and a key made
+  // by a member since removed (it may have made it after its removal: the writes wait for a
+  // key rotation). A key this browser lacks or refused is a FormatError.
   async writeKey(fresh) {
     const checkRollback = () => this.checkRollback(fresh);
     await checkRollback();
@@ -218,7 +226,7 @@ export class Vault {
     await checkRollback();
     const creator = roster.members.get(this.creators.get(fresh.id)?.get(fresh.key_gen));
     if (!creator || creator.removed_seq !== null) {
-      throw new WriteRefused('The pouch\'s current key was made by a removed member; waiting for a key rotation (Devices: “Rotate keys now”). Nothing was written.');
+      throw new WriteRefused(`The current key of pouch ${shortId(fresh.id)} was made by a member since removed from the account, so this browser writes nothing under it (no upload, delete or CLI approval): waiting for a key rotation (Devices: “Rotate keys now”). Reading goes on.`);
     }
     return key;
   }
@@ -275,7 +283,12 @@ export class Vault {
     const refreshed = new Set();
     const out = [];
     for (const a of items) {
-      out.push({ id: a.id, head: a.head, updated_at: a.updated_at, ...(await this.openRevision(pouchId, a.head, roster, refreshed)) });
+      // The head must be a revision of this very artifact: its id is what a delete or a
+      // replacement names, the head's what was verified.
+      const opened = a?.head?.artifact_id === a?.id
+        ? await this.openRevision(pouchId, a.head, roster, refreshed)
+        : { error: 'the service lists it with a revision of another file' };
+      out.push({ id: a.id, head: a.head, updated_at: a.updated_at, ...opened });
     }
     return out;
   }
@@ -285,7 +298,11 @@ export class Vault {
     const revs = await getAll(`/v1/pouches/${pouchId}/artifacts/${artifactId}/revisions`, { limit: 500 });
     const refreshed = new Set();
     const out = [];
-    for (const r of revs) out.push({ rev: r, ...(await this.openRevision(pouchId, r, roster, refreshed)) });
+    for (const r of revs) {
+      const opened = r?.artifact_id === artifactId ? await this.openRevision(pouchId, r, roster, refreshed)
+        : { error: 'the service lists a revision of another file in its history' };
+      out.push({ rev: r, ...opened });
+    }
     return out;
   }
 
@@ -298,9 +315,15 @@ export class Vault {
     return r;
   }
 
-  async makeOp(pouch, { type, artifactId, baseRevisionId, content, blobIds = [] }) {
+  // The pouch as the service names it now (its current key_gen and epoch), for a write.
+  async freshPouch(pouch) {
     const fresh = await get(`/v1/pouches/${pouch.id}`);
     if (fresh.id !== pouch.id) throw new FormatError('the service answered for another pouch');
+    return fresh;
+  }
+
+  async makeOp(pouch, { type, artifactId, baseRevisionId, content, blobIds = [] }) {
+    const fresh = await this.freshPouch(pouch);
     const keyGen = fresh.key_gen;
     const pouchKey = await this.writeKey(fresh);
     const revisionId = randomUuid();
@@ -322,6 +345,9 @@ export class Vault {
   async upload(pouch, file, name, existing, onProgress = () => {}) {
     const problem = F.checkName(name);
     if (problem) throw new FormatError(problem);
+    // Nothing is sent, not even a chunk, to a pouch this browser may not write to now (makeOp
+    // checks again for the op itself).
+    await this.writeKey(await this.freshPouch(pouch));
     const bytes = new Uint8Array(await file.arrayBuffer());
     const content = { name, kind: 'file', size: bytes.length, mtime: file.lastModified || Date.now() };
     let blobIds = [];
@@ -329,37 +355,8 @@ export class Vault {
       content.data = b64url(bytes);
       onProgress(bytes.length, bytes.length, 'encrypting');
     } else {
-      const reuse = new Map((existing?.content?.chunks || []).map((c) => [c.hash, c]));
-      const chunks = [];
-      const toSend = [];
-      for (let at = 0; at < bytes.length; at += F.CHUNK_SIZE) {
-        const pt = bytes.subarray(at, Math.min(at + F.CHUNK_SIZE, bytes.length));
-        const hash = b64url(blake3(pt));
-        if (reuse.has(hash)) {
-          chunks.push(reuse.get(hash));
-        } else {
-          const { stored, entry } = await F.sealChunk(pt);
-          chunks.push(entry);
-          toSend.push({ entry, stored });
-        }
-        onProgress(Math.min(at + F.CHUNK_SIZE, bytes.length), bytes.length, 'encrypting');
-      }
-      content.chunks = chunks;
-      blobIds = [...new Set(chunks.map((c) => c.blob_id))];
-      // Each new chunk has its own random key, so its blob id is unique.
-      const sent = toSend.length ? await post(`/v1/pouches/${pouch.id}/blobs/check`, {
-        blobs: toSend.map((t) => ({ id: t.entry.blob_id, stored_size: t.stored.length })),
-      }) : { missing: [] };
-      const missing = new Set(sent.missing);
-      const total = toSend.reduce((n, t) => n + t.stored.length, 0);
-      let done = 0;
-      for (const t of toSend) {
-        if (missing.has(t.entry.blob_id)) {
-          await putBlob(pouch.id, t.entry.blob_id, t.stored, (n) => onProgress(done + n, total, 'uploading'));
-        }
-        done += t.stored.length;
-        onProgress(done, total, 'uploading');
-      }
+      content.chunks = await this.sendChunks(pouch, bytes, existing, onProgress);
+      blobIds = [...new Set(content.chunks.map((c) => c.blob_id))];
     }
     const artifactId = existing?.id || randomUuid();
     const { pouch: fresh, op } = await this.makeOp(pouch, {
@@ -371,7 +368,9 @@ export class Vault {
     if (res.status === 'conflict' && res.code === 'stale_base' && res.head_revision_id) {
       // Someone else changed the file meanwhile: theirs stays, ours is kept beside it as a
       // conflict copy (CLIENT-FORMAT "Conflicts").
-      const copy = { ...content, name: conflictName(name, 'web') };
+      const copy = { ...content, name: conflictName(name, fileNameLabel(this.labelOf(this.memberId))) };
+      const unsafe = F.checkName(copy.name);
+      if (unsafe) throw new FormatError(`the conflict copy's name: ${unsafe}`);
       const again = await this.makeOp(fresh, { type: 'put', artifactId: randomUuid(), baseRevisionId: null, content: copy, blobIds });
       again.op.conflict_id = res.head_revision_id;
       await this.commit(again.pouch, [again.op]);
@@ -379,6 +378,41 @@ export class Vault {
     }
     if (res.status !== 'applied') throw refusal(res);
     return r;
+  }
+
+  // A large file's chunks (CLIENT-FORMAT "Chunks"): each sealed and uploaded unless the
+  // existing head has a chunk of the same plaintext, whose entry is reused. → content.chunks.
+  async sendChunks(pouch, bytes, existing, onProgress) {
+    const reuse = new Map((existing?.content?.chunks || []).map((c) => [c.hash, c]));
+    const chunks = [];
+    const toSend = [];
+    for (let at = 0; at < bytes.length; at += F.CHUNK_SIZE) {
+      const pt = bytes.subarray(at, Math.min(at + F.CHUNK_SIZE, bytes.length));
+      const hash = b64url(blake3(pt));
+      if (reuse.has(hash)) {
+        chunks.push(reuse.get(hash));
+      } else {
+        const { stored, entry } = await F.sealChunk(pt);
+        chunks.push(entry);
+        toSend.push({ entry, stored });
+      }
+      onProgress(Math.min(at + F.CHUNK_SIZE, bytes.length), bytes.length, 'encrypting');
+    }
+    // Each new chunk has its own random key, so its blob id is unique.
+    const sent = toSend.length ? await post(`/v1/pouches/${pouch.id}/blobs/check`, {
+      blobs: toSend.map((t) => ({ id: t.entry.blob_id, stored_size: t.stored.length })),
+    }) : { missing: [] };
+    const missing = new Set(sent.missing);
+    const total = toSend.reduce((n, t) => n + t.stored.length, 0);
+    let done = 0;
+    for (const t of toSend) {
+      if (missing.has(t.entry.blob_id)) {
+        await putBlob(pouch.id, t.entry.blob_id, t.stored, (n) => onProgress(done + n, total, 'uploading'));
+      }
+      done += t.stored.length;
+      onProgress(done, total, 'uploading');
+    }
+    return chunks;
   }
 
   async remove(pouch, item) {
@@ -438,6 +472,11 @@ export class Vault {
   // remaining members, in the revoke request where one key_gen fits all (decisions §13), the
   // rest with key-envelope posts. onProgress(text).
   async revokeDevice(device, onProgress = () => {}) {
+    // The device list is the service's word; the one member it must never name is this one
+    // (the browser would sign its own removal and lock the account out of its keys).
+    if (String(device.member_id).toLowerCase() === this.memberId) {
+      throw new Error('The service lists this browser\'s own member as that device\'s. Nothing was revoked: this browser does not remove itself.');
+    }
     const roster = await this.refreshRoster();
     const m = roster.members.get(device.member_id);
     if (!m || m.removed_seq !== null) {
@@ -484,10 +523,7 @@ export class Vault {
     const pouches = await getAll('/v1/pouches');
     const out = [];
     for (const [i, pouch] of pouches.entries()) {
-      const high = await store.loadHighWater(this.account.storage_account_id, pouch.id);
-      if (!Number.isSafeInteger(pouch.key_gen) || pouch.key_gen < high) {
-        throw new WriteRefused(`The service names key generation ${pouch.key_gen} for pouch ${pouch.id}, below generation ${high} which this browser holds: a rollback. No keys were rotated.`);
-      }
+      await this.checkRollback(pouch);
       onProgress(`Making new keys: pouch ${i + 1} of ${pouches.length}…`);
       const gen = pouch.key_gen + 1;
       const key = randomBytes(32);
@@ -518,12 +554,15 @@ export class Vault {
   // roster except `excluded` (members of revoked devices). Answers {rotation_pending}.
   async rotateKeys(excluded, onProgress = () => {}) {
     const roster = await this.refreshRoster();
-    const members = roster.active.filter((x) => !excluded.includes(x.member_id));
+    // (`excluded` comes from the service's device list: this member is never left out.)
+    const members = roster.active.filter((x) => x.member_id === this.memberId || !excluded.includes(x.member_id));
     const result = await this.storeKeys(await this.newPouchKeys(members, onProgress), onProgress);
     this.invalidate();
     return result;
   }
 }
+
+const shortId = (id) => String(id).slice(0, 8);
 
 const noKey = (keyGen) => new FormatError(`this browser holds no pouch key of generation ${keyGen}`);
 
@@ -560,8 +599,9 @@ function refusal(res) {
   return new ApiError(409, res.code, `The change was not saved: ${words[res.code] || res.message || res.code}.`);
 }
 
-// `<stem> (conflict <label> <YYYY-MM-DD>)<.ext>`, the extension being the last segment's.
-export function conflictName(name, label, date = new Date()) {
+// `<stem> (conflict <label> <YYYY-MM-DD>)<.ext>`, the extension being the last segment's;
+// `label` is already in its file-name form (text.js fileNameLabel).
+function conflictName(name, label, date = new Date()) {
   const slash = name.lastIndexOf('/');
   const dot = name.lastIndexOf('.');
   const cut = dot > slash + 1 ? dot : name.length;

@@ -3,7 +3,8 @@
 // ephemeral key material are fixed inputs, and ES256 signatures are made with RFC 6979
 // deterministic ECDSA (@noble/curves) through the module's signer hook, so running it again
 // gives the same bytes. `node tools/vectors.mjs` prints the JSON; `--write FILE` writes it;
-// `--check FILE` fails when FILE differs (the interop suite runs that).
+// `--check FILE` fails when FILE differs (the interop suite compares makeVectors() with the file
+// itself).
 import * as fs from 'node:fs';
 
 import { p256 } from '@noble/curves/nist.js';
@@ -12,7 +13,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import * as A from '../src/approval.js';
 import { b64url, concat, hex, unb64url as unb64, utf8 } from '../src/crypto/bytes.js';
 import * as F from '../src/crypto/format.js';
-import { blake3, hkdf, hmacSha256, aesGcmSeal, jcsText, jwkThumbprint } from '../src/crypto/primitives.js';
+import { aesGcmSeal, blake3, hkdf, hmacSha256, isLowS, jcsText, jwkThumbprint } from '../src/crypto/primitives.js';
 
 // ---- fixed inputs ----------------------------------------------------------------------------
 
@@ -56,10 +57,9 @@ const IDS = {
 // is at generation 2, so rotated_to is 3 (what the rotation moves the pouch to).
 const ROTATED_TO = 3;
 
-// The order n of P-256, for the high-S twin of a signature (R, n − S).
+// The order n of P-256, for the high-S twin of a signature (R, n − S), which no signer makes.
 const P256_N = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
 const bigOf = (bytes) => bytes.reduce((n, b) => (n << 8n) | BigInt(b), 0n);
-const isLowS = (sig) => bigOf(sig.subarray(32)) <= P256_N / 2n;
 function highS(sig) {
   let v = P256_N - bigOf(sig.subarray(32));
   const out = new Uint8Array(sig);

@@ -122,6 +122,9 @@ export function uuidText(u) {
 }
 export const id = (u) => utf8ToBytes(uuidText(u));
 
+// Whether `s` is a UUID in its canonical lower-case text form (what ids in URLs must be).
+export const isUuid = (s) => typeof s === 'string' && UUID_RE.test(s);
+
 // A random (version 4) UUID in lower case.
 export const randomUuid = () => globalThis.crypto.randomUUID();
 

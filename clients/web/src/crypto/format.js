@@ -1,6 +1,8 @@
 // format.js -- the client format of docs/CLIENT-FORMAT.md, one function per construction:
-// roster statements and chain verification, key envelopes, artifact envelopes and chunks,
-// name_index, share bundles, the welcome, the recovery kit and the confirm code. Every random
+// roster statements and chain verification, key envelopes and the reader's checks of them,
+// artifact envelopes, content shapes and chunks, name_index, share bundles, the welcome, the
+// recovery kit and the service's v1 confirm code (for its vectors; the approval page's v2 code
+// is approval.js's). Every random
 // input (nonces, keys, HPKE ephemeral key material) can be passed in, so the vectors in
 // docs/client-format-vectors.json are made by this very code. Relies on primitives.js.
 import {
@@ -12,7 +14,7 @@ import {
   hpkeSeal, jcs, jcsText, publicJwk, sameJwk, sha256,
 } from './primitives.js';
 
-export const LABELS = {
+const LABELS = {
   keyEnvelope: 'pouch/key-envelope/v1',
   artifact: 'pouch/artifact/v1',
   nameIndex: 'pouch/name-index/v1',
@@ -183,6 +185,7 @@ export async function sealKeyEnvelope({ pouchId, memberId, keyGen, pouchKey, enc
 
 // Why a reader refuses a key envelope before opening it (the vectors' `refusals`), or null:
 // 'wrong_pouch' (not the pouch asked for), 'wrong_member' (not the reader's own member),
+// 'bad_key_gen' (not an integer of 1 or more: no generation to file it under),
 // 'unknown_creator' (not in the verified roster), 'creator_removed' (removed with
 // rotated_to <= key_gen). The signature and HPKE are openKeyEnvelope's.
 export function keyEnvelopeRefusal(e, roster, pouchId, memberId) {
@@ -321,7 +324,7 @@ export function sharePayload(meta, data) {
   return concat(u32be(m.length), m, data);
 }
 
-export function parseSharePayload(payload) {
+function parseSharePayload(payload) {
   if (payload.length < 4) throw new FormatError('a share payload is too short');
   const n = readU32be(payload, 0);
   if (4 + n > payload.length) throw new FormatError('a share payload is truncated');
@@ -376,7 +379,7 @@ export async function openWelcome(encPair, requestId, welcomeString) {
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 // 20 bytes → 32 Crockford base32 characters in eight groups of four, most significant bit first.
-export function encodeRecoveryCode(bytes) {
+function encodeRecoveryCode(bytes) {
   if (bytes.length !== 20) throw new FormatError('a recovery code is 20 bytes');
   return unpackBits(bytes, 5).map((v) => CROCKFORD[v]).join('').match(/.{4}/g).join('-');
 }
@@ -422,8 +425,10 @@ export async function openRecoveryKit(kit, codeText) {
   return { signPriv: sign_priv, encPriv: enc_priv };
 }
 
-// ---- confirm code (decisions §6) -----------------------------------------------------------
+// ---- the service's v1 confirm code ----------------------------------------------------------
 
+// LOGIN.md §2's code, which the service still checks when a client sends one (decisions §15).
+// The web app no longer sends it; it is here for the vectors' `confirm_code`.
 export async function confirmCode(requestId, jkt) {
   const h = await sha256(utf8(LABELS.confirm + uuidText(requestId) + jkt));
   const n = new DataView(h.buffer).getBigUint64(0) % 100000000n;

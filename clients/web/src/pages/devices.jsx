@@ -4,48 +4,42 @@
 import { useEffect, useState } from 'preact/hooks';
 
 import { ApiError, api, get, getAll, post } from '../api.js';
+import { ApprovalRefused, approveLogin, checkApproval, parseApprovalFragment, typedDigits } from '../approval.js';
+import { isUuid } from '../crypto/bytes.js';
 import { formatAge, formatTime } from '../errors.js';
-import { ApprovalRefused, approveLogin, checkApproval, parseApprovalFragment, plainText, typedDigits } from '../approval.js';
-import { ErrorBox, Field, Link, Notice, Page, Progress, copyText, useAction, useApp, useLocation } from '../ui.jsx';
+import { isolated, plainText } from '../text.js';
+import { ErrorBox, Field, Link, Notice, Page, Progress, Untrusted, copyText, useAction, useApp, useLocation } from '../ui.jsx';
 
 export function DevicesPage() {
   const { vault } = useApp();
   const [devices, setDevices] = useState(null);
-  const [editing, setEditing] = useState(null);
-  const [name, setName] = useState('');
-  const [status, setStatus] = useState(null);
-  const [pending, setPending] = useState(null);
+  const [editing, setEditing] = useState(null);     // the device being renamed
+  const [status, setStatus] = useState(null);       // progress of a revoke or a rotation
+  const [done, setDone] = useState(null);           // what a revoke or a rotation just did
   const { busy, error, run } = useAction();
   const load = () => run(async () => setDevices(await getAll('/v1/devices')));
   useEffect(() => { load(); }, []);
 
-  const rename = (e) => {
-    e.preventDefault();
-    run(async () => {
-      await api('PATCH', `/v1/devices/${editing.id}`, { body: { name } });
-      setEditing(null);
-      await load();
-    });
-  };
-  const owed = (devices || []).filter((d) => d.revoked_at && d.rotation_pending);
-  const rotate = () => {
-    run(async () => {
-      const excluded = (devices || []).filter((d) => d.revoked_at).map((d) => d.member_id);
-      await vault.rotateKeys(excluded, setStatus);
-      setStatus(null);
-      setPending(null);
-      await load();
-    }).finally(() => setStatus(null));
-  };
+  const rename = (d, name) => run(async () => {
+    await api('PATCH', `/v1/devices/${d.id}`, { body: { name } });
+    setEditing(null);
+    await load();
+  });
+  const rotate = () => run(async () => {
+    const excluded = (devices || []).filter((d) => d.revoked_at).map((d) => d.member_id);
+    await vault.rotateKeys(excluded, setStatus);
+    setDone('Every pouch now has new keys (key rotation done).');
+    await load();
+  }).finally(() => setStatus(null));
   const revoke = (d) => {
-    if (!confirm(`Revoke ${d.name}? It loses access at once, and every pouch gets new keys.`)) return;
+    if (!confirm(`Revoke ${isolated(d.name)}? It loses access at once, and every pouch gets new keys.`)) return;
     run(async () => {
       const r = await vault.revokeDevice(d, setStatus);
-      setStatus(null);
-      setPending(r.rotation_pending ? null : false);
+      setDone(r.rotation_pending ? null : 'Revoked. Every pouch now has new keys (key rotation done).');
       await load();
     }).finally(() => setStatus(null));
   };
+  const owed = (devices || []).filter((d) => d.revoked_at && d.rotation_pending);
 
   return (
     <Page title="Devices" wide>
@@ -54,11 +48,11 @@ export function DevicesPage() {
       {status && <Progress label={status} />}
       {owed.length > 0 && (
         <Notice kind="warn">
-          <span data-testid="rotation-pending">Key rotation pending: {owed.map((d) => d.name).join(', ')} {owed.length === 1 ? 'was' : 'were'} revoked, but your pouches still use keys {owed.length === 1 ? 'it' : 'they'} had. </span>
+          <span data-testid="rotation-pending">Key rotation pending: {owed.map((d, i) => <span key={d.id}>{i ? ', ' : ''}<Untrusted text={d.name} /></span>)} {owed.length === 1 ? 'was' : 'were'} revoked, but your pouches still use keys {owed.length === 1 ? 'it' : 'they'} had. </span>
           <button type="button" disabled={busy} onClick={rotate}>Rotate keys now</button>
         </Notice>
       )}
-      {pending === false && <Notice kind="ok">Revoked. Every pouch now has new keys (key rotation done).</Notice>}
+      {done && <Notice kind="ok">{done}</Notice>}
       {!devices && !error && <Progress label="Loading devices" />}
       {devices && (
         <table class="files">
@@ -67,32 +61,62 @@ export function DevicesPage() {
           <tbody>
             {devices.length === 0 && <tr><td colSpan={5} class="muted">No devices yet. Connect a CLI to add one.</td></tr>}
             {devices.map((d) => (
-              <tr key={d.id}>
-                <td data-label="Name">
-                  {editing?.id === d.id ? (
-                    <form onSubmit={rename} class="inline">
-                      <label for="rename" class="visually-hidden">New name for {d.name}</label>
-                      <input id="rename" value={name} maxLength={64} required onInput={(e) => setName(e.currentTarget.value)} />
-                      <button type="submit" disabled={busy}>Save</button>
-                      <button type="button" onClick={() => setEditing(null)}>Cancel</button>
-                    </form>
-                  ) : d.name}
-                </td>
-                <td data-label="System">{d.os} {d.arch} · CLI {d.cli_version} · keys in {d.key_storage}</td>
-                <td data-label="Last seen">{d.last_seen_at ? formatAge(d.last_seen_at) : 'never'}</td>
-                <td data-label="State">{d.revoked_at ? <span class="state revoked">revoked {formatTime(d.revoked_at)}{d.rotation_pending ? ' · key rotation pending' : ''}</span> : <span class="state active">active</span>}</td>
-                <td class="actions">
-                  {!d.revoked_at && <button onClick={() => { setEditing(d); setName(d.name); }} aria-label={`Rename ${d.name}`}>Rename</button>}
-                  {!d.revoked_at && <button class="danger" disabled={busy} onClick={() => revoke(d)} aria-label={`Revoke ${d.name}`}>Revoke</button>}
-                </td>
-              </tr>
+              <DeviceRow key={d.id} d={d} busy={busy} editing={editing?.id === d.id} onEdit={() => setEditing(d)}
+                onCancel={() => setEditing(null)} onRename={(name) => rename(d, name)} onRevoke={() => revoke(d)} />
             ))}
           </tbody>
         </table>
       )}
+      {owed.length === 0 && devices && (
+        <p class="muted">
+          Revoking a device gives every pouch new keys. A pouch whose current key was made by a
+          device removed since waits for new keys too; give them now:{' '}
+          <button type="button" disabled={busy} onClick={rotate}>Rotate keys now</button>
+        </p>
+      )}
     </Page>
   );
 }
+
+// One device. Everything in it but the dates is the service's text (the names a device chose):
+// shown through <Untrusted>, so it cannot reorder the row.
+function DeviceRow({ d, busy, editing, onEdit, onCancel, onRename, onRevoke }) {
+  const name = plainText(d.name);  // (an aria-label is read out, not laid out: no isolate needed)
+  return (
+    <tr>
+      <td data-label="Name" data-testid="device-row-name">
+        {editing ? <RenameForm d={d} busy={busy} onRename={onRename} onCancel={onCancel} /> : <Untrusted text={d.name} />}
+      </td>
+      <td data-label="System" data-testid="device-row-system">
+        <Untrusted text={d.os} /> <Untrusted text={d.arch} /> · CLI <Untrusted text={d.cli_version} /> · keys in <Untrusted text={d.key_storage} />
+      </td>
+      <td data-label="Last seen">{d.last_seen_at ? formatAge(d.last_seen_at) : 'never'}</td>
+      <td data-label="State">{d.revoked_at ? <span class="state revoked">revoked {formatTime(d.revoked_at)}{d.rotation_pending ? ' · key rotation pending' : ''}</span> : <span class="state active">active</span>}</td>
+      <td class="actions">
+        {!d.revoked_at && <button onClick={onEdit} aria-label={`Rename ${name}`}>Rename</button>}
+        {!d.revoked_at && <button class="danger" disabled={busy} onClick={onRevoke} aria-label={`Revoke ${name}`}>Revoke</button>}
+      </td>
+    </tr>
+  );
+}
+
+function RenameForm({ d, busy, onRename, onCancel }) {
+  const [name, setName] = useState(d.name);
+  const submit = (e) => {
+    e.preventDefault();
+    onRename(name);
+  };
+  return (
+    <form onSubmit={submit} class="inline">
+      <label for="rename" class="visually-hidden">New name for {plainText(d.name)}</label>
+      <input id="rename" value={name} maxLength={64} required onInput={(e) => setName(e.currentTarget.value)} />
+      <button type="submit" disabled={busy}>Save</button>
+      <button type="button" onClick={onCancel}>Cancel</button>
+    </form>
+  );
+}
+
+// ---- the approval page ---------------------------------------------------------------------
 
 const STATUS_WORDS = {
   approved: 'This login has already been approved. The terminal should be signed in.',
@@ -103,45 +127,92 @@ const STATUS_WORDS = {
 
 const NO_CONNECT_TOKEN = 'This login was not started with a connect token from your account. Approve it only if you started it yourself, just now, in your own terminal.';
 
-export function ApprovePage() {
-  const { vault } = useApp();
-  const { query, hash } = useLocation();
-  const requestId = query.get('request');
-  const [details, setDetails] = useState(null);
-  const [checked, setChecked] = useState(null);     // {keys, code, fingerprint} once every check passed
-  const [refusal, setRefusal] = useState(null);     // why this page will not approve
-  const [code, setCode] = useState('');
-  const [done, setDone] = useState(null);
-  const [loadError, setLoadError] = useState(null);
-  const { busy, error, setError, run } = useAction();
-
+// The login request of the page's address, checked against the link's fragment:
+// {details, checked: {keys, code, fingerprint} once every check passed, refusal: why this page
+// will not approve, loadError}. The router remounts the page when the address changes, so
+// nothing checked for one address is used for another.
+function useApprovalRequest(requestId, hash) {
+  const [state, setState] = useState({ details: null, checked: null, refusal: null, loadError: null });
   useEffect(() => {
     (async () => {
-      if (!requestId || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(requestId)) {
-        setLoadError('This address has no valid login request in it. Open the link your terminal shows.');
+      if (!isUuid(requestId)) {
+        setState((s) => ({ ...s, loadError: 'This address has no valid login request in it. Open the link your terminal shows.' }));
         return;
       }
-      let d;
+      let details;
       try {
-        d = await get(`/v1/cli-auth/requests/${requestId}`);
+        details = await get(`/v1/cli-auth/requests/${requestId}`);
       } catch (e) {
-        if (e instanceof ApiError && e.code === 'not_found') {
-          setLoadError('There is no such login request for your account. Check that you opened the link your terminal shows, and that you are logged in to the right account.');
-        } else {
-          setLoadError(e);
-        }
+        const unknown = e instanceof ApiError && e.code === 'not_found';
+        setState((s) => ({ ...s, loadError: unknown ? 'There is no such login request for your account. Check that you opened the link your terminal shows, and that you are logged in to the right account.' : e }));
         return;
       }
-      setDetails(d);
       // The keys come from the link's fragment only; the details must agree with it.
       try {
-        setChecked(await checkApproval(d, requestId, await parseApprovalFragment(hash)));
+        setState((s) => ({ ...s, details }));
+        const checked = await checkApproval(details, requestId, await parseApprovalFragment(hash));
+        setState((s) => ({ ...s, checked }));
       } catch (e) {
-        setRefusal(e instanceof ApprovalRefused ? e.message : `the link or the request could not be checked: ${e.message}`);
+        const refusal = e instanceof ApprovalRefused ? e.message : `the link or the request could not be checked: ${e.message}`;
+        setState((s) => ({ ...s, refusal }));
       }
     })();
-  }, [requestId]);
+  }, []);
+  return state;
+}
 
+export function ApprovePage() {
+  const { query, hash } = useLocation();
+  const requestId = query.get('request');
+  const { details, checked, refusal, loadError } = useApprovalRequest(requestId, hash);
+  const [done, setDone] = useState(null);            // {approved} once decided here
+
+  const expired = details && Date.parse(details.expires_at) <= Date.now();
+  const decided = details && (details.status !== 'pending' || expired);
+  const open = details && !decided && !done;
+  return (
+    <Page title="Approve a CLI login">
+      {loadError && <ErrorBox error={loadError} />}
+      {!details && !loadError && <Progress label="Loading the login request" />}
+      {details && (
+        <div class="card">
+          <RequestFacts details={details} fingerprint={checked?.fingerprint} />
+          {decided && !done && <Notice kind="warn">{STATUS_WORDS[expired && details.status === 'pending' ? 'expired' : details.status] || `This request is ${plainText(details.status)}.`}</Notice>}
+          {done?.approved && <Notice kind="ok">Approved. <Untrusted text={details.device_name} /> is now a device of your account; the terminal signs in by itself.</Notice>}
+          {done && !done.approved && <Notice kind="ok">Denied. The terminal is told the login was refused.</Notice>}
+          {open && refusal && (
+            <Notice kind="warn"><span data-testid="refusal">This login cannot be approved here: {refusal}</span></Notice>
+          )}
+          {open && checked && details.connect_token_used === false && (
+            <Notice kind="warn"><span data-testid="no-connect-token">{NO_CONNECT_TOKEN}</span></Notice>
+          )}
+          {open && <ApproveForm details={details} checked={checked} requestId={requestId} onDone={setDone} />}
+        </div>
+      )}
+    </Page>
+  );
+}
+
+// What the service says about the request, and the fingerprint the page made from the link.
+function RequestFacts({ details, fingerprint }) {
+  return (
+    <dl class="facts">
+      <dt>Device</dt><dd><Untrusted data-testid="device-name" text={details.device_name} /></dd>
+      <dt>System</dt><dd><Untrusted text={details.os} /> · <Untrusted text={details.arch} /></dd>
+      <dt>CLI version</dt><dd><Untrusted text={details.cli_version} /></dd>
+      <dt>Keys kept in</dt><dd><Untrusted text={details.key_storage} /></dd>
+      <dt>Started</dt><dd data-testid="started">{formatAge(details.created_at)}{details.started_ip ? <> from <Untrusted text={details.started_ip} /></> : ''}</dd>
+      {fingerprint && <><dt>Device key fingerprint</dt><dd><code data-testid="fingerprint">{fingerprint}</code></dd></>}
+    </dl>
+  );
+}
+
+// The typed code (only once every check passed), Approve and Deny. Approve approves the keys of
+// the link's fragment, and only when the typed code is the one the page made from it.
+function ApproveForm({ details, checked, requestId, onDone }) {
+  const { vault } = useApp();
+  const [code, setCode] = useState('');
+  const { busy, error, setError, run } = useAction();
   const digits = typedDigits(code);
   const approve = (e) => {
     e.preventDefault();
@@ -151,67 +222,45 @@ export function ApprovePage() {
       return;
     }
     run(async () => {
-      const r = await approveLogin(vault, details, checked.keys);
-      setDone({ approved: true, device_id: r.device_id });
+      await approveLogin(vault, details, checked.keys);
+      onDone({ approved: true });
     });
   };
   const deny = () => run(async () => {
     await post(`/v1/cli-auth/requests/${requestId}/deny`);
-    setDone({ approved: false });
+    onDone({ approved: false });
   });
-
-  const expired = details && Date.parse(details.expires_at) <= Date.now();
-  const decided = details && (details.status !== 'pending' || expired);
-  const name = details ? plainText(details.device_name) : '';
-  const from = details?.started_ip ? ` from ${plainText(details.started_ip)}` : '';
   return (
-    <Page title="Approve a CLI login">
-      {loadError && <ErrorBox error={loadError} />}
-      {!details && !loadError && <Progress label="Loading the login request" />}
-      {details && (
-        <div class="card">
-          <dl class="facts">
-            <dt>Device</dt><dd data-testid="device-name">{name}</dd>
-            <dt>System</dt><dd>{plainText(details.os)} · {plainText(details.arch)}</dd>
-            <dt>CLI version</dt><dd>{plainText(details.cli_version)}</dd>
-            <dt>Keys kept in</dt><dd>{plainText(details.key_storage)}</dd>
-            <dt>Started</dt><dd data-testid="started">{formatAge(details.created_at)}{from}</dd>
-            {checked && <><dt>Device key fingerprint</dt><dd><code data-testid="fingerprint">{checked.fingerprint}</code></dd></>}
-          </dl>
-          {decided && !done && <Notice kind="warn">{STATUS_WORDS[expired && details.status === 'pending' ? 'expired' : details.status] || `This request is ${plainText(details.status)}.`}</Notice>}
-          {done?.approved && <Notice kind="ok">Approved. {name} is now a device of your account; the terminal signs in by itself.</Notice>}
-          {done && !done.approved && <Notice kind="ok">Denied. The terminal is told the login was refused.</Notice>}
-          {!decided && !done && refusal && (
-            <Notice kind="warn"><span data-testid="refusal">This login cannot be approved here: {refusal}</span></Notice>
-          )}
-          {!decided && !done && checked && details.connect_token_used === false && (
-            <Notice kind="warn"><span data-testid="no-connect-token">{NO_CONNECT_TOKEN}</span></Notice>
-          )}
-          {!decided && !done && (
-            <form onSubmit={approve}>
-              {checked && <p>Check that your terminal shows the same device key fingerprint as this page.</p>}
-              {checked && (
-                <Field id="confirm-code" label="Type the code your terminal shows" required inputMode="numeric" autocomplete="off"
-                  placeholder="1234-5678-9012" hint="12 digits. The code comes from your terminal; this page never shows it."
-                  value={code} onInput={(e) => { setCode(e.currentTarget.value); setError(null); }} />
-              )}
-              <ErrorBox error={error} />
-              {busy && <Progress label="Adding the device, sealing the pouch keys to it" />}
-              <button type="submit" class="primary" disabled={busy || !checked || !digits}>Approve</button>
-              {' '}<button type="button" class="danger" disabled={busy} onClick={deny}>Deny</button>
-            </form>
-          )}
-        </div>
+    <form onSubmit={approve}>
+      {checked && <p>Check that your terminal shows the same device key fingerprint as this page.</p>}
+      {checked && (
+        <Field id="confirm-code" label="Type the code your terminal shows" required inputMode="numeric" autocomplete="off"
+          placeholder="1234-5678-9012" hint="12 digits. The code comes from your terminal; this page never shows it."
+          value={code} onInput={(e) => { setCode(e.currentTarget.value); setError(null); }} />
       )}
-    </Page>
+      <ErrorBox error={error} />
+      {busy && <Progress label="Adding the device, sealing the pouch keys to it" />}
+      <button type="submit" class="primary" disabled={busy || !checked || !digits}>Approve</button>
+      {' '}<button type="button" class="danger" disabled={busy} onClick={deny}>Deny</button>
+    </form>
   );
 }
+
+// A connect token as the service makes it ("svc_lt_" and 32 b64url characters). The page puts
+// it into a command the person pastes into a shell, so nothing else is ever shown there.
+const CONNECT_TOKEN = /^svc_lt_[A-Za-z0-9_-]{32}$/;
 
 export function ConnectPage() {
   const [token, setToken] = useState(null);
   const [copied, setCopied] = useState(false);
   const { busy, error, run } = useAction();
-  const make = () => run(async () => setToken(await post('/v1/cli-auth/connect-tokens')));
+  const make = () => run(async () => {
+    const t = await post('/v1/cli-auth/connect-tokens');
+    if (!CONNECT_TOKEN.test(t?.connect_token) || !Number.isSafeInteger(t.expires_in)) {
+      throw new Error('The service answered with a connect token of another form, which this page does not put into a command for your terminal. Try again; if it persists, use pouch login without a connect token.');
+    }
+    setToken(t);
+  });
   const command = token ? `pouch login --connect-token ${token.connect_token}` : '';
   return (
     <Page title="Connect a CLI">

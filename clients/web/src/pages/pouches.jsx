@@ -2,11 +2,12 @@
 // progress, download, delete, history, share links, and live updates from the events long-poll.
 // Uploads and deletes are off, with a banner saying why, while the vault refuses to write (a
 // rolled-back key generation, or a current key made by a removed member).
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 
 import { ApiError, api, get, getAll } from '../api.js';
 import { formatBytes, formatTime } from '../errors.js';
-import { ErrorBox, Link, Notice, Page, Progress, copyText, downloadBytes, navigate, useAction, useApp } from '../ui.jsx';
+import { isolated, plainText } from '../text.js';
+import { ErrorBox, Link, Notice, Page, Progress, Untrusted, copyText, downloadBytes, navigate, useAction, useApp } from '../ui.jsx';
 
 const shortId = (id) => id.slice(0, 8);
 
@@ -41,17 +42,14 @@ export function PouchesPage() {
   );
 }
 
-export function PouchPage({ pouchId }) {
+// The pouch and its decrypted file list, kept fresh by the event log, and why nothing may be
+// written to it now (writeBlock, or null). A failure of the first load goes to setError.
+function usePouchFiles(pouchId, setError) {
   const { vault } = useApp();
   const [pouch, setPouch] = useState(null);
   const [items, setItems] = useState(null);
-  const [progress, setProgress] = useState(null);
-  const [selected, setSelected] = useState(null);     // {mode: 'history'|'share', item}
   const [live, setLive] = useState('connecting');
-  const [notice, setNotice] = useState(null);
-  const [writeBlock, setWriteBlock] = useState(null);  // why nothing may be written, or null
-  const { busy, error, setError, run } = useAction();
-  const fileInput = useRef(null);
+  const [writeBlock, setWriteBlock] = useState(null);
 
   const load = async (signal) => {
     const p = await get(`/v1/pouches/${pouchId}`);
@@ -72,39 +70,53 @@ export function PouchPage({ pouchId }) {
         if (!stopped) setError(e);
         return;
       }
-      // Live updates: long-poll the event log; any event reloads the whole list, so a burst
-      // is not read page by page: `after` moves to the answer's high_water. Keys and roster
-      // are dropped when the events name a rotation or a roster change, or when the page did
-      // not reach high_water (the unread events might).
-      let after = p.high_water;
-      let epoch = p.epoch;
-      while (!stopped) {
-        try {
-          setLive('live');
-          const r = await api('GET', `/v1/pouches/${pouchId}/events`, { query: { epoch, after, wait: 25 }, signal: ctl.signal });
-          const items = r.data.items;
-          if (items.length) {
-            const unread = items[items.length - 1].seq < r.data.high_water;
-            if (unread || items.some((e) => e.kind === 'key_rotation' || e.kind === 'roster')) vault.invalidate(pouchId);
-            await load(ctl.signal);
-          }
-          after = Math.max(after, r.data.high_water);
-        } catch (e) {
-          if (stopped || e.name === 'AbortError') return;
-          let failure = e;
-          if (e instanceof ApiError && e.code === 'epoch_mismatch') {
-            const fresh = await load(ctl.signal).catch((err) => { failure = err; return null; });
-            if (fresh) { epoch = fresh.epoch; after = fresh.high_water; continue; }
-            if (stopped || failure.name === 'AbortError') return;
-          }
-          setLive('paused');
-          const wait = failure instanceof ApiError && failure.retryAfter ? Number(failure.retryAfter) * 1000 : 5000;
-          await new Promise((r) => setTimeout(r, wait));
-        }
-      }
+      await followEvents({ vault, pouchId, first: p, load, setLive, signal: ctl.signal, stopped: () => stopped });
     })();
     return () => { stopped = true; ctl.abort(); };
   }, [pouchId]);
+  return { pouch, items, live, writeBlock, load };
+}
+
+// Live updates: long-poll the event log; any event reloads the whole list, so a burst is not
+// read page by page: `after` moves to the answer's high_water. Keys and roster are dropped when
+// the events name a rotation or a roster change, or when the page did not reach high_water (the
+// unread events might). Runs until stopped() or the signal aborts.
+async function followEvents({ vault, pouchId, first, load, setLive, signal, stopped }) {
+  let after = first.high_water;
+  let epoch = first.epoch;
+  while (!stopped()) {
+    try {
+      setLive('live');
+      const r = await api('GET', `/v1/pouches/${pouchId}/events`, { query: { epoch, after, wait: 25 }, signal });
+      const items = r.data.items;
+      if (items.length) {
+        const unread = items[items.length - 1].seq < r.data.high_water;
+        if (unread || items.some((e) => e.kind === 'key_rotation' || e.kind === 'roster')) vault.invalidate(pouchId);
+        await load(signal);
+      }
+      after = Math.max(after, r.data.high_water);
+    } catch (e) {
+      if (stopped() || e.name === 'AbortError') return;
+      let failure = e;
+      if (e instanceof ApiError && e.code === 'epoch_mismatch') {
+        const fresh = await load(signal).catch((err) => { failure = err; return null; });
+        if (fresh) { epoch = fresh.epoch; after = fresh.high_water; continue; }
+        if (stopped() || failure.name === 'AbortError') return;
+      }
+      setLive('paused');
+      const wait = failure instanceof ApiError && failure.retryAfter ? Number(failure.retryAfter) * 1000 : 5000;
+      await new Promise((res) => setTimeout(res, wait));
+    }
+  }
+}
+
+export function PouchPage({ pouchId }) {
+  const { vault } = useApp();
+  const { busy, error, setError, run } = useAction();
+  const { pouch, items, live, writeBlock, load } = usePouchFiles(pouchId, setError);
+  const [progress, setProgress] = useState(null);
+  const [selected, setSelected] = useState(null);     // {mode: 'history'|'share', item}
+  const [notice, setNotice] = useState(null);
 
   const upload = (e) => {
     const files = [...e.currentTarget.files];
@@ -124,15 +136,14 @@ export function PouchPage({ pouchId }) {
       await load();
     }).finally(() => setProgress(null));
   };
-
   const download = (item, content = item.content) => run(async () => {
-    setProgress({ label: `Downloading ${content.name}`, done: 0, total: content.size });
-    const bytes = await vault.fileBytes(pouchId, content, (done, total) => setProgress({ label: `Downloading ${content.name}`, done, total }));
-    downloadBytes(bytes, content.name.split('/').pop());
+    const label = `Downloading ${plainText(content.name)}`;
+    setProgress({ label, done: 0, total: content.size });
+    const bytes = await vault.fileBytes(pouchId, content, (done, total) => setProgress({ label, done, total }));
+    downloadBytes(bytes, plainText(content.name.split('/').pop()));
   }).finally(() => setProgress(null));
-
   const remove = (item) => {
-    if (!confirm(`Delete ${item.content.name}? Its history stays.`)) return;
+    if (!confirm(`Delete ${isolated(item.content.name)}? Its history stays.`)) return;
     run(async () => {
       await vault.remove(pouch, item);
       await load();
@@ -147,45 +158,60 @@ export function PouchPage({ pouchId }) {
       </p>
       <div class="toolbar">
         <label class={`button primary${writeBlock ? ' disabled' : ''}`} for="upload" aria-disabled={writeBlock ? 'true' : undefined}>Upload files</label>
-        <input id="upload" ref={fileInput} type="file" multiple class="visually-hidden" onChange={upload} disabled={busy || !pouch || !!writeBlock} />
+        <input id="upload" type="file" multiple class="visually-hidden" onChange={upload} disabled={busy || !pouch || !!writeBlock} />
       </div>
-      {writeBlock && <p class="error" role="alert" data-testid="write-blocked">{writeBlock}</p>}
+      {writeBlock && <p class="error" role="alert" data-testid="write-blocked">{plainText(writeBlock)}</p>}
       {progress && <Progress {...progress} />}
-      {notice && <Notice kind="warn">{notice}</Notice>}
+      {notice && <Notice kind="warn">{plainText(notice)}</Notice>}
       <ErrorBox error={error} />
       {items === null && !error && <Progress label="Loading and decrypting file names" />}
       {items && (
-        <table class="files">
-          <caption class="visually-hidden">Files in this pouch</caption>
-          <thead><tr><th scope="col">Name</th><th scope="col">Size</th><th scope="col">Changed</th><th scope="col">By</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-          <tbody>
-            {items.length === 0 && <tr><td colSpan={5} class="muted">No files yet. Upload one.</td></tr>}
-            {items.map((item) => (
-              <tr key={item.id}>
-                {item.content ? (
-                  <>
-                    <td data-label="Name" class="name">{item.content.name}</td>
-                    <td data-label="Size">{formatBytes(item.content.size)}</td>
-                    <td data-label="Changed">{formatTime(item.head.created_at)}</td>
-                    <td data-label="By">{vault.labelOf(item.head.signer_member_id)}</td>
-                    <td class="actions">
-                      <button onClick={() => download(item)} aria-label={`Download ${item.content.name}`} disabled={busy}>Download</button>
-                      <button onClick={() => setSelected({ mode: 'share', item })} aria-label={`Share ${item.content.name}`}>Share</button>
-                      <button onClick={() => setSelected({ mode: 'history', item })} aria-label={`History of ${item.content.name}`}>History</button>
-                      <button class="danger" onClick={() => remove(item)} aria-label={`Delete ${item.content.name}`} disabled={busy || !!writeBlock}>Delete</button>
-                    </td>
-                  </>
-                ) : (
-                  <td colSpan={5} class="error">A file ({shortId(item.id)}) cannot be opened: {item.error}.</td>
-                )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <FileTable items={items} busy={busy} writeBlock={writeBlock} onDownload={download}
+          onSelect={(mode, item) => setSelected({ mode, item })} onDelete={remove} />
       )}
       {selected?.mode === 'history' && <History pouchId={pouchId} item={selected.item} onDownload={download} onClose={() => setSelected(null)} />}
       {selected?.mode === 'share' && <ShareDialog pouch={pouch} item={selected.item} onClose={() => setSelected(null)} />}
     </Page>
+  );
+}
+
+function FileTable({ items, busy, writeBlock, onDownload, onSelect, onDelete }) {
+  return (
+    <table class="files">
+      <caption class="visually-hidden">Files in this pouch</caption>
+      <thead><tr><th scope="col">Name</th><th scope="col">Size</th><th scope="col">Changed</th><th scope="col">By</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+      <tbody>
+        {items.length === 0 && <tr><td colSpan={5} class="muted">No files yet. Upload one.</td></tr>}
+        {items.map((item) => (
+          <FileRow key={item.id} item={item} busy={busy} writeBlock={writeBlock} onDownload={() => onDownload(item)}
+            onSelect={(mode) => onSelect(mode, item)} onDelete={() => onDelete(item)} />
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+// One file. Its name and its writer's label are another member's text: shown through
+// <Untrusted>, so a name cannot reorder the row (a right-to-left override in "x\u202Efdp.exe").
+function FileRow({ item, busy, writeBlock, onDownload, onSelect, onDelete }) {
+  const { vault } = useApp();
+  if (!item.content) {
+    return <tr><td colSpan={5} class="error">A file ({shortId(item.id)}) cannot be opened: <Untrusted text={item.error} />.</td></tr>;
+  }
+  const name = plainText(item.content.name);
+  return (
+    <tr>
+      <td data-label="Name" class="name"><Untrusted text={item.content.name} /></td>
+      <td data-label="Size">{formatBytes(item.content.size)}</td>
+      <td data-label="Changed">{formatTime(item.head.created_at)}</td>
+      <td data-label="By"><Untrusted text={vault.labelOf(item.head.signer_member_id)} /></td>
+      <td class="actions">
+        <button onClick={onDownload} aria-label={`Download ${name}`} disabled={busy}>Download</button>
+        <button onClick={() => onSelect('share')} aria-label={`Share ${name}`}>Share</button>
+        <button onClick={() => onSelect('history')} aria-label={`History of ${name}`}>History</button>
+        <button class="danger" onClick={onDelete} aria-label={`Delete ${name}`} disabled={busy || !!writeBlock}>Delete</button>
+      </td>
+    </tr>
   );
 }
 
@@ -196,15 +222,15 @@ function History({ pouchId, item, onDownload, onClose }) {
   useEffect(() => { run(async () => setRevs(await vault.history(pouchId, item.id))); }, [item.id]);
   return (
     <section class="card panel" aria-labelledby="history-title">
-      <h2 id="history-title">History of {item.content.name}</h2>
+      <h2 id="history-title">History of <Untrusted text={item.content.name} /></h2>
       <ErrorBox error={error} />
       {!revs && !error && <Progress label="Loading history" />}
       {revs && (
         <ol class="list">
           {revs.map(({ rev, content, error: e }) => (
             <li key={rev.id}>
-              {formatTime(rev.created_at)} · {rev.kind === 'delete' ? 'deleted' : content ? `${content.name}, ${formatBytes(content.size)}` : `cannot be opened: ${e}`}
-              {' '}· by {vault.labelOf(rev.signer_member_id)} ({rev.origin})
+              {formatTime(rev.created_at)} · {rev.kind === 'delete' ? 'deleted' : content ? <><Untrusted text={content.name} />, {formatBytes(content.size)}</> : <>cannot be opened: <Untrusted text={e} /></>}
+              {' '}· by <Untrusted text={vault.labelOf(rev.signer_member_id)} /> (<Untrusted text={rev.origin} />)
               {content && rev.kind !== 'delete' && <> <button onClick={() => onDownload(item, content)} aria-label={`Download the version of ${formatTime(rev.created_at)}`}>Download this version</button></>}
             </li>
           ))}
@@ -229,7 +255,7 @@ function ShareDialog({ pouch, item, onClose }) {
   };
   return (
     <section class="card panel" aria-labelledby="share-title">
-      <h2 id="share-title">Share {item.content.name}</h2>
+      <h2 id="share-title">Share <Untrusted text={item.content.name} /></h2>
       {!made && (
         <form onSubmit={create}>
           <p class="muted">The file is encrypted again with a new key that only the link holds. The service stores it but cannot read it.</p>
@@ -297,13 +323,13 @@ export function SharesPage() {
             {rows.length === 0 && <tr><td colSpan={5} class="muted">No share links yet. Use “Share” next to a file.</td></tr>}
             {rows.map(({ s, label, link }) => (
               <tr key={s.id} data-testid={`share-${s.id}`}>
-                <td data-label="File">{label ?? <span class="muted">sealed ({shortId(s.id)})</span>}{s.one_time ? ' · one-time' : ''}</td>
-                <td data-label="State"><span class={`state ${s.state}`}>{s.state}</span></td>
+                <td data-label="File">{label !== null ? <Untrusted text={label} /> : <span class="muted">sealed ({shortId(s.id)})</span>}{s.one_time ? ' · one-time' : ''}</td>
+                <td data-label="State"><span class={`state ${plainText(s.state)}`}><Untrusted text={s.state} /></span></td>
                 <td data-label="Expires">{s.expires_at ? formatTime(s.expires_at) : 'never'}</td>
                 <td data-label="Views">{s.views}</td>
                 <td class="actions">
-                  {link && <button onClick={async () => { if (await copyText(link)) setCopied(s.id); }} aria-label={`Copy the link of ${label}`}>{copied === s.id ? 'Copied' : 'Copy link'}</button>}
-                  {s.state !== 'revoked' && <button class="danger" disabled={busy} onClick={() => revoke(s)} aria-label={`Revoke the link of ${label ?? shortId(s.id)}`}>Revoke</button>}
+                  {link && <button onClick={async () => { if (await copyText(link)) setCopied(s.id); }} aria-label={`Copy the link of ${plainText(label)}`}>{copied === s.id ? 'Copied' : 'Copy link'}</button>}
+                  {s.state !== 'revoked' && <button class="danger" disabled={busy} onClick={() => revoke(s)} aria-label={`Revoke the link of ${label !== null ? plainText(label) : shortId(s.id)}`}>Revoke</button>}
                 </td>
               </tr>
             ))}

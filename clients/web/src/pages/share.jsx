@@ -7,7 +7,8 @@ import { ApiError, api } from '../api.js';
 import { unb64url } from '../crypto/bytes.js';
 import { openShare } from '../crypto/format.js';
 import { formatBytes, formatTime } from '../errors.js';
-import { ErrorBox, Notice, Page, Progress, downloadBytes, useAction } from '../ui.jsx';
+import { plainText } from '../text.js';
+import { ErrorBox, Notice, Page, Progress, Untrusted, downloadBytes, useAction } from '../ui.jsx';
 
 const STATE_WORDS = {
   expired: 'This link has expired.',
@@ -67,13 +68,13 @@ export function SharePublicPage({ shareId }) {
         {opened && (
           <>
             <dl class="facts">
-              <dt>File</dt><dd data-testid="share-name">{opened.meta.name}</dd>
+              <dt>File</dt><dd><Untrusted data-testid="share-name" text={opened.meta.name} /></dd>
               <dt>Size</dt><dd>{formatBytes(opened.meta.size)}</dd>
               <dt>Modified</dt><dd>{formatTime(new Date(opened.meta.mtime).toISOString())}</dd>
               <dt>Link expires</dt><dd>{opened.share.expires_at ? formatTime(opened.share.expires_at) : 'never'}{opened.share.one_time ? ' (one-time link, now used)' : ''}</dd>
             </dl>
             {text !== null && <pre class="preview" aria-label="File contents" data-testid="share-text">{text}</pre>}
-            <button class="primary" onClick={() => downloadBytes(opened.data, opened.meta.name, opened.meta.type || 'application/octet-stream')}>Download {opened.meta.name}</button>
+            <button class="primary" onClick={() => downloadBytes(opened.data, plainText(opened.meta.name), opened.meta.type || 'application/octet-stream')}>Download <Untrusted text={opened.meta.name} /></button>
           </>
         )}
       </div>
