@@ -279,10 +279,10 @@ while True:
     local lpid=$!
     for i in $(seq 50); do [[ -s $T/c9.port ]] && break; sleep 0.1; done
     port=$(cat "$T/c9.port" 2>/dev/null) || { smoke_fail "setup: the listener did not start"; return 1; }
-    HOSTILE_CMD_TIMEOUT=8 dev c9 login --server "http://$host:$port" --name c9
+    POUCH_CMD_TIMEOUT=8 dev c9 login --server "http://$host:$port" --name c9
     expect_true "login to http://$host is refused as a usage error: exit 2 (got $RC: $(one "$ERR"))" test "$RC" = 2
     expect_true "and nothing was sent there ($(wc -l <"$T/c9.connections") connections)" test ! -s "$T/c9.connections"
-    HOSTILE_CMD_TIMEOUT=8 dev c9 login --server "http://$host:$port" --name c9 --insecure-http
+    POUCH_CMD_TIMEOUT=8 dev c9 login --server "http://$host:$port" --name c9 --insecure-http
     expect_true "--insecure-http lifts it: the login tries that server ($(wc -l <"$T/c9.connections") connections, exit $RC)" test -s "$T/c9.connections"
     kill "$lpid" 2>/dev/null
     wait "$lpid" 2>/dev/null
@@ -301,7 +301,7 @@ s_authorize_url() {
         esac
         rules "$(jq -n --arg u "$url" '[{name: "authorize_url", method: "POST", path: "/v1/cli-auth/requests", json_set: {"/data/authorize_url": ($u | gsub("\\\\u001b"; "\u001b"))}}]')"
         name=c10-$what
-        HOSTILE_CMD_TIMEOUT=6 dev "$name" login --server "$PROXY" --name "$name"
+        POUCH_CMD_TIMEOUT=6 dev "$name" login --server "$PROXY" --name "$name"
         printf '%s\n%s\n' "$OUT" "$ERR" >"$T/c10.out"
         expect_true "$what in authorize_url: the login stops with exit 5 (got $RC)" test "$RC" = 5
         expect_true "$what in authorize_url: no control character reaches the terminal" bash -c '! has_raw_controls "$1"' _ "$T/c10.out"
