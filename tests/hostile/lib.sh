@@ -49,6 +49,25 @@ ops_sent() {
         '[.[] | select(.method == "POST" and .upstream_path == $p) | (.body | fromjson? // {ops: []}) | .ops[]? | select(.key_gen == $g)] | length'
 }
 
+# rule_served NAME: how many answers since the mark the proxy changed by its rule NAME -- that
+# the attack reached the client at all, so a scenario's "nothing happened" is not vacuous.
+rule_served() {
+    log_since | jq -s --arg n "$1" '[.[] | select(.rules | index($n))] | length'
+}
+
+# expect_served NAME: the rule NAME changed at least one answer since the mark.
+expect_served() {
+    local n
+    n=$(rule_served "$1")
+    expect_true "the proxy served the attack (rule $1 applied $n times)" test "$n" -gt 0
+}
+
+# commits_sent POUCH: how many commits (POST .../operations) the clients sent to the pouch since
+# the mark.
+commits_sent() {
+    log_since | jq -s --arg p "/v1/pouches/$1/operations" '[.[] | select(.method == "POST" and .upstream_path == $p)] | length'
+}
+
 # requests_matching REGEX: how many requests since the mark had a path (with query) matching.
 requests_matching() {
     log_since | jq -s --arg r "$1" '[.[] | select(.path | test($r))] | length'
