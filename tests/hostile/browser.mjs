@@ -74,6 +74,10 @@ const opsSent = (pouchId, keyGen) => logSince()
   .filter((r) => r.method === 'POST' && r.upstream_path === `/v1/pouches/${pouchId}/operations`)
   .flatMap((r) => { try { return JSON.parse(r.body).ops || []; } catch { return []; } })
   .filter((op) => keyGen === undefined || op.key_gen === keyGen).length;
+// Answers the proxy changed by the rule `name` since the mark: that the attack reached the page.
+const served = (name) => logSince().filter((r) => r.rules.includes(name)).length;
+// Approvals (POST .../approve) the browser sent since the mark.
+const approvalsSent = () => logSince().filter((r) => r.method === 'POST' && /\/approve$/.test(r.upstream_path)).length;
 
 const sql = (q) => execFileSync('psql', [DB, '-XtAq', '-c', q], { encoding: 'utf8' }).trim();
 const pouchctl = (...args) => execFileSync(POUCHCTL, args, { encoding: 'utf8' }).trim();
@@ -182,11 +186,28 @@ async function typeCodeAndApprove(p, code) {
   }
 }
 
+// The approval page's refusal (decisions §15): its reason shown, no code field, Approve off.
+// Waited for, so the checks after it never run before the page has decided.
+async function expectRefused(p, expect, what) {
+  const shown = await p.getByTestId('refusal').waitFor({ timeout: 15000 }).then(() => true, () => false);
+  expect(`${what}: the page says it cannot approve this login`, shown);
+  expect(`${what}: it offers no code field`, (await p.locator('#confirm-code').count()) === 0);
+  const button = p.getByRole('button', { name: 'Approve' });
+  expect(`${what}: its Approve button is off`, (await button.count()) === 1 && !(await button.isEnabled()));
+}
+
 // A pouch's page, once its file list has loaded (the upload button waits for it).
 async function openPouch(p, pouchId) {
   await p.goto(`${PROXY}/pouches/${pouchId}`);
   await p.getByText('live updates on').waitFor({ timeout: 15000 }).catch(() => {});
   await sleep(300);
+}
+
+// A pouch page that refuses to write (a refused key, a rollback): its banner shown, uploads off.
+async function expectWritesOff(p, expect, what) {
+  const shown = await p.getByTestId('write-blocked').waitFor({ timeout: 15000 }).then(() => true, () => false);
+  expect(`${what}: the page says why nothing can be written`, shown);
+  expect(`${what}: its upload is off`, await p.locator('#upload').isDisabled());
 }
 
 async function waitFor(what, fn, ms = 30000) {
@@ -247,8 +268,7 @@ await scenario('approval_page_shows_the_fingerprint_and_warns_without_a_connect_
   const l = await realLogin('phished-box');
   const jkt = JSON.parse(pouchctl('jwk', '--key', path.join(l.cfg, 'sign.pem'))).jkt;
   await page.goto(l.link);
-  await page.getByTestId('device-name').waitFor();
-  await sleep(500);
+  await page.getByTestId('fingerprint').waitFor({ timeout: 15000 });
   const text = await page.locator('body').innerText();
   expect(`the page shows the device key fingerprint ${fingerprint(jkt)}`, text.includes(fingerprint(jkt)));
   expect('the terminal shows the same fingerprint', l.out().includes(fingerprint(jkt)));
@@ -264,8 +284,7 @@ await scenario('approval_page_shows_the_fingerprint_and_warns_without_a_connect_
   const b = await realLogin('bound-box', ['--connect-token', t]);
   const jktB = JSON.parse(pouchctl('jwk', '--key', path.join(b.cfg, 'sign.pem'))).jkt;
   await page.goto(b.link);
-  await page.getByTestId('device-name').waitFor();
-  await sleep(500);
+  await page.getByTestId('fingerprint').waitFor({ timeout: 15000 });
   const textB = await page.locator('body').innerText();
   expect('a login bound by a connect token is not warned about', !/not started with a connect token/i.test(textB));
   expect('and shows its own fingerprint', textB.includes(fingerprint(jktB)));
@@ -301,9 +320,12 @@ await scenario('approval_page_never_approves_keys_its_link_does_not_carry', SETU
     ]);
     const roster = rosterCount();
     const envs = envelopeCount();
+    markLog();
     await page.goto(`${PROXY}/cli/approve?request=${g.shown}${fragment}`);
+    await expectRefused(page, expect, what);
     await typeCodeAndApprove(page, g.code);
-    await sleep(2000);
+    expect(`${what}: the page was served the attacker's details (${served('details_of_the_attacker')} times)`, served('details_of_the_attacker') > 0);
+    expect(`${what}: no approval was sent (${approvalsSent()})`, approvalsSent() === 0);
     expect(`${what}: the attacker's login is not approved (${requestStatus(a.id)})`, requestStatus(a.id) === 'pending');
     expect(`${what}: no roster statement added`, rosterCount() === roster);
     expect(`${what}: no key envelope sealed`, envelopeCount() === envs);
@@ -330,11 +352,16 @@ await scenario('approval_page_refuses_the_details_of_another_request', SETUP, as
       request_body_sub: [['"confirm_code":"[0-9-]*"', `"confirm_code":"${code1(a.id, a.sign.jkt)}"`]] },
   ]);
   const roster = rosterCount();
+  const envs = envelopeCount();
   const keys = [victimSign.jwk.x, victimSign.jwk.y, victimEnc.jwk.x, victimEnc.jwk.y].join('.');
+  markLog();
   await page.goto(`${PROXY}/cli/approve?request=${g.shown}#keys=${keys}&n=${nodeCrypto.randomBytes(16).toString('base64url')}`);
+  await expectRefused(page, expect, 'details naming another request');
   await typeCodeAndApprove(page, g.code);
-  await sleep(2000);
+  expect(`the page was served the other request's details (${served('details_of_another_request')} times)`, served('details_of_another_request') > 0);
+  expect(`no approval was sent (${approvalsSent()})`, approvalsSent() === 0);
   expect(`the other request stays pending (${requestStatus(a.id)})`, requestStatus(a.id) === 'pending');
+  expect('no key envelope sealed', envelopeCount() === envs);
   expect('no roster statement added', rosterCount() === roster);
   expect('no device holds the attacker\'s key', sql(`SELECT count(*) FROM devices WHERE sign_jkt = '${a.sign.jkt}'`) === '0');
 });
@@ -355,8 +382,10 @@ await scenario('web_app_checks_each_key_envelopes_pouch_and_member', SETUP, asyn
     rules([{ name: 'envelopes', method: 'GET', path: `/v1/pouches/${S.pouch.id}/key-envelopes`, caller: 'web', json_set: { '/data/items': items } }]);
     markLog();
     await openPouch(page, S.pouch.id);
+    await expectWritesOff(page, expect, what);
+    expect(`${what}: the page was served the forged list (${served('envelopes')} times)`, served('envelopes') > 0);
     await page.locator('#upload').setInputFiles({ name: 'swapped.txt', mimeType: 'text/plain', buffer: Buffer.from(what) }, { timeout: 5000 }).catch(() => {});
-    await sleep(3000);
+    await sleep(1000);
     expect(`${what}: nothing was committed under that key (${opsSent(S.pouch.id)} ops sent)`, opsSent(S.pouch.id) === 0);
   }
 });
@@ -365,17 +394,27 @@ await scenario('web_app_checks_each_key_envelopes_pouch_and_member', SETUP, asyn
 await scenario('web_app_never_puts_a_blob_id_from_content_into_a_url', SETUP, async (expect) => {
   const z = Buffer.alloc(32).toString('base64url');
   const h = nodeCrypto.randomBytes(32).toString('base64url');
+  const traps = [];
   for (const [name, blob] of [['trap.bin', '../../../account?hostile=web'], ['trap2.bin', 'x?hostile=web2']]) {
-    attacker('revision', '--config', S.x.cfg, '--pouch', S.pouch.id, '--name', name, '--commit',
-      '--chunks', JSON.stringify([{ blob_id: blob, size: 70000, key: z, hash: h }]));
+    const made = JSON.parse(attacker('revision', '--config', S.x.cfg, '--pouch', S.pouch.id, '--name', name, '--commit',
+      '--chunks', JSON.stringify([{ blob_id: blob, size: 70000, key: z, hash: h }])));
+    traps.push({ name, id: made.op.artifact_id });
   }
   markLog();
   await openPouch(page, S.pouch.id);
-  for (const name of ['trap.bin', 'trap2.bin']) {
-    const b = page.getByRole('button', { name: `Download ${name}` });
-    await b.waitFor({ timeout: 15000 }).catch(() => {});
-    if (await b.count()) await b.click({ timeout: 3000 }).catch(() => {});
-    await sleep(1500);
+  // Each trap either shows as a file that cannot be opened (its row names its id) or has a
+  // Download button, pressed: either way it reached the page, whichever way the page refuses it.
+  const shown = (t) => page.locator('td.error', { hasText: `(${t.id.slice(0, 8)})` })
+    .or(page.getByRole('button', { name: `Download ${t.name}`, exact: true }));
+  await waitFor('both traps listed', async () => (await shown(traps[0]).count()) + (await shown(traps[1]).count()) === 2, 15000)
+    .catch(() => {});
+  for (const t of traps) {
+    expect(`the page lists ${t.name}`, (await shown(t).count()) === 1);
+    const b = page.getByRole('button', { name: `Download ${t.name}`, exact: true });
+    if (await b.count()) {
+      await b.click({ timeout: 3000 }).catch(() => {});
+      await page.getByRole('alert').first().waitFor({ timeout: 5000 }).catch(() => {});
+    }
   }
   const hits = logSince().filter((r) => r.path.includes('hostile='));
   expect(`no request carried the content's blob id (${hits.map((r) => r.path).join(', ')})`, hits.length === 0);
@@ -395,7 +434,7 @@ await scenario('web_app_refuses_a_rolled_back_key_generation', SETUP, async (exp
   await openPouch(page, S.pouch.id);
   await page.locator('#upload').setInputFiles({ name: 'gen2.txt', mimeType: 'text/plain', buffer: Buffer.from('written under generation 2') });
   await page.getByRole('cell', { name: 'gen2.txt', exact: true }).waitFor({ timeout: 30000 });
-  const gen1 = Number(sql(`SELECT count(*) FROM revisions WHERE pouch_id = '${S.pouch.id}' AND key_gen = 1`));
+  const revs = Number(sql(`SELECT count(*) FROM revisions WHERE pouch_id = '${S.pouch.id}'`));
   rules([
     { name: 'rollback', method: 'GET', path: `/v1/pouches/${S.pouch.id}`, caller: 'web', json_set: { '/data/key_gen': 1 } },
     { name: 'rollback_list', method: 'GET', path: '/v1/pouches', caller: 'web',
@@ -403,10 +442,13 @@ await scenario('web_app_refuses_a_rolled_back_key_generation', SETUP, async (exp
   ]);
   markLog();
   await openPouch(page, S.pouch.id);
+  await expectWritesOff(page, expect, 'a rolled-back generation');
+  expect(`the page was served key_gen 1 (${served('rollback')} times)`, served('rollback') > 0);
   await page.locator('#upload').setInputFiles({ name: 'rolled.txt', mimeType: 'text/plain', buffer: Buffer.from('after the rollback') }, { timeout: 5000 }).catch(() => {});
-  await sleep(3000);
+  await sleep(1000);
   expect(`no op under key_gen 1 left the browser (${opsSent(S.pouch.id, 1)} sent)`, opsSent(S.pouch.id, 1) === 0);
-  expect('nothing was stored under key_gen 1', Number(sql(`SELECT count(*) FROM revisions WHERE pouch_id = '${S.pouch.id}' AND key_gen = 1`)) === gen1);
+  expect(`nor any other: nothing is written to a rolled-back pouch (${opsSent(S.pouch.id)} sent)`, opsSent(S.pouch.id) === 0);
+  expect('nothing was stored', Number(sql(`SELECT count(*) FROM revisions WHERE pouch_id = '${S.pouch.id}'`)) === revs);
 });
 
 await browser.close();
