@@ -18,3 +18,7 @@ same_tree() {
 }
 
 mode_of() { stat -c %a "$1"; }
+
+# said N WHAT: the summary line in ERR counts exactly N WHAT ("…: 1 received, 2 sent"), not
+# 11 or 100001 of them.
+said() { grep -qE "(: |, )$1 $2(,|\$)" <<<"$ERR"; }
