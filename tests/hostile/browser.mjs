@@ -74,8 +74,9 @@ const opsSent = (pouchId, keyGen) => logSince()
   .filter((r) => r.method === 'POST' && r.upstream_path === `/v1/pouches/${pouchId}/operations`)
   .flatMap((r) => { try { return JSON.parse(r.body).ops || []; } catch { return []; } })
   .filter((op) => keyGen === undefined || op.key_gen === keyGen).length;
-// Answers the proxy changed by the rule `name` since the mark: that the attack reached the page.
-const served = (name) => logSince().filter((r) => r.rules.includes(name)).length;
+// Requests or answers the proxy's rule `name` changed (not merely matched) since the mark: that
+// the attack reached the page.
+const served = (name) => logSince().filter((r) => r.changed.includes(name)).length;
 // Approvals (POST .../approve) the browser sent since the mark.
 const approvalsSent = () => logSince().filter((r) => r.method === 'POST' && /\/approve$/.test(r.upstream_path)).length;
 

@@ -32,8 +32,10 @@ scenario() {
     echo "    ($1 took $((SECONDS - start)) s)"
 }
 
-# rules JSON: the proxy's rules from now on (tests/hostile/proxy.py), replaced atomically.
+# rules JSON: the proxy's rules from now on (tests/hostile/proxy.py), replaced atomically. Not
+# a JSON list (a jq program that failed): a failed expectation, as the proxy would ignore it.
 rules() {
+    jq -e 'type == "array"' <<<"$1" >/dev/null 2>&1 || smoke_fail "the proxy rules are not a JSON list: $1"
     printf '%s\n' "$1" >"$HOSTILE_RULES.tmp"
     mv "$HOSTILE_RULES.tmp" "$HOSTILE_RULES"
 }
@@ -49,10 +51,11 @@ ops_sent() {
         '[.[] | select(.method == "POST" and .upstream_path == $p) | (.body | fromjson? // {ops: []}) | .ops[]? | select(.key_gen == $g)] | length'
 }
 
-# rule_served NAME: how many answers since the mark the proxy changed by its rule NAME -- that
-# the attack reached the client at all, so a scenario's "nothing happened" is not vacuous.
+# rule_served NAME: how many requests or answers since the mark the proxy's rule NAME changed
+# (its log's `changed`, not merely matched) -- that the attack reached the client at all, so a
+# scenario's "nothing happened" is not vacuous.
 rule_served() {
-    log_since | jq -s --arg n "$1" '[.[] | select(.rules | index($n))] | length'
+    log_since | jq -s --arg n "$1" '[.[] | select(.changed | index($n))] | length'
 }
 
 # expect_served NAME: the rule NAME changed at least one answer since the mark.
