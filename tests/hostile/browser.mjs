@@ -3,7 +3,7 @@
 // proxy, as a person uses it, while the server (the proxy's rules) and a member device
 // (pouch-attacker with a real `pouch` device's keys) attack it: key swaps and ground confirm codes
 // at CLI approval, a phishing approval, envelopes of another pouch or member, a rolled-back key
-// generation, blob ids from decrypted content. Each scenario checks the safe outcome in PostgreSQL
+// generation, blob ids from decrypted content, a removed member's envelope and revision. Each scenario checks the safe outcome in PostgreSQL
 // and in the proxy's log of what the browser sent. Prints PASS/FAIL lines and HOSTILE END.
 // Env (tests/hostile/run.sh): POUCH_URL (the proxy), POUCHCTL, POUCH_DATABASE_URL, HOSTILE_DIR,
 // HOSTILE_RULES, HOSTILE_LOG.
@@ -450,6 +450,67 @@ await scenario('web_app_refuses_a_rolled_back_key_generation', SETUP, async (exp
   expect(`no op under key_gen 1 left the browser (${opsSent(S.pouch.id, 1)} sent)`, opsSent(S.pouch.id, 1) === 0);
   expect(`nor any other: nothing is written to a rolled-back pouch (${opsSent(S.pouch.id)} sent)`, opsSent(S.pouch.id) === 0);
   expect('nothing was stored', Number(sql(`SELECT count(*) FROM revisions WHERE pouch_id = '${S.pouch.id}'`)) === revs);
+});
+
+// A device is revoked (its removal names rotated_to = the generation the rotation moves to);
+// its keys leak. With the server, it offers this browser its own key for that generation (an
+// envelope it signed while still a member, listed before the browser's own) and a revision
+// under that key. The web app must refuse both, keep writing under the account's real key, and
+// still read what the device wrote while it was a member.
+await scenario('web_app_refuses_envelopes_and_revisions_of_a_removed_member', SETUP, async (expect) => {
+  const r = await realLogin('removed-box');
+  await page.goto(r.link);
+  await typeCodeAndApprove(page, r.code);
+  if ((await exitOf(r)) !== 0) throw new Error(`the device's login failed: ${r.out().slice(-300)}`);
+  const gen = async () => (await apiAs(token(), 'GET', `/v1/pouches/${S.pouch.id}`)).json.data.key_gen;
+  const next = (await gen()) + 1;
+  // What it wrote as a member stays readable (its generation is below rotated_to).
+  attacker('revision', '--config', r.cfg, '--pouch', S.pouch.id, '--name', 'before-removal.txt', '--data', 'written before the removal', '--commit');
+  const key = nodeCrypto.randomBytes(32).toString('hex');
+  const env = JSON.parse(attacker('envelope', '--config', r.cfg, '--pouch', S.pouch.id, '--key-gen', String(next), '--key', key, '--to-genesis'));
+  const op = JSON.parse(attacker('revision', '--config', r.cfg, '--pouch', S.pouch.id, '--key-gen', String(next), '--key', key,
+    '--name', 'planted-by-removed.txt', '--data', 'from a removed member'));
+  await page.goto(`${PROXY}/devices`);
+  await page.getByRole('button', { name: 'Revoke removed-box' }).click();
+  await waitFor(`the rotation to key_gen ${next}`, async () => (await gen()) === next);
+  const removal = JSON.parse(Buffer.from(sql(`SELECT statement FROM roster_entries WHERE account_id = '${accountId()}' ORDER BY idx DESC LIMIT 1`), 'base64url').toString());
+  expect(`the removal names rotated_to ${next} (${removal.kind} ${removal.rotated_to})`, removal.kind === 'remove' && removal.rotated_to === next);
+  rules([
+    { name: 'envelope_by_removed', method: 'GET', path: `/v1/pouches/${S.pouch.id}/key-envelopes`, caller: 'web',
+      json_append_copy: [{ to: '/data/items', from: '/data/items/0', at: 0,
+        set: { '/pouch_id': env.pouch_id, '/member_id': env.member_id, '/key_gen': env.key_gen, '/hpke_enc': env.hpke_enc,
+          '/ciphertext': env.ciphertext, '/created_by_member': env.created_by_member, '/signature': env.signature } }] },
+    { name: 'revision_by_removed', method: 'GET', path: `/v1/pouches/${S.pouch.id}/artifacts`, caller: 'web',
+      json_append_copy: [{ to: '/data/items', from: '/data/items/0',
+        set: { '/id': op.artifact_id, '/head/id': op.revision_id, '/head/artifact_id': op.artifact_id, '/head/envelope': op.envelope,
+          '/head/signature': op.signature, '/head/key_gen': next, '/head/signer_member_id': op.signer_member_id } }] },
+  ]);
+  markLog();
+  await openPouch(page, S.pouch.id);
+  const planted = page.locator('td.error', { hasText: `(${op.artifact_id.slice(0, 8)})` });
+  await planted.waitFor({ timeout: 15000 }).catch(() => {});
+  expect(`the page was served the removed member's envelope (${served('envelope_by_removed')}) and revision (${served('revision_by_removed')})`,
+    served('envelope_by_removed') > 0 && served('revision_by_removed') > 0);
+  expect('its revision is shown as a file that cannot be opened', (await planted.count()) === 1);
+  expect('and offered for download nowhere', (await page.getByRole('button', { name: 'Download planted-by-removed.txt' }).count()) === 0);
+  expect('what it wrote before its removal still opens', (await page.getByRole('cell', { name: 'before-removal.txt', exact: true }).count()) === 1);
+  expect('the page does not refuse to write (the account\'s own key is there)', (await page.getByTestId('write-blocked').count()) === 0);
+  await page.locator('#upload').setInputFiles({ name: 'after-removal.txt', mimeType: 'text/plain', buffer: Buffer.from('the browser\'s secret') });
+  await page.getByRole('cell', { name: 'after-removal.txt', exact: true }).waitFor({ timeout: 30000 });
+  expect(`the upload is stored under generation ${next}`,
+    sql(`SELECT r.key_gen FROM revisions r WHERE r.pouch_id = '${S.pouch.id}' ORDER BY r.seq DESC LIMIT 1`) === String(next));
+  rules([]);
+  // The member device X (not revoked) holds the real key of that generation, not the forged one:
+  // it reads the upload only if the browser sealed it under the real key.
+  const into = path.join(DIR, 'x-pull');
+  fs.rmSync(into, { recursive: true, force: true });
+  try {
+    execFileSync(path.join(BIN, 'pouch'), ['pull', into], { env: { ...process.env, XDG_CONFIG_HOME: path.dirname(S.x.cfg) }, stdio: 'pipe' });
+  } catch (e) {
+    if (e.status !== 7) throw new Error(`X's pull exited ${e.status}: ${String(e.stderr).slice(-300)}`);  // 7: the traps of an earlier scenario
+  }
+  const got = fs.existsSync(path.join(into, 'after-removal.txt')) ? fs.readFileSync(path.join(into, 'after-removal.txt'), 'utf8') : '(missing)';
+  expect(`the upload opens with the account's real key (X read: ${got})`, got === 'the browser\'s secret');
 });
 
 await browser.close();
