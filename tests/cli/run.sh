@@ -345,11 +345,7 @@ dev laptop-c logout
 expect_true "logout exits 0 ($RC: $ERR)" test "$RC" = 0
 expect_true "logout forgets the device locally" test ! -e "$CLI_TMP/laptop-c/pouch/device.json"
 expect_true "the device is revoked on the server" test -n "$(sql "SELECT revoked_at FROM devices WHERE member_id = '$member_c'")"
-removal=$(sql "SELECT statement FROM roster_entries WHERE account_id = '$account' ORDER BY idx DESC LIMIT 1")
-removal=${removal//-/+}
-removal=${removal//_//}
-while ((${#removal} % 4)); do removal+="="; done
-removal=$(base64 -d <<<"$removal")
+removal=$(b64url_decode "$(sql "SELECT statement FROM roster_entries WHERE account_id = '$account' ORDER BY idx DESC LIMIT 1")")
 expect_true "the removal is signed with rotated_to = generation + 1 ($removal)" \
     test "$(jq -r '"\(.kind) \(.member_id) \(.rotated_to)"' <<<"$removal")" = "remove $member_c $((gen_before + 1))"
 expect_true "the device that left sent no new keys: the pouch key did not rotate" \

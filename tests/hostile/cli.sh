@@ -404,7 +404,7 @@ s_blob_id() {
     account c14 && login c14-x && login c14-v || return 1
     local z h
     z=$(head -c 32 /dev/zero | base64 -w0 | tr '+/' '-_' | tr -d =)
-    h=$(head -c 32 /dev/urandom | base64 -w0 | tr '+/' '-_' | tr -d =)
+    h=$(flow_b64 32)
     attacker revision --config "$(cfg c14-x)" --name trap.bin \
         --chunks "$(jq -nc --arg k "$z" --arg h "$h" '[{blob_id: "../../../account?hostile=cli", size: 70000, key: $k, hash: $h}]')" \
         --commit >/dev/null || return 1
