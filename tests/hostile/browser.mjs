@@ -3,7 +3,7 @@
 // proxy, as a person uses it, while the server (the proxy's rules) and a member device
 // (pouch-attacker with a real `pouch` device's keys) attack it: key swaps and ground confirm codes
 // at CLI approval, a phishing approval, envelopes of another pouch or member, a rolled-back key
-// generation, blob ids from decrypted content. Each scenario checks the safe outcome in PostgreSQL
+// generation, blob ids from decrypted content, a removed member's envelope and revision. Each scenario checks the safe outcome in PostgreSQL
 // and in the proxy's log of what the browser sent. Prints PASS/FAIL lines and HOSTILE END.
 // Env (tests/hostile/run.sh): POUCH_URL (the proxy), POUCHCTL, POUCH_DATABASE_URL, HOSTILE_DIR,
 // HOSTILE_RULES, HOSTILE_LOG.
@@ -74,6 +74,11 @@ const opsSent = (pouchId, keyGen) => logSince()
   .filter((r) => r.method === 'POST' && r.upstream_path === `/v1/pouches/${pouchId}/operations`)
   .flatMap((r) => { try { return JSON.parse(r.body).ops || []; } catch { return []; } })
   .filter((op) => keyGen === undefined || op.key_gen === keyGen).length;
+// Requests or answers the proxy's rule `name` changed (not merely matched) since the mark: that
+// the attack reached the page.
+const served = (name) => logSince().filter((r) => r.changed.includes(name)).length;
+// Approvals (POST .../approve) the browser sent since the mark.
+const approvalsSent = () => logSince().filter((r) => r.method === 'POST' && /\/approve$/.test(r.upstream_path)).length;
 
 const sql = (q) => execFileSync('psql', [DB, '-XtAq', '-c', q], { encoding: 'utf8' }).trim();
 const pouchctl = (...args) => execFileSync(POUCHCTL, args, { encoding: 'utf8' }).trim();
@@ -171,10 +176,10 @@ function realLogin(name, extra = []) {
 
 // The approval page as a person uses it: the code typed, Approve pressed when the page allows it.
 async function typeCodeAndApprove(p, code) {
-  // A page that refuses the request may never show it: a short wait, then type what shows.
-  await p.getByTestId('device-name').waitFor({ timeout: 5000 }).catch(() => {});
-  await sleep(300);
-  const input = p.locator('#confirm-code, form input[inputmode="numeric"]').first();
+  // The page shows the code field once its checks passed, or its refusal: whichever comes (its
+  // checks hash and import keys, slow on a loaded machine; a fixed short wait skipped typing).
+  const input = p.locator('#confirm-code');
+  await input.or(p.getByTestId('refusal')).first().waitFor({ timeout: 30000 }).catch(() => {});
   if (await input.count()) await input.fill(code).catch(() => {});
   const button = p.getByRole('button', { name: 'Approve' });
   if (await button.count() && await button.isEnabled().catch(() => false)) {
@@ -182,11 +187,28 @@ async function typeCodeAndApprove(p, code) {
   }
 }
 
+// The approval page's refusal (decisions §15): its reason shown, no code field, Approve off.
+// Waited for, so the checks after it never run before the page has decided.
+async function expectRefused(p, expect, what) {
+  const shown = await p.getByTestId('refusal').waitFor({ timeout: 30000 }).then(() => true, () => false);
+  expect(`${what}: the page says it cannot approve this login`, shown);
+  expect(`${what}: it offers no code field`, (await p.locator('#confirm-code').count()) === 0);
+  const button = p.getByRole('button', { name: 'Approve' });
+  expect(`${what}: its Approve button is off`, (await button.count()) === 1 && !(await button.isEnabled()));
+}
+
 // A pouch's page, once its file list has loaded (the upload button waits for it).
 async function openPouch(p, pouchId) {
   await p.goto(`${PROXY}/pouches/${pouchId}`);
-  await p.getByText('live updates on').waitFor({ timeout: 15000 }).catch(() => {});
+  await p.getByText('live updates on').waitFor({ timeout: 30000 }).catch(() => {});
   await sleep(300);
+}
+
+// A pouch page that refuses to write (a refused key, a rollback): its banner shown, uploads off.
+async function expectWritesOff(p, expect, what) {
+  const shown = await p.getByTestId('write-blocked').waitFor({ timeout: 30000 }).then(() => true, () => false);
+  expect(`${what}: the page says why nothing can be written`, shown);
+  expect(`${what}: its upload is off`, await p.locator('#upload').isDisabled());
 }
 
 async function waitFor(what, fn, ms = 30000) {
@@ -247,8 +269,7 @@ await scenario('approval_page_shows_the_fingerprint_and_warns_without_a_connect_
   const l = await realLogin('phished-box');
   const jkt = JSON.parse(pouchctl('jwk', '--key', path.join(l.cfg, 'sign.pem'))).jkt;
   await page.goto(l.link);
-  await page.getByTestId('device-name').waitFor();
-  await sleep(500);
+  await page.getByTestId('fingerprint').waitFor({ timeout: 30000 });
   const text = await page.locator('body').innerText();
   expect(`the page shows the device key fingerprint ${fingerprint(jkt)}`, text.includes(fingerprint(jkt)));
   expect('the terminal shows the same fingerprint', l.out().includes(fingerprint(jkt)));
@@ -264,8 +285,7 @@ await scenario('approval_page_shows_the_fingerprint_and_warns_without_a_connect_
   const b = await realLogin('bound-box', ['--connect-token', t]);
   const jktB = JSON.parse(pouchctl('jwk', '--key', path.join(b.cfg, 'sign.pem'))).jkt;
   await page.goto(b.link);
-  await page.getByTestId('device-name').waitFor();
-  await sleep(500);
+  await page.getByTestId('fingerprint').waitFor({ timeout: 30000 });
   const textB = await page.locator('body').innerText();
   expect('a login bound by a connect token is not warned about', !/not started with a connect token/i.test(textB));
   expect('and shows its own fingerprint', textB.includes(fingerprint(jktB)));
@@ -301,9 +321,12 @@ await scenario('approval_page_never_approves_keys_its_link_does_not_carry', SETU
     ]);
     const roster = rosterCount();
     const envs = envelopeCount();
+    markLog();
     await page.goto(`${PROXY}/cli/approve?request=${g.shown}${fragment}`);
+    await expectRefused(page, expect, what);
     await typeCodeAndApprove(page, g.code);
-    await sleep(2000);
+    expect(`${what}: the page was served the attacker's details (${served('details_of_the_attacker')} times)`, served('details_of_the_attacker') > 0);
+    expect(`${what}: no approval was sent (${approvalsSent()})`, approvalsSent() === 0);
     expect(`${what}: the attacker's login is not approved (${requestStatus(a.id)})`, requestStatus(a.id) === 'pending');
     expect(`${what}: no roster statement added`, rosterCount() === roster);
     expect(`${what}: no key envelope sealed`, envelopeCount() === envs);
@@ -330,11 +353,16 @@ await scenario('approval_page_refuses_the_details_of_another_request', SETUP, as
       request_body_sub: [['"confirm_code":"[0-9-]*"', `"confirm_code":"${code1(a.id, a.sign.jkt)}"`]] },
   ]);
   const roster = rosterCount();
+  const envs = envelopeCount();
   const keys = [victimSign.jwk.x, victimSign.jwk.y, victimEnc.jwk.x, victimEnc.jwk.y].join('.');
+  markLog();
   await page.goto(`${PROXY}/cli/approve?request=${g.shown}#keys=${keys}&n=${nodeCrypto.randomBytes(16).toString('base64url')}`);
+  await expectRefused(page, expect, 'details naming another request');
   await typeCodeAndApprove(page, g.code);
-  await sleep(2000);
+  expect(`the page was served the other request's details (${served('details_of_another_request')} times)`, served('details_of_another_request') > 0);
+  expect(`no approval was sent (${approvalsSent()})`, approvalsSent() === 0);
   expect(`the other request stays pending (${requestStatus(a.id)})`, requestStatus(a.id) === 'pending');
+  expect('no key envelope sealed', envelopeCount() === envs);
   expect('no roster statement added', rosterCount() === roster);
   expect('no device holds the attacker\'s key', sql(`SELECT count(*) FROM devices WHERE sign_jkt = '${a.sign.jkt}'`) === '0');
 });
@@ -355,8 +383,10 @@ await scenario('web_app_checks_each_key_envelopes_pouch_and_member', SETUP, asyn
     rules([{ name: 'envelopes', method: 'GET', path: `/v1/pouches/${S.pouch.id}/key-envelopes`, caller: 'web', json_set: { '/data/items': items } }]);
     markLog();
     await openPouch(page, S.pouch.id);
+    await expectWritesOff(page, expect, what);
+    expect(`${what}: the page was served the forged list (${served('envelopes')} times)`, served('envelopes') > 0);
     await page.locator('#upload').setInputFiles({ name: 'swapped.txt', mimeType: 'text/plain', buffer: Buffer.from(what) }, { timeout: 5000 }).catch(() => {});
-    await sleep(3000);
+    await sleep(1000);
     expect(`${what}: nothing was committed under that key (${opsSent(S.pouch.id)} ops sent)`, opsSent(S.pouch.id) === 0);
   }
 });
@@ -365,17 +395,27 @@ await scenario('web_app_checks_each_key_envelopes_pouch_and_member', SETUP, asyn
 await scenario('web_app_never_puts_a_blob_id_from_content_into_a_url', SETUP, async (expect) => {
   const z = Buffer.alloc(32).toString('base64url');
   const h = nodeCrypto.randomBytes(32).toString('base64url');
+  const traps = [];
   for (const [name, blob] of [['trap.bin', '../../../account?hostile=web'], ['trap2.bin', 'x?hostile=web2']]) {
-    attacker('revision', '--config', S.x.cfg, '--pouch', S.pouch.id, '--name', name, '--commit',
-      '--chunks', JSON.stringify([{ blob_id: blob, size: 70000, key: z, hash: h }]));
+    const made = JSON.parse(attacker('revision', '--config', S.x.cfg, '--pouch', S.pouch.id, '--name', name, '--commit',
+      '--chunks', JSON.stringify([{ blob_id: blob, size: 70000, key: z, hash: h }])));
+    traps.push({ name, id: made.op.artifact_id });
   }
   markLog();
   await openPouch(page, S.pouch.id);
-  for (const name of ['trap.bin', 'trap2.bin']) {
-    const b = page.getByRole('button', { name: `Download ${name}` });
-    await b.waitFor({ timeout: 15000 }).catch(() => {});
-    if (await b.count()) await b.click({ timeout: 3000 }).catch(() => {});
-    await sleep(1500);
+  // Each trap either shows as a file that cannot be opened (its row names its id) or has a
+  // Download button, pressed: either way it reached the page, whichever way the page refuses it.
+  const shown = (t) => page.locator('td.error', { hasText: `(${t.id.slice(0, 8)})` })
+    .or(page.getByRole('button', { name: `Download ${t.name}`, exact: true }));
+  await waitFor('both traps listed', async () => (await shown(traps[0]).count()) + (await shown(traps[1]).count()) === 2, 30000)
+    .catch(() => {});
+  for (const t of traps) {
+    expect(`the page lists ${t.name}`, (await shown(t).count()) === 1);
+    const b = page.getByRole('button', { name: `Download ${t.name}`, exact: true });
+    if (await b.count()) {
+      await b.click({ timeout: 3000 }).catch(() => {});
+      await page.getByRole('alert').first().waitFor({ timeout: 5000 }).catch(() => {});
+    }
   }
   const hits = logSince().filter((r) => r.path.includes('hostile='));
   expect(`no request carried the content's blob id (${hits.map((r) => r.path).join(', ')})`, hits.length === 0);
@@ -395,7 +435,7 @@ await scenario('web_app_refuses_a_rolled_back_key_generation', SETUP, async (exp
   await openPouch(page, S.pouch.id);
   await page.locator('#upload').setInputFiles({ name: 'gen2.txt', mimeType: 'text/plain', buffer: Buffer.from('written under generation 2') });
   await page.getByRole('cell', { name: 'gen2.txt', exact: true }).waitFor({ timeout: 30000 });
-  const gen1 = Number(sql(`SELECT count(*) FROM revisions WHERE pouch_id = '${S.pouch.id}' AND key_gen = 1`));
+  const revs = Number(sql(`SELECT count(*) FROM revisions WHERE pouch_id = '${S.pouch.id}'`));
   rules([
     { name: 'rollback', method: 'GET', path: `/v1/pouches/${S.pouch.id}`, caller: 'web', json_set: { '/data/key_gen': 1 } },
     { name: 'rollback_list', method: 'GET', path: '/v1/pouches', caller: 'web',
@@ -403,10 +443,74 @@ await scenario('web_app_refuses_a_rolled_back_key_generation', SETUP, async (exp
   ]);
   markLog();
   await openPouch(page, S.pouch.id);
+  await expectWritesOff(page, expect, 'a rolled-back generation');
+  expect(`the page was served key_gen 1 (${served('rollback')} times)`, served('rollback') > 0);
   await page.locator('#upload').setInputFiles({ name: 'rolled.txt', mimeType: 'text/plain', buffer: Buffer.from('after the rollback') }, { timeout: 5000 }).catch(() => {});
-  await sleep(3000);
+  await sleep(1000);
   expect(`no op under key_gen 1 left the browser (${opsSent(S.pouch.id, 1)} sent)`, opsSent(S.pouch.id, 1) === 0);
-  expect('nothing was stored under key_gen 1', Number(sql(`SELECT count(*) FROM revisions WHERE pouch_id = '${S.pouch.id}' AND key_gen = 1`)) === gen1);
+  expect(`nor any other: nothing is written to a rolled-back pouch (${opsSent(S.pouch.id)} sent)`, opsSent(S.pouch.id) === 0);
+  expect('nothing was stored', Number(sql(`SELECT count(*) FROM revisions WHERE pouch_id = '${S.pouch.id}'`)) === revs);
+});
+
+// A device is revoked (its removal names rotated_to = the generation the rotation moves to);
+// its keys leak. With the server, it offers this browser its own key for that generation (an
+// envelope it signed while still a member, listed before the browser's own) and a revision
+// under that key. The web app must refuse both, keep writing under the account's real key, and
+// still read what the device wrote while it was a member.
+await scenario('web_app_refuses_envelopes_and_revisions_of_a_removed_member', SETUP, async (expect) => {
+  const r = await realLogin('removed-box');
+  await page.goto(r.link);
+  await typeCodeAndApprove(page, r.code);
+  if ((await exitOf(r)) !== 0) throw new Error(`the device's login failed: ${r.out().slice(-300)}`);
+  const gen = async () => (await apiAs(token(), 'GET', `/v1/pouches/${S.pouch.id}`)).json.data.key_gen;
+  const next = (await gen()) + 1;
+  // What it wrote as a member stays readable (its generation is below rotated_to).
+  attacker('revision', '--config', r.cfg, '--pouch', S.pouch.id, '--name', 'before-removal.txt', '--data', 'written before the removal', '--commit');
+  const key = nodeCrypto.randomBytes(32).toString('hex');
+  const env = JSON.parse(attacker('envelope', '--config', r.cfg, '--pouch', S.pouch.id, '--key-gen', String(next), '--key', key, '--to-genesis'));
+  const op = JSON.parse(attacker('revision', '--config', r.cfg, '--pouch', S.pouch.id, '--key-gen', String(next), '--key', key,
+    '--name', 'planted-by-removed.txt', '--data', 'from a removed member'));
+  await page.goto(`${PROXY}/devices`);
+  await page.getByRole('button', { name: 'Revoke removed-box' }).click();
+  await waitFor(`the rotation to key_gen ${next}`, async () => (await gen()) === next);
+  const removal = JSON.parse(Buffer.from(sql(`SELECT statement FROM roster_entries WHERE account_id = '${accountId()}' ORDER BY idx DESC LIMIT 1`), 'base64url').toString());
+  expect(`the removal names rotated_to ${next} (${removal.kind} ${removal.rotated_to})`, removal.kind === 'remove' && removal.rotated_to === next);
+  rules([
+    { name: 'envelope_by_removed', method: 'GET', path: `/v1/pouches/${S.pouch.id}/key-envelopes`, caller: 'web',
+      json_append_copy: [{ to: '/data/items', from: '/data/items/0', at: 0,
+        set: { '/pouch_id': env.pouch_id, '/member_id': env.member_id, '/key_gen': env.key_gen, '/hpke_enc': env.hpke_enc,
+          '/ciphertext': env.ciphertext, '/created_by_member': env.created_by_member, '/signature': env.signature } }] },
+    { name: 'revision_by_removed', method: 'GET', path: `/v1/pouches/${S.pouch.id}/artifacts`, caller: 'web',
+      json_append_copy: [{ to: '/data/items', from: '/data/items/0',
+        set: { '/id': op.artifact_id, '/head/id': op.revision_id, '/head/artifact_id': op.artifact_id, '/head/envelope': op.envelope,
+          '/head/signature': op.signature, '/head/key_gen': next, '/head/signer_member_id': op.signer_member_id } }] },
+  ]);
+  markLog();
+  await openPouch(page, S.pouch.id);
+  const planted = page.locator('td.error', { hasText: `(${op.artifact_id.slice(0, 8)})` });
+  await planted.waitFor({ timeout: 30000 }).catch(() => {});
+  expect(`the page was served the removed member's envelope (${served('envelope_by_removed')}) and revision (${served('revision_by_removed')})`,
+    served('envelope_by_removed') > 0 && served('revision_by_removed') > 0);
+  expect('its revision is shown as a file that cannot be opened', (await planted.count()) === 1);
+  expect('and offered for download nowhere', (await page.getByRole('button', { name: 'Download planted-by-removed.txt' }).count()) === 0);
+  expect('what it wrote before its removal still opens', (await page.getByRole('cell', { name: 'before-removal.txt', exact: true }).count()) === 1);
+  expect('the page does not refuse to write (the account\'s own key is there)', (await page.getByTestId('write-blocked').count()) === 0);
+  await page.locator('#upload').setInputFiles({ name: 'after-removal.txt', mimeType: 'text/plain', buffer: Buffer.from('the browser\'s secret') });
+  await page.getByRole('cell', { name: 'after-removal.txt', exact: true }).waitFor({ timeout: 30000 });
+  expect(`the upload is stored under generation ${next}`,
+    sql(`SELECT r.key_gen FROM revisions r WHERE r.pouch_id = '${S.pouch.id}' ORDER BY r.seq DESC LIMIT 1`) === String(next));
+  rules([]);
+  // The member device X (not revoked) holds the real key of that generation, not the forged one:
+  // it reads the upload only if the browser sealed it under the real key.
+  const into = path.join(DIR, 'x-pull');
+  fs.rmSync(into, { recursive: true, force: true });
+  try {
+    execFileSync(path.join(BIN, 'pouch'), ['pull', into], { env: { ...process.env, XDG_CONFIG_HOME: path.dirname(S.x.cfg) }, stdio: 'pipe' });
+  } catch (e) {
+    if (e.status !== 7) throw new Error(`X's pull exited ${e.status}: ${String(e.stderr).slice(-300)}`);  // 7: the traps of an earlier scenario
+  }
+  const got = fs.existsSync(path.join(into, 'after-removal.txt')) ? fs.readFileSync(path.join(into, 'after-removal.txt'), 'utf8') : '(missing)';
+  expect(`the upload opens with the account's real key (X read: ${got})`, got === 'the browser\'s secret');
 });
 
 await browser.close();

@@ -8,6 +8,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 source tests/smoke/lib.sh
+source tests/smoke/flows.sh
 source tests/hostile/lib.sh
 
 EVIL_LABEL='x/../../../../SOMEWHERE/PWNED'
@@ -37,15 +38,25 @@ s_conflict_label() {
          json_append_copy: [{to: "/data/items", set: {"/index": $add.index, "/statement": $add.statement, "/signature": $add.signature}}]},
         {name: "signer_is_m2", method: "GET", path: "/v1/pouches/[^/]+/artifacts(/.*)?", caller: "cli",
          response_body_sub: [["\"signer_member_id\":\"" + $x + "\"", "\"signer_member_id\":\"" + $m2 + "\""]]}]')"
-    local before
+    local before day1 day2 copies
     before=$(outside "$base" "$root")
+    log_mark
+    day1=$(date -u +%F)
     dev c1-v sync "$root"
+    day2=$(date -u +%F)
+    expect_served forged_add
+    expect_served signer_is_m2
     expect_nothing_outside "$base" "$root" "$before"
     expect_true "no directory SOMEWHERE anywhere above the folder" test ! -e "$T/c1/a/SOMEWHERE" -a ! -e "$T/SOMEWHERE"
     expect_true "no directory is made inside the folder for the label ($(find "$root" -mindepth 1 -type d))" \
         test -z "$(find "$root" -mindepth 1 -type d)"
-    expect_true "the attacker's version is kept as a copy in the folder itself" \
-        bash -c 'grep -l PWNED "$1"/* | grep -v "/f1.desktop$" | grep -q .' _ "$root"
+    # The copy is named from the label's file-name form (decisions §15: every character outside
+    # [A-Za-z0-9 ._-] becomes _), in the folder itself.
+    copies=$(find "$root" -mindepth 1 -maxdepth 1 ! -name f1.desktop -printf '%f|')
+    expect_true "the attacker's version is the one copy, f1 (conflict x_.._.._.._.._SOMEWHERE_PWNED <date>).desktop (got $copies)" \
+        test "$copies" = "f1 (conflict x_.._.._.._.._SOMEWHERE_PWNED $day1).desktop|" -o \
+        "$copies" = "f1 (conflict x_.._.._.._.._SOMEWHERE_PWNED $day2).desktop|"
+    expect_true "and holds the attacker's bytes" grep -q PWNED "$root/f1 (conflict x_.._.._.._.._SOMEWHERE_PWNED "*").desktop"
     expect_true "the victim's f1.desktop is untouched" grep -qx "the victim's own launcher" "$root/f1.desktop"
     expect_true "the sync exits 0 (got $RC: $(one "$ERR"))" test "$RC" = 0
 }
@@ -53,23 +64,19 @@ s_conflict_label() {
 # --- the service refuses a label outside the alphabet of decisions §15 ----------------------------
 s_service_refuses_bad_labels() {
     account c13 && login c13-v || return 1
-    local dir=$T/c13-keys name body proof
-    mkdir -p "$dir"
-    rm -f "$dir"/*.pem
-    "$POUCHCTL" keygen --out "$dir/sign.pem" >"$dir/sign.jwk" || return 1
-    "$POUCHCTL" keygen --out "$dir/enc.pem" >"$dir/enc.jwk" || return 1
-    local pkce
-    pkce=$("$POUCHCTL" pkce) || return 1
-    for name in "$EVIL_LABEL" $'evil\e[8mhidden' $'\u202egnp.exe' ' padded' 'a\b'; do
-        body=$(jq -nc --arg n "$name" --argjson pk "$pkce" --slurpfile s "$dir/sign.jwk" --slurpfile e "$dir/enc.jwk" \
-            '{code_challenge: $pk.challenge, device_name: $n, os: "linux", arch: "x86_64", cli_version: "0.9.0",
-              sign_pub: {kty: $s[0].kty, crv: $s[0].crv, x: $s[0].x, y: $s[0].y},
-              enc_pub: {kty: $e[0].kty, crv: $e[0].crv, x: $e[0].x, y: $e[0].y}, key_storage: "file"}')
-        proof=$("$POUCHCTL" dpop --key "$dir/sign.pem" --method POST --url "$PROXY/v1/cli-auth/requests")
-        req POST /v1/cli-auth/requests "$body" -H "DPoP: $proof"
+    flow_cli_keys c13 || return 1
+    local name requests
+    requests=$(sql "SELECT count(*) FROM cli_login_requests")
+    # Byte escapes, not \u: bash writes $'\u202e' as the six characters "\u202E" in a C locale.
+    for name in "$EVIL_LABEL" $'evil\x1b[8mhidden' $'\xe2\x80\xaegnp.exe' ' padded' 'a\b'; do
+        flow_start_login "$(flow_start_body | jq -c --arg n "$name" '.device_name = $n')"
         expect_true "login start with device_name $(printf '%q' "$name") is 400 invalid_field /device_name (got $STATUS $(json .error.code) $(json .error.field))" \
             test "$STATUS $(json .error.code) $(json .error.field)" = "400 invalid_field /device_name"
     done
+    expect_true "no login request was stored for them" test "$(growth "$requests" "$(sql "SELECT count(*) FROM cli_login_requests")")" = 0
+    flow_start_login "$(flow_start_body | jq -c '.device_name = "c13 laptop"')"
+    expect_true "the same start with a name inside the alphabet is 200 (got $STATUS $(json .error.code))" test "$STATUS" = 200
+    expect_true "and stored as sent" test "$(sql "SELECT device_name FROM cli_login_requests WHERE id = '$REQ'")" = "c13 laptop"
     local token
     token=$(jq -r .session_token "$WEB_STATE/web.json")
     req PATCH "/v1/devices/$(device_id c13-v)" "$(jq -nc --arg n "$EVIL_LABEL" '{name: $n}')" -H "Authorization: Bearer $token"
@@ -91,7 +98,9 @@ s_unsafe_names() {
     before=$(outside "$base" "$root")
     dev c2-v sync "$root"
     expect_nothing_outside "$base" "$root" "$before"
+    expect_true "nor at the root of the file system" test ! -e /c2-absolute
     expect_true "no planted file anywhere in the folder ($(grep -rl planted "$root"))" test -z "$(grep -rl planted "$root")"
+    expect_true "all five are reported ($(one "$ERR"))" test "$(grep -c 'is not a safe relative path' <<<"$ERR")" = 5
     expect_true "the other item is applied" grep -qx "a fine file" "$root/c2-ok.txt"
     expect_true "the sync exits 7, done with skipped items (got $RC: $(one "$ERR"))" test "$RC" = 7
     echo "written later" >"$root/c2-local.txt"
@@ -183,17 +192,22 @@ s_rollback() {
         {name: "rollback", method: "GET", path: ("/v1/pouches/" + $p), caller: "cli", json_set: {"/data/key_gen": 1}},
         {name: "rollback_list", method: "GET", path: "/v1/pouches", caller: "cli",
          response_body_sub: [["(\"id\":\"" + $p + "\"[^{}]*?\"key_gen\":)[0-9]+", "\\g<1>1"]]}]')"
-    local gen1_before
-    gen1_before=$(sql "SELECT count(*) FROM revisions WHERE pouch_id = '$POUCH_ID' AND key_gen = 1")
+    local revs
+    revs=$(sql "SELECT count(*) FROM revisions WHERE pouch_id = '$POUCH_ID'")
     echo "written after the rollback" >"$root/secret.txt"
     log_mark
     dev c6-v sync "$root"
+    expect_served rollback
     expect_true "no op under key_gen 1 left the client ($(ops_sent "$POUCH_ID" 1) sent)" test "$(ops_sent "$POUCH_ID" 1)" = 0
-    expect_true "nothing was stored under key_gen 1" \
-        test "$(sql "SELECT count(*) FROM revisions WHERE pouch_id = '$POUCH_ID' AND key_gen = 1")" = "$gen1_before"
+    expect_true "nor any other: the client writes nothing to a rolled-back pouch ($(commits_sent "$POUCH_ID") commits)" \
+        test "$(commits_sent "$POUCH_ID")" = 0
+    expect_true "nothing was stored ($revs revisions before, $(sql "SELECT count(*) FROM revisions WHERE pouch_id = '$POUCH_ID'") after)" \
+        test "$(growth "$revs" "$(sql "SELECT count(*) FROM revisions WHERE pouch_id = '$POUCH_ID'")")" = 0
     expect_true "the sync exits 5 (got $RC: $(one "$ERR"))" test "$RC" = 5
     expect_true "what could be pulled was pulled" grep -qx "from the web, generation 2" "$root/from-web.txt"
     expect_true "the local change stays" test -f "$root/secret.txt"
+    expect_true "keys.json keeps generation 2 as the pouch's high-water mark" \
+        test "$(jq -r --arg p "$POUCH_ID" '.pouches[] | select(.id == $p) | .high' "$(cfg c6-v)/keys.json")" = 2
 }
 
 # --- key envelopes and revisions by a removed member ----------------------------------------------
@@ -223,17 +237,22 @@ s_removed_member() {
     local root=$T/c7/root
     mkdir -p "$root"
     echo "the victim's secret" >"$root/secret.txt"
+    log_mark
     dev c7-v sync "$root"
+    expect_served envelope_by_removed
+    expect_served revision_by_removed
     expect_true "the removed member's revision under its own key is not applied" test ! -e "$root/planted-by-removed.txt"
     expect_true "its revision written before the removal is" grep -qx "written before the removal" "$root/before-removal.txt"
     rules '[]'
     web get secret.txt >"$T/c7-got.txt" 2>"$T/c7-get.err"
     expect_true "the victim's new file opens with the account's real key of generation 2 ($(cat "$T/c7-get.err"))" \
         grep -qx "the victim's secret" "$T/c7-got.txt"
-    local key64
+    local key64 held
     key64=$(printf %s "$key" | xxd -r -p | base64 -w0 | tr '+/' '-_' | tr -d =)
-    expect_true "the removed member's key is not kept" \
-        bash -c '! grep -qF -e "$1" -e "$2" "$3"' _ "$key" "$key64" "$(cfg c7-v)/keys.json"
+    held=$(jq -c --arg p "$POUCH_ID" '[.pouches[] | select(.id == $p) | .keys[] | select(.key_gen == 2)]' "$(cfg c7-v)/keys.json")
+    expect_true "keys.json holds one key of generation 2, the browser member's, not the removed member's ($held)" \
+        test "$(jq -r --arg k "$key64" '[length, (.[0].creator), (.[0].key == $k)] | join(" ")' <<<"$held")" = \
+        "1 $(jq -r .member_id "$WEB_STATE/web.json") false"
     expect_true "the sync exits 7: the revision was skipped and reported (got $RC: $(one "$ERR"))" test "$RC" = 7
 }
 
@@ -259,31 +278,45 @@ s_many_files() {
 # A listener on a non-loopback address of this machine records connections: the login must not
 # send anything in the clear to it, unless --insecure-http says so.
 s_plain_http() {
-    local host port listen_on i
+    local host port listen_on lpid
     host=$(hostname -I 2>/dev/null | tr ' ' '\n' | grep -E '^[0-9]+(\.[0-9]+){3}$' | grep -v '^127\.' | head -n 1)
     listen_on=$host
     if [[ -z $host ]]; then host=0.0.0.0 listen_on=127.0.0.1; fi
     rm -f "$T/c9.port"
     : >"$T/c9.connections"
-    # Records each connection and closes it; its port (picked by the kernel) in c9.port.
+    # Records each connection (one line) and closes it; its port (picked by the kernel) in c9.port.
     python3 -c '
-import socket, sys
+import os, socket, sys
 s = socket.socket()
-s.bind((sys.argv[1], 0)); s.listen(16); s.settimeout(60)
-open(sys.argv[2], "w").write(str(s.getsockname()[1]))
+s.bind((sys.argv[1], 0)); s.listen(16); s.settimeout(120)
+open(sys.argv[2] + ".tmp", "w").write(str(s.getsockname()[1])); os.rename(sys.argv[2] + ".tmp", sys.argv[2])
 while True:
     try: c, _ = s.accept()
     except socket.timeout: break
-    open(sys.argv[3], "a").write("connection\n"); c.close()
+    with open(sys.argv[3], "a") as f: f.write("connection\n")
+    c.close()
 ' "$listen_on" "$T/c9.port" "$T/c9.connections" &
-    local lpid=$!
-    for i in $(seq 50); do [[ -s $T/c9.port ]] && break; sleep 0.1; done
-    port=$(cat "$T/c9.port" 2>/dev/null) || { smoke_fail "setup: the listener did not start"; return 1; }
-    HOSTILE_CMD_TIMEOUT=8 dev c9 login --server "http://$host:$port" --name c9
+    lpid=$!
+    retry 30 test -s "$T/c9.port" || { smoke_fail "setup: the listener did not start"; kill "$lpid"; return 1; }
+    port=$(cat "$T/c9.port")
+    POUCH_CMD_TIMEOUT=30 dev c9 login --server "http://$host:$port" --name c9
     expect_true "login to http://$host is refused as a usage error: exit 2 (got $RC: $(one "$ERR"))" test "$RC" = 2
-    expect_true "and nothing was sent there ($(wc -l <"$T/c9.connections") connections)" test ! -s "$T/c9.connections"
-    HOSTILE_CMD_TIMEOUT=8 dev c9 login --server "http://$host:$port" --name c9 --insecure-http
-    expect_true "--insecure-http lifts it: the login tries that server ($(wc -l <"$T/c9.connections") connections, exit $RC)" test -s "$T/c9.connections"
+    # The listener accepts in order: once it has recorded a probe connection made now, it has
+    # recorded any connection the login made before it.
+    python3 -c 'import socket, sys; socket.create_connection((sys.argv[1], int(sys.argv[2])), 10).close()' "$listen_on" "$port"
+    retry 30 test -s "$T/c9.connections"
+    expect_true "and nothing was sent there (the listener saw $(($(wc -l <"$T/c9.connections") - 1)) connections besides the probe)" \
+        test "$(wc -l <"$T/c9.connections")" = 1
+    : >"$T/c9.connections"
+    # With the flag the login connects (and, finding no server there, would retry until stopped).
+    rm -rf "$T/c9"
+    (XDG_CONFIG_HOME=$T/c9 exec timeout 60 "$POUCH" login --server "http://$host:$port" --name c9 --insecure-http \
+        >"$T/c9.insecure" 2>&1 </dev/null) &
+    local login_pid=$!
+    expect_true "--insecure-http lifts it: the login tries that server ($(one "$(cat "$T/c9.insecure")"))" \
+        retry 30 test -s "$T/c9.connections"
+    kill "$login_pid" 2>/dev/null
+    wait "$login_pid" 2>/dev/null
     kill "$lpid" 2>/dev/null
     wait "$lpid" 2>/dev/null
     return 0
@@ -301,43 +334,65 @@ s_authorize_url() {
         esac
         rules "$(jq -n --arg u "$url" '[{name: "authorize_url", method: "POST", path: "/v1/cli-auth/requests", json_set: {"/data/authorize_url": ($u | gsub("\\\\u001b"; "\u001b"))}}]')"
         name=c10-$what
-        HOSTILE_CMD_TIMEOUT=6 dev "$name" login --server "$PROXY" --name "$name"
+        log_mark
+        POUCH_CMD_TIMEOUT=30 dev "$name" login --server "$PROXY" --name "$name"
         printf '%s\n%s\n' "$OUT" "$ERR" >"$T/c10.out"
-        expect_true "$what in authorize_url: the login stops with exit 5 (got $RC)" test "$RC" = 5
+        printf '%s\n' "$ERR" >"$T/$name.err"
+        expect_served authorize_url
+        expect_true "$what in authorize_url: the login stops with exit 5 (got $RC: $(one "$ERR"))" test "$RC" = 5
         expect_true "$what in authorize_url: no control character reaches the terminal" bash -c '! has_raw_controls "$1"' _ "$T/c10.out"
         want="$PROXY/cli/approve?request="
         expect_true "$what in authorize_url: no approval link is offered" bash -c '! grep -q "^ *$1" "$2"' _ "$want" "$T/c10.out"
+        expect_true "$what in authorize_url: nor a code ($(one "$OUT"))" bash -c '! grep -qE "(^|[^0-9a-f-])[0-9]{4}-[0-9]{4}-[0-9]{4}(\$|[^0-9a-f-])" "$1"' _ "$T/c10.out"
+        expect_true "$what in authorize_url: no pending login is kept" test ! -e "$(cfg "$name")/login.json"
     done
+    expect_true "the escape is shown as U+FFFD ($(one "$(cat "$T/c10-escape.err")"))" \
+        grep -qE "/cli/approve\?request=[0-9a-f-]{36}"$'\xef\xbf\xbd'"\[8m" "$T/c10-escape.err"
 }
 export -f has_raw_controls
 
 # --- everything the server sends is printed defanged ------------------------------------------------
 s_defanged_text() {
     account c12 && login c12-v || return 1
+    local fffd=$'\xef\xbf\xbd'
     rules "$(jq -n '[{name: "device_names", method: "GET", path: "/v1/devices", caller: "cli",
         json_set: {"/data/items/0/name": "c12\u001b]0;owned\u0007\u001b[2J\u202egnp.exe\u0085"}}]')"
+    log_mark
     dev c12-v devices
     printf '%s\n%s\n' "$OUT" "$ERR" >"$T/c12.out"
+    expect_served device_names
     expect_true "devices ran ($RC: $(one "$ERR"))" test "$RC" = 0
     expect_true "device names are printed without controls" bash -c '! has_raw_controls "$1"' _ "$T/c12.out"
+    # (the listing cuts a name to its column: the first 21 characters are checked)
+    expect_true "each control shown as U+FFFD ($(one "$OUT"))" \
+        grep -qF "c12$fffd]0;owned$fffd$fffd[2J${fffd}gnp" "$T/c12.out"
     rules "$(jq -n '[{name: "error_text", method: "GET", path: "/v1/devices", caller: "cli",
         respond: {status: 400, body: {ok: false, error: {code: "bad\u001b[2J", message: "\u001b]0;owned\u0007\u001b[8mhidden \u202eevil"}, meta: {request_id: "00000000000000000000000000000000"}}}}]')"
+    log_mark
     dev c12-v devices
     printf '%s\n%s\n' "$OUT" "$ERR" >"$T/c12.out"
+    expect_served error_text
+    expect_true "the refused request exits 1 ($RC: $(one "$ERR"))" test "$RC" = 1
     expect_true "an error message is printed without controls" bash -c '! has_raw_controls "$1"' _ "$T/c12.out"
+    expect_true "each control shown as U+FFFD ($(one "$ERR"))" \
+        grep -qF "bad$fffd[2J: $fffd]0;owned$fffd$fffd[8mhidden ${fffd}evil" "$T/c12.out"
 }
 
 # --- the approval link and code are the terminal's own --------------------------------------------
 s_approval_binding() {
     account c11 && login c11-v || return 1
-    local jkt fp code
+    local jkt fp code keys
     jkt=$("$POUCHCTL" jwk --key "$(cfg c11-v)/sign.pem" | jq -r .jkt)
     fp="${jkt:0:4} ${jkt:4:4} ${jkt:8:4} ${jkt:12:4}"
-    expect_true "the link is built from --server, the request id, the keys and a nonce ($LINK)" \
-        grep -qE "^${PROXY//./\\.}/cli/approve\\?request=$REQ#keys=[A-Za-z0-9_-]{43}(\\.[A-Za-z0-9_-]{43}){3}&n=[A-Za-z0-9_-]{22}\$" <<<"$LINK"
-    code=$(grep -oE '\b[0-9]{4}-[0-9]{4}-[0-9]{4}\b' <<<"$LOGIN_OUT" | head -n 1)
-    expect_true "the terminal shows a 12-digit code ($code)" test -n "$code"
-    expect_true "and the key fingerprint $fp" grep -qF "$fp" <<<"$LOGIN_OUT"
+    keys=$({ "$POUCHCTL" jwk --key "$(cfg c11-v)/sign.pem"; "$POUCHCTL" jwk --key "$(cfg c11-v)/enc.pem"; } |
+        jq -rs '[.[].jwk | .x, .y] | join(".")')
+    expect_true "the link is built from --server, the request id, the device's own keys and a nonce ($LINK)" \
+        grep -qE "^${PROXY//./\\.}/cli/approve\\?request=$REQ#keys=${keys//./\\.}&n=[A-Za-z0-9_-]{22}\$" <<<"$LINK"
+    expect_true "the request it names is this device's login" \
+        test "$(sql "SELECT device_name FROM cli_login_requests WHERE id = '$REQ'")" = c11-v
+    code=$(sed -nE 's/^then type this code on the page: ([0-9]{4}-[0-9]{4}-[0-9]{4})$/\1/p' <<<"$LOGIN_OUT")
+    expect_true "the terminal shows a 12-digit code, the one the page accepted ($code)" test -n "$code" -a "$code" = "$CODE"
+    expect_true "and the key fingerprint $fp" grep -qxF "The page must show this device key fingerprint: $fp" <<<"$LOGIN_OUT"
     local n
     n=$(sed -n 's/.*&n=\([A-Za-z0-9_-]\{22\}\).*/\1/p' <<<"$LINK")
     expect_true "the nonce never reached the server" \
@@ -349,7 +404,7 @@ s_blob_id() {
     account c14 && login c14-x && login c14-v || return 1
     local z h
     z=$(head -c 32 /dev/zero | base64 -w0 | tr '+/' '-_' | tr -d =)
-    h=$(head -c 32 /dev/urandom | base64 -w0 | tr '+/' '-_' | tr -d =)
+    h=$(flow_b64 32)
     attacker revision --config "$(cfg c14-x)" --name trap.bin \
         --chunks "$(jq -nc --arg k "$z" --arg h "$h" '[{blob_id: "../../../account?hostile=cli", size: 70000, key: $k, hash: $h}]')" \
         --commit >/dev/null || return 1

@@ -1,17 +1,20 @@
 # lib.sh -- helpers of the hostile suite's CLI half (tests/hostile/cli.sh): the tampering proxy's
 # rules and log, a fresh account per scenario (pouch-testweb as its browser member), `pouch`
-# devices logged in through the proxy, the malicious member pouch-attacker, and checks of what
-# lies outside a synced folder. Sourced after tests/smoke/lib.sh (expect_true, check, sql), with
-# the environment tests/hostile/run.sh exports (POUCH_URL = the proxy, HOSTILE_RULES, HOSTILE_LOG).
+# devices logged in through the proxy (tests/lib/devices.sh), the malicious member
+# pouch-attacker, and checks of what lies outside a synced folder. Sourced after
+# tests/smoke/lib.sh (expect_true, check, sql), with the environment tests/hostile/run.sh exports
+# (POUCH_URL = the proxy, HOSTILE_RULES, HOSTILE_LOG).
 # shellcheck shell=bash disable=SC2034  # OUT, ERR, RC, POUCH_ID...: read by cli.sh
 
-BIN=$(dirname "$POUCHCTL")
-POUCH=$BIN/pouch
-TESTWEB=$BIN/pouch-testweb
-ATTACKER=$BIN/pouch-attacker
 T=$HOSTILE_DIR/cli
-mkdir -p "$T"
 PROXY=$POUCH_URL
+# dev, cfg, member_id, device_id, web, web_account, login: tests/lib/devices.sh, with the
+# devices in T and a `pouch` command stopped after 120 s (POUCH_CMD_TIMEOUT=N dev ... for less).
+DEVICES=$T
+# shellcheck source=tests/lib/devices.sh
+source tests/lib/devices.sh
+ATTACKER=$BIN/pouch-attacker
+: "${POUCH_CMD_TIMEOUT:=120}"
 
 # want NAME: whether POUCH_HOSTILE_ONLY (a regex) selects the scenario.
 want() { [[ -z ${POUCH_HOSTILE_ONLY:-} || $1 =~ $POUCH_HOSTILE_ONLY ]]; }
@@ -29,8 +32,10 @@ scenario() {
     echo "    ($1 took $((SECONDS - start)) s)"
 }
 
-# rules JSON: the proxy's rules from now on (tests/hostile/proxy.py), replaced atomically.
+# rules JSON: the proxy's rules from now on (tests/hostile/proxy.py), replaced atomically. Not
+# a JSON list (a jq program that failed): a failed expectation, as the proxy would ignore it.
 rules() {
+    jq -e 'type == "array"' <<<"$1" >/dev/null 2>&1 || smoke_fail "the proxy rules are not a JSON list: $1"
     printf '%s\n' "$1" >"$HOSTILE_RULES.tmp"
     mv "$HOSTILE_RULES.tmp" "$HOSTILE_RULES"
 }
@@ -46,62 +51,36 @@ ops_sent() {
         '[.[] | select(.method == "POST" and .upstream_path == $p) | (.body | fromjson? // {ops: []}) | .ops[]? | select(.key_gen == $g)] | length'
 }
 
+# rule_served NAME: how many requests or answers since the mark the proxy's rule NAME changed
+# (its log's `changed`, not merely matched) -- that the attack reached the client at all, so a
+# scenario's "nothing happened" is not vacuous.
+rule_served() {
+    log_since | jq -s --arg n "$1" '[.[] | select(.changed | index($n))] | length'
+}
+
+# expect_served NAME: the rule NAME changed at least one answer since the mark.
+expect_served() {
+    local n
+    n=$(rule_served "$1")
+    expect_true "the proxy served the attack (rule $1 applied $n times)" test "$n" -gt 0
+}
+
+# commits_sent POUCH: how many commits (POST .../operations) the clients sent to the pouch since
+# the mark.
+commits_sent() {
+    log_since | jq -s --arg p "/v1/pouches/$1/operations" '[.[] | select(.method == "POST" and .upstream_path == $p)] | length'
+}
+
 # requests_matching REGEX: how many requests since the mark had a path (with query) matching.
 requests_matching() {
     log_since | jq -s --arg r "$1" '[.[] | select(.path | test($r))] | length'
 }
 
-# dev NAME ARGS...: `pouch` as device NAME (config $T/NAME), within HOSTILE_CMD_TIMEOUT seconds
-# (default 120; a timeout is status 124); stdout, stderr and the status land in OUT, ERR, RC.
-dev() {
-    local name=$1
-    shift
-    RC=0
-    XDG_CONFIG_HOME=$T/$name timeout --kill-after=5 "${HOSTILE_CMD_TIMEOUT:-120}" "$POUCH" "$@" \
-        >"$T/out" 2>"$T/err" </dev/null || RC=$?
-    OUT=$(cat "$T/out")
-    ERR=$(cat "$T/err")
-}
-cfg() { echo "$T/$1/pouch"; }
-member_id() { jq -r .member_id "$(cfg "$1")/device.json"; }
-device_id() { jq -r .device_id "$(cfg "$1")/device.json"; }
-
 # account NAME: a fresh user with genesis, its browser member played by pouch-testweb (state
 # $T/web-NAME, talking to the proxy like every client); sets WEB_STATE and POUCH_ID.
 account() {
     WEB_STATE=$T/web-$1
-    rm -rf "$WEB_STATE"
-    "$TESTWEB" signup --server "$PROXY" --state "$WEB_STATE" >/dev/null || return 1
-    POUCH_ID=$("$TESTWEB" genesis --state "$WEB_STATE") || return 1
-}
-web() { "$TESTWEB" "$1" --state "$WEB_STATE" "${@:2}"; }
-
-# login NAME: `pouch login` through the proxy, approved by the account's browser member once
-# pending; RC is the login's status, LINK the approval link it printed, REQ its request id.
-login() {
-    local name=$1 pid
-    rm -rf "${T:?}/$name"
-    (XDG_CONFIG_HOME=$T/$name timeout 60 "$POUCH" login --server "$PROXY" --name "$name" \
-        >"$T/$name.login" 2>&1 </dev/null; echo $? >"$T/$name.login.rc") &
-    pid=$!
-    # The approval link and the code, as the terminal shows them (the code is typed on the page).
-    LINK="" CODE=""
-    for _ in $(seq 300); do
-        LINK=$(grep -o 'http[^ ]*/cli/approve?request=[^ ]*' "$T/$name.login" 2>/dev/null || true)
-        CODE=$(sed -n 's/^then type this code on the page: \([0-9-]*\)$/\1/p' "$T/$name.login" 2>/dev/null || true)
-        [[ -n $LINK && -n $CODE ]] && break
-        sleep 0.1
-    done
-    REQ=${LINK#*request=}
-    REQ=${REQ%%#*}
-    web approve "$REQ" --link "$LINK" --code "$CODE" >/dev/null || true
-    wait "$pid" || true
-    RC=$(cat "$T/$name.login.rc")
-    LOGIN_OUT=$(cat "$T/$name.login")
-    if [[ $RC != 0 ]]; then
-        smoke_fail "setup: the login of $name failed ($RC): $(one "$LOGIN_OUT")"
-        return 1
-    fi
+    web_account
 }
 
 # attacker ARGS...: pouch-attacker (tools/attacker), the malicious member; its JSON on stdout.

@@ -2,7 +2,8 @@
 # proxy.py -- the hostile suite's tampering HTTP proxy (Python 3 stdlib only): it stands in
 # front of the stack's nginx as "the server" the real clients talk to, and plays a malicious
 # server or network by rewriting requests and answers per scenario (rules file, below).
-# Every request is logged as one JSON line (method, path, caller, body, status, rules applied).
+# Every request is logged as one JSON line (method, path, caller, body, status, the rules that
+# matched and those that changed the request or the answer).
 #
 #   proxy.py --listen PORT --upstream http://127.0.0.1:NGINX_PORT --rules FILE --log FILE
 #
@@ -171,24 +172,29 @@ class Handler(http.server.BaseHTTPRequestHandler):
         caller = caller_of(self.headers)
         rules = [r for r in load_rules() if matches(r, method, path, query, caller)]
         applied = [r.get("name", r["path"]) for r in rules]
+        changed = []  # the rules that changed something: a scenario's proof its attack happened
         up_path = path
         for r in rules:
+            before = (up_path, body)
             if r.get("request_path_sub"):
                 up_path = re.sub(r["request_path_sub"][0], r["request_path_sub"][1], up_path)
             for pat, rep in r.get("request_body_sub", []):
                 t = text_of(body)
                 if t is not None:
                     body = re.sub(pat, rep, t).encode("utf-8")
-        canned = next((r["respond"] for r in rules if r.get("respond")), None)
+            if (up_path, body) != before:
+                changed.append(r.get("name", r["path"]))
+        canned = next((r for r in rules if r.get("respond")), None)
         if canned:
-            status = int(canned.get("status", 200))
-            out = canned.get("body", {})
+            status = int(canned["respond"].get("status", 200))
+            out = canned["respond"].get("body", {})
             data = (out if isinstance(out, str) else json.dumps(out)).encode("utf-8")
             headers = [("Content-Type", "application/json")]
+            changed.append(canned.get("name", canned["path"]))
         else:
             status, headers, data = self.forward(method, up_path + ("?" + query if query else ""), body)
-        data = self.rewrite_answer(rules, headers, data)
-        self.log(method, self.path, up_path, caller, body, status, applied, started)
+        data = self.rewrite_answer(rules, headers, data, changed)
+        self.log(method, self.path, up_path, caller, body, status, applied, changed, started)
         self.send_response(status)
         for k, v in headers:
             self.send_header(k, v)
@@ -217,45 +223,56 @@ class Handler(http.server.BaseHTTPRequestHandler):
         finally:
             conn.close()
 
-    def rewrite_answer(self, rules, headers, data):
+    def rewrite_answer(self, rules, headers, data, changed):
         for r in rules:
-            for pat, rep in r.get("response_body_sub", []):
-                t = text_of(data)
-                if t is not None:
-                    data = re.sub(pat, rep, t).encode("utf-8")
-            edits = r.get("json_set") or r.get("json_append") or r.get("json_append_copy")
-            if not edits:
-                continue
-            try:
-                doc = json.loads(data)
-            except ValueError:
-                continue
-            original = json.loads(data)
-            for ptr, value in (r.get("json_set") or {}).items():
-                doc = pointer_set(doc, ptr, expand(value, original))
-            for ptr, items in (r.get("json_append") or {}).items():
-                pointer_get(doc, ptr).extend(expand(items, original))
-            for spec in r.get("json_append_copy") or []:
-                target = pointer_get(doc, spec["to"])
-                src = spec.get("from", spec["to"] + "/-1")
-                parts = pointer_parts(src)
-                container = pointer_get(original, "/" + "/".join(parts[:-1]) if len(parts) > 1 else "")
-                if not container:
-                    continue
-                item = json.loads(json.dumps(container[int(parts[-1])]))
-                for rel, value in (spec.get("set") or {}).items():
-                    item = pointer_set(item, rel, expand(value, original))
-                if "at" in spec:
-                    target.insert(int(spec["at"]), item)
-                else:
-                    target.append(item)
-            data = json.dumps(doc, ensure_ascii=False).encode("utf-8")
+            data, did = self.rewrite_one(r, data)
+            if did and r.get("name", r["path"]) not in changed:
+                changed.append(r.get("name", r["path"]))
         return data
 
-    def log(self, method, full, up_path, caller, body, status, applied, started):
+    @staticmethod
+    def rewrite_one(r, data):
+        """The answer after rule r, and whether r changed it (its text, or its JSON's value)."""
+        did = False
+        for pat, rep in r.get("response_body_sub", []):
+            t = text_of(data)
+            if t is not None:
+                out = re.sub(pat, rep, t).encode("utf-8")
+                did = did or out != data
+                data = out
+        if not (r.get("json_set") or r.get("json_append") or r.get("json_append_copy")):
+            return data, did
+        try:
+            doc = json.loads(data)
+        except ValueError:
+            return data, did
+        original = json.loads(data)
+        for ptr, value in (r.get("json_set") or {}).items():
+            doc = pointer_set(doc, ptr, expand(value, original))
+        for ptr, items in (r.get("json_append") or {}).items():
+            pointer_get(doc, ptr).extend(expand(items, original))
+        for spec in r.get("json_append_copy") or []:
+            target = pointer_get(doc, spec["to"])
+            src = spec.get("from", spec["to"] + "/-1")
+            parts = pointer_parts(src)
+            container = pointer_get(original, "/" + "/".join(parts[:-1]) if len(parts) > 1 else "")
+            if not container:
+                continue
+            item = json.loads(json.dumps(container[int(parts[-1])]))
+            for rel, value in (spec.get("set") or {}).items():
+                item = pointer_set(item, rel, expand(value, original))
+            if "at" in spec:
+                target.insert(int(spec["at"]), item)
+            else:
+                target.append(item)
+        if doc == original:
+            return data, did
+        return json.dumps(doc, ensure_ascii=False).encode("utf-8"), True
+
+    def log(self, method, full, up_path, caller, body, status, applied, changed, started):
         t = text_of(body) if body else ""
         rec = {"t": round(started, 3), "method": method, "path": full, "upstream_path": up_path,
-               "caller": caller, "status": status, "rules": applied,
+               "caller": caller, "status": status, "rules": applied, "changed": changed,
                "body": t[:262144] if t is not None else "<%d bytes>" % len(body)}
         with LOG_LOCK, open(ARGS.log, "a", encoding="utf-8") as f:
             f.write(json.dumps(rec, ensure_ascii=False) + "\n")

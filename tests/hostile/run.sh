@@ -63,7 +63,7 @@ echo '[]' >"$HOSTILE_RULES"
 python3 tests/hostile/proxy.py --listen "$proxy_port" --upstream "$STACK_URL" \
     --rules "$HOSTILE_RULES" --log "$HOSTILE_LOG" 2>"$H/proxy.err" &
 PROXY_PID=$!
-for _ in {1..100}; do
+for _ in {1..300}; do
     stack_port_in_use "$proxy_port" && break
     sleep 0.1
 done
@@ -79,13 +79,18 @@ count() {
 }
 for half in $halves; do
     out=$H/$half.out
+    status=0
     case $half in
-        cli) bash tests/hostile/cli.sh 2>&1 | tee "$out" || true ;;
-        browser) env BUILD="$STACK_BUILD" bash tests/hostile/browser.sh 2>&1 | tee "$out" || true ;;
+        cli) bash tests/hostile/cli.sh 2>&1 | tee "$out" || status=$? ;;
+        browser) env BUILD="$STACK_BUILD" bash tests/hostile/browser.sh 2>&1 | tee "$out" || status=$? ;;
         *) stack_die "unknown half '$half' in POUCH_HOSTILE (cli browser)" ;;
     esac
     if ! grep -qx 'HOSTILE END' "$out"; then
         echo "FAIL hostile_$half: stopped before its end (see above)"
+        failed=$((failed + 1))
+    elif ((status != 0)) && ! grep -q '^FAIL ' "$out"; then
+        # A half that could not run its scenarios (e.g. no node packages) must not pass empty.
+        echo "FAIL hostile_$half: exited with status $status without a FAIL line (see above)"
         failed=$((failed + 1))
     fi
     count "$out"
