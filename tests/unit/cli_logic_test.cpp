@@ -12,6 +12,7 @@
 #include "clients/cli/args.h"
 #include "clients/cli/errors.h"
 #include "clients/cli/folder_state.h"
+#include "clients/cli/revision.h"
 #include "clients/cli/help.h"
 #include "clients/cli/scan.h"
 #include "common/clientfmt/chunk.h"
@@ -114,6 +115,27 @@ TEST(CliFingerprint, AFileAndItsChunkedContentAgreeAndDifferFromAnyChange) {
     EXPECT_EQ(dig.chunk_hashes.size(), 2u);
     data[5] ^= 1;
     EXPECT_NE(digest_file(d.write("big2", data)).fp, dig.fp);
+}
+
+// The service's `kind` is unsigned: a put it lists as a delete would remove the file on every
+// device, so open_revision refuses any revision whose kind and signed content disagree.
+TEST(CliRevision, TheServicesKindMustAgreeWithTheSignedContent) {
+    clientfmt::Content file;
+    file.data = "";
+    clientfmt::Content tomb = clientfmt::tombstone("a.txt", "file", 1);
+    EXPECT_EQ(kind_mismatch("put", file), "");
+    EXPECT_EQ(kind_mismatch("delete", tomb), "");
+    EXPECT_EQ(kind_mismatch("delete", file),
+              "the service lists it as a delete, but its signed content is not a tombstone");
+    EXPECT_EQ(kind_mismatch("put", tomb),
+              "the service lists it as a put, but its signed content is a tombstone");
+    EXPECT_EQ(kind_mismatch("", file), "the service lists it with an unknown kind");
+    EXPECT_EQ(kind_mismatch("DELETE", tomb), "the service lists it with an unknown kind");
+    Revision r;
+    r.kind = "delete";  // the service's word alone makes no tombstone
+    EXPECT_FALSE(r.deleted());
+    r.content = tomb;
+    EXPECT_TRUE(r.deleted());
 }
 
 TEST(CliNames, NfcNormalisesDecomposedNamesAndRefusesInvalidUtf8) {
