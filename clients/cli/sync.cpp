@@ -671,6 +671,8 @@ void SyncEngine::upload_chunks(Planned& p, const std::string& name) {
 }
 
 void SyncEngine::build_put(Planned& p) {
+    // The key first: nothing of the file is read or uploaded for a write that would be refused.
+    std::string key = trust_.write_key(s_.pouch_id, key_gen_);
     fmt::Content c;
     c.name = p.remote_name;
     c.kind = "file";
@@ -696,7 +698,6 @@ void SyncEngine::build_put(Planned& p) {
 
     std::string revision_id = crypto::uuid_v4();
     fmt::RevisionIds ids{s_.pouch_id, p.artifact_id, revision_id, key_gen_};
-    std::string key = trust_.write_key(s_.pouch_id, key_gen_);  // refuses a rollback
     std::string envelope = fmt::seal_envelope(key, ids, c);
     const crypto::P256PrivateKey& sign = sign_key();
     json::Out o;
@@ -728,6 +729,25 @@ void SyncEngine::build_put(Planned& p) {
     p.intent.prev_local_name = p.prev_local != p.local ? p.prev_local : "";
 }
 
+void SyncEngine::build_delete(Planned& p) {
+    std::string key = trust_.write_key(s_.pouch_id, key_gen_);
+    std::string revision_id = crypto::uuid_v4();
+    fmt::RevisionIds ids{s_.pouch_id, p.artifact_id, revision_id, key_gen_};
+    std::string envelope =
+        fmt::seal_envelope(key, ids, fmt::tombstone(p.old.remote_name, "file", now_ms()));
+    json::Out o;
+    o.kv("type", "delete").kv("artifact_id", p.artifact_id).kv("revision_id", revision_id);
+    o.kv("base_revision_id", p.base).kv_null("merge_parent_id").kv_null("name_index");
+    o.kv_null("conflict_id").kv("key_gen", key_gen_).kv("envelope", envelope);
+    o.kv("signature", fmt::sign_revision(sign_key(), ids, envelope));
+    o.kv("signer_member_id", device_.member_id);
+    o.key("blob_ids").arr().end_arr();
+    p.op_json = o.done();
+    p.intent.type = "delete";
+    p.intent.local_name = p.local;
+    p.intent.entry = p.old;
+}
+
 void SyncEngine::send_batches(std::vector<Planned>& ops) {
     std::vector<Planned*> batch;
     size_t bytes = 0;
@@ -755,31 +775,15 @@ void SyncEngine::send_batches(std::vector<Planned>& ops) {
         bytes = 0;
     };
     for (Planned& p : ops) {
-        if (p.type == "put") {
-            if (!stat_file(root_, p.local)) continue;  // gone since the scan
-            try {
+        if (p.type == "put" && !stat_file(root_, p.local)) continue;  // gone since the scan
+        try {
+            if (p.type == "put")
                 build_put(p);
-            } catch (const ItemSkipped& e) {
-                skip_local(p.local + ": " + e.what());
-                continue;
-            }
-        } else {
-            std::string revision_id = crypto::uuid_v4();
-            fmt::RevisionIds ids{s_.pouch_id, p.artifact_id, revision_id, key_gen_};
-            std::string key = trust_.write_key(s_.pouch_id, key_gen_);
-            std::string envelope =
-                fmt::seal_envelope(key, ids, fmt::tombstone(p.old.remote_name, "file", now_ms()));
-            json::Out o;
-            o.kv("type", "delete").kv("artifact_id", p.artifact_id).kv("revision_id", revision_id);
-            o.kv("base_revision_id", p.base).kv_null("merge_parent_id").kv_null("name_index");
-            o.kv_null("conflict_id").kv("key_gen", key_gen_).kv("envelope", envelope);
-            o.kv("signature", fmt::sign_revision(sign_key(), ids, envelope));
-            o.kv("signer_member_id", device_.member_id);
-            o.key("blob_ids").arr().end_arr();
-            p.op_json = o.done();
-            p.intent.type = "delete";
-            p.intent.local_name = p.local;
-            p.intent.entry = p.old;
+            else
+                build_delete(p);
+        } catch (const ItemSkipped& e) {
+            skip_local(p.local + ": " + e.what());
+            continue;
         }
         if (batch.size() == kMaxOps ||
             (!batch.empty() && bytes + p.op_json.size() > kMaxBatchBytes))
@@ -846,7 +850,28 @@ void SyncEngine::commit_pending() {
     save();
 }
 
+bool SyncEngine::may_write() {
+    try {
+        trust_.write_key(s_.pouch_id, key_gen_);
+        return true;
+    } catch (const ItemSkipped& e) {
+        skip_local(e.what());
+        return false;
+    }
+}
+
 bool SyncEngine::resend_pending() {
+    if (s_.pending.empty()) return false;
+    // A batch sealed under another generation is not sent again: an honest service refuses it
+    // (stale_key_gen), and a rotation since then may have shut out a member who holds its key.
+    // Its changes are still on disk and unrecorded, so the plan below makes them again.
+    size_t before = s_.pending.size();
+    std::erase_if(s_.pending, [&](const PendingCommit& pc) { return pc.key_gen() != key_gen_; });
+    if (s_.pending.size() != before) {
+        progress_.say("a commit of an interrupted run was sealed under an older key generation; "
+                      "planning it again");
+        save_now();
+    }
     if (s_.pending.empty()) return false;
     progress_.say("resending the commit of an interrupted run (" +
                   std::to_string(s_.pending_ops()) + " operations)");
@@ -854,57 +879,56 @@ bool SyncEngine::resend_pending() {
     return true;
 }
 
+void SyncEngine::apply_lost_heads() {
+    for (const auto& aid : to_refetch_) {
+        if (aid.empty()) continue;
+        try {
+            auto h = fetch_head(aid);
+            if (!h) continue;
+            const std::string* local = s_.local_name_of(aid);
+            if (local && !h->deleted() && s_.files.at(*local).fp == h->fp) {
+                s_.files.at(*local).revision_id = h->revision_id;  // the same content won already
+                continue;
+            }
+            // An entry whose base lost: fetch the winner; our version becomes a copy.
+            if (local) {
+                FileEntry& e = s_.files.at(*local);
+                auto st = local_status(*local, e);
+                if (st.kind == LocalStatus::kUnchanged && e.remote_name != *local) {
+                    // Only our rename lost: take the new head's content under our name; the
+                    // next round renames it again, on that head.
+                    std::string keep = *local;
+                    write_content(keep, *h);
+                    continue;
+                }
+            }
+            apply_head(*h);
+        } catch (const ItemSkipped& e) {
+            skip(aid, e.what());
+        }
+    }
+}
+
 void SyncEngine::push(const std::string& scope) {
     load_pouch();
     // A rolled-back generation is reported even when nothing waits to be sent.
     trust_.check_rollback(s_.pouch_id, key_gen_);
+    if (!s_.pending.empty() && !may_write()) return save_now();
     resend_pending();
     for (int round = 0; round < kMaxRounds; ++round) {
         to_refetch_.clear();
         keys_stale_ = false;
         auto ops = plan(scope);
-        if (ops.empty()) {
-            save_now();
-            return;
-        }
+        if (ops.empty() || !may_write()) return save_now();
         int refused_before = stats_.refused;
         send_batches(ops);
         if (keys_stale_) {
             trust_.fetch_keys(s_.pouch_id);
             load_pouch();
         }
-        for (const auto& aid : to_refetch_) {
-            if (aid.empty()) continue;
-            try {
-                if (auto h = fetch_head(aid)) {
-                    const std::string* local = s_.local_name_of(aid);
-                    if (local && !h->deleted() && s_.files.at(*local).fp == h->fp) {
-                        // the same content won already
-                        s_.files.at(*local).revision_id = h->revision_id;
-                        continue;
-                    }
-                    // An entry whose base lost: fetch the winner; our version becomes a copy.
-                    if (local) {
-                        FileEntry& e = s_.files.at(*local);
-                        auto st = local_status(*local, e);
-                        if (st.kind == LocalStatus::kUnchanged && e.remote_name != *local) {
-                            // Only our rename lost: take the new head's content under our
-                            // name; the next round renames it again, on that head.
-                            std::string keep = *local;
-                            write_content(keep, *h);
-                            continue;
-                        }
-                    }
-                    apply_head(*h);
-                }
-            } catch (const ItemSkipped& e) {
-                skip(aid, e.what());
-            }
-        }
-        if (to_refetch_.empty() && !keys_stale_ && stats_.refused > refused_before) {
-            save_now();
-            return;
-        }
+        apply_lost_heads();
+        if (to_refetch_.empty() && !keys_stale_ && stats_.refused > refused_before)
+            return save_now();
     }
     progress_.say("the folder kept changing; some changes wait for the next run");
     save_now();

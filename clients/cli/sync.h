@@ -79,10 +79,21 @@ class SyncEngine {
     std::string free_conflict_name(const std::string& name, const std::string& label);
     void ack();
 
+    // Whether this push may write to the pouch now (Trust::write_key on its current
+    // generation), asked before anything is resent, read for sending, sealed or uploaded: a
+    // rollback throws (exit 5); a key this device lacks, or one made by a member since removed,
+    // holds every write of the pouch -- said once as a skipped item (exit 7), the local changes
+    // and the journal stay for a later run.
+    bool may_write();
+    // Resends the journal's commits sealed under the current generation; drops the others
+    // unsent (they are planned again from the files on disk).
     bool resend_pending();
     std::vector<Planned> plan(const std::string& scope);
     void send_batches(std::vector<Planned>& ops);
     void build_put(Planned& p);
+    void build_delete(Planned& p);
+    // The heads of artifacts whose commit lost (stale base, not found), applied here.
+    void apply_lost_heads();
     void upload_chunks(Planned& p, const std::string& name);
     void commit_pending();  // sends s_.pending.front() and records its answer
     // The folder state is written when due -- at most about once a second, and never taking

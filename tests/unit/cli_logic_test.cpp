@@ -89,6 +89,20 @@ TEST(CliFolderState, ADamagedFileIsACliErrorNotACrash) {
     EXPECT_THROW(FolderState::from_json("not json"), CliError);
 }
 
+// A journaled batch names its generation in its body: resend_pending sends it again only under
+// that generation.
+TEST(CliFolderState, APendingCommitKnowsTheGenerationItWasSealedUnder) {
+    PendingCommit pc{crypto::uuid_v4(),
+                     R"({"operation_id":"x","epoch":"e","ops":[{"type":"put","key_gen":7},)"
+                     R"({"type":"delete","key_gen":7}]})",
+                     {}};
+    EXPECT_EQ(pc.key_gen(), 7);
+    pc.body = R"({"operation_id":"x","epoch":"e","ops":[]})";
+    EXPECT_EQ(pc.key_gen(), 0);
+    pc.body = "not json";
+    EXPECT_EQ(pc.key_gen(), 0);
+}
+
 TEST(CliFingerprint, AFileAndItsInlineContentAgree) {
     TempDir d;
     std::string data = crypto::random_bytes(1000);
