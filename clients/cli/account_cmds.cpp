@@ -188,17 +188,16 @@ int cmd_logout(const Args& a) {
     if (!me) throw CliError(kExitIntegrity, "this device's member is not active in the roster");
 
     // The removal, signed by this member itself (docs/CLIENT-FORMAT.md "Rotation"), with
-    // rotated_to one above the highest generation of the pouches it can read. It sends no new
+    // rotated_to one above the highest generation this device holds, once the envelopes sealed
+    // to it since are fetched. Not the server's word on the current generation: readers accept
+    // this member's envelopes and revisions below rotated_to, so a server that named a higher
+    // one here would widen what these keys may still sign after they left. It sends no new
     // keys: a key this member made would be known to it after it left, and readers refuse
     // envelopes from a removed member at rotated_to and above. The rotation is owed
     // (rotation_pending) and done by the web app.
     s.trust.fetch_keys();
-    Keyring held = s.cfg.load_keys();
     std::vector<long long> gens;
-    s.api.list("/v1/pouches", "", [&](const rapidjson::Value& p) {
-        auto it = held.find(jstr(p, "id"));
-        if (it != held.end()) gens.push_back(std::max(jint(p, "key_gen"), it->second.high));
-    });
+    for (const auto& [pouch, held] : s.cfg.load_keys()) gens.push_back(held.high);
     long long rotated_to = fmt::rotated_to_of(gens);
     fmt::SignedStatement st = fmt::removal_statement(roster, *me, s.device.member_id,
                                                      s.device.device_id, rotated_to, s.sign);
