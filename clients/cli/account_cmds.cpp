@@ -22,7 +22,7 @@ namespace fmt = pouch::clientfmt;
 namespace {
 
 void print_json(const std::string& s) {
-    std::printf("%s\n", s.c_str());
+    std::printf("%s\n", ascii_json(s).c_str());
 }
 
 // A column of w characters: the text defanged (it is the server's), cut or padded.
@@ -132,10 +132,8 @@ int cmd_devices(const Args& a) {
         json::Out o;
         o.kv("this_device", s.device.device_id).key("items").arr();
         for (const auto& d : all.GetArray()) {
-            // Non-ASCII as \u escapes: the server's names reach a terminal as plain ASCII.
             rapidjson::StringBuffer buf;
-            rapidjson::Writer<rapidjson::StringBuffer, rapidjson::UTF8<>, rapidjson::ASCII<>> w(
-                buf);
+            rapidjson::Writer<rapidjson::StringBuffer> w(buf);
             d.Accept(w);
             o.raw(std::string(buf.GetString(), buf.GetSize()));
         }

@@ -196,7 +196,7 @@ int cmd_ls(const Args& a) {
                     .kv("readable", keys.count(p.id) > 0)
                     .end_obj();
             o.end_arr();
-            std::printf("%s\n", o.done().c_str());
+            std::printf("%s\n", ascii_json(o.done()).c_str());
         } else {
             for (const auto& p : pouches)
                 std::printf("%s  key generation %lld  %lld events  %s%s\n", defang(p.id).c_str(),
@@ -240,7 +240,7 @@ int cmd_ls(const Args& a) {
             o.end_obj();
         }
         o.end_arr();
-        std::printf("%s\n", o.done().c_str());
+        std::printf("%s\n", ascii_json(o.done()).c_str());
         return unreadable ? kExitSkipped : kExitOk;
     }
     for (const auto& r : items) {

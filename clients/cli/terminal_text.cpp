@@ -1,5 +1,5 @@
 // terminal_text.cpp -- a strict UTF-8 decoder, the replacement of control and bidi
-// characters, and the label rule (terminal_text.h). NFC is libunistring's.
+// characters, ASCII-only JSON, and the label rule (terminal_text.h). NFC is libunistring's.
 #include "clients/cli/terminal_text.h"
 
 #include <uninorm.h>
@@ -7,6 +7,10 @@
 
 #include <cstdlib>
 #include <utility>
+
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
 namespace pouch::cli {
 
@@ -70,6 +74,16 @@ std::string defang(std::string_view s) {
         i += len;
     }
     return out;
+}
+
+std::string ascii_json(std::string_view json) {
+    rapidjson::Document d;
+    d.Parse<rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag>(json.data(),
+                                                                                    json.size());
+    rapidjson::StringBuffer buf;
+    rapidjson::Writer<rapidjson::StringBuffer, rapidjson::UTF8<>, rapidjson::ASCII<>> w(buf);
+    if (d.HasParseError() || !d.Accept(w)) return defang(json);
+    return std::string(buf.GetString(), buf.GetSize());
 }
 
 std::string first_chars(std::string_view s, size_t n) {

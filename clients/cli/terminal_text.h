@@ -20,6 +20,11 @@ bool is_control_or_bidi(uint32_t cp);
 // replaced by '?'. Everything else is kept as it is.
 std::string defang(std::string_view s);
 
+// A JSON text as `--json` prints it: every character outside ASCII written as a \u escape, so
+// that a name another member chose (a C1 control, a bidi override) reaches the terminal as
+// plain ASCII; controls are escaped by JSON itself. Text that is not valid JSON is defanged.
+std::string ascii_json(std::string_view json);
+
 // `s` cut to at most `n` Unicode scalar values (never inside a character), for columns.
 std::string first_chars(std::string_view s, size_t n);
 std::string last_chars(std::string_view s, size_t n);
