@@ -156,13 +156,10 @@ int cmd_devices(const Args& a) {
 
 int cmd_rename(const Args& a) {
     if (a.positional.size() != 1) throw CliError(kExitUsage, "usage: pouch rename NAME");
-    auto name = nfc(a.positional[0]);
-    if (!name) throw CliError(kExitUsage, "NAME is not valid UTF-8");
-    if (auto why = label_problem(*name))
-        throw CliError(kExitUsage, "NAME cannot be a device name: " + *why);
+    std::string name = checked_device_name(a.positional[0], "NAME");
     Session s(a);
     json::Out o;
-    o.kv("name", *name);
+    o.kv("name", name);
     ApiAnswer r = s.api.call("PATCH", "/v1/devices/" + s.device.device_id, o.done());
     if (r.status == 400) throw CliError(kExitUsage, "the server refused the name: " + describe(r));
     if (!r.ok()) throw CliError(kExitFailure, "rename: " + describe(r));

@@ -3,6 +3,7 @@
 
 #include "clients/cli/errors.h"
 #include "clients/cli/scan.h"
+#include "clients/cli/terminal_text.h"
 
 namespace pouch::cli {
 

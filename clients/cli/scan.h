@@ -1,8 +1,7 @@
 // scan.h -- the local side of a synced folder: walking it (regular files only; symlinks,
-// devices and pouch's own temporary files are left out, never followed), Unicode NFC names
-// (libunistring),
-// and content fingerprints that a local file and a remote content object share, so "is it
-// the same?" never needs the remote bytes.
+// devices and pouch's own temporary files are left out, never followed) and content
+// fingerprints that a local file and a remote content object share, so "is it the same?"
+// never needs the remote bytes.
 #pragma once
 
 #include <map>
@@ -36,9 +35,6 @@ std::map<std::string, LocalFile> scan_folder(FolderRoot& root, ScanReport* repor
 std::map<std::string, LocalFile> scan_folder(const std::string& root, ScanReport* report = nullptr);
 // The regular file `name` (nullopt when absent, not a regular file, or behind a symlink).
 std::optional<LocalFile> stat_file(FolderRoot& root, const std::string& name);
-
-// NFC of a UTF-8 string; nullopt when it is not valid UTF-8.
-std::optional<std::string> to_nfc(const std::string& s);
 
 // fingerprint = "<size>:i:<b64url BLAKE3(bytes)>" for size <= 64 KiB,
 //               "<size>:c:<b64url BLAKE3(hash_1 || ... || hash_n)>" above, with hash_i the

@@ -1,5 +1,6 @@
 // terminal_text.cpp -- a strict UTF-8 decoder, the replacement of control and bidi
-// characters, ASCII-only JSON, and the label rule (terminal_text.h). NFC is libunistring's.
+// characters, ASCII-only JSON, NFC (libunistring) and the device name check (terminal_text.h);
+// the character and label rules are common/json/label.h's.
 #include "clients/cli/terminal_text.h"
 
 #include <uninorm.h>
@@ -11,6 +12,9 @@
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
+
+#include "clients/cli/errors.h"
+#include "common/json/label.h"
 
 namespace pouch::cli {
 
@@ -43,19 +47,7 @@ std::pair<uint32_t, size_t> decode(std::string_view s, size_t i) {
     return {cp, len};
 }
 
-// Unicode's White_Space property.
-bool is_white_space(uint32_t cp) {
-    return (cp >= 0x09 && cp <= 0x0D) || cp == 0x20 || cp == 0x85 || cp == 0xA0 || cp == 0x1680 ||
-           (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F ||
-           cp == 0x205F || cp == 0x3000;
-}
-
 }  // namespace
-
-bool is_control_or_bidi(uint32_t cp) {
-    return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x061C || cp == 0x200E ||
-           cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
-}
 
 std::string defang(std::string_view s) {
     std::string out;
@@ -67,7 +59,7 @@ std::string defang(std::string_view s) {
             ++i;
             continue;
         }
-        if (is_control_or_bidi(cp))
+        if (json::is_control_or_bidi(cp))
             out += "\xEF\xBF\xBD";  // U+FFFD
         else
             out.append(s.substr(i, len));
@@ -111,7 +103,7 @@ size_t char_count(std::string_view s) {
     return count;
 }
 
-std::optional<std::string> nfc(std::string_view s) {
+std::optional<std::string> to_nfc(std::string_view s) {
     auto* p = reinterpret_cast<const uint8_t*>(s.data());
     if (u8_check(p, s.size()) != nullptr) return std::nullopt;
     if (s.empty()) return std::string();
@@ -123,22 +115,12 @@ std::optional<std::string> nfc(std::string_view s) {
     return r;
 }
 
-std::optional<std::string> label_problem(std::string_view name) {
-    uint32_t first = 0, last = 0;
-    size_t count = 0;
-    for (size_t i = 0; i < name.size(); ++count) {
-        auto [cp, len] = decode(name, i);
-        if (len == 0) return "it is not valid UTF-8";
-        if (is_control_or_bidi(cp)) return "it holds a control or bidi character";
-        if (cp == '/' || cp == '\\') return "it holds a / or \\";
-        if (count == 0) first = cp;
-        last = cp;
-        i += len;
-    }
-    if (count < 1 || count > 64) return "it must have 1 to 64 characters";
-    if (is_white_space(first) || is_white_space(last)) return "it starts or ends with white space";
-    if (nfc(name) != std::string(name)) return "it is not in Unicode NFC";
-    return std::nullopt;
+std::string checked_device_name(std::string_view typed, const std::string& what) {
+    auto name = to_nfc(typed);
+    if (!name) throw CliError(kExitUsage, what + " is not valid UTF-8");
+    if (auto why = json::label_problem(*name))
+        throw CliError(kExitUsage, what + " cannot be a device name: it must " + *why);
+    return *name;
 }
 
 }  // namespace pouch::cli

@@ -15,6 +15,7 @@
 #include "clients/cli/revision.h"
 #include "clients/cli/help.h"
 #include "clients/cli/scan.h"
+#include "clients/cli/terminal_text.h"
 #include "common/clientfmt/chunk.h"
 #include "common/crypto/b64url.h"
 #include "common/crypto/random.h"
