@@ -449,7 +449,7 @@ void SyncEngine::apply_put(const Revision& h, const std::string* prev_local) {
         // gives way, on every device alike: it is kept under a conflict name, which the next
         // push also gives it on the server.
         if (h.artifact_id > it->second.artifact_id) {
-            std::string alt = free_conflict_name(name, trust_.signer(h.signer).label);
+            std::string alt = free_conflict_name(name, trust_.label_of(h.signer));
             ++stats_.conflicts;
             progress_.say("conflict: two files named " + name + "; the other is kept as \"" + alt +
                           "\"");

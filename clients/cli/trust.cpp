@@ -66,16 +66,9 @@ const fmt::Roster& Trust::roster() {
     return *roster_;
 }
 
-const fmt::Member& Trust::signer(const std::string& member_id) {
+std::string Trust::label_of(const std::string& member_id) {
     const fmt::Member* m = roster().find(member_id);
-    if (!m) {
-        reload();  // it may have joined after this process verified the roster
-        m = roster().find(member_id);
-    }
-    if (!m)
-        throw CliError(kExitIntegrity,
-                       "signed by " + member_id + ", who is not in the verified roster");
-    return *m;
+    return m ? m->label : "";
 }
 
 const fmt::Member& Trust::revision_signer(const std::string& member_id, long long key_gen) {

@@ -19,9 +19,10 @@
 namespace pouch::cli {
 
 // A revision or a key envelope refused as untrusted (a bad signature, a signer or creator not
-// in the roster or removed at or below its generation, an envelope for another pouch or
-// member, one that does not open). Like a missing key it stops that item only: the sync skips
-// and reports it and goes on; exit 7 (done with skipped items) when it ends a command.
+// in the roster or removed with a rotated_to at or below its generation, an envelope for
+// another pouch or member, one that does not open, a revision whose service-given kind
+// disagrees with its content). Like a missing key it stops that item only: the sync skips and
+// reports it and goes on; exit 7 (done with skipped items) when it ends a command.
 struct UntrustedItem : ItemSkipped {
     using ItemSkipped::ItemSkipped;
 };
@@ -44,9 +45,9 @@ class Trust {
     const clientfmt::Roster& roster();
     void reload();
 
-    // A member's keys for verifying its signatures: any member the roster ever added (a
-    // revision or envelope written before its removal stays valid). kExitIntegrity if unknown.
-    const clientfmt::Member& signer(const std::string& member_id);
+    // The roster label of a member (any the roster ever added), "" when unknown: the other
+    // side's name in a conflict copy. Another member's text: conflict_name reduces it.
+    std::string label_of(const std::string& member_id);
 
     // The signer of a revision written under key_gen: a member of the verified roster that is
     // trusted at key_gen (active, or removed with rotated_to > key_gen). UntrustedItem if not.
