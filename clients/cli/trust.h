@@ -14,6 +14,7 @@
 #include "clients/cli/api.h"
 #include "clients/cli/config.h"
 #include "clients/cli/errors.h"
+#include "common/clientfmt/key_envelope.h"
 #include "common/clientfmt/roster.h"
 
 namespace pouch::cli {
@@ -86,6 +87,18 @@ class Trust {
   private:
     Keyring& keys();
     const HeldKey* verified_key(const std::string& pouch_id, long long key_gen);
+    // fetch_keys, one pouch at a time: its envelopes for this member as listed (a malformed one
+    // is remembered as refused); why one may not be opened, in words, "" when it may (its
+    // generation, pouch, member and creator; the roster is fetched again once per fetch_keys
+    // for a creator it does not know yet); the opening into keys.json's keyring (a new key,
+    // or the creator of a key a version 1 file held without one), with the refusal in words;
+    // and the keys still without a creator dropped (true when any was).
+    std::vector<clientfmt::KeyEnvelope> list_envelopes(const std::string& pouch_id);
+    std::string envelope_refused(const clientfmt::KeyEnvelope& e, const std::string& pouch_id,
+                                 bool& reloaded);
+    std::string open_into_keys(const std::string& pouch_id, const clientfmt::KeyEnvelope& e,
+                               const crypto::P256PrivateKey& enc, int& added, bool& changed);
+    bool drop_unverified(const std::string& pouch_id);
 
     Api& api_;
     const Config& cfg_;
