@@ -520,13 +520,9 @@ void SyncEngine::apply_head(const Revision& h) {
 
 // ---- pushing local changes -----------------------------------------------------------------
 
-std::vector<SyncEngine::Planned> SyncEngine::plan(const std::string& scope) {
-    ScanReport report;
-    auto files = scan_folder(root_, &report);
-    for (const auto& s : report.skipped) skip_local(s);
-    for (const auto& s : report.ignored)
-        if (said_.insert(s).second) stats_.messages.push_back("left out: " + s);
-    std::vector<Planned> out;
+std::vector<std::string> SyncEngine::plan_changed(const std::map<std::string, LocalFile>& files,
+                                                  const std::string& scope,
+                                                  std::vector<Planned>& out) {
     std::vector<std::string> missing;
     bool touched = false;
     for (auto& [local, e] : s_.files) {
@@ -568,6 +564,13 @@ std::vector<SyncEngine::Planned> SyncEngine::plan(const std::string& scope) {
         out.push_back(std::move(p));
     }
     if (touched) save();
+    return missing;
+}
+
+std::set<std::string> SyncEngine::plan_new(const std::map<std::string, LocalFile>& files,
+                                           const std::string& scope,
+                                           const std::vector<std::string>& missing,
+                                           std::vector<Planned>& out) {
     // Tracked files that vanished, by fingerprint: a new file with one of their contents is
     // a move (the first vanished name in name order, as the scan lists them).
     std::unordered_map<std::string, std::deque<std::string>> missing_by_fp;
@@ -604,6 +607,18 @@ std::vector<SyncEngine::Planned> SyncEngine::plan(const std::string& scope) {
         }
         out.push_back(std::move(p));
     }
+    return moved;
+}
+
+std::vector<SyncEngine::Planned> SyncEngine::plan(const std::string& scope) {
+    ScanReport report;
+    auto files = scan_folder(root_, &report);
+    for (const auto& s : report.skipped) skip_local(s);
+    for (const auto& s : report.ignored)
+        if (said_.insert(s).second) stats_.messages.push_back("left out: " + s);
+    std::vector<Planned> out;
+    std::vector<std::string> missing = plan_changed(files, scope, out);
+    std::set<std::string> moved = plan_new(files, scope, missing, out);
     for (const auto& local : missing) {
         if (moved.count(local)) continue;
         Planned p;

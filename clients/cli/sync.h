@@ -8,6 +8,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -88,7 +89,16 @@ class SyncEngine {
     // Resends the journal's commits sealed under the current generation; drops the others
     // unsent (they are planned again from the files on disk).
     bool resend_pending();
+    // The ops of a push: puts for changed tracked files (plan_changed, which also lists the
+    // tracked files gone), puts for new ones -- a move when its content is a gone file's
+    // (plan_new, which names the gone files it moved) -- and deletes for the rest.
     std::vector<Planned> plan(const std::string& scope);
+    std::vector<std::string> plan_changed(const std::map<std::string, LocalFile>& files,
+                                          const std::string& scope, std::vector<Planned>& out);
+    std::set<std::string> plan_new(const std::map<std::string, LocalFile>& files,
+                                   const std::string& scope,
+                                   const std::vector<std::string>& missing,
+                                   std::vector<Planned>& out);
     void send_batches(std::vector<Planned>& ops);
     void build_put(Planned& p);
     void build_delete(Planned& p);
