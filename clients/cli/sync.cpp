@@ -423,16 +423,66 @@ void SyncEngine::apply_delete(const Revision& h, const std::string& local) {
     save();
 }
 
+void SyncEngine::apply_name_clash(const Revision& h, const FileEntry& ours) {
+    const std::string& name = h.content.name;
+    if (h.artifact_id > ours.artifact_id) {
+        std::string alt = free_conflict_name(name, trust_.label_of(h.signer));
+        ++stats_.conflicts;
+        progress_.say("conflict: two files named " + name + "; the other is kept as \"" + alt +
+                      "\"");
+        write_content(alt, h);
+        s_.files.at(alt).remote_name = name;  // renamed on the server at the next push
+        return;
+    }
+    FileEntry kept = ours;
+    std::string alt = free_conflict_name(name, trust_.my_label());
+    if (root_.lstat(name) && !root_.rename_noreplace(name, alt))
+        throw ItemSkipped("cannot move " + name + " aside: " + alt + " exists");
+    s_.files.erase(name);
+    s_.files.set(alt, kept);
+    ++stats_.conflicts;
+    progress_.say("conflict: two files named " + name + "; this device's is kept as \"" + alt +
+                  "\"");
+    write_content(name, h);
+}
+
+void SyncEngine::apply_over_tracked(const Revision& h, FileEntry& e) {
+    const std::string& name = h.content.name;
+    LocalStatus st = local_status(name, e);
+    if (st.kind == LocalStatus::kChanged) {
+        if (st.fp == h.fp) {  // the same change on both sides
+            auto f = stat_file(root_, name);
+            e.revision_id = h.revision_id;
+            e.fp = h.fp;
+            e.size = h.content.size;
+            if (f) e.mtime_ns = f->mtime_ns, e.mode = f->mode;
+            return;
+        }
+        conflict_copy(name, h.revision_id);
+    }
+    write_content(name, h);
+}
+
+void SyncEngine::apply_over_untracked(const Revision& h) {
+    const std::string& name = h.content.name;
+    auto f = stat_file(root_, name);
+    if (!f) return write_content(name, h);
+    if (digest_file(root_, name).fp == h.fp) {  // the same file is here already: adopted
+        FileEntry e{h.artifact_id, h.revision_id, name, h.fp, h.content.size, f->mtime_ns, f->mode,
+                    {}};
+        if (h.content.chunks) e.chunks = *h.content.chunks;
+        s_.files.set(name, e);
+        return;
+    }
+    conflict_copy(name, h.revision_id);
+    write_content(name, h);
+}
+
 void SyncEngine::apply_put(const Revision& h, const std::string* prev_local) {
     const std::string& name = h.content.name;
     // A rename's old name: dropped from the state only once the new name is written, so that
     // an item skipped half-way leaves the old file tracked (never pushed again as new).
     std::optional<std::string> drop_after, remove_after;
-    auto drop_old_name = [&] {
-        if (!drop_after || *drop_after == name) return;
-        s_.files.erase(*drop_after);
-        if (remove_after && !s_.files.count(*remove_after)) root_.remove_file(*remove_after);
-    };
     if (prev_local && *prev_local != name) {
         std::string old = *prev_local;
         LocalStatus st = local_status(old, s_.files.at(old));
@@ -444,60 +494,17 @@ void SyncEngine::apply_put(const Revision& h, const std::string* prev_local) {
         }
     }
     auto it = s_.files.find(name);
-    if (it != s_.files.end() && it->second.artifact_id != h.artifact_id) {
-        // Two artifacts claim one name (made at once on two devices). The larger artifact id
-        // gives way, on every device alike: it is kept under a conflict name, which the next
-        // push also gives it on the server.
-        if (h.artifact_id > it->second.artifact_id) {
-            std::string alt = free_conflict_name(name, trust_.label_of(h.signer));
-            ++stats_.conflicts;
-            progress_.say("conflict: two files named " + name + "; the other is kept as \"" + alt +
-                          "\"");
-            write_content(alt, h);
-            s_.files.at(alt).remote_name = name;  // renamed on the server at the next push
-        } else {
-            FileEntry ours = it->second;
-            std::string alt = free_conflict_name(name, trust_.my_label());
-            if (root_.lstat(name) && !root_.rename_noreplace(name, alt))
-                throw ItemSkipped("cannot move " + name + " aside: " + alt + " exists");
-            s_.files.erase(name);
-            s_.files.set(alt, ours);
-            ++stats_.conflicts;
-            progress_.say("conflict: two files named " + name + "; this device's is kept as \"" +
-                          alt + "\"");
-            write_content(name, h);
-        }
-    } else if (it != s_.files.end()) {
-        LocalStatus st = local_status(name, it->second);
-        if (st.kind == LocalStatus::kChanged) {
-            if (st.fp == h.fp) {  // the same change on both sides
-                auto f = stat_file(root_, name);
-                it->second.revision_id = h.revision_id;
-                it->second.fp = h.fp;
-                it->second.size = h.content.size;
-                if (f) it->second.mtime_ns = f->mtime_ns, it->second.mode = f->mode;
-                drop_old_name();
-                save();
-                return;
-            }
-            conflict_copy(name, h.revision_id);
-        }
-        write_content(name, h);
-    } else if (auto f = stat_file(root_, name)) {
-        if (digest_file(root_, name).fp == h.fp) {
-            FileEntry e{h.artifact_id,  h.revision_id, name,    h.fp,
-                        h.content.size, f->mtime_ns,   f->mode, {}};
-            if (h.content.chunks) e.chunks = *h.content.chunks;
-            s_.files.set(name, e);
-            save();
-        } else {
-            conflict_copy(name, h.revision_id);
-            write_content(name, h);
-        }
-    } else {
-        write_content(name, h);
+    if (it != s_.files.end() && it->second.artifact_id != h.artifact_id)
+        apply_name_clash(h, it->second);
+    else if (it != s_.files.end())
+        apply_over_tracked(h, it->second);
+    else
+        apply_over_untracked(h);
+    if (drop_after && *drop_after != name) {
+        s_.files.erase(*drop_after);
+        if (remove_after && !s_.files.count(*remove_after)) root_.remove_file(*remove_after);
     }
-    drop_old_name();
+    save();
 }
 
 void SyncEngine::apply_head(const Revision& h) {

@@ -72,6 +72,14 @@ class SyncEngine {
     // not read yet, after fetching this member's envelopes once when a key was missing.
     void retry_skipped();
     void apply_put(const Revision& h, const std::string* prev_local);
+    // apply_put at the head's name, by what is there: another artifact's tracked file (two
+    // artifacts claim one name: the larger artifact id gives way, on every device alike, kept
+    // under a conflict name the next push gives it on the server too), this artifact's
+    // tracked file (a local change there becomes a conflict copy, unless it is the same
+    // change), or an untracked file (adopted when it is the same, else a conflict copy).
+    void apply_name_clash(const Revision& h, const FileEntry& ours);
+    void apply_over_tracked(const Revision& h, FileEntry& e);
+    void apply_over_untracked(const Revision& h);
     void apply_delete(const Revision& h, const std::string& local);
     void write_content(const std::string& local, const Revision& h);
     LocalStatus local_status(const std::string& local, const FileEntry& e);
