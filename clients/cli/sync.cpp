@@ -468,8 +468,8 @@ void SyncEngine::apply_over_untracked(const Revision& h) {
     auto f = stat_file(root_, name);
     if (!f) return write_content(name, h);
     if (digest_file(root_, name).fp == h.fp) {  // the same file is here already: adopted
-        FileEntry e{h.artifact_id, h.revision_id, name, h.fp, h.content.size, f->mtime_ns, f->mode,
-                    {}};
+        FileEntry e{h.artifact_id,  h.revision_id, name,    h.fp,
+                    h.content.size, f->mtime_ns,   f->mode, {}};
         if (h.content.chunks) e.chunks = *h.content.chunks;
         s_.files.set(name, e);
         return;
@@ -890,8 +890,9 @@ bool SyncEngine::resend_pending() {
     size_t before = s_.pending.size();
     std::erase_if(s_.pending, [&](const PendingCommit& pc) { return pc.key_gen() != key_gen_; });
     if (s_.pending.size() != before) {
-        progress_.say("a commit of an interrupted run was sealed under an older key generation; "
-                      "planning it again");
+        progress_.say(
+            "a commit of an interrupted run was sealed under an older key generation; "
+            "planning it again");
         save_now();
     }
     if (s_.pending.empty()) return false;

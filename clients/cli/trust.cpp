@@ -121,9 +121,8 @@ std::string Trust::pouch_key(const std::string& pouch_id, long long key_gen) {
     if (!held) {
         std::string why = refusal(pouch_id, key_gen);
         if (!why.empty()) throw UntrustedItem(why);
-        throw MissingKey("this device holds no key for pouch " + pouch_id +
-                                           " generation " + gen_text(key_gen) +
-                                           " (no envelope for it was sealed to this device)");
+        throw MissingKey("this device holds no key for pouch " + pouch_id + " generation " +
+                         gen_text(key_gen) + " (no envelope for it was sealed to this device)");
     }
     // Checked at every use, against the roster as it is now: a removal seen after the key was
     // opened still counts.
@@ -195,7 +194,8 @@ std::string Trust::envelope_refused(const fmt::KeyEnvelope& e, const std::string
     }
     if (why.empty()) return "";
     if (why == "wrong_pouch") return "it names pouch " + e.pouch_id;
-    if (why == "wrong_member") return "it is sealed to member " + e.member_id + ", not to this device";
+    if (why == "wrong_member")
+        return "it is sealed to member " + e.member_id + ", not to this device";
     return "its creator " + untrusted_why(roster().find(e.created_by_member), e.created_by_member);
 }
 

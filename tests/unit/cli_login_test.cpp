@@ -106,7 +106,8 @@ TEST(CliDefang, ItsOutputIsAlreadyDefanged) {
 // --json output: a C1 CSI or a bidi override in a member's file name reaches the terminal as
 // an ASCII escape, the JSON value unchanged.
 TEST(CliText, JsonOutputIsPlainAscii) {
-    EXPECT_EQ(ascii_json("{\"name\":\"a\\u001b[8m\xC2\x9B\xE2\x80\xAE" "b\",\"n\":1}"),
+    EXPECT_EQ(ascii_json("{\"name\":\"a\\u001b[8m\xC2\x9B\xE2\x80\xAE"
+                         "b\",\"n\":1}"),
               "{\"name\":\"a\\u001B[8m\\u009B\\u202Eb\",\"n\":1}");
     EXPECT_EQ(ascii_json("{\"name\":\"Zo\xC3\xAB \xF0\x9F\x90\xA2\"}"),
               "{\"name\":\"Zo\\u00EB \\uD83D\\uDC22\"}");

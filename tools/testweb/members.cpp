@@ -11,10 +11,10 @@
 #include "common/clientfmt/key_envelope.h"
 #include "common/clientfmt/rotation.h"
 #include "common/clientfmt/welcome.h"
-#include "common/json/label.h"
 #include "common/crypto/confirm_code.h"
 #include "common/crypto/es256.h"
 #include "common/crypto/random.h"
+#include "common/json/label.h"
 #include "common/json/out.h"
 #include "tools/testweb/web.h"
 
