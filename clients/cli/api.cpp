@@ -192,6 +192,7 @@ ApiAnswer Api::call(const std::string& method, const std::string& path, const st
             a = send_once(method, path, body, headers, opt);
         } catch (const HttpError& e) {
             if (e.aborted) throw;
+            if (e.too_large) throw CliError(kExitFailure, server_ + ": " + e.what());
             if (!opt.retry || attempt >= kMaxAttempts)
                 throw CliError(kExitUnreachable, "cannot reach " + server_ + ": " + e.what());
             sleep_s(0.5 * (1 << (attempt - 1)));
