@@ -28,9 +28,10 @@ void answer_once(int listen_fd, size_t size) {
         if (n <= 0) break;
         head.append(buf, static_cast<size_t>(n));
     }
-    std::string reply = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
-                        "Content-Length: " +
-                        std::to_string(size) + "\r\nConnection: close\r\n\r\n";
+    std::string reply =
+        "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
+        "Content-Length: " +
+        std::to_string(size) + "\r\nConnection: close\r\n\r\n";
     ::send(c, reply.data(), reply.size(), MSG_NOSIGNAL);
     std::string block(1 << 20, 'x');
     for (size_t sent = 0; sent < size;) {
