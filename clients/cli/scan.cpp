@@ -147,12 +147,6 @@ FileDigest digest_fd(Fd fd, const std::string& name) {
     return d;
 }
 
-FileDigest digest_file(const std::string& path) {
-    Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!fd) throw CliError(kExitFailure, "cannot open " + path + ": " + std::strerror(errno));
-    return digest_fd(std::move(fd), path);
-}
-
 FileDigest digest_file(FolderRoot& root, const std::string& name) {
     return digest_fd(root.open_read(name), name);
 }

@@ -45,7 +45,6 @@ struct FileDigest {
     std::string fp;
     std::vector<std::string> chunk_hashes;
 };
-FileDigest digest_file(const std::string& path);
 FileDigest digest_file(FolderRoot& root, const std::string& name);  // ItemSkipped when unreadable
 FileDigest digest_fd(Fd fd, const std::string& name);
 std::string fingerprint_from_parts(long long size, const std::string& inline_hash_raw,

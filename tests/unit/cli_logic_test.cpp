@@ -107,29 +107,32 @@ TEST(CliFolderState, APendingCommitKnowsTheGenerationItWasSealedUnder) {
 TEST(CliFingerprint, AFileAndItsInlineContentAgree) {
     TempDir d;
     std::string data = crypto::random_bytes(1000);
-    std::string p = d.write("f", data);
+    d.write("f", data);
+    FolderRoot root(d.path);
     clientfmt::Content c;
     c.name = "f";
     c.size = 1000;
     c.data = crypto::b64url_encode(data);
-    EXPECT_EQ(digest_file(p).fp, fingerprint_of_content(c));
+    EXPECT_EQ(digest_file(root, "f").fp, fingerprint_of_content(c));
 }
 
 TEST(CliFingerprint, AFileAndItsChunkedContentAgreeAndDifferFromAnyChange) {
     TempDir d;
     std::string data = crypto::random_bytes(clientfmt::kChunkSize + 100);
-    std::string p = d.write("big", data);
+    d.write("big", data);
+    FolderRoot root(d.path);
     clientfmt::Content c;
     c.name = "big";
     c.size = static_cast<long long>(data.size());
     c.chunks = std::vector<clientfmt::ChunkRef>{
         clientfmt::seal_chunk(std::string_view(data).substr(0, clientfmt::kChunkSize)).entry,
         clientfmt::seal_chunk(std::string_view(data).substr(clientfmt::kChunkSize)).entry};
-    FileDigest dig = digest_file(p);
+    FileDigest dig = digest_file(root, "big");
     EXPECT_EQ(dig.fp, fingerprint_of_content(c));
     EXPECT_EQ(dig.chunk_hashes.size(), 2u);
     data[5] ^= 1;
-    EXPECT_NE(digest_file(d.write("big2", data)).fp, dig.fp);
+    d.write("big2", data);
+    EXPECT_NE(digest_file(root, "big2").fp, dig.fp);
 }
 
 // The service's `kind` is unsigned: a put it lists as a delete would remove the file on every
