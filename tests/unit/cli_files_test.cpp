@@ -24,24 +24,14 @@
 #include "common/clientfmt/artifact.h"
 #include "common/crypto/hash.h"
 #include "common/crypto/random.h"
+#include "tests/unit/cli_test_dir.h"
 
 using namespace pouch;
 using namespace pouch::cli;
 
 namespace {
 
-struct TempDir {
-    std::string path;
-    TempDir() {
-        char tmpl[] = "/tmp/pouch-cli-files-test.XXXXXX";
-        path = ::mkdtemp(tmpl);
-    }
-    ~TempDir() { std::system(("chmod -R u+rwx '" + path + "'; rm -rf '" + path + "'").c_str()); }
-    std::string at(const std::string& rel) const { return path + "/" + rel; }
-    void write(const std::string& rel, const std::string& data) const {
-        std::ofstream(at(rel), std::ios::binary) << data;
-    }
-};
+using pouch::testing::TempDir;
 
 int mode_of(const std::string& path) {
     struct stat st {};

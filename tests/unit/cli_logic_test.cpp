@@ -19,25 +19,14 @@
 #include "common/clientfmt/chunk.h"
 #include "common/crypto/b64url.h"
 #include "common/crypto/random.h"
+#include "tests/unit/cli_test_dir.h"
 
 using namespace pouch;
 using namespace pouch::cli;
 
 namespace {
 
-struct TempDir {
-    std::string path;
-    TempDir() {
-        char tmpl[] = "/tmp/pouch-cli-test.XXXXXX";
-        path = ::mkdtemp(tmpl);
-    }
-    ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-    std::string write(const std::string& name, const std::string& data) const {
-        std::string p = path + "/" + name;
-        std::ofstream(p, std::ios::binary) << data;
-        return p;
-    }
-};
+using pouch::testing::TempDir;
 
 int usage_code(const std::vector<std::string>& argv) {
     try {
