@@ -366,6 +366,28 @@ s_blob_id() {
     expect_true "the sync exits 7 (got $RC: $(one "$ERR"))" test "$RC" = 7
 }
 
+# --- a put listed as a delete ---------------------------------------------------------------------
+# A revision's `kind` is the service's word, not signed. The server lists the browser's new
+# version of a file as a delete: a client that trusted it removed its copy (any file, every
+# device). The victim must refuse that revision (exit 7) and keep the file.
+s_kind_flip() {
+    account c15 && login c15-v || return 1
+    local root=$T/c15/root
+    mkdir -p "$root"
+    echo "version 1" >"$T/c15-web.txt"
+    web put kept.txt --file "$T/c15-web.txt" >/dev/null || return 1
+    dev c15-v sync "$root"
+    [[ $RC == 0 && -f $root/kept.txt ]] || { smoke_fail "setup: first sync $RC: $(one "$ERR")"; return 1; }
+    echo "version 2" >"$T/c15-web.txt"
+    web put kept.txt --file "$T/c15-web.txt" >/dev/null || return 1
+    rules '[{"name": "put_as_delete", "method": "GET", "path": "/v1/pouches/[^/]+/artifacts(/.*)?", "caller": "cli",
+             "response_body_sub": [["\"kind\":\"put\"", "\"kind\":\"delete\""]]}]'
+    dev c15-v sync "$root"
+    expect_true "the file is not removed" grep -qx "version 1" "$root/kept.txt"
+    expect_true "the sync exits 7 (got $RC: $(one "$ERR"))" test "$RC" = 7
+    expect_true "and says the kind disagrees with the signed content" grep -q "lists it as a delete" <<<"$ERR"
+}
+
 scenario member_label_cannot_walk_a_conflict_copy_out_of_the_folder s_conflict_label
 scenario service_refuses_labels_outside_the_alphabet s_service_refuses_bad_labels
 scenario unsafe_names_are_skipped_reported_and_the_sync_goes_on s_unsafe_names
@@ -380,6 +402,7 @@ scenario the_servers_authorize_url_is_checked_not_shown s_authorize_url
 scenario server_text_is_printed_defanged s_defanged_text
 scenario the_approval_link_and_code_are_the_terminals_own s_approval_binding
 scenario a_blob_id_from_content_never_reaches_a_url s_blob_id
+scenario a_put_the_server_lists_as_a_delete_removes_nothing s_kind_flip
 
 echo "HOSTILE END"
 exit $((SMOKE_FAILED > 0))
