@@ -66,7 +66,8 @@ class SyncEngine {
     void read_changed(const std::string& artifact_id);
     // Reports the artifact and keeps it in the folder state for retry_skipped.
     void skip(const std::string& artifact_id, const std::string& why);
-    // Reports a local file that cannot be sent this time (the next push tries it again).
+    // Reports what cannot be sent this time -- a local file, or every write of a held pouch
+    // (may_write) -- once per run; the next push tries it again.
     void skip_local(const std::string& why);
     // Reads again what earlier pulls skipped (the cursor has moved past it) and this run has
     // not read yet, after fetching this member's envelopes once when a key was missing.
