@@ -771,6 +771,7 @@ void SyncEngine::build_delete(Planned& p) {
 }
 
 void SyncEngine::send_batches(std::vector<Planned>& ops) {
+    const long long gen = key_gen_;  // every op below is sealed under it
     std::vector<Planned*> batch;
     size_t bytes = 0;
     auto flush = [&] {
@@ -808,8 +809,13 @@ void SyncEngine::send_batches(std::vector<Planned>& ops) {
             continue;
         }
         if (batch.size() == kMaxOps ||
-            (!batch.empty() && bytes + p.op_json.size() > kMaxBatchBytes))
+            (!batch.empty() && bytes + p.op_json.size() > kMaxBatchBytes)) {
             flush();
+            // The pouch moved to another generation meanwhile (stale_key_gen, or a new epoch):
+            // nothing more leaves under the old key -- the next round plans the rest again
+            // under the new one.
+            if (keys_stale_ || key_gen_ != gen) return;
+        }
         batch.push_back(&p);
         bytes += p.op_json.size();
     }
