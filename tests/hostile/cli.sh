@@ -388,6 +388,27 @@ s_kind_flip() {
     expect_true "and says the kind disagrees with the signed content" grep -q "lists it as a delete" <<<"$ERR"
 }
 
+# --- a commit answered stale_key_gen ------------------------------------------------------------
+# The pouch moved to another generation while a push was under way (here the server says so of
+# every commit). Nothing may leave under the old key after that answer: each round of the push
+# sends its first batch only, then plans again; the batches already sealed behind it stay here.
+s_stale_key_gen() {
+    account c16 && login c16-v || return 1
+    local root=$T/c16/root i commits
+    mkdir -p "$root"
+    for i in $(seq 1 120); do printf 'file %d\n' "$i" >"$root/f$i.txt"; done
+    rules '[{"name": "stale", "method": "POST", "path": "/v1/pouches/[^/]+/operations", "caller": "cli",
+             "respond": {"status": 200, "body": {"ok": true, "meta": {"request_id": "00000000000000000000000000000000"},
+                         "data": {"results": [{"index": 0, "status": "rejected", "code": "stale_key_gen"}]}}}}]'
+    log_mark
+    dev c16-v push "$root"
+    commits=$(log_since | jq -s --arg p "/v1/pouches/$POUCH_ID/operations" \
+        '[.[] | select(.method == "POST" and .upstream_path == $p)] | length')
+    expect_true "every commit sent was a round's first batch of 50 ($commits commits, $(ops_sent "$POUCH_ID" 1) ops)" \
+        test "$commits" -ge 1 -a "$(ops_sent "$POUCH_ID" 1)" = $((commits * 50))
+    expect_true "nothing was stored" test "$(sql "SELECT count(*) FROM revisions WHERE pouch_id = '$POUCH_ID'")" = 0
+}
+
 scenario member_label_cannot_walk_a_conflict_copy_out_of_the_folder s_conflict_label
 scenario service_refuses_labels_outside_the_alphabet s_service_refuses_bad_labels
 scenario unsafe_names_are_skipped_reported_and_the_sync_goes_on s_unsafe_names
@@ -403,6 +424,7 @@ scenario server_text_is_printed_defanged s_defanged_text
 scenario the_approval_link_and_code_are_the_terminals_own s_approval_binding
 scenario a_blob_id_from_content_never_reaches_a_url s_blob_id
 scenario a_put_the_server_lists_as_a_delete_removes_nothing s_kind_flip
+scenario nothing_leaves_under_the_old_key_after_stale_key_gen s_stale_key_gen
 
 echo "HOSTILE END"
 exit $((SMOKE_FAILED > 0))
