@@ -959,7 +959,9 @@ void SyncEngine::push(const std::string& scope) {
         if (to_refetch_.empty() && !keys_stale_ && stats_.refused > refused_before)
             return save_now();
     }
-    progress_.say("the folder kept changing; some changes wait for the next run");
+    // Not a success: what is left was not sent (exit 7, like any item that waits).
+    skip_local("the push stopped after " + std::to_string(kMaxRounds) +
+               " rounds (the folder or the pouch kept changing); the rest waits for the next run");
     save_now();
 }
 
