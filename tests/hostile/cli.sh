@@ -407,6 +407,7 @@ s_stale_key_gen() {
     expect_true "every commit sent was a round's first batch of 50 ($commits commits, $(ops_sent "$POUCH_ID" 1) ops)" \
         test "$commits" -ge 1 -a "$(ops_sent "$POUCH_ID" 1)" = $((commits * 50))
     expect_true "nothing was stored" test "$(sql "SELECT count(*) FROM revisions WHERE pouch_id = '$POUCH_ID'")" = 0
+    expect_true "and the push does not call that a success: exit 7 (got $RC: $(one "$ERR"))" test "$RC" = 7
 }
 
 scenario member_label_cannot_walk_a_conflict_copy_out_of_the_folder s_conflict_label
