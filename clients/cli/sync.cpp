@@ -889,23 +889,27 @@ bool SyncEngine::may_write() {
 }
 
 bool SyncEngine::resend_pending() {
-    if (s_.pending.empty()) return false;
-    // A batch sealed under another generation is not sent again: an honest service refuses it
-    // (stale_key_gen), and a rotation since then may have shut out a member who holds its key.
-    // Its changes are still on disk and unrecorded, so the plan below makes them again.
-    size_t before = s_.pending.size();
-    std::erase_if(s_.pending, [&](const PendingCommit& pc) { return pc.key_gen() != key_gen_; });
-    if (s_.pending.size() != before) {
-        progress_.say(
-            "a commit of an interrupted run was sealed under an older key generation; "
-            "planning it again");
-        save_now();
+    bool resent = false;
+    while (!s_.pending.empty()) {
+        // A batch sealed under another generation than the current one is not sent again: an
+        // honest service refuses it (stale_key_gen), and a rotation since then may have shut
+        // out a member who holds its key. Its changes are still on disk and unrecorded, so the
+        // plan makes them again. (Checked per batch: an answer may move the generation.)
+        if (s_.pending.front().key_gen() != key_gen_) {
+            progress_.say(
+                "a commit of an interrupted run was sealed under another key generation; "
+                "planning it again");
+            s_.pending.erase(s_.pending.begin());
+            save_now();
+            continue;
+        }
+        if (!resent)
+            progress_.say("resending the commit of an interrupted run (" +
+                          std::to_string(s_.pending_ops()) + " operations)");
+        resent = true;
+        commit_pending();
     }
-    if (s_.pending.empty()) return false;
-    progress_.say("resending the commit of an interrupted run (" +
-                  std::to_string(s_.pending_ops()) + " operations)");
-    while (!s_.pending.empty()) commit_pending();
-    return true;
+    return resent;
 }
 
 void SyncEngine::apply_lost_heads() {
@@ -943,7 +947,11 @@ void SyncEngine::push(const std::string& scope) {
     // A rolled-back generation is reported even when nothing waits to be sent.
     trust_.check_rollback(s_.pouch_id, key_gen_);
     if (!s_.pending.empty() && !may_write()) return save_now();
-    resend_pending();
+    keys_stale_ = false;
+    if (resend_pending() && keys_stale_) {
+        trust_.fetch_keys(s_.pouch_id);
+        load_pouch();
+    }
     for (int round = 0; round < kMaxRounds; ++round) {
         to_refetch_.clear();
         keys_stale_ = false;
