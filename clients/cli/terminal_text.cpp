@@ -1,13 +1,12 @@
-// terminal_text.cpp -- a strict UTF-8 decoder, the replacement of control and bidi
-// characters, ASCII-only JSON, NFC (libunistring) and the device name check (terminal_text.h);
-// the character and label rules are common/json/label.h's.
+// terminal_text.cpp -- the replacement of control and bidi characters, ASCII-only JSON, NFC
+// (libunistring) and the device name check (terminal_text.h); UTF-8, the character and the
+// label rules are common/json's (utf8.h, label.h), the service's own.
 #include "clients/cli/terminal_text.h"
 
 #include <uninorm.h>
 #include <unistr.h>
 
 #include <cstdlib>
-#include <utility>
 
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
@@ -15,45 +14,15 @@
 
 #include "clients/cli/errors.h"
 #include "common/json/label.h"
+#include "common/json/utf8.h"
 
 namespace pouch::cli {
-
-namespace {
-
-// The scalar value at s[i] and its length in bytes; length 0 when the bytes there are not
-// valid UTF-8 (a stray continuation, a truncated or overlong sequence, a surrogate, or a
-// value above U+10FFFF).
-std::pair<uint32_t, size_t> decode(std::string_view s, size_t i) {
-    auto b = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
-    unsigned char c = b(0);
-    if (c < 0x80) return {c, 1};
-    size_t len;
-    uint32_t cp, min;
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2, cp = c & 0x1F, min = 0x80;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3, cp = c & 0x0F, min = 0x800;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4, cp = c & 0x07, min = 0x10000;
-    } else {
-        return {0, 0};
-    }
-    if (i + len > s.size()) return {0, 0};
-    for (size_t k = 1; k < len; ++k) {
-        if ((b(k) & 0xC0) != 0x80) return {0, 0};
-        cp = cp << 6 | (b(k) & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return {0, 0};
-    return {cp, len};
-}
-
-}  // namespace
 
 std::string defang(std::string_view s) {
     std::string out;
     out.reserve(s.size());
     for (size_t i = 0; i < s.size();) {
-        auto [cp, len] = decode(s, i);
+        auto [len, cp] = json::utf8_char_at(s, i);
         if (len == 0) {
             out += '?';
             ++i;
@@ -81,7 +50,7 @@ std::string ascii_json(std::string_view json) {
 std::string first_chars(std::string_view s, size_t n) {
     size_t i = 0;
     for (size_t count = 0; i < s.size() && count < n; ++count) {
-        size_t len = decode(s, i).second;
+        size_t len = json::utf8_char_at(s, i).len;
         i += len ? len : 1;
     }
     return std::string(s.substr(0, i));
@@ -97,7 +66,7 @@ std::string last_chars(std::string_view s, size_t n) {
 size_t char_count(std::string_view s) {
     size_t count = 0;
     for (size_t i = 0; i < s.size(); ++count) {
-        size_t len = decode(s, i).second;
+        size_t len = json::utf8_char_at(s, i).len;
         i += len ? len : 1;
     }
     return count;
