@@ -122,8 +122,8 @@ int cmd_status(const Args& a) {
     int code = kExitOk;
     try {
         ApiAnswer acc = s.api.must("GET", "/v1/account");
-        v.stored = jint(acc.data()["usage"], "stored_bytes");
-        v.limit = jint(acc.data()["plan"], "storage_bytes");
+        v.stored = jint(jobj(acc.data(), "usage"), "stored_bytes");
+        v.limit = jint(jobj(acc.data(), "plan"), "storage_bytes");
     } catch (const CliError& e) {
         if (e.code != kExitNeedLogin && e.code != kExitUnreachable) throw;
         v.session = e.code == kExitNeedLogin ? "ended" : "unreachable";
@@ -215,7 +215,9 @@ int cmd_logout(const Args& a) {
     ApiAnswer r = s.api.call("POST", "/v1/devices/" + s.device.device_id + "/revoke",
                              fmt::revoke_body(st, {}, "pouch logout"));
     if (!r.ok()) throw CliError(kExitFailure, "revoke: " + describe(r));
-    bool pending = r.data().HasMember("rotation_pending") && r.data()["rotation_pending"].IsTrue();
+    const auto& d = r.data();
+    bool pending =
+        d.IsObject() && d.HasMember("rotation_pending") && d["rotation_pending"].IsTrue();
     s.cfg.forget_everything();
     std::printf("this device is revoked and forgotten (its removal fixes key generation %lld)\n",
                 rotated_to);

@@ -132,6 +132,19 @@ long long jint(const rapidjson::Value& o, const char* name) {
     return o[name].GetInt64();
 }
 
+const rapidjson::Value& jarr(const rapidjson::Value& o, const char* name) {
+    if (!o.IsObject() || !o.HasMember(name) || !o[name].IsArray())
+        throw CliError(kExitFailure,
+                       std::string("the server's answer lacks the list '") + name + "'");
+    return o[name];
+}
+
+const rapidjson::Value& jobj(const rapidjson::Value& o, const char* name) {
+    if (!o.IsObject() || !o.HasMember(name) || !o[name].IsObject())
+        throw CliError(kExitFailure, std::string("the server's answer lacks '") + name + "'");
+    return o[name];
+}
+
 Api::Api(Http& http, std::string server, const crypto::P256PrivateKey* key)
     : http_(http), server_(std::move(server)), key_(key) {}
 
@@ -248,8 +261,7 @@ void Api::list(const std::string& path, const std::string& query,
             continue;
         }
         if (!a.ok()) throw CliError(kExitFailure, "GET " + path + ": " + describe(a));
-        const auto& items = a.data()["items"];
-        if (!items.IsArray()) throw CliError(kExitFailure, "GET " + path + ": no items");
+        const auto& items = jarr(a.data(), "items");
         for (const auto& it : items.GetArray()) each(it);
         cursor = a.next_cursor();
         if (!cursor) return;
@@ -270,7 +282,7 @@ void Api::list_roster(const std::function<void(const rapidjson::Value&)>& each,
             continue;
         }
         if (!a.ok()) throw CliError(kExitFailure, "GET /v1/account/roster: " + describe(a));
-        const auto& items = a.data()["items"];
+        const auto& items = jarr(a.data(), "items");
         for (const auto& it : items.GetArray()) each(it);
         cursor = a.next_cursor();
         if (!cursor || items.Empty()) return;

@@ -244,7 +244,7 @@ int cmd_ls(const Args& a) {
     s.api.list(
         "/v1/pouches/" + pouch + "/artifacts", a.flag("deleted") ? "include_deleted=true&" : "",
         [&](const rapidjson::Value& it) {
-            if (!it.HasMember("head") || !it["head"].IsObject()) return;
+            if (!it.IsObject() || !it.HasMember("head") || !it["head"].IsObject()) return;
             try {
                 items.push_back(open_revision(s.trust, pouch, it["head"]));
             } catch (const ItemSkipped& e) {

@@ -158,8 +158,8 @@ std::optional<Revision> SyncEngine::fetch_head(const std::string& artifact_id) {
         "GET", "/v1/pouches/" + s_.pouch_id + "/artifacts/" + artifact_id + "/revisions?limit=1");
     if (a.status == 404) return std::nullopt;
     if (!a.ok()) throw CliError(kExitFailure, "GET revisions: " + describe(a));
-    const auto& items = a.data()["items"];
-    if (!items.IsArray() || items.Empty()) return std::nullopt;
+    const auto& items = jarr(a.data(), "items");
+    if (items.Empty()) return std::nullopt;
     return open_revision(trust_, s_.pouch_id, items[0]);
 }
 
@@ -215,7 +215,7 @@ void SyncEngine::full_resync() {
     api_.list(
         "/v1/pouches/" + s_.pouch_id + "/artifacts", q,
         [&](const rapidjson::Value& item) {
-            if (!item.HasMember("head") || !item["head"].IsObject()) return;
+            if (!item.IsObject() || !item.HasMember("head") || !item["head"].IsObject()) return;
             const auto& head = item["head"];
             // A head this folder already holds (its own commits, after a push) needs neither
             // verifying nor writing: nothing of it is used.
@@ -238,8 +238,8 @@ bool SyncEngine::apply_events_page() {
         return false;
     }
     if (!a.ok()) throw CliError(kExitFailure, "GET events: " + describe(a));
-    const auto& items = a.data()["items"];
-    if (!items.IsArray() || items.Empty()) return false;
+    const auto& items = jarr(a.data(), "items");
+    if (items.Empty()) return false;
     std::vector<std::string> changed;
     std::set<std::string> seen;
     long long last = s_.seq;
@@ -300,8 +300,7 @@ bool SyncEngine::wait_for_events(int seconds, const std::function<bool()>& stop)
                                     "&limit=1&wait=" + std::to_string(seconds),
                                 "", {}, opt);
         if (!a.ok()) return a.status == 409;
-        const auto& items = a.data()["items"];
-        return items.IsArray() && !items.Empty();
+        return !jarr(a.data(), "items").Empty();
     } catch (const HttpError& e) {
         if (e.aborted) return false;
         throw;
@@ -662,7 +661,7 @@ void SyncEngine::upload_chunks(Planned& p, const std::string& name) {
             if (chk.status == 403 && chk.code == "quota_exceeded")
                 throw CliError(kExitFailure, "the account's storage is full: " + describe(chk));
             if (!chk.ok()) throw CliError(kExitFailure, "blob check: " + describe(chk));
-            if (!chk.data()["missing"].Empty()) {
+            if (!jarr(chk.data(), "missing").Empty()) {
                 CallOptions opt;
                 opt.content_type = "application/octet-stream";
                 opt.timeout_seconds = 600;
@@ -838,7 +837,7 @@ void SyncEngine::commit_pending() {
     if (!a.ok())
         throw CliError(kExitFailure, "commit: " + describe(a) + " (it is resent next time)");
     kill_point_for_tests();
-    const auto& results = a.data()["results"];
+    const auto& results = jarr(a.data(), "results");
     for (rapidjson::SizeType i = 0; i < results.Size() && i < pc.intents.size(); ++i) {
         const auto& r = results[i];
         const OpIntent& in = pc.intents[i];

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "clients/cli/api.h"
 #include "clients/cli/args.h"
 #include "clients/cli/errors.h"
 #include "clients/cli/folder_state.h"
@@ -77,6 +78,21 @@ TEST(CliFolderState, RoundTripsThroughJson) {
 TEST(CliFolderState, ADamagedFileIsACliErrorNotACrash) {
     EXPECT_THROW(FolderState::from_json("{\"root\":1}"), CliError);
     EXPECT_THROW(FolderState::from_json("not json"), CliError);
+}
+
+// A server's answer is read only through the checked accessors: a missing or mistyped member is
+// a CliError, never RapidJSON's assert (which aborts the process).
+TEST(CliAnswer, MissingOrMistypedMembersAreErrorsNotAborts) {
+    rapidjson::Document d;
+    d.Parse(R"({"items":[1],"usage":{"n":1},"flat":1,"text":"x"})");
+    EXPECT_EQ(jarr(d, "items").Size(), 1u);
+    EXPECT_EQ(jint(jobj(d, "usage"), "n"), 1);
+    EXPECT_THROW(jarr(d, "flat"), CliError);
+    EXPECT_THROW(jarr(d, "absent"), CliError);
+    EXPECT_THROW(jobj(d, "items"), CliError);
+    EXPECT_THROW(jobj(d, "text"), CliError);
+    EXPECT_THROW(jarr(jarr(d, "items")[0], "items"), CliError);  // not an object at all
+    EXPECT_THROW(jstr(jarr(d, "items")[0], "id"), CliError);
 }
 
 // A journaled batch names its generation in its body: resend_pending sends it again only under
