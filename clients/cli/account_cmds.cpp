@@ -22,7 +22,7 @@ namespace fmt = pouch::clientfmt;
 namespace {
 
 void print_json(const std::string& s) {
-    std::printf("%s\n", s.c_str());
+    std::printf("%s\n", ascii_json(s).c_str());
 }
 
 // A column of w characters: the text defanged (it is the server's), cut or padded.
@@ -33,92 +33,108 @@ std::string cell(const std::string& s, size_t w) {
 
 }  // namespace
 
-int cmd_status(const Args& a) {
-    Config cfg = config_from(a);
-    bool json = a.flag("json");
+namespace {
+
+// `pouch status` before the login is redeemed: the login waiting for the browser, if any.
+int status_logged_out(const Config& cfg, bool json) {
     auto pending = cfg.load_pending_login();
-    if (!cfg.logged_in()) {
-        if (json) {
-            json::Out o;
-            o.kv("logged_in", false);
-            if (pending) {
-                o.key("pending_login")
-                    .obj()
-                    .kv("server", pending->server)
-                    .kv("request_id", pending->request_id);
-                o.kv("approval_link", pending->approval_link)
-                    .kv("confirm_code", pending->confirm_code)
-                    .kv("fingerprint", pending->fingerprint);
-                o.kv("device_name", pending->device_name);
-                o.kv("expires_at", pending->expires_at).end_obj();
-            }
-            print_json(o.done());
-        } else if (pending) {
-            std::printf(
-                "not logged in; the login of \"%s\" is waiting for approval: open\n  %s\nthen "
-                "type this code on the page: %s\nThe page must show this device key "
-                "fingerprint: %s\n",
-                defang(pending->device_name).c_str(), defang(pending->approval_link).c_str(),
-                defang(pending->confirm_code).c_str(), defang(pending->fingerprint).c_str());
-        } else {
-            std::printf("not logged in (run `pouch login`)\n");
-        }
-        return kExitNeedLogin;
-    }
-    Session s(a);
-    std::string session_state = "active";
-    int code = kExitOk;
-    long long stored = -1, limit = -1;
-    try {
-        ApiAnswer acc = s.api.must("GET", "/v1/account");
-        stored = jint(acc.data()["usage"], "stored_bytes");
-        limit = jint(acc.data()["plan"], "storage_bytes");
-    } catch (const CliError& e) {
-        if (e.code != kExitNeedLogin && e.code != kExitUnreachable) throw;
-        session_state = e.code == kExitNeedLogin ? "ended" : "unreachable";
-        code = e.code;
-    }
-    Keyring keys = s.cfg.load_keys();
-    auto folders = all_folder_states(s.cfg);
     if (json) {
         json::Out o;
-        o.kv("logged_in", true).kv("session", session_state).kv("server", s.device.server);
-        if (s.device.insecure_http) o.kv("insecure_http", true);
-        o.kv("account_id", s.device.account_id).kv("device_id", s.device.device_id);
-        o.kv("device_name", s.device.device_name).kv("member_id", s.device.member_id);
-        if (stored >= 0) o.kv("stored_bytes", stored).kv("storage_bytes", limit);
-        o.key("pouches").arr();
-        for (const auto& [p, held] : keys) {
-            o.obj().kv("id", p).key("key_gens").arr();
-            for (const auto& [g, k] : held.gens) o.num(g);
-            o.end_arr().kv("high", held.high).end_obj();
-        }
-        o.end_arr().key("folders").arr();
-        for (const auto& f : folders) {
-            o.obj().kv("path", f.root).kv("pouch_id", f.pouch_id).kv("epoch", f.epoch);
-            o.kv("seq", f.seq).kv("files", static_cast<long long>(f.files.size()));
-            o.kv("pending_ops", static_cast<long long>(f.pending_ops()));
+        o.kv("logged_in", false);
+        if (pending) {
+            o.key("pending_login").obj().kv("server", pending->server);
+            o.kv("request_id", pending->request_id).kv("approval_link", pending->approval_link);
+            o.kv("confirm_code", pending->confirm_code).kv("fingerprint", pending->fingerprint);
+            o.kv("device_name", pending->device_name).kv("expires_at", pending->expires_at);
             o.end_obj();
         }
-        o.end_arr();
         print_json(o.done());
-        return code;
+    } else if (pending) {
+        std::printf(
+            "not logged in; the login of \"%s\" is waiting for approval: open\n  %s\nthen "
+            "type this code on the page: %s\nThe page must show this device key "
+            "fingerprint: %s\n",
+            defang(pending->device_name).c_str(), defang(pending->approval_link).c_str(),
+            defang(pending->confirm_code).c_str(), defang(pending->fingerprint).c_str());
+    } else {
+        std::printf("not logged in (run `pouch login`)\n");
     }
+    return kExitNeedLogin;
+}
+
+// What `pouch status` shows of a logged-in device.
+struct StatusView {
+    std::string session = "active";  // active | ended | unreachable
+    long long stored = -1, limit = -1;
+    Keyring keys;
+    std::vector<FolderState> folders;
+};
+
+void print_status_json(const Session& s, const StatusView& v) {
+    json::Out o;
+    o.kv("logged_in", true).kv("session", v.session).kv("server", s.device.server);
+    if (s.device.insecure_http) o.kv("insecure_http", true);
+    o.kv("account_id", s.device.account_id).kv("device_id", s.device.device_id);
+    o.kv("device_name", s.device.device_name).kv("member_id", s.device.member_id);
+    if (v.stored >= 0) o.kv("stored_bytes", v.stored).kv("storage_bytes", v.limit);
+    o.key("pouches").arr();
+    for (const auto& [p, held] : v.keys) {
+        o.obj().kv("id", p).key("key_gens").arr();
+        for (const auto& [g, k] : held.gens) o.num(g);
+        o.end_arr().kv("high", held.high).end_obj();
+    }
+    o.end_arr().key("folders").arr();
+    for (const auto& f : v.folders) {
+        o.obj().kv("path", f.root).kv("pouch_id", f.pouch_id).kv("epoch", f.epoch);
+        o.kv("seq", f.seq).kv("files", static_cast<long long>(f.files.size()));
+        o.kv("pending_ops", static_cast<long long>(f.pending_ops()));
+        o.end_obj();
+    }
+    o.end_arr();
+    print_json(o.done());
+}
+
+void print_status_text(const Session& s, const StatusView& v) {
     std::printf("server:   %s%s\naccount:  %s\ndevice:   %s (%s)\nmember:   %s\nsession:  %s\n",
                 defang(s.device.server).c_str(),
                 s.device.insecure_http ? " (plain HTTP, --insecure-http)" : "",
                 defang(s.device.account_id).c_str(), defang(s.device.device_name).c_str(),
                 defang(s.device.device_id).c_str(), defang(s.device.member_id).c_str(),
-                session_state.c_str());
-    if (stored >= 0)
-        std::printf("storage:  %s of %s\n", human_bytes(stored).c_str(),
-                    human_bytes(limit).c_str());
-    for (const auto& [p, held] : keys)
+                v.session.c_str());
+    if (v.stored >= 0)
+        std::printf("storage:  %s of %s\n", human_bytes(v.stored).c_str(),
+                    human_bytes(v.limit).c_str());
+    for (const auto& [p, held] : v.keys)
         std::printf("pouch:    %s (key generation %lld)\n", defang(p).c_str(), held.high);
-    for (const auto& f : folders)
+    for (const auto& f : v.folders)
         std::printf("folder:   %s -> pouch %s, event %lld, %zu files%s\n", defang(f.root).c_str(),
                     defang(first_chars(f.pouch_id, 8)).c_str(), f.seq, f.files.size(),
                     f.pending.empty() ? "" : ", a commit waits to be resent");
+}
+
+}  // namespace
+
+int cmd_status(const Args& a) {
+    Config cfg = config_from(a);
+    if (!cfg.logged_in()) return status_logged_out(cfg, a.flag("json"));
+    Session s(a);
+    StatusView v;
+    int code = kExitOk;
+    try {
+        ApiAnswer acc = s.api.must("GET", "/v1/account");
+        v.stored = jint(jobj(acc.data(), "usage"), "stored_bytes");
+        v.limit = jint(jobj(acc.data(), "plan"), "storage_bytes");
+    } catch (const CliError& e) {
+        if (e.code != kExitNeedLogin && e.code != kExitUnreachable) throw;
+        v.session = e.code == kExitNeedLogin ? "ended" : "unreachable";
+        code = e.code;
+    }
+    v.keys = s.cfg.load_keys();
+    v.folders = all_folder_states(s.cfg);
+    if (a.flag("json"))
+        print_status_json(s, v);
+    else
+        print_status_text(s, v);
     return code;
 }
 
@@ -132,10 +148,8 @@ int cmd_devices(const Args& a) {
         json::Out o;
         o.kv("this_device", s.device.device_id).key("items").arr();
         for (const auto& d : all.GetArray()) {
-            // Non-ASCII as \u escapes: the server's names reach a terminal as plain ASCII.
             rapidjson::StringBuffer buf;
-            rapidjson::Writer<rapidjson::StringBuffer, rapidjson::UTF8<>, rapidjson::ASCII<>> w(
-                buf);
+            rapidjson::Writer<rapidjson::StringBuffer> w(buf);
             d.Accept(w);
             o.raw(std::string(buf.GetString(), buf.GetSize()));
         }
@@ -158,13 +172,10 @@ int cmd_devices(const Args& a) {
 
 int cmd_rename(const Args& a) {
     if (a.positional.size() != 1) throw CliError(kExitUsage, "usage: pouch rename NAME");
-    auto name = nfc(a.positional[0]);
-    if (!name) throw CliError(kExitUsage, "NAME is not valid UTF-8");
-    if (auto why = label_problem(*name))
-        throw CliError(kExitUsage, "NAME cannot be a device name: " + *why);
+    std::string name = checked_device_name(a.positional[0], "NAME");
     Session s(a);
     json::Out o;
-    o.kv("name", *name);
+    o.kv("name", name);
     ApiAnswer r = s.api.call("PATCH", "/v1/devices/" + s.device.device_id, o.done());
     if (r.status == 400) throw CliError(kExitUsage, "the server refused the name: " + describe(r));
     if (!r.ok()) throw CliError(kExitFailure, "rename: " + describe(r));
@@ -188,24 +199,25 @@ int cmd_logout(const Args& a) {
     if (!me) throw CliError(kExitIntegrity, "this device's member is not active in the roster");
 
     // The removal, signed by this member itself (docs/CLIENT-FORMAT.md "Rotation"), with
-    // rotated_to one above the highest generation of the pouches it can read. It sends no new
+    // rotated_to one above the highest generation this device holds, once the envelopes sealed
+    // to it since are fetched. Not the server's word on the current generation: readers accept
+    // this member's envelopes and revisions below rotated_to, so a server that named a higher
+    // one here would widen what these keys may still sign after they left. It sends no new
     // keys: a key this member made would be known to it after it left, and readers refuse
     // envelopes from a removed member at rotated_to and above. The rotation is owed
     // (rotation_pending) and done by the web app.
     s.trust.fetch_keys();
-    Keyring held = s.cfg.load_keys();
     std::vector<long long> gens;
-    s.api.list("/v1/pouches", "", [&](const rapidjson::Value& p) {
-        auto it = held.find(jstr(p, "id"));
-        if (it != held.end()) gens.push_back(std::max(jint(p, "key_gen"), it->second.high));
-    });
+    for (const auto& [pouch, held] : s.cfg.load_keys()) gens.push_back(held.high);
     long long rotated_to = fmt::rotated_to_of(gens);
     fmt::SignedStatement st = fmt::removal_statement(roster, *me, s.device.member_id,
                                                      s.device.device_id, rotated_to, s.sign);
     ApiAnswer r = s.api.call("POST", "/v1/devices/" + s.device.device_id + "/revoke",
                              fmt::revoke_body(st, {}, "pouch logout"));
     if (!r.ok()) throw CliError(kExitFailure, "revoke: " + describe(r));
-    bool pending = r.data().HasMember("rotation_pending") && r.data()["rotation_pending"].IsTrue();
+    const auto& d = r.data();
+    bool pending =
+        d.IsObject() && d.HasMember("rotation_pending") && d["rotation_pending"].IsTrue();
     s.cfg.forget_everything();
     std::printf("this device is revoked and forgotten (its removal fixes key generation %lld)\n",
                 rotated_to);

@@ -14,6 +14,7 @@
 #include "clients/cli/errors.h"
 #include "clients/cli/files.h"
 #include "clients/cli/terminal_text.h"
+#include "common/clientfmt/encoding.h"
 #include "common/clientfmt/proofs.h"
 #include "common/json/out.h"
 #include "common/json/parse.h"
@@ -115,21 +116,39 @@ std::string describe(const ApiAnswer& a) {
     return s;
 }
 
+namespace {
+
+// A field read with clientfmt's checked getters (encoding.h); what they refuse is the server's
+// fault: a CliError naming the field.
+template <class Get>
+auto answer_field(Get get) -> decltype(get()) {
+    try {
+        return get();
+    } catch (const clientfmt::FormatError& e) {
+        throw CliError(kExitFailure, std::string("the server's answer is malformed: ") + e.what());
+    }
+}
+
+}  // namespace
+
 std::string jstr(const rapidjson::Value& o, const char* name) {
-    if (!o.IsObject() || !o.HasMember(name) || !o[name].IsString())
-        throw CliError(kExitFailure, std::string("the server's answer lacks '") + name + "'");
-    return std::string(o[name].GetString(), o[name].GetStringLength());
+    return answer_field([&] { return clientfmt::get_str(o, name); });
 }
 
 std::optional<std::string> jopt(const rapidjson::Value& o, const char* name) {
-    if (!o.IsObject() || !o.HasMember(name) || o[name].IsNull()) return std::nullopt;
-    return jstr(o, name);
+    return answer_field([&] { return clientfmt::get_opt_str(o, name); });
 }
 
 long long jint(const rapidjson::Value& o, const char* name) {
-    if (!o.IsObject() || !o.HasMember(name) || !o[name].IsInt64())
-        throw CliError(kExitFailure, std::string("the server's answer lacks '") + name + "'");
-    return o[name].GetInt64();
+    return answer_field([&] { return clientfmt::get_int(o, name); });
+}
+
+const rapidjson::Value& jarr(const rapidjson::Value& o, const char* name) {
+    return answer_field([&]() -> const rapidjson::Value& { return clientfmt::get_arr(o, name); });
+}
+
+const rapidjson::Value& jobj(const rapidjson::Value& o, const char* name) {
+    return answer_field([&]() -> const rapidjson::Value& { return clientfmt::get_obj(o, name); });
 }
 
 Api::Api(Http& http, std::string server, const crypto::P256PrivateKey* key)
@@ -192,6 +211,7 @@ ApiAnswer Api::call(const std::string& method, const std::string& path, const st
             a = send_once(method, path, body, headers, opt);
         } catch (const HttpError& e) {
             if (e.aborted) throw;
+            if (e.too_large) throw CliError(kExitFailure, server_ + ": " + e.what());
             if (!opt.retry || attempt >= kMaxAttempts)
                 throw CliError(kExitUnreachable, "cannot reach " + server_ + ": " + e.what());
             sleep_s(0.5 * (1 << (attempt - 1)));
@@ -247,8 +267,7 @@ void Api::list(const std::string& path, const std::string& query,
             continue;
         }
         if (!a.ok()) throw CliError(kExitFailure, "GET " + path + ": " + describe(a));
-        const auto& items = a.data()["items"];
-        if (!items.IsArray()) throw CliError(kExitFailure, "GET " + path + ": no items");
+        const auto& items = jarr(a.data(), "items");
         for (const auto& it : items.GetArray()) each(it);
         cursor = a.next_cursor();
         if (!cursor) return;
@@ -269,7 +288,7 @@ void Api::list_roster(const std::function<void(const rapidjson::Value&)>& each,
             continue;
         }
         if (!a.ok()) throw CliError(kExitFailure, "GET /v1/account/roster: " + describe(a));
-        const auto& items = a.data()["items"];
+        const auto& items = jarr(a.data(), "items");
         for (const auto& it : items.GetArray()) each(it);
         cursor = a.next_cursor();
         if (!cursor || items.Empty()) return;

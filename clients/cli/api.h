@@ -94,9 +94,12 @@ class Api {
 // "code: message" of a failed answer, for messages to people.
 std::string describe(const ApiAnswer& a);
 
-// Reading fields of answer data (the server's own output; a mistyped field is a CliError).
+// Reading fields of answer data (the server's output; a missing or mistyped field is a
+// CliError, never RapidJSON's assert on a hostile answer: read members only through these).
 std::string jstr(const rapidjson::Value& o, const char* name);
 std::optional<std::string> jopt(const rapidjson::Value& o, const char* name);
 long long jint(const rapidjson::Value& o, const char* name);
+const rapidjson::Value& jarr(const rapidjson::Value& o, const char* name);
+const rapidjson::Value& jobj(const rapidjson::Value& o, const char* name);
 
 }  // namespace pouch::cli

@@ -13,7 +13,7 @@ enum ExitCode : int {
     kExitUsage = 2,          // bad command line
     kExitNeedLogin = 3,      // not logged in, revoked, or the session ended: run `pouch login`
     kExitUnreachable = 4,    // the server cannot be reached or keeps answering 5xx
-    kExitIntegrity = 5,      // a roster, signature, key envelope or envelope did not verify
+    kExitIntegrity = 5,      // the roster, its pin, the approval or a key generation (rollback)
     kExitLoginRefused = 6,   // the login was denied in the browser or expired
     kExitSkipped = 7,        // done, but some items were skipped (reported, retried next time)
     kExitInterrupted = 130,  // SIGINT / SIGTERM
@@ -26,15 +26,18 @@ struct CliError : std::runtime_error {
 
 // One item (a file, an artifact) cannot be applied or sent -- a symlink or a file where a
 // directory belongs on its path, a name that is not a safe relative path, permission denied,
-// a key this device lacks, a revision refused as untrusted -- while the rest of the folder
-// can. The sync reports it, remembers it (the folder state's skipped items), goes on with
-// the others, and the command ends with kExitSkipped.
+// a key this device lacks, a revision refused as untrusted, a write the pouch holds -- while
+// the rest of the folder can. The sync reports it, remembers a remote one (the folder state's
+// skipped items), goes on with the others, and the command ends with kExitSkipped. Trust
+// failures of the whole account (roster, pin, rollback) are CliError kExitIntegrity instead.
 struct ItemSkipped : CliError {
     explicit ItemSkipped(const std::string& message) : CliError(kExitSkipped, message) {}
 };
 
-// This device was never given the pouch key a revision needs (an approval that sealed only
-// the newest generation, say): that file cannot be read here, the rest of the pouch can.
+// This device was never given the pouch key of a generation (an approval that sealed only the
+// newest one, say): a revision under it cannot be read here, the rest of the pouch can; when
+// it is the pouch's current generation, a push writes nothing to the pouch (SyncEngine::
+// may_write).
 struct MissingKey : ItemSkipped {
     using ItemSkipped::ItemSkipped;
 };

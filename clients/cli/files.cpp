@@ -159,11 +159,6 @@ std::string absolute_path(const std::string& path) {
     return buf;
 }
 
-ChunkReader::ChunkReader(const std::string& path, size_t chunk_size)
-    : path_(path), buf_(chunk_size, '\0'), fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
-    if (!fd_) throw io_error("cannot open", path);
-}
-
 ChunkReader::ChunkReader(Fd fd, const std::string& name, size_t chunk_size)
     : path_(name), buf_(chunk_size, '\0'), fd_(std::move(fd)) {}
 

@@ -57,7 +57,6 @@ class Fd {
 // descriptor is owned and closed with the reader.
 class ChunkReader {
   public:
-    ChunkReader(const std::string& path, size_t chunk_size);  // CliError when it cannot open
     ChunkReader(Fd fd, const std::string& name, size_t chunk_size);
     ChunkReader(const ChunkReader&) = delete;
     ChunkReader& operator=(const ChunkReader&) = delete;

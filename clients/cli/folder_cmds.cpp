@@ -177,41 +177,74 @@ class Watcher {
 
 }  // namespace
 
-int cmd_ls(const Args& a) {
-    Session s(a);
-    bool json = a.flag("json");
-    if (a.positional.size() > 1) throw CliError(kExitUsage, "usage: pouch ls [POUCH]");
-    if (a.positional.empty()) {
-        auto pouches = list_pouches(s);
-        Keyring keys = s.cfg.load_keys();
-        if (json) {
-            json::Out o;
-            o.key("items").arr();
-            for (const auto& p : pouches)
-                o.obj()
-                    .kv("id", p.id)
-                    .kv("key_gen", p.key_gen)
-                    .kv("high_water", p.high_water)
-                    .kv("created_at", p.created_at)
-                    .kv("readable", keys.count(p.id) > 0)
-                    .end_obj();
-            o.end_arr();
-            std::printf("%s\n", o.done().c_str());
-        } else {
-            for (const auto& p : pouches)
-                std::printf("%s  key generation %lld  %lld events  %s%s\n", defang(p.id).c_str(),
-                            p.key_gen, p.high_water, defang(p.created_at).c_str(),
-                            keys.count(p.id) ? "" : "  (no key here)");
-        }
+namespace {
+
+// `pouch ls` without POUCH: the pouches, and whether this device holds a key of each.
+int ls_pouches(Session& s, bool json) {
+    auto pouches = list_pouches(s);
+    Keyring keys = s.cfg.load_keys();
+    if (json) {
+        json::Out o;
+        o.key("items").arr();
+        for (const auto& p : pouches)
+            o.obj()
+                .kv("id", p.id)
+                .kv("key_gen", p.key_gen)
+                .kv("high_water", p.high_water)
+                .kv("created_at", p.created_at)
+                .kv("readable", keys.count(p.id) > 0)
+                .end_obj();
+        o.end_arr();
+        std::printf("%s\n", ascii_json(o.done()).c_str());
         return kExitOk;
     }
+    for (const auto& p : pouches)
+        std::printf("%s  key generation %lld  %lld events  %s%s\n", defang(p.id).c_str(), p.key_gen,
+                    p.high_water, defang(p.created_at).c_str(),
+                    keys.count(p.id) ? "" : "  (no key here)");
+    return kExitOk;
+}
+
+void print_files_json(const std::string& pouch, const std::vector<Revision>& items) {
+    json::Out o;
+    o.kv("pouch_id", pouch).key("items").arr();
+    for (const auto& r : items) {
+        o.obj().kv("name", r.content.name).kv("kind", r.content.kind).kv("size", r.content.size);
+        o.kv("mtime", r.content.mtime).kv("deleted", r.deleted()).kv("artifact_id", r.artifact_id);
+        o.kv("revision_id", r.revision_id).kv("signer_member_id", r.signer);
+        o.kv("key_gen", r.key_gen);
+        o.kv("chunks", static_cast<long long>(r.content.chunks ? r.content.chunks->size() : 0));
+        o.end_obj();
+    }
+    o.end_arr();
+    std::printf("%s\n", ascii_json(o.done()).c_str());
+}
+
+void print_files_text(const std::vector<Revision>& items) {
+    for (const auto& r : items) {
+        std::time_t t = static_cast<std::time_t>(r.content.mtime / 1000);
+        char when[32];
+        std::strftime(when, sizeof when, "%Y-%m-%d %H:%M", std::gmtime(&t));
+        std::printf("%10s  %s  %s%s\n", human_bytes(r.content.size).c_str(), when,
+                    defang(r.content.name).c_str(), r.deleted() ? "  (deleted)" : "");
+    }
+}
+
+}  // namespace
+
+int cmd_ls(const Args& a) {
+    Session s(a);
+    if (a.positional.size() > 1) throw CliError(kExitUsage, "usage: pouch ls [POUCH]");
+    if (a.positional.empty()) return ls_pouches(s, a.flag("json"));
+    // The files of one pouch: every head verified and opened; one that cannot be is said and
+    // left out (exit 7), the others are listed by name.
     std::string pouch = resolve_pouch(s, a.positional[0]);
     std::vector<Revision> items;
     int unreadable = 0;
     s.api.list(
         "/v1/pouches/" + pouch + "/artifacts", a.flag("deleted") ? "include_deleted=true&" : "",
         [&](const rapidjson::Value& it) {
-            if (!it.HasMember("head") || !it["head"].IsObject()) return;
+            if (!it.IsObject() || !it.HasMember("head") || !it["head"].IsObject()) return;
             try {
                 items.push_back(open_revision(s.trust, pouch, it["head"]));
             } catch (const ItemSkipped& e) {
@@ -222,34 +255,10 @@ int cmd_ls(const Args& a) {
         500);
     std::sort(items.begin(), items.end(),
               [](const Revision& x, const Revision& y) { return x.content.name < y.content.name; });
-    if (json) {
-        json::Out o;
-        o.kv("pouch_id", pouch).key("items").arr();
-        for (const auto& r : items) {
-            o.obj()
-                .kv("name", r.content.name)
-                .kv("kind", r.content.kind)
-                .kv("size", r.content.size);
-            o.kv("mtime", r.content.mtime)
-                .kv("deleted", r.deleted())
-                .kv("artifact_id", r.artifact_id);
-            o.kv("revision_id", r.revision_id)
-                .kv("signer_member_id", r.signer)
-                .kv("key_gen", r.key_gen);
-            o.kv("chunks", static_cast<long long>(r.content.chunks ? r.content.chunks->size() : 0));
-            o.end_obj();
-        }
-        o.end_arr();
-        std::printf("%s\n", o.done().c_str());
-        return unreadable ? kExitSkipped : kExitOk;
-    }
-    for (const auto& r : items) {
-        std::time_t t = static_cast<std::time_t>(r.content.mtime / 1000);
-        char when[32];
-        std::strftime(when, sizeof when, "%Y-%m-%d %H:%M", std::gmtime(&t));
-        std::printf("%10s  %s  %s%s\n", human_bytes(r.content.size).c_str(), when,
-                    defang(r.content.name).c_str(), r.deleted() ? "  (deleted)" : "");
-    }
+    if (a.flag("json"))
+        print_files_json(pouch, items);
+    else
+        print_files_text(items);
     return unreadable ? kExitSkipped : kExitOk;
 }
 

@@ -157,6 +157,16 @@ std::string PendingCommit::to_json() const {
     return o.done();
 }
 
+long long PendingCommit::key_gen() const {
+    try {
+        auto d = parse_own(body);
+        const auto& ops = fmt::get_arr(d, "ops");
+        return ops.Empty() ? 0 : fmt::get_int(ops[0], "key_gen");
+    } catch (const fmt::FormatError&) {
+        return 0;
+    }
+}
+
 size_t FolderState::pending_ops() const {
     size_t n = 0;
     for (const auto& p : pending) n += p.intents.size();

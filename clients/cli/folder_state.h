@@ -72,6 +72,8 @@ struct PendingCommit {
     std::vector<OpIntent> intents;
 
     std::string to_json() const;
+    // The key generation its ops were sealed under (one per batch); 0 when the body names none.
+    long long key_gen() const;
 };
 
 struct FolderState {

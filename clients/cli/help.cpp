@@ -128,8 +128,9 @@ const char* kExitCodes[][2] = {
     {"3", "not logged in, or this device was revoked or its session ended: run pouch login"},
     {"4", "the server cannot be reached, or keeps answering 502, 503 or 504"},
     {"5",
-     "integrity: a roster, signature, key envelope or envelope did not verify; nothing "
-     "unverified was used"},
+     "integrity: the account's roster, its pinned head, the approval (the welcome, the approval "
+     "address) or a pouch's key generation (a rollback) cannot be trusted; the command stops and "
+     "nothing unverified was used"},
     {"6", "the login was denied in the browser, or expired"},
     {"7",
      "done with skipped items: everything else was applied and sent; the items named could "

@@ -16,8 +16,12 @@ struct SlistFree {
     void operator()(curl_slist* l) const { curl_slist_free_all(l); }
 };
 
+// Appends to the body; a body that would pass kMaxAnswerBytes ends the transfer (a short count
+// makes curl stop with CURLE_WRITE_ERROR).
 size_t on_body(char* data, size_t size, size_t n, void* user) {
-    static_cast<std::string*>(user)->append(data, size * n);
+    auto* body = static_cast<std::string*>(user);
+    if (size * n > kMaxAnswerBytes - body->size()) return 0;
+    body->append(data, size * n);
     return size * n;
 }
 
@@ -106,6 +110,10 @@ HttpResponse Http::send(const HttpRequest& req) {
     curl_easy_setopt(c, CURLOPT_XFERINFODATA, &req);
 
     CURLcode rc = curl_easy_perform(c);
+    if (rc == CURLE_WRITE_ERROR)
+        throw HttpError("the server's answer is larger than " +
+                            std::to_string(kMaxAnswerBytes >> 20) + " MiB; it was not read",
+                        false, true);
     if (rc != CURLE_OK)
         throw HttpError(std::string(curl_easy_strerror(rc)), rc == CURLE_ABORTED_BY_CALLBACK);
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp.status);

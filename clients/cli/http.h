@@ -1,6 +1,7 @@
 // http.h -- the CLI's HTTP client on libcurl (Debian's libcurl4-openssl-dev): one easy handle
-// kept alive across requests, answers read whole into memory (the largest is a 4 MiB + 28
-// byte chunk or a 4 MiB page), and a progress hook that can also abort a long-poll.
+// kept alive across requests, answers read whole into memory up to kMaxAnswerBytes (the
+// largest the service sends is a 4 MiB + 28 byte chunk or a page of about 4 MiB; a server that
+// sends more is not read further), and a progress hook that can also abort a long-poll.
 #pragma once
 
 #include <functional>
@@ -30,10 +31,15 @@ struct HttpResponse {
     std::string header(const std::string& lower_name) const;
 };
 
-// Transport failures (no connection, timeout, reset). `aborted` when progress said stop.
+// An answer body larger than this is cut off and refused (HttpError too_large).
+constexpr size_t kMaxAnswerBytes = size_t{64} << 20;
+
+// Transport failures (no connection, timeout, reset). `aborted` when progress said stop;
+// `too_large` when the answer passed kMaxAnswerBytes (not a transport failure to retry).
 struct HttpError : std::runtime_error {
-    bool aborted;
-    HttpError(const std::string& m, bool aborted) : std::runtime_error(m), aborted(aborted) {}
+    bool aborted, too_large;
+    HttpError(const std::string& m, bool aborted, bool too_large = false)
+        : std::runtime_error(m), aborted(aborted), too_large(too_large) {}
 };
 
 class Http {

@@ -25,6 +25,7 @@
 #include "common/crypto/confirm_code.h"
 #include "common/crypto/pkce.h"
 #include "common/crypto/random.h"
+#include "common/json/label.h"
 #include "common/json/out.h"
 
 namespace pouch::cli {
@@ -64,7 +65,7 @@ std::string default_name() {
     char host[256] = {};
     if (::gethostname(host, sizeof host - 1) != 0) return "pouch-cli";
     std::string h = first_chars(defang(host), 64);
-    if (label_problem(h)) return "pouch-cli";
+    if (json::label_problem(h)) return "pouch-cli";
     return h;
 }
 
@@ -75,15 +76,8 @@ LoginArgs check_login_args(const Args& a) {
         parse_server_url(a.get("server").value_or(env && *env ? env : "http://127.0.0.1:8080"));
     l.insecure_http = a.flag("insecure-http");
     require_transport(l.server, l.insecure_http);
-    if (auto given = a.get("name")) {
-        auto n = nfc(*given);
-        if (!n) throw CliError(kExitUsage, "--name is not valid UTF-8");
-        if (auto why = label_problem(*n))
-            throw CliError(kExitUsage, "--name cannot be a device name: " + *why);
-        l.name = *n;
-    } else {
-        l.name = default_name();
-    }
+    auto given = a.get("name");
+    l.name = given ? checked_device_name(*given, "--name") : default_name();
     l.connect_token = a.get("connect-token");
     const auto& t = l.connect_token;
     if (t && !(t->size() == 39 && t->rfind("svc_lt_", 0) == 0 &&

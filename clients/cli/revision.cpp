@@ -3,10 +3,20 @@
 
 #include "clients/cli/errors.h"
 #include "clients/cli/scan.h"
+#include "clients/cli/terminal_text.h"
 
 namespace pouch::cli {
 
 namespace fmt = pouch::clientfmt;
+
+std::string kind_mismatch(const std::string& kind, const fmt::Content& content) {
+    if (kind != "put" && kind != "delete") return "the service lists it with an unknown kind";
+    if (kind == "delete" && !content.deleted)
+        return "the service lists it as a delete, but its signed content is not a tombstone";
+    if (kind == "put" && content.deleted)
+        return "the service lists it as a put, but its signed content is a tombstone";
+    return "";
+}
 
 Revision open_revision(Trust& trust, const std::string& pouch_id, const rapidjson::Value& rev) {
     Revision h;
@@ -35,6 +45,9 @@ Revision open_revision(Trust& trust, const std::string& pouch_id, const rapidjso
     } catch (const fmt::FormatError& e) {
         throw UntrustedItem(where + e.what());
     }
+    // `kind` is the service's word, not the signer's: it must agree with the signed content.
+    if (std::string why = kind_mismatch(h.kind, h.content); !why.empty())
+        throw UntrustedItem(where + why);
     auto nfc = to_nfc(h.content.name);
     h.bad_name = !safe_local_path(h.content.name) || !nfc || *nfc != h.content.name;
     h.fp = fingerprint_of_content(h.content);

@@ -1,13 +1,11 @@
-// scan.cpp -- walking a folder (scan.h) with openat/fdopendir/fstatat, NFC with libunistring's
-// u8_normalize, and fingerprints with BLAKE3.
+// scan.cpp -- walking a folder (scan.h) with openat/fdopendir/fstatat, and fingerprints with
+// BLAKE3.
 #include "clients/cli/scan.h"
 
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <uninorm.h>
 #include <unistd.h>
-#include <unistr.h>
 
 #include <cerrno>
 #include <cstdlib>
@@ -112,17 +110,6 @@ std::optional<LocalFile> stat_file(FolderRoot& root, const std::string& name) {
     return local_file(name, *st);
 }
 
-std::optional<std::string> to_nfc(const std::string& s) {
-    auto* p = reinterpret_cast<const uint8_t*>(s.data());
-    if (u8_check(p, s.size()) != nullptr) return std::nullopt;
-    size_t len = 0;
-    uint8_t* out = u8_normalize(UNINORM_NFC, p, s.size(), nullptr, &len);
-    if (!out) return std::nullopt;
-    std::string r(reinterpret_cast<char*>(out), len);
-    std::free(out);
-    return r;
-}
-
 std::string fingerprint_from_parts(long long size, const std::string& inline_hash_raw,
                                    const std::vector<std::string>& chunk_hashes_b64) {
     if (size <= fmt::kInlineMax)
@@ -158,12 +145,6 @@ FileDigest digest_fd(Fd fd, const std::string& name) {
     if (total <= fmt::kInlineMax) d.chunk_hashes.clear();
     d.fp = fingerprint_from_parts(total, whole.finish(), d.chunk_hashes);
     return d;
-}
-
-FileDigest digest_file(const std::string& path) {
-    Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!fd) throw CliError(kExitFailure, "cannot open " + path + ": " + std::strerror(errno));
-    return digest_fd(std::move(fd), path);
 }
 
 FileDigest digest_file(FolderRoot& root, const std::string& name) {

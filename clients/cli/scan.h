@@ -1,8 +1,7 @@
 // scan.h -- the local side of a synced folder: walking it (regular files only; symlinks,
-// devices and pouch's own temporary files are left out, never followed), Unicode NFC names
-// (libunistring),
-// and content fingerprints that a local file and a remote content object share, so "is it
-// the same?" never needs the remote bytes.
+// devices and pouch's own temporary files are left out, never followed) and content
+// fingerprints that a local file and a remote content object share, so "is it the same?"
+// never needs the remote bytes.
 #pragma once
 
 #include <map>
@@ -37,9 +36,6 @@ std::map<std::string, LocalFile> scan_folder(const std::string& root, ScanReport
 // The regular file `name` (nullopt when absent, not a regular file, or behind a symlink).
 std::optional<LocalFile> stat_file(FolderRoot& root, const std::string& name);
 
-// NFC of a UTF-8 string; nullopt when it is not valid UTF-8.
-std::optional<std::string> to_nfc(const std::string& s);
-
 // fingerprint = "<size>:i:<b64url BLAKE3(bytes)>" for size <= 64 KiB,
 //               "<size>:c:<b64url BLAKE3(hash_1 || ... || hash_n)>" above, with hash_i the
 // BLAKE3 of the i-th 4 MiB chunk: the same value for a file and for its content object.
@@ -49,7 +45,6 @@ struct FileDigest {
     std::string fp;
     std::vector<std::string> chunk_hashes;
 };
-FileDigest digest_file(const std::string& path);
 FileDigest digest_file(FolderRoot& root, const std::string& name);  // ItemSkipped when unreadable
 FileDigest digest_fd(Fd fd, const std::string& name);
 std::string fingerprint_from_parts(long long size, const std::string& inline_hash_raw,

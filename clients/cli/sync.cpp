@@ -158,8 +158,8 @@ std::optional<Revision> SyncEngine::fetch_head(const std::string& artifact_id) {
         "GET", "/v1/pouches/" + s_.pouch_id + "/artifacts/" + artifact_id + "/revisions?limit=1");
     if (a.status == 404) return std::nullopt;
     if (!a.ok()) throw CliError(kExitFailure, "GET revisions: " + describe(a));
-    const auto& items = a.data()["items"];
-    if (!items.IsArray() || items.Empty()) return std::nullopt;
+    const auto& items = jarr(a.data(), "items");
+    if (items.Empty()) return std::nullopt;
     return open_revision(trust_, s_.pouch_id, items[0]);
 }
 
@@ -215,7 +215,7 @@ void SyncEngine::full_resync() {
     api_.list(
         "/v1/pouches/" + s_.pouch_id + "/artifacts", q,
         [&](const rapidjson::Value& item) {
-            if (!item.HasMember("head") || !item["head"].IsObject()) return;
+            if (!item.IsObject() || !item.HasMember("head") || !item["head"].IsObject()) return;
             const auto& head = item["head"];
             // A head this folder already holds (its own commits, after a push) needs neither
             // verifying nor writing: nothing of it is used.
@@ -238,8 +238,8 @@ bool SyncEngine::apply_events_page() {
         return false;
     }
     if (!a.ok()) throw CliError(kExitFailure, "GET events: " + describe(a));
-    const auto& items = a.data()["items"];
-    if (!items.IsArray() || items.Empty()) return false;
+    const auto& items = jarr(a.data(), "items");
+    if (items.Empty()) return false;
     std::vector<std::string> changed;
     std::set<std::string> seen;
     long long last = s_.seq;
@@ -300,8 +300,7 @@ bool SyncEngine::wait_for_events(int seconds, const std::function<bool()>& stop)
                                     "&limit=1&wait=" + std::to_string(seconds),
                                 "", {}, opt);
         if (!a.ok()) return a.status == 409;
-        const auto& items = a.data()["items"];
-        return items.IsArray() && !items.Empty();
+        return !jarr(a.data(), "items").Empty();
     } catch (const HttpError& e) {
         if (e.aborted) return false;
         throw;
@@ -423,16 +422,66 @@ void SyncEngine::apply_delete(const Revision& h, const std::string& local) {
     save();
 }
 
+void SyncEngine::apply_name_clash(const Revision& h, const FileEntry& ours) {
+    const std::string& name = h.content.name;
+    if (h.artifact_id > ours.artifact_id) {
+        std::string alt = free_conflict_name(name, trust_.label_of(h.signer));
+        ++stats_.conflicts;
+        progress_.say("conflict: two files named " + name + "; the other is kept as \"" + alt +
+                      "\"");
+        write_content(alt, h);
+        s_.files.at(alt).remote_name = name;  // renamed on the server at the next push
+        return;
+    }
+    FileEntry kept = ours;
+    std::string alt = free_conflict_name(name, trust_.my_label());
+    if (root_.lstat(name) && !root_.rename_noreplace(name, alt))
+        throw ItemSkipped("cannot move " + name + " aside: " + alt + " exists");
+    s_.files.erase(name);
+    s_.files.set(alt, kept);
+    ++stats_.conflicts;
+    progress_.say("conflict: two files named " + name + "; this device's is kept as \"" + alt +
+                  "\"");
+    write_content(name, h);
+}
+
+void SyncEngine::apply_over_tracked(const Revision& h, FileEntry& e) {
+    const std::string& name = h.content.name;
+    LocalStatus st = local_status(name, e);
+    if (st.kind == LocalStatus::kChanged) {
+        if (st.fp == h.fp) {  // the same change on both sides
+            auto f = stat_file(root_, name);
+            e.revision_id = h.revision_id;
+            e.fp = h.fp;
+            e.size = h.content.size;
+            if (f) e.mtime_ns = f->mtime_ns, e.mode = f->mode;
+            return;
+        }
+        conflict_copy(name, h.revision_id);
+    }
+    write_content(name, h);
+}
+
+void SyncEngine::apply_over_untracked(const Revision& h) {
+    const std::string& name = h.content.name;
+    auto f = stat_file(root_, name);
+    if (!f) return write_content(name, h);
+    if (digest_file(root_, name).fp == h.fp) {  // the same file is here already: adopted
+        FileEntry e{h.artifact_id,  h.revision_id, name,    h.fp,
+                    h.content.size, f->mtime_ns,   f->mode, {}};
+        if (h.content.chunks) e.chunks = *h.content.chunks;
+        s_.files.set(name, e);
+        return;
+    }
+    conflict_copy(name, h.revision_id);
+    write_content(name, h);
+}
+
 void SyncEngine::apply_put(const Revision& h, const std::string* prev_local) {
     const std::string& name = h.content.name;
     // A rename's old name: dropped from the state only once the new name is written, so that
     // an item skipped half-way leaves the old file tracked (never pushed again as new).
     std::optional<std::string> drop_after, remove_after;
-    auto drop_old_name = [&] {
-        if (!drop_after || *drop_after == name) return;
-        s_.files.erase(*drop_after);
-        if (remove_after && !s_.files.count(*remove_after)) root_.remove_file(*remove_after);
-    };
     if (prev_local && *prev_local != name) {
         std::string old = *prev_local;
         LocalStatus st = local_status(old, s_.files.at(old));
@@ -444,60 +493,17 @@ void SyncEngine::apply_put(const Revision& h, const std::string* prev_local) {
         }
     }
     auto it = s_.files.find(name);
-    if (it != s_.files.end() && it->second.artifact_id != h.artifact_id) {
-        // Two artifacts claim one name (made at once on two devices). The larger artifact id
-        // gives way, on every device alike: it is kept under a conflict name, which the next
-        // push also gives it on the server.
-        if (h.artifact_id > it->second.artifact_id) {
-            std::string alt = free_conflict_name(name, trust_.signer(h.signer).label);
-            ++stats_.conflicts;
-            progress_.say("conflict: two files named " + name + "; the other is kept as \"" + alt +
-                          "\"");
-            write_content(alt, h);
-            s_.files.at(alt).remote_name = name;  // renamed on the server at the next push
-        } else {
-            FileEntry ours = it->second;
-            std::string alt = free_conflict_name(name, trust_.my_label());
-            if (root_.lstat(name) && !root_.rename_noreplace(name, alt))
-                throw ItemSkipped("cannot move " + name + " aside: " + alt + " exists");
-            s_.files.erase(name);
-            s_.files.set(alt, ours);
-            ++stats_.conflicts;
-            progress_.say("conflict: two files named " + name + "; this device's is kept as \"" +
-                          alt + "\"");
-            write_content(name, h);
-        }
-    } else if (it != s_.files.end()) {
-        LocalStatus st = local_status(name, it->second);
-        if (st.kind == LocalStatus::kChanged) {
-            if (st.fp == h.fp) {  // the same change on both sides
-                auto f = stat_file(root_, name);
-                it->second.revision_id = h.revision_id;
-                it->second.fp = h.fp;
-                it->second.size = h.content.size;
-                if (f) it->second.mtime_ns = f->mtime_ns, it->second.mode = f->mode;
-                drop_old_name();
-                save();
-                return;
-            }
-            conflict_copy(name, h.revision_id);
-        }
-        write_content(name, h);
-    } else if (auto f = stat_file(root_, name)) {
-        if (digest_file(root_, name).fp == h.fp) {
-            FileEntry e{h.artifact_id,  h.revision_id, name,    h.fp,
-                        h.content.size, f->mtime_ns,   f->mode, {}};
-            if (h.content.chunks) e.chunks = *h.content.chunks;
-            s_.files.set(name, e);
-            save();
-        } else {
-            conflict_copy(name, h.revision_id);
-            write_content(name, h);
-        }
-    } else {
-        write_content(name, h);
+    if (it != s_.files.end() && it->second.artifact_id != h.artifact_id)
+        apply_name_clash(h, it->second);
+    else if (it != s_.files.end())
+        apply_over_tracked(h, it->second);
+    else
+        apply_over_untracked(h);
+    if (drop_after && *drop_after != name) {
+        s_.files.erase(*drop_after);
+        if (remove_after && !s_.files.count(*remove_after)) root_.remove_file(*remove_after);
     }
-    drop_old_name();
+    save();
 }
 
 void SyncEngine::apply_head(const Revision& h) {
@@ -520,13 +526,9 @@ void SyncEngine::apply_head(const Revision& h) {
 
 // ---- pushing local changes -----------------------------------------------------------------
 
-std::vector<SyncEngine::Planned> SyncEngine::plan(const std::string& scope) {
-    ScanReport report;
-    auto files = scan_folder(root_, &report);
-    for (const auto& s : report.skipped) skip_local(s);
-    for (const auto& s : report.ignored)
-        if (said_.insert(s).second) stats_.messages.push_back("left out: " + s);
-    std::vector<Planned> out;
+std::vector<std::string> SyncEngine::plan_changed(const std::map<std::string, LocalFile>& files,
+                                                  const std::string& scope,
+                                                  std::vector<Planned>& out) {
     std::vector<std::string> missing;
     bool touched = false;
     for (auto& [local, e] : s_.files) {
@@ -568,6 +570,13 @@ std::vector<SyncEngine::Planned> SyncEngine::plan(const std::string& scope) {
         out.push_back(std::move(p));
     }
     if (touched) save();
+    return missing;
+}
+
+std::set<std::string> SyncEngine::plan_new(const std::map<std::string, LocalFile>& files,
+                                           const std::string& scope,
+                                           const std::vector<std::string>& missing,
+                                           std::vector<Planned>& out) {
     // Tracked files that vanished, by fingerprint: a new file with one of their contents is
     // a move (the first vanished name in name order, as the scan lists them).
     std::unordered_map<std::string, std::deque<std::string>> missing_by_fp;
@@ -604,6 +613,18 @@ std::vector<SyncEngine::Planned> SyncEngine::plan(const std::string& scope) {
         }
         out.push_back(std::move(p));
     }
+    return moved;
+}
+
+std::vector<SyncEngine::Planned> SyncEngine::plan(const std::string& scope) {
+    ScanReport report;
+    auto files = scan_folder(root_, &report);
+    for (const auto& s : report.skipped) skip_local(s);
+    for (const auto& s : report.ignored)
+        if (said_.insert(s).second) stats_.messages.push_back("left out: " + s);
+    std::vector<Planned> out;
+    std::vector<std::string> missing = plan_changed(files, scope, out);
+    std::set<std::string> moved = plan_new(files, scope, missing, out);
     for (const auto& local : missing) {
         if (moved.count(local)) continue;
         Planned p;
@@ -640,7 +661,7 @@ void SyncEngine::upload_chunks(Planned& p, const std::string& name) {
             if (chk.status == 403 && chk.code == "quota_exceeded")
                 throw CliError(kExitFailure, "the account's storage is full: " + describe(chk));
             if (!chk.ok()) throw CliError(kExitFailure, "blob check: " + describe(chk));
-            if (!chk.data()["missing"].Empty()) {
+            if (!jarr(chk.data(), "missing").Empty()) {
                 CallOptions opt;
                 opt.content_type = "application/octet-stream";
                 opt.timeout_seconds = 600;
@@ -671,6 +692,8 @@ void SyncEngine::upload_chunks(Planned& p, const std::string& name) {
 }
 
 void SyncEngine::build_put(Planned& p) {
+    // The key first: nothing of the file is read or uploaded for a write that would be refused.
+    std::string key = trust_.write_key(s_.pouch_id, key_gen_);
     fmt::Content c;
     c.name = p.remote_name;
     c.kind = "file";
@@ -696,7 +719,6 @@ void SyncEngine::build_put(Planned& p) {
 
     std::string revision_id = crypto::uuid_v4();
     fmt::RevisionIds ids{s_.pouch_id, p.artifact_id, revision_id, key_gen_};
-    std::string key = trust_.write_key(s_.pouch_id, key_gen_);  // refuses a rollback
     std::string envelope = fmt::seal_envelope(key, ids, c);
     const crypto::P256PrivateKey& sign = sign_key();
     json::Out o;
@@ -728,7 +750,27 @@ void SyncEngine::build_put(Planned& p) {
     p.intent.prev_local_name = p.prev_local != p.local ? p.prev_local : "";
 }
 
+void SyncEngine::build_delete(Planned& p) {
+    std::string key = trust_.write_key(s_.pouch_id, key_gen_);
+    std::string revision_id = crypto::uuid_v4();
+    fmt::RevisionIds ids{s_.pouch_id, p.artifact_id, revision_id, key_gen_};
+    std::string envelope =
+        fmt::seal_envelope(key, ids, fmt::tombstone(p.old.remote_name, "file", now_ms()));
+    json::Out o;
+    o.kv("type", "delete").kv("artifact_id", p.artifact_id).kv("revision_id", revision_id);
+    o.kv("base_revision_id", p.base).kv_null("merge_parent_id").kv_null("name_index");
+    o.kv_null("conflict_id").kv("key_gen", key_gen_).kv("envelope", envelope);
+    o.kv("signature", fmt::sign_revision(sign_key(), ids, envelope));
+    o.kv("signer_member_id", device_.member_id);
+    o.key("blob_ids").arr().end_arr();
+    p.op_json = o.done();
+    p.intent.type = "delete";
+    p.intent.local_name = p.local;
+    p.intent.entry = p.old;
+}
+
 void SyncEngine::send_batches(std::vector<Planned>& ops) {
+    const long long gen = key_gen_;  // every op below is sealed under it
     std::vector<Planned*> batch;
     size_t bytes = 0;
     auto flush = [&] {
@@ -755,35 +797,24 @@ void SyncEngine::send_batches(std::vector<Planned>& ops) {
         bytes = 0;
     };
     for (Planned& p : ops) {
-        if (p.type == "put") {
-            if (!stat_file(root_, p.local)) continue;  // gone since the scan
-            try {
+        if (p.type == "put" && !stat_file(root_, p.local)) continue;  // gone since the scan
+        try {
+            if (p.type == "put")
                 build_put(p);
-            } catch (const ItemSkipped& e) {
-                skip_local(p.local + ": " + e.what());
-                continue;
-            }
-        } else {
-            std::string revision_id = crypto::uuid_v4();
-            fmt::RevisionIds ids{s_.pouch_id, p.artifact_id, revision_id, key_gen_};
-            std::string key = trust_.write_key(s_.pouch_id, key_gen_);
-            std::string envelope =
-                fmt::seal_envelope(key, ids, fmt::tombstone(p.old.remote_name, "file", now_ms()));
-            json::Out o;
-            o.kv("type", "delete").kv("artifact_id", p.artifact_id).kv("revision_id", revision_id);
-            o.kv("base_revision_id", p.base).kv_null("merge_parent_id").kv_null("name_index");
-            o.kv_null("conflict_id").kv("key_gen", key_gen_).kv("envelope", envelope);
-            o.kv("signature", fmt::sign_revision(sign_key(), ids, envelope));
-            o.kv("signer_member_id", device_.member_id);
-            o.key("blob_ids").arr().end_arr();
-            p.op_json = o.done();
-            p.intent.type = "delete";
-            p.intent.local_name = p.local;
-            p.intent.entry = p.old;
+            else
+                build_delete(p);
+        } catch (const ItemSkipped& e) {
+            skip_local(p.local + ": " + e.what());
+            continue;
         }
         if (batch.size() == kMaxOps ||
-            (!batch.empty() && bytes + p.op_json.size() > kMaxBatchBytes))
+            (!batch.empty() && bytes + p.op_json.size() > kMaxBatchBytes)) {
             flush();
+            // The pouch moved to another generation meanwhile (stale_key_gen, or a new epoch):
+            // nothing more leaves under the old key -- the next round plans the rest again
+            // under the new one.
+            if (keys_stale_ || key_gen_ != gen) return;
+        }
         batch.push_back(&p);
         bytes += p.op_json.size();
     }
@@ -806,7 +837,7 @@ void SyncEngine::commit_pending() {
     if (!a.ok())
         throw CliError(kExitFailure, "commit: " + describe(a) + " (it is resent next time)");
     kill_point_for_tests();
-    const auto& results = a.data()["results"];
+    const auto& results = jarr(a.data(), "results");
     for (rapidjson::SizeType i = 0; i < results.Size() && i < pc.intents.size(); ++i) {
         const auto& r = results[i];
         const OpIntent& in = pc.intents[i];
@@ -846,67 +877,98 @@ void SyncEngine::commit_pending() {
     save();
 }
 
+bool SyncEngine::may_write() {
+    try {
+        trust_.write_key(s_.pouch_id, key_gen_);
+        return true;
+    } catch (const ItemSkipped& e) {
+        skip_local(e.what());
+        return false;
+    }
+}
+
 bool SyncEngine::resend_pending() {
-    if (s_.pending.empty()) return false;
-    progress_.say("resending the commit of an interrupted run (" +
-                  std::to_string(s_.pending_ops()) + " operations)");
-    while (!s_.pending.empty()) commit_pending();
-    return true;
+    bool resent = false;
+    while (!s_.pending.empty()) {
+        // A batch sealed under another generation than the current one is not sent again: an
+        // honest service refuses it (stale_key_gen), and a rotation since then may have shut
+        // out a member who holds its key. Its changes are still on disk and unrecorded, so the
+        // plan makes them again. (Checked per batch: an answer may move the generation.)
+        if (s_.pending.front().key_gen() != key_gen_) {
+            progress_.say(
+                "a commit of an interrupted run was sealed under another key generation; "
+                "planning it again");
+            s_.pending.erase(s_.pending.begin());
+            save_now();
+            continue;
+        }
+        if (!resent)
+            progress_.say("resending the commit of an interrupted run (" +
+                          std::to_string(s_.pending_ops()) + " operations)");
+        resent = true;
+        commit_pending();
+    }
+    return resent;
+}
+
+void SyncEngine::apply_lost_heads() {
+    for (const auto& aid : to_refetch_) {
+        if (aid.empty()) continue;
+        try {
+            auto h = fetch_head(aid);
+            if (!h) continue;
+            const std::string* local = s_.local_name_of(aid);
+            if (local && !h->deleted() && s_.files.at(*local).fp == h->fp) {
+                s_.files.at(*local).revision_id = h->revision_id;  // the same content won already
+                continue;
+            }
+            // An entry whose base lost: fetch the winner; our version becomes a copy.
+            if (local) {
+                FileEntry& e = s_.files.at(*local);
+                auto st = local_status(*local, e);
+                if (st.kind == LocalStatus::kUnchanged && e.remote_name != *local) {
+                    // Only our rename lost: take the new head's content under our name; the
+                    // next round renames it again, on that head.
+                    std::string keep = *local;
+                    write_content(keep, *h);
+                    continue;
+                }
+            }
+            apply_head(*h);
+        } catch (const ItemSkipped& e) {
+            skip(aid, e.what());
+        }
+    }
 }
 
 void SyncEngine::push(const std::string& scope) {
     load_pouch();
     // A rolled-back generation is reported even when nothing waits to be sent.
     trust_.check_rollback(s_.pouch_id, key_gen_);
-    resend_pending();
+    if (!s_.pending.empty() && !may_write()) return save_now();
+    keys_stale_ = false;
+    if (resend_pending() && keys_stale_) {
+        trust_.fetch_keys(s_.pouch_id);
+        load_pouch();
+    }
     for (int round = 0; round < kMaxRounds; ++round) {
         to_refetch_.clear();
         keys_stale_ = false;
         auto ops = plan(scope);
-        if (ops.empty()) {
-            save_now();
-            return;
-        }
+        if (ops.empty() || !may_write()) return save_now();
         int refused_before = stats_.refused;
         send_batches(ops);
         if (keys_stale_) {
             trust_.fetch_keys(s_.pouch_id);
             load_pouch();
         }
-        for (const auto& aid : to_refetch_) {
-            if (aid.empty()) continue;
-            try {
-                if (auto h = fetch_head(aid)) {
-                    const std::string* local = s_.local_name_of(aid);
-                    if (local && !h->deleted() && s_.files.at(*local).fp == h->fp) {
-                        // the same content won already
-                        s_.files.at(*local).revision_id = h->revision_id;
-                        continue;
-                    }
-                    // An entry whose base lost: fetch the winner; our version becomes a copy.
-                    if (local) {
-                        FileEntry& e = s_.files.at(*local);
-                        auto st = local_status(*local, e);
-                        if (st.kind == LocalStatus::kUnchanged && e.remote_name != *local) {
-                            // Only our rename lost: take the new head's content under our
-                            // name; the next round renames it again, on that head.
-                            std::string keep = *local;
-                            write_content(keep, *h);
-                            continue;
-                        }
-                    }
-                    apply_head(*h);
-                }
-            } catch (const ItemSkipped& e) {
-                skip(aid, e.what());
-            }
-        }
-        if (to_refetch_.empty() && !keys_stale_ && stats_.refused > refused_before) {
-            save_now();
-            return;
-        }
+        apply_lost_heads();
+        if (to_refetch_.empty() && !keys_stale_ && stats_.refused > refused_before)
+            return save_now();
     }
-    progress_.say("the folder kept changing; some changes wait for the next run");
+    // Not a success: what is left was not sent (exit 7, like any item that waits).
+    skip_local("the push stopped after " + std::to_string(kMaxRounds) +
+               " rounds (the folder or the pouch kept changing); the rest waits for the next run");
     save_now();
 }
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -65,12 +66,21 @@ class SyncEngine {
     void read_changed(const std::string& artifact_id);
     // Reports the artifact and keeps it in the folder state for retry_skipped.
     void skip(const std::string& artifact_id, const std::string& why);
-    // Reports a local file that cannot be sent this time (the next push tries it again).
+    // Reports what cannot be sent this time -- a local file, or every write of a held pouch
+    // (may_write) -- once per run; the next push tries it again.
     void skip_local(const std::string& why);
     // Reads again what earlier pulls skipped (the cursor has moved past it) and this run has
     // not read yet, after fetching this member's envelopes once when a key was missing.
     void retry_skipped();
     void apply_put(const Revision& h, const std::string* prev_local);
+    // apply_put at the head's name, by what is there: another artifact's tracked file (two
+    // artifacts claim one name: the larger artifact id gives way, on every device alike, kept
+    // under a conflict name the next push gives it on the server too), this artifact's
+    // tracked file (a local change there becomes a conflict copy, unless it is the same
+    // change), or an untracked file (adopted when it is the same, else a conflict copy).
+    void apply_name_clash(const Revision& h, const FileEntry& ours);
+    void apply_over_tracked(const Revision& h, FileEntry& e);
+    void apply_over_untracked(const Revision& h);
     void apply_delete(const Revision& h, const std::string& local);
     void write_content(const std::string& local, const Revision& h);
     LocalStatus local_status(const std::string& local, const FileEntry& e);
@@ -79,10 +89,30 @@ class SyncEngine {
     std::string free_conflict_name(const std::string& name, const std::string& label);
     void ack();
 
+    // Whether this push may write to the pouch now (Trust::write_key on its current
+    // generation), asked before anything is resent, read for sending, sealed or uploaded: a
+    // rollback throws (exit 5); a key this device lacks, or one made by a member since removed,
+    // holds every write of the pouch -- said once as a skipped item (exit 7), the local changes
+    // and the journal stay for a later run.
+    bool may_write();
+    // Resends the journal's commits sealed under the current generation; drops the others
+    // unsent (they are planned again from the files on disk).
     bool resend_pending();
+    // The ops of a push: puts for changed tracked files (plan_changed, which also lists the
+    // tracked files gone), puts for new ones -- a move when its content is a gone file's
+    // (plan_new, which names the gone files it moved) -- and deletes for the rest.
     std::vector<Planned> plan(const std::string& scope);
+    std::vector<std::string> plan_changed(const std::map<std::string, LocalFile>& files,
+                                          const std::string& scope, std::vector<Planned>& out);
+    std::set<std::string> plan_new(const std::map<std::string, LocalFile>& files,
+                                   const std::string& scope,
+                                   const std::vector<std::string>& missing,
+                                   std::vector<Planned>& out);
     void send_batches(std::vector<Planned>& ops);
     void build_put(Planned& p);
+    void build_delete(Planned& p);
+    // The heads of artifacts whose commit lost (stale base, not found), applied here.
+    void apply_lost_heads();
     void upload_chunks(Planned& p, const std::string& name);
     void commit_pending();  // sends s_.pending.front() and records its answer
     // The folder state is written when due -- at most about once a second, and never taking

@@ -1,69 +1,34 @@
-// terminal_text.cpp -- a strict UTF-8 decoder, the replacement of control and bidi
-// characters, and the label rule (terminal_text.h). NFC is libunistring's.
+// terminal_text.cpp -- the replacement of control and bidi characters, ASCII-only JSON, NFC
+// (libunistring) and the device name check (terminal_text.h); UTF-8, the character and the
+// label rules are common/json's (utf8.h, label.h), the service's own.
 #include "clients/cli/terminal_text.h"
 
 #include <uninorm.h>
 #include <unistr.h>
 
 #include <cstdlib>
-#include <utility>
+
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "clients/cli/errors.h"
+#include "common/json/label.h"
+#include "common/json/utf8.h"
 
 namespace pouch::cli {
-
-namespace {
-
-// The scalar value at s[i] and its length in bytes; length 0 when the bytes there are not
-// valid UTF-8 (a stray continuation, a truncated or overlong sequence, a surrogate, or a
-// value above U+10FFFF).
-std::pair<uint32_t, size_t> decode(std::string_view s, size_t i) {
-    auto b = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
-    unsigned char c = b(0);
-    if (c < 0x80) return {c, 1};
-    size_t len;
-    uint32_t cp, min;
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2, cp = c & 0x1F, min = 0x80;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3, cp = c & 0x0F, min = 0x800;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4, cp = c & 0x07, min = 0x10000;
-    } else {
-        return {0, 0};
-    }
-    if (i + len > s.size()) return {0, 0};
-    for (size_t k = 1; k < len; ++k) {
-        if ((b(k) & 0xC0) != 0x80) return {0, 0};
-        cp = cp << 6 | (b(k) & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return {0, 0};
-    return {cp, len};
-}
-
-// Unicode's White_Space property.
-bool is_white_space(uint32_t cp) {
-    return (cp >= 0x09 && cp <= 0x0D) || cp == 0x20 || cp == 0x85 || cp == 0xA0 || cp == 0x1680 ||
-           (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F ||
-           cp == 0x205F || cp == 0x3000;
-}
-
-}  // namespace
-
-bool is_control_or_bidi(uint32_t cp) {
-    return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x061C || cp == 0x200E ||
-           cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
-}
 
 std::string defang(std::string_view s) {
     std::string out;
     out.reserve(s.size());
     for (size_t i = 0; i < s.size();) {
-        auto [cp, len] = decode(s, i);
+        auto [len, cp] = json::utf8_char_at(s, i);
         if (len == 0) {
             out += '?';
             ++i;
             continue;
         }
-        if (is_control_or_bidi(cp))
+        if (json::is_control_or_bidi(cp))
             out += "\xEF\xBF\xBD";  // U+FFFD
         else
             out.append(s.substr(i, len));
@@ -72,10 +37,20 @@ std::string defang(std::string_view s) {
     return out;
 }
 
+std::string ascii_json(std::string_view json) {
+    rapidjson::Document d;
+    d.Parse<rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag>(json.data(),
+                                                                                    json.size());
+    rapidjson::StringBuffer buf;
+    rapidjson::Writer<rapidjson::StringBuffer, rapidjson::UTF8<>, rapidjson::ASCII<>> w(buf);
+    if (d.HasParseError() || !d.Accept(w)) return defang(json);
+    return std::string(buf.GetString(), buf.GetSize());
+}
+
 std::string first_chars(std::string_view s, size_t n) {
     size_t i = 0;
     for (size_t count = 0; i < s.size() && count < n; ++count) {
-        size_t len = decode(s, i).second;
+        size_t len = json::utf8_char_at(s, i).len;
         i += len ? len : 1;
     }
     return std::string(s.substr(0, i));
@@ -91,13 +66,13 @@ std::string last_chars(std::string_view s, size_t n) {
 size_t char_count(std::string_view s) {
     size_t count = 0;
     for (size_t i = 0; i < s.size(); ++count) {
-        size_t len = decode(s, i).second;
+        size_t len = json::utf8_char_at(s, i).len;
         i += len ? len : 1;
     }
     return count;
 }
 
-std::optional<std::string> nfc(std::string_view s) {
+std::optional<std::string> to_nfc(std::string_view s) {
     auto* p = reinterpret_cast<const uint8_t*>(s.data());
     if (u8_check(p, s.size()) != nullptr) return std::nullopt;
     if (s.empty()) return std::string();
@@ -109,22 +84,12 @@ std::optional<std::string> nfc(std::string_view s) {
     return r;
 }
 
-std::optional<std::string> label_problem(std::string_view name) {
-    uint32_t first = 0, last = 0;
-    size_t count = 0;
-    for (size_t i = 0; i < name.size(); ++count) {
-        auto [cp, len] = decode(name, i);
-        if (len == 0) return "it is not valid UTF-8";
-        if (is_control_or_bidi(cp)) return "it holds a control or bidi character";
-        if (cp == '/' || cp == '\\') return "it holds a / or \\";
-        if (count == 0) first = cp;
-        last = cp;
-        i += len;
-    }
-    if (count < 1 || count > 64) return "it must have 1 to 64 characters";
-    if (is_white_space(first) || is_white_space(last)) return "it starts or ends with white space";
-    if (nfc(name) != std::string(name)) return "it is not in Unicode NFC";
-    return std::nullopt;
+std::string checked_device_name(std::string_view typed, const std::string& what) {
+    auto name = to_nfc(typed);
+    if (!name) throw CliError(kExitUsage, what + " is not valid UTF-8");
+    if (auto why = json::label_problem(*name))
+        throw CliError(kExitUsage, what + " cannot be a device name: it must " + *why);
+    return *name;
 }
 
 }  // namespace pouch::cli

@@ -66,16 +66,9 @@ const fmt::Roster& Trust::roster() {
     return *roster_;
 }
 
-const fmt::Member& Trust::signer(const std::string& member_id) {
+std::string Trust::label_of(const std::string& member_id) {
     const fmt::Member* m = roster().find(member_id);
-    if (!m) {
-        reload();  // it may have joined after this process verified the roster
-        m = roster().find(member_id);
-    }
-    if (!m)
-        throw CliError(kExitIntegrity,
-                       "signed by " + member_id + ", who is not in the verified roster");
-    return *m;
+    return m ? m->label : "";
 }
 
 const fmt::Member& Trust::revision_signer(const std::string& member_id, long long key_gen) {
@@ -128,9 +121,8 @@ std::string Trust::pouch_key(const std::string& pouch_id, long long key_gen) {
     if (!held) {
         std::string why = refusal(pouch_id, key_gen);
         if (!why.empty()) throw UntrustedItem(why);
-        throw MissingKey("this device holds no key for pouch " + pouch_id +
-                                           " generation " + gen_text(key_gen) +
-                                           " (no envelope for it was sealed to this device)");
+        throw MissingKey("this device holds no key for pouch " + pouch_id + " generation " +
+                         gen_text(key_gen) + " (no envelope for it was sealed to this device)");
     }
     // Checked at every use, against the roster as it is now: a removal seen after the key was
     // opened still counts.
@@ -176,8 +168,68 @@ std::string Trust::write_key(const std::string& pouch_id, long long server_gen) 
     return key;
 }
 
+std::vector<fmt::KeyEnvelope> Trust::list_envelopes(const std::string& p) {
+    std::vector<fmt::KeyEnvelope> envs;
+    api_.list("/v1/pouches/" + p + "/key-envelopes", "member_id=" + device_.member_id + "&",
+              [&](const rapidjson::Value& v) {
+                  try {
+                      envs.push_back(fmt::KeyEnvelope::from_json(v));
+                  } catch (const fmt::FormatError& e) {
+                      if (v.IsObject() && v.HasMember("key_gen") && v["key_gen"].IsInt64())
+                          refused_[p][v["key_gen"].GetInt64()] =
+                              std::string("a key envelope is malformed: ") + e.what();
+                  }
+              });
+    return envs;
+}
+
+std::string Trust::envelope_refused(const fmt::KeyEnvelope& e, const std::string& p,
+                                    bool& reloaded) {
+    if (e.key_gen < 1) return "its generation is below 1";
+    std::string why = fmt::envelope_refusal(e, roster(), p, device_.member_id);
+    if (why == "unknown_creator" && !reloaded) {
+        reloaded = true;  // it may have joined after this process verified the roster
+        reload();
+        why = fmt::envelope_refusal(e, roster(), p, device_.member_id);
+    }
+    if (why.empty()) return "";
+    if (why == "wrong_pouch") return "it names pouch " + e.pouch_id;
+    if (why == "wrong_member")
+        return "it is sealed to member " + e.member_id + ", not to this device";
+    return "its creator " + untrusted_why(roster().find(e.created_by_member), e.created_by_member);
+}
+
+std::string Trust::open_into_keys(const std::string& p, const fmt::KeyEnvelope& e,
+                                  const crypto::P256PrivateKey& enc, int& added, bool& changed) {
+    std::string key;
+    try {
+        key = fmt::open_key_envelope(e, roster().find(e.created_by_member)->sign_pub, enc);
+    } catch (const fmt::FormatError& err) {
+        return err.what();
+    }
+    PouchKeys& pk = keys()[p];
+    auto old = pk.gens.find(e.key_gen);
+    if (old != pk.gens.end()) {  // held since keys.json v1, without its creator
+        if (old->second.key != key) return "it opens to a key other than the one this device held";
+        old->second.creator = e.created_by_member;
+        changed = true;
+    } else {
+        pk.gens[e.key_gen] = {key, e.created_by_member};
+        ++added;
+    }
+    pk.high = std::max(pk.high, e.key_gen);
+    refused_[p].erase(e.key_gen);
+    return "";
+}
+
+bool Trust::drop_unverified(const std::string& p) {
+    auto it = keys().find(p);
+    if (it == keys().end()) return false;
+    return std::erase_if(it->second.gens, [](const auto& g) { return g.second.creator.empty(); }) >
+           0;
+}
+
 int Trust::fetch_keys(const std::string& pouch_id) {
-    Keyring& k = keys();
     std::vector<std::string> pouches;
     if (!pouch_id.empty()) {
         pouches.push_back(pouch_id);
@@ -187,85 +239,19 @@ int Trust::fetch_keys(const std::string& pouch_id) {
     }
     crypto::P256PrivateKey enc = cfg_.enc_key();
     int added = 0;
-    bool changed = false;
-    bool reloaded = false;
+    bool changed = false, reloaded = false;
     for (const auto& p : pouches) {
-        std::vector<fmt::KeyEnvelope> envs;
-        api_.list("/v1/pouches/" + p + "/key-envelopes", "member_id=" + device_.member_id + "&",
-                  [&](const rapidjson::Value& v) {
-                      try {
-                          envs.push_back(fmt::KeyEnvelope::from_json(v));
-                      } catch (const fmt::FormatError& e) {
-                          if (v.IsObject() && v.HasMember("key_gen") && v["key_gen"].IsInt64())
-                              refused_[p][v["key_gen"].GetInt64()] =
-                                  std::string("a key envelope is malformed: ") + e.what();
-                      }
-                  });
-        for (const auto& e : envs) {
-            auto refuse = [&](const std::string& why) {
+        for (const auto& e : list_envelopes(p)) {
+            if (e.key_gen >= 1 && verified_key(p, e.key_gen)) continue;
+            std::string why = envelope_refused(e, p, reloaded);
+            if (why.empty()) why = open_into_keys(p, e, enc, added, changed);
+            if (!why.empty())
                 refused_[p][e.key_gen] = "the key envelope of pouch " + p + " generation " +
                                          gen_text(e.key_gen) + " was refused: " + why;
-            };
-            if (e.key_gen < 1) {
-                refuse("its generation is below 1");
-                continue;
-            }
-            if (verified_key(p, e.key_gen)) continue;
-            std::string why = fmt::envelope_refusal(e, roster(), p, device_.member_id);
-            if (why == "unknown_creator" && !reloaded) {
-                reloaded = true;  // it may have joined after this process verified the roster
-                reload();
-                why = fmt::envelope_refusal(e, roster(), p, device_.member_id);
-            }
-            const fmt::Member* creator = roster().find(e.created_by_member);
-            if (why == "wrong_pouch") {
-                refuse("it names pouch " + e.pouch_id);
-                continue;
-            } else if (why == "wrong_member") {
-                refuse("it is sealed to member " + e.member_id + ", not to this device");
-                continue;
-            } else if (!why.empty()) {
-                refuse("its creator " + untrusted_why(creator, e.created_by_member));
-                continue;
-            }
-            std::string key;
-            try {
-                key = fmt::open_key_envelope(e, creator->sign_pub, enc);
-            } catch (const fmt::FormatError& err) {
-                refuse(err.what());
-                continue;
-            }
-            PouchKeys& pk = k[p];
-            auto old = pk.gens.find(e.key_gen);
-            if (old != pk.gens.end()) {  // held since keys.json v1, without its creator
-                if (old->second.key != key) {
-                    refuse("it opens to a key other than the one this device held");
-                    continue;
-                }
-                old->second.creator = e.created_by_member;
-                changed = true;
-            } else {
-                pk.gens[e.key_gen] = {key, e.created_by_member};
-                ++added;
-            }
-            pk.high = std::max(pk.high, e.key_gen);
-            refused_[p].erase(e.key_gen);
         }
-        // A key held without its creator whose envelope was not offered, or not accepted, again
-        // is dropped (its generation still counts for the high-water mark).
-        if (auto it = k.find(p); it != k.end()) {
-            auto& gens = it->second.gens;
-            for (auto g = gens.begin(); g != gens.end();) {
-                if (g->second.creator.empty()) {
-                    g = gens.erase(g);
-                    changed = true;
-                } else {
-                    ++g;
-                }
-            }
-        }
+        if (drop_unverified(p)) changed = true;
     }
-    if (added || changed) cfg_.save_keys(k);
+    if (added || changed) cfg_.save_keys(keys());
     return added;
 }
 

@@ -14,14 +14,16 @@
 #include "clients/cli/api.h"
 #include "clients/cli/config.h"
 #include "clients/cli/errors.h"
+#include "common/clientfmt/key_envelope.h"
 #include "common/clientfmt/roster.h"
 
 namespace pouch::cli {
 
 // A revision or a key envelope refused as untrusted (a bad signature, a signer or creator not
-// in the roster or removed at or below its generation, an envelope for another pouch or
-// member, one that does not open). Like a missing key it stops that item only: the sync skips
-// and reports it and goes on; exit 7 (done with skipped items) when it ends a command.
+// in the roster or removed with a rotated_to at or below its generation, an envelope for
+// another pouch or member, one that does not open, a revision whose service-given kind
+// disagrees with its content). Like a missing key it stops that item only: the sync skips and
+// reports it and goes on; exit 7 (done with skipped items) when it ends a command.
 struct UntrustedItem : ItemSkipped {
     using ItemSkipped::ItemSkipped;
 };
@@ -44,9 +46,9 @@ class Trust {
     const clientfmt::Roster& roster();
     void reload();
 
-    // A member's keys for verifying its signatures: any member the roster ever added (a
-    // revision or envelope written before its removal stays valid). kExitIntegrity if unknown.
-    const clientfmt::Member& signer(const std::string& member_id);
+    // The roster label of a member (any the roster ever added), "" when unknown: the other
+    // side's name in a conflict copy. Another member's text: conflict_name reduces it.
+    std::string label_of(const std::string& member_id);
 
     // The signer of a revision written under key_gen: a member of the verified roster that is
     // trusted at key_gen (active, or removed with rotated_to > key_gen). UntrustedItem if not.
@@ -85,6 +87,18 @@ class Trust {
   private:
     Keyring& keys();
     const HeldKey* verified_key(const std::string& pouch_id, long long key_gen);
+    // fetch_keys, one pouch at a time: its envelopes for this member as listed (a malformed one
+    // is remembered as refused); why one may not be opened, in words, "" when it may (its
+    // generation, pouch, member and creator; the roster is fetched again once per fetch_keys
+    // for a creator it does not know yet); the opening into keys.json's keyring (a new key,
+    // or the creator of a key a version 1 file held without one), with the refusal in words;
+    // and the keys still without a creator dropped (true when any was).
+    std::vector<clientfmt::KeyEnvelope> list_envelopes(const std::string& pouch_id);
+    std::string envelope_refused(const clientfmt::KeyEnvelope& e, const std::string& pouch_id,
+                                 bool& reloaded);
+    std::string open_into_keys(const std::string& pouch_id, const clientfmt::KeyEnvelope& e,
+                               const crypto::P256PrivateKey& enc, int& added, bool& changed);
+    bool drop_unverified(const std::string& pouch_id);
 
     Api& api_;
     const Config& cfg_;

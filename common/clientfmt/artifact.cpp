@@ -10,6 +10,7 @@
 #include "common/crypto/key_cache.h"
 #include "common/crypto/random.h"
 #include "common/json/out.h"
+#include "common/json/utf8.h"
 
 namespace pouch::clientfmt {
 
@@ -166,25 +167,9 @@ bool valid_name(std::string_view name) {
 
 namespace {
 
-// The length of the well-formed UTF-8 sequence at s[i] (RFC 3629: no overlong form, no
-// surrogate, nothing above U+10FFFF), or 0 when the byte there starts none.
+// The length of the well-formed UTF-8 sequence at s[i], 0 when none starts there.
 size_t utf8_sequence(std::string_view s, size_t i) {
-    auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-    unsigned char c = b(i);
-    if (c < 0x80) return 1;
-    size_t n = c >= 0xC2 && c <= 0xDF   ? 2
-               : c >= 0xE0 && c <= 0xEF ? 3
-               : c >= 0xF0 && c <= 0xF4 ? 4
-                                        : 0;
-    if (n == 0 || i + n > s.size()) return 0;
-    for (size_t k = 1; k < n; ++k)
-        if ((b(i + k) & 0xC0) != 0x80) return 0;
-    unsigned char c1 = b(i + 1);
-    if (c == 0xE0 && c1 < 0xA0) return 0;  // overlong
-    if (c == 0xED && c1 > 0x9F) return 0;  // surrogates
-    if (c == 0xF0 && c1 < 0x90) return 0;  // overlong
-    if (c == 0xF4 && c1 > 0x8F) return 0;  // above U+10FFFF
-    return n;
+    return json::utf8_char_at(s, i).len;
 }
 
 }  // namespace

@@ -46,6 +46,10 @@ bool is_nfc(std::string_view s) {
 
 }  // namespace
 
+bool is_control_or_bidi(uint32_t cp) {
+    return is_control(cp) || is_bidi_control(cp);
+}
+
 std::optional<std::string> label_problem(std::string_view s) {
     // Counted before anything else, so a huge string costs one pass and no copy.
     size_t chars = utf8_length(s);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,5 +18,10 @@ constexpr size_t kMaxLabelChars = 64;
 // characters", "not contain a bidi control (U+202E)"), or nullopt when it is one. The first
 // problem found is named: length, controls, bidi controls, slashes, white space, then NFC.
 std::optional<std::string> label_problem(std::string_view s);
+
+// The characters a label may not hold and a client never prints as they are (decisions §15):
+// C0 (U+0000-001F), DEL, C1 (U+0080-009F) and the bidi controls U+061C, U+200E-200F,
+// U+202A-202E, U+2066-2069. The CLI's defang() replaces exactly these.
+bool is_control_or_bidi(uint32_t cp);
 
 }  // namespace pouch::json

@@ -4,35 +4,39 @@
 
 namespace pouch::json {
 
+Utf8Char utf8_char_at(std::string_view s, size_t i) {
+    const auto* p = reinterpret_cast<const unsigned char*>(s.data()) + i;
+    unsigned char c = p[0];
+    if (c < 0x80) return {1, c};
+    size_t n;
+    char32_t cp;
+    unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+    if (c >= 0xC2 && c <= 0xDF) {
+        n = 2, cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3, cp = c & 0x0F;
+        if (c == 0xE0) lo = 0xA0;  // overlong below U+0800
+        if (c == 0xED) hi = 0x9F;  // U+D800..U+DFFF are surrogates
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4, cp = c & 0x07;
+        if (c == 0xF0) lo = 0x90;  // overlong below U+10000
+        if (c == 0xF4) hi = 0x8F;  // above U+10FFFF
+    } else {
+        return {0, 0};  // continuation byte first, C0/C1 (overlong ASCII), F5..FF
+    }
+    if (s.size() - i < n || p[1] < lo || p[1] > hi) return {0, 0};
+    for (size_t k = 1; k < n; ++k) {
+        if ((p[k] & 0xC0) != 0x80) return {0, 0};
+        cp = cp << 6 | (p[k] & 0x3F);
+    }
+    return {n, cp};
+}
+
 bool utf8_valid(std::string_view s) {
-    const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-    const auto* end = p + s.size();
-    while (p < end) {
-        unsigned char c = *p;
-        if (c < 0x80) {
-            ++p;
-            continue;
-        }
-        size_t n;
-        unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
-        if (c >= 0xC2 && c <= 0xDF) {
-            n = 2;
-        } else if (c >= 0xE0 && c <= 0xEF) {
-            n = 3;
-            if (c == 0xE0) lo = 0xA0;  // overlong below U+0800
-            if (c == 0xED) hi = 0x9F;  // U+D800..U+DFFF are surrogates
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            n = 4;
-            if (c == 0xF0) lo = 0x90;  // overlong below U+10000
-            if (c == 0xF4) hi = 0x8F;  // above U+10FFFF
-        } else {
-            return false;  // continuation byte first, C0/C1 (overlong ASCII), F5..FF
-        }
-        if (static_cast<size_t>(end - p) < n) return false;
-        if (p[1] < lo || p[1] > hi) return false;
-        for (size_t i = 2; i < n; ++i)
-            if ((p[i] & 0xC0) != 0x80) return false;
-        p += n;
+    for (size_t i = 0; i < s.size();) {
+        size_t n = static_cast<unsigned char>(s[i]) < 0x80 ? 1 : utf8_char_at(s, i).len;
+        if (n == 0) return false;
+        i += n;
     }
     return true;
 }

@@ -472,10 +472,14 @@ serve_envelopes "$forged"
 gen=$(sql "SELECT key_gen FROM pouches WHERE id = '$POUCH_ID'")
 dev laptop-h logout
 revs=$(sql "SELECT count(*) FROM revisions WHERE pouch_id = '$POUCH_ID'")
+blobs=$(sql "SELECT count(*) FROM blobs")
 echo "held until the rotation" >"$A/held.txt"
+head -c 100000 /dev/urandom >"$A/held-big.bin"
 dev laptop-a sync "$A"
 expect_true "writes under a key a removed member made are held: exit 7 ($RC)" test "$RC" = 7
-expect_true "and it says it waits for a key rotation ($ERR)" grep -q "made by a removed member; waiting for a key rotation" <<<"$ERR"
+expect_true "and it says it waits for a key rotation, once ($ERR)" \
+    test "$(grep -c "made by a removed member; waiting for a key rotation" <<<"$ERR")" = 1
+expect_true "no chunk of a held file was uploaded" test "$(growth "$blobs" "$(sql "SELECT count(*) FROM blobs")")" = 0
 expect_true "nothing was written" test "$(growth "$revs" "$(sql "SELECT count(*) FROM revisions WHERE pouch_id = '$POUCH_ID'")")" = 0
 expect_true "the local file stays" test -f "$A/held.txt"
 web rotate >/dev/null

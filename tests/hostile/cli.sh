@@ -421,6 +421,50 @@ s_blob_id() {
     expect_true "the sync exits 7 (got $RC: $(one "$ERR"))" test "$RC" = 7
 }
 
+# --- a put listed as a delete ---------------------------------------------------------------------
+# A revision's `kind` is the service's word, not signed. The server lists the browser's new
+# version of a file as a delete: a client that trusted it removed its copy (any file, every
+# device). The victim must refuse that revision (exit 7) and keep the file.
+s_kind_flip() {
+    account c15 && login c15-v || return 1
+    local root=$T/c15/root
+    mkdir -p "$root"
+    echo "version 1" >"$T/c15-web.txt"
+    web put kept.txt --file "$T/c15-web.txt" >/dev/null || return 1
+    dev c15-v sync "$root"
+    [[ $RC == 0 && -f $root/kept.txt ]] || { smoke_fail "setup: first sync $RC: $(one "$ERR")"; return 1; }
+    echo "version 2" >"$T/c15-web.txt"
+    web put kept.txt --file "$T/c15-web.txt" >/dev/null || return 1
+    rules '[{"name": "put_as_delete", "method": "GET", "path": "/v1/pouches/[^/]+/artifacts(/.*)?", "caller": "cli",
+             "response_body_sub": [["\"kind\":\"put\"", "\"kind\":\"delete\""]]}]'
+    dev c15-v sync "$root"
+    expect_true "the file is not removed" grep -qx "version 1" "$root/kept.txt"
+    expect_true "the sync exits 7 (got $RC: $(one "$ERR"))" test "$RC" = 7
+    expect_true "and says the kind disagrees with the signed content" grep -q "lists it as a delete" <<<"$ERR"
+}
+
+# --- a commit answered stale_key_gen ------------------------------------------------------------
+# The pouch moved to another generation while a push was under way (here the server says so of
+# every commit). Nothing may leave under the old key after that answer: each round of the push
+# sends its first batch only, then plans again; the batches already sealed behind it stay here.
+s_stale_key_gen() {
+    account c16 && login c16-v || return 1
+    local root=$T/c16/root i commits
+    mkdir -p "$root"
+    for i in $(seq 1 120); do printf 'file %d\n' "$i" >"$root/f$i.txt"; done
+    rules '[{"name": "stale", "method": "POST", "path": "/v1/pouches/[^/]+/operations", "caller": "cli",
+             "respond": {"status": 200, "body": {"ok": true, "meta": {"request_id": "00000000000000000000000000000000"},
+                         "data": {"results": [{"index": 0, "status": "rejected", "code": "stale_key_gen"}]}}}}]'
+    log_mark
+    dev c16-v push "$root"
+    commits=$(log_since | jq -s --arg p "/v1/pouches/$POUCH_ID/operations" \
+        '[.[] | select(.method == "POST" and .upstream_path == $p)] | length')
+    expect_true "every commit sent was a round's first batch of 50 ($commits commits, $(ops_sent "$POUCH_ID" 1) ops)" \
+        test "$commits" -ge 1 -a "$(ops_sent "$POUCH_ID" 1)" = $((commits * 50))
+    expect_true "nothing was stored" test "$(sql "SELECT count(*) FROM revisions WHERE pouch_id = '$POUCH_ID'")" = 0
+    expect_true "and the push does not call that a success: exit 7 (got $RC: $(one "$ERR"))" test "$RC" = 7
+}
+
 scenario member_label_cannot_walk_a_conflict_copy_out_of_the_folder s_conflict_label
 scenario service_refuses_labels_outside_the_alphabet s_service_refuses_bad_labels
 scenario unsafe_names_are_skipped_reported_and_the_sync_goes_on s_unsafe_names
@@ -435,6 +479,8 @@ scenario the_servers_authorize_url_is_checked_not_shown s_authorize_url
 scenario server_text_is_printed_defanged s_defanged_text
 scenario the_approval_link_and_code_are_the_terminals_own s_approval_binding
 scenario a_blob_id_from_content_never_reaches_a_url s_blob_id
+scenario a_put_the_server_lists_as_a_delete_removes_nothing s_kind_flip
+scenario nothing_leaves_under_the_old_key_after_stale_key_gen s_stale_key_gen
 
 echo "HOSTILE END"
 exit $((SMOKE_FAILED > 0))

@@ -10,23 +10,14 @@
 #include "clients/cli/errors.h"
 #include "common/crypto/b64url.h"
 #include "common/crypto/random.h"
+#include "tests/unit/cli_test_dir.h"
 
 using namespace pouch;
 using namespace pouch::cli;
 
 namespace {
 
-struct ConfigDir {
-    std::string path;
-    ConfigDir() {
-        char tmpl[] = "/tmp/pouch-keys-test.XXXXXX";
-        path = ::mkdtemp(tmpl);
-    }
-    ~ConfigDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-    void write_keys(const std::string& text) const {
-        std::ofstream(path + "/keys.json", std::ios::binary) << text;
-    }
-};
+using ConfigDir = pouch::testing::TempDir;
 
 }  // namespace
 
@@ -51,9 +42,9 @@ TEST(CliKeysJson, Version1IsReadWithoutCreatorsAndItsHighestGenerationAsTheMark)
     ConfigDir dir;
     std::string pouch = crypto::uuid_v4();
     std::string k1 = crypto::random_bytes(32), k4 = crypto::random_bytes(32);
-    dir.write_keys(R"({"v":1,"pouches":{")" + pouch + R"(":{"1":")" +
-                   crypto::b64url_encode(k1) + R"(","4":")" + crypto::b64url_encode(k4) +
-                   R"("}}})");
+    dir.write("keys.json", R"({"v":1,"pouches":{")" + pouch + R"(":{"1":")" +
+                               crypto::b64url_encode(k1) + R"(","4":")" +
+                               crypto::b64url_encode(k4) + R"("}}})");
     Keyring k = Config(dir.path).load_keys();
     EXPECT_EQ(k[pouch].high, 4);
     EXPECT_EQ(k[pouch].gens[1].key, k1);
@@ -64,9 +55,10 @@ TEST(CliKeysJson, Version1IsReadWithoutCreatorsAndItsHighestGenerationAsTheMark)
 TEST(CliKeysJson, TheHighWaterMarkIsNeverBelowAKeyHeld) {
     ConfigDir dir;
     std::string pouch = crypto::uuid_v4();
-    dir.write_keys(R"({"v":2,"pouches":[{"id":")" + pouch +
-                   R"(","high":1,"keys":[{"key_gen":3,"key":")" +
-                   crypto::b64url_encode(crypto::random_bytes(32)) + R"(","creator":""}]}]})");
+    dir.write("keys.json", R"({"v":2,"pouches":[{"id":")" + pouch +
+                               R"(","high":1,"keys":[{"key_gen":3,"key":")" +
+                               crypto::b64url_encode(crypto::random_bytes(32)) +
+                               R"(","creator":""}]}]})");
     EXPECT_EQ(Config(dir.path).load_keys()[pouch].high, 3);
 }
 
@@ -78,7 +70,7 @@ TEST(CliKeysJson, ADamagedFileIsACliError) {
           R"({"v":2,"pouches":[{"id":")" + pouch +
               R"(","high":1,"keys":[{"key_gen":1,"key":"c2hvcnQ","creator":""}]}]})",
           R"({"v":1,"pouches":{")" + pouch + R"(":{"x":"AAAA"}}})"}) {
-        dir.write_keys(bad);
+        dir.write("keys.json", bad);
         try {
             Config(dir.path).load_keys();
             ADD_FAILURE() << "accepted: " << bad;

@@ -9,33 +9,25 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "clients/cli/api.h"
 #include "clients/cli/args.h"
 #include "clients/cli/errors.h"
 #include "clients/cli/folder_state.h"
 #include "clients/cli/help.h"
+#include "clients/cli/revision.h"
 #include "clients/cli/scan.h"
+#include "clients/cli/terminal_text.h"
 #include "common/clientfmt/chunk.h"
 #include "common/crypto/b64url.h"
 #include "common/crypto/random.h"
+#include "tests/unit/cli_test_dir.h"
 
 using namespace pouch;
 using namespace pouch::cli;
 
 namespace {
 
-struct TempDir {
-    std::string path;
-    TempDir() {
-        char tmpl[] = "/tmp/pouch-cli-test.XXXXXX";
-        path = ::mkdtemp(tmpl);
-    }
-    ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-    std::string write(const std::string& name, const std::string& data) const {
-        std::string p = path + "/" + name;
-        std::ofstream(p, std::ios::binary) << data;
-        return p;
-    }
-};
+using pouch::testing::TempDir;
 
 int usage_code(const std::vector<std::string>& argv) {
     try {
@@ -88,32 +80,85 @@ TEST(CliFolderState, ADamagedFileIsACliErrorNotACrash) {
     EXPECT_THROW(FolderState::from_json("not json"), CliError);
 }
 
+// A server's answer is read only through the checked accessors: a missing or mistyped member is
+// a CliError, never RapidJSON's assert (which aborts the process).
+TEST(CliAnswer, MissingOrMistypedMembersAreErrorsNotAborts) {
+    rapidjson::Document d;
+    d.Parse(R"({"items":[1],"usage":{"n":1},"flat":1,"text":"x"})");
+    EXPECT_EQ(jarr(d, "items").Size(), 1u);
+    EXPECT_EQ(jint(jobj(d, "usage"), "n"), 1);
+    EXPECT_THROW(jarr(d, "flat"), CliError);
+    EXPECT_THROW(jarr(d, "absent"), CliError);
+    EXPECT_THROW(jobj(d, "items"), CliError);
+    EXPECT_THROW(jobj(d, "text"), CliError);
+    EXPECT_THROW(jarr(jarr(d, "items")[0], "items"), CliError);  // not an object at all
+    EXPECT_THROW(jstr(jarr(d, "items")[0], "id"), CliError);
+}
+
+// A journaled batch names its generation in its body: resend_pending sends it again only under
+// that generation.
+TEST(CliFolderState, APendingCommitKnowsTheGenerationItWasSealedUnder) {
+    PendingCommit pc{crypto::uuid_v4(),
+                     R"({"operation_id":"x","epoch":"e","ops":[{"type":"put","key_gen":7},)"
+                     R"({"type":"delete","key_gen":7}]})",
+                     {}};
+    EXPECT_EQ(pc.key_gen(), 7);
+    pc.body = R"({"operation_id":"x","epoch":"e","ops":[]})";
+    EXPECT_EQ(pc.key_gen(), 0);
+    pc.body = "not json";
+    EXPECT_EQ(pc.key_gen(), 0);
+}
+
 TEST(CliFingerprint, AFileAndItsInlineContentAgree) {
     TempDir d;
     std::string data = crypto::random_bytes(1000);
-    std::string p = d.write("f", data);
+    d.write("f", data);
+    FolderRoot root(d.path);
     clientfmt::Content c;
     c.name = "f";
     c.size = 1000;
     c.data = crypto::b64url_encode(data);
-    EXPECT_EQ(digest_file(p).fp, fingerprint_of_content(c));
+    EXPECT_EQ(digest_file(root, "f").fp, fingerprint_of_content(c));
 }
 
 TEST(CliFingerprint, AFileAndItsChunkedContentAgreeAndDifferFromAnyChange) {
     TempDir d;
     std::string data = crypto::random_bytes(clientfmt::kChunkSize + 100);
-    std::string p = d.write("big", data);
+    d.write("big", data);
+    FolderRoot root(d.path);
     clientfmt::Content c;
     c.name = "big";
     c.size = static_cast<long long>(data.size());
     c.chunks = std::vector<clientfmt::ChunkRef>{
         clientfmt::seal_chunk(std::string_view(data).substr(0, clientfmt::kChunkSize)).entry,
         clientfmt::seal_chunk(std::string_view(data).substr(clientfmt::kChunkSize)).entry};
-    FileDigest dig = digest_file(p);
+    FileDigest dig = digest_file(root, "big");
     EXPECT_EQ(dig.fp, fingerprint_of_content(c));
     EXPECT_EQ(dig.chunk_hashes.size(), 2u);
     data[5] ^= 1;
-    EXPECT_NE(digest_file(d.write("big2", data)).fp, dig.fp);
+    d.write("big2", data);
+    EXPECT_NE(digest_file(root, "big2").fp, dig.fp);
+}
+
+// The service's `kind` is unsigned: a put it lists as a delete would remove the file on every
+// device, so open_revision refuses any revision whose kind and signed content disagree.
+TEST(CliRevision, TheServicesKindMustAgreeWithTheSignedContent) {
+    clientfmt::Content file;
+    file.data = "";
+    clientfmt::Content tomb = clientfmt::tombstone("a.txt", "file", 1);
+    EXPECT_EQ(kind_mismatch("put", file), "");
+    EXPECT_EQ(kind_mismatch("delete", tomb), "");
+    EXPECT_EQ(kind_mismatch("delete", file),
+              "the service lists it as a delete, but its signed content is not a tombstone");
+    EXPECT_EQ(kind_mismatch("put", tomb),
+              "the service lists it as a put, but its signed content is a tombstone");
+    EXPECT_EQ(kind_mismatch("", file), "the service lists it with an unknown kind");
+    EXPECT_EQ(kind_mismatch("DELETE", tomb), "the service lists it with an unknown kind");
+    Revision r;
+    r.kind = "delete";  // the service's word alone makes no tombstone
+    EXPECT_FALSE(r.deleted());
+    r.content = tomb;
+    EXPECT_TRUE(r.deleted());
 }
 
 TEST(CliNames, NfcNormalisesDecomposedNamesAndRefusesInvalidUtf8) {

@@ -14,6 +14,7 @@
 
 #include "clients/cli/approval_link.h"
 #include "clients/cli/scan.h"
+#include "clients/cli/terminal_text.h"
 #include "common/clientfmt/artifact.h"
 #include "common/clientfmt/chunk.h"
 #include "common/clientfmt/key_envelope.h"

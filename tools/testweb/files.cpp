@@ -55,6 +55,63 @@ std::optional<Found> find(Web& w, const PouchKeyMap& keys, const fmt::Roster& r,
 
 }  // namespace
 
+WriteKey current_write_key(Web& w, const PouchKeyMap& keys) {
+    auto pouch = w.must("GET", "/v1/pouches/" + w.st.pouch_id);
+    WriteKey k;
+    k.gen = jint(pouch.data(), "key_gen");
+    k.key = keys.at(w.st.pouch_id).at(k.gen);
+    k.epoch = jstr(pouch.data(), "epoch");
+    return k;
+}
+
+void commit_put(Web& w, const WriteKey& k, const fmt::Content& c, const std::string& artifact,
+                const std::optional<std::string>& base, const std::vector<std::string>& blob_ids,
+                const std::string& what) {
+    std::string revision = crypto::uuid_v4();
+    fmt::RevisionIds ids{w.st.pouch_id, artifact, revision, k.gen};
+    std::string env = fmt::seal_envelope(k.key, ids, c);
+    pouch::json::Out op;
+    op.kv("type", "put").kv("artifact_id", artifact).kv("revision_id", revision);
+    op.kv("base_revision_id", base).kv_null("merge_parent_id");
+    op.kv("name_index", fmt::name_index(k.key, c.name)).kv_null("conflict_id");
+    op.kv("key_gen", k.gen).kv("envelope", env);
+    op.kv("signature", fmt::sign_revision(w.sign_key(), ids, env));
+    op.kv("signer_member_id", w.st.member_id).key("blob_ids").arr();
+    for (const auto& b : blob_ids) op.str(b);
+    op.end_arr();
+    pouch::json::Out body;
+    body.kv("operation_id", crypto::uuid_v4()).kv("epoch", k.epoch);
+    body.key("ops").arr().raw(op.done()).end_arr();
+    auto ans = w.must("POST", "/v1/pouches/" + w.st.pouch_id + "/operations", body.done());
+    std::string status = jstr(ans.data()["results"][0], "status");
+    if (status != "applied") throw CliError(1, what + ": " + status);
+}
+
+namespace {
+
+// The chunks of a file over 64 KiB, each sealed, checked and uploaded when the service lacks it.
+std::vector<fmt::ChunkRef> upload_chunks(Web& w, std::string_view bytes) {
+    std::vector<fmt::ChunkRef> refs;
+    for (size_t off = 0; off < bytes.size(); off += fmt::kChunkSize) {
+        fmt::SealedChunk sc = fmt::seal_chunk(bytes.substr(off, fmt::kChunkSize));
+        pouch::json::Out chk;
+        chk.key("blobs").arr().obj().kv("id", sc.entry.blob_id);
+        chk.kv("stored_size", static_cast<long long>(sc.stored.size())).end_obj().end_arr();
+        auto m = w.must("POST", "/v1/pouches/" + w.st.pouch_id + "/blobs/check", chk.done());
+        if (!m.data()["missing"].Empty()) {
+            pouch::cli::CallOptions opt;
+            opt.content_type = "application/octet-stream";
+            auto up = w.call("PUT", "/v1/pouches/" + w.st.pouch_id + "/blobs/" + sc.entry.blob_id,
+                             sc.stored, opt);
+            if (!up.ok()) throw CliError(1, "upload: " + pouch::cli::describe(up));
+        }
+        refs.push_back(sc.entry);
+    }
+    return refs;
+}
+
+}  // namespace
+
 int cmd_put(const Args& argv) {
     auto a = pouch::cli::parse_args(argv, {"state", "file"}, {});
     if (a.positional.size() != 1 || !a.get("file"))
@@ -62,9 +119,7 @@ int cmd_put(const Args& argv) {
     Web w(WebState::load(*a.get("state")));
     fmt::Roster r = w.roster();
     auto keys = w.keys(r);
-    auto pouch = w.must("GET", "/v1/pouches/" + w.st.pouch_id);
-    long long gen = jint(pouch.data(), "key_gen");
-    std::string key = keys.at(w.st.pouch_id).at(gen);
+    WriteKey k = current_write_key(w, keys);
     auto bytes = pouch::cli::read_file(*a.get("file"));
     if (!bytes) throw CliError(1, "no file " + *a.get("file"));
     auto existing = find(w, keys, r, a.positional[0]);
@@ -78,52 +133,13 @@ int cmd_put(const Args& argv) {
     if (c.size <= fmt::kInlineMax) {
         c.data = crypto::b64url_encode(*bytes);
     } else {
-        std::vector<fmt::ChunkRef> refs;
-        for (size_t off = 0; off < bytes->size(); off += fmt::kChunkSize) {
-            fmt::SealedChunk sc =
-                fmt::seal_chunk(std::string_view(*bytes).substr(off, fmt::kChunkSize));
-            pouch::json::Out chk;
-            chk.key("blobs").arr().obj().kv("id", sc.entry.blob_id);
-            chk.kv("stored_size", static_cast<long long>(sc.stored.size())).end_obj().end_arr();
-            auto m = w.must("POST", "/v1/pouches/" + w.st.pouch_id + "/blobs/check", chk.done());
-            if (!m.data()["missing"].Empty()) {
-                pouch::cli::CallOptions opt;
-                opt.content_type = "application/octet-stream";
-                auto up =
-                    w.call("PUT", "/v1/pouches/" + w.st.pouch_id + "/blobs/" + sc.entry.blob_id,
-                           sc.stored, opt);
-                if (!up.ok()) throw CliError(1, "upload: " + pouch::cli::describe(up));
-            }
-            refs.push_back(sc.entry);
-            blob_ids.push_back(sc.entry.blob_id);
-        }
-        c.chunks = refs;
+        c.chunks = upload_chunks(w, *bytes);
+        for (const auto& ch : *c.chunks) blob_ids.push_back(ch.blob_id);
     }
     std::string artifact = existing ? existing->artifact_id : crypto::uuid_v4();
-    std::string revision = crypto::uuid_v4();
-    fmt::RevisionIds ids{w.st.pouch_id, artifact, revision, gen};
-    std::string env = fmt::seal_envelope(key, ids, c);
-    pouch::json::Out op;
-    op.kv("type", "put").kv("artifact_id", artifact).kv("revision_id", revision);
-    if (existing)
-        op.kv("base_revision_id", existing->revision_id);
-    else
-        op.kv_null("base_revision_id");
-    op.kv_null("merge_parent_id")
-        .kv("name_index", fmt::name_index(key, c.name))
-        .kv_null("conflict_id");
-    op.kv("key_gen", gen)
-        .kv("envelope", env)
-        .kv("signature", fmt::sign_revision(w.sign_key(), ids, env));
-    op.kv("signer_member_id", w.st.member_id).key("blob_ids").arr();
-    for (const auto& b : blob_ids) op.str(b);
-    op.end_arr();
-    pouch::json::Out body;
-    body.kv("operation_id", crypto::uuid_v4()).kv("epoch", jstr(pouch.data(), "epoch"));
-    body.key("ops").arr().raw(op.done()).end_arr();
-    auto ans = w.must("POST", "/v1/pouches/" + w.st.pouch_id + "/operations", body.done());
-    std::string status = jstr(ans.data()["results"][0], "status");
-    if (status != "applied") throw CliError(1, "put: " + status);
+    commit_put(w, k, c, artifact,
+               existing ? std::optional<std::string>(existing->revision_id) : std::nullopt,
+               blob_ids, "put");
     std::printf("%s\n", artifact.c_str());
     return 0;
 }

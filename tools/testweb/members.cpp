@@ -8,13 +8,13 @@
 #include "clients/cli/args.h"
 #include "clients/cli/errors.h"
 #include "clients/cli/files.h"
-#include "clients/cli/terminal_text.h"
 #include "common/clientfmt/key_envelope.h"
 #include "common/clientfmt/rotation.h"
 #include "common/clientfmt/welcome.h"
 #include "common/crypto/confirm_code.h"
 #include "common/crypto/es256.h"
 #include "common/crypto/random.h"
+#include "common/json/label.h"
 #include "common/json/out.h"
 #include "tools/testweb/web.h"
 
@@ -67,8 +67,8 @@ CliKeys checked_approval(const WebState& st, const std::string& req, const std::
     std::string sign_jkt = k.sign_pub.jkt();
     if (jstr(d, "sign_jkt") != sign_jkt)
         throw CliError(5, "the request's sign_jkt is not the thumbprint of the link's sign key");
-    if (auto why = pouch::cli::label_problem(jstr(d, "device_name")))
-        throw CliError(5, "the device name breaks the label rule: " + *why);
+    if (auto why = pouch::json::label_problem(jstr(d, "device_name")))
+        throw CliError(5, "the device name breaks the label rule: it must " + *why);
     std::string code = crypto::confirm_code_v2(p->nonce, req, sign_jkt, k.enc_pub.jkt());
     std::string digits;
     for (char c : typed)

@@ -7,12 +7,14 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "clients/cli/api.h"
 #include "clients/cli/config.h"
 #include "clients/cli/http.h"
+#include "common/clientfmt/artifact.h"
 #include "common/clientfmt/roster.h"
 
 namespace testweb {
@@ -53,6 +55,20 @@ class Web {
     // checked against r: trusted at the envelope's generation).
     PouchKeyMap keys(const pouch::clientfmt::Roster& r);
 };
+
+// What a put of the web pouch needs: its current generation, this member's key of it and the
+// pouch's epoch.
+struct WriteKey {
+    long long gen = 0;
+    std::string key, epoch;
+};
+WriteKey current_write_key(Web& w, const PouchKeyMap& keys);
+
+// Seals `c` under k, signs it as this member and commits it as one put on `artifact` (on
+// `base`, its head, or as a new artifact). CliError naming `what` unless it was applied.
+void commit_put(Web& w, const WriteKey& k, const pouch::clientfmt::Content& c,
+                const std::string& artifact, const std::optional<std::string>& base,
+                const std::vector<std::string>& blob_ids, const std::string& what);
 
 int cmd_signup(const Args& a);
 int cmd_genesis(const Args& a);
