@@ -271,7 +271,12 @@ export class Vault {
     }
     try {
       const pouchKey = await this.keyFor(pouchId, rev.key_gen, { roster, refreshed });
-      return { content: await F.openArtifact({ pouchId, artifactId: rev.artifact_id, revisionId: rev.id, keyGen: rev.key_gen, pouchKey, envelope: rev.envelope }) };
+      const content = await F.openArtifact({ pouchId, artifactId: rev.artifact_id, revisionId: rev.id, keyGen: rev.key_gen, pouchKey, envelope: rev.envelope });
+      // The revision's `kind` is the service's word; the signed content decides what it is.
+      if ((rev.kind === 'delete') !== (content.deleted === true)) {
+        return { error: 'the service lists it as another kind of change than its signed content says' };
+      }
+      return { content };
     } catch (e) {
       return { error: e.message };
     }

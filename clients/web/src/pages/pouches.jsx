@@ -229,7 +229,7 @@ function History({ pouchId, item, onDownload, onClose }) {
         <ol class="list">
           {revs.map(({ rev, content, error: e }) => (
             <li key={rev.id}>
-              {formatTime(rev.created_at)} · {rev.kind === 'delete' ? 'deleted' : content ? <><Untrusted text={content.name} />, {formatBytes(content.size)}</> : <>cannot be opened: <Untrusted text={e} /></>}
+              {formatTime(rev.created_at)} · {content?.deleted ? 'deleted' : content ? <><Untrusted text={content.name} />, {formatBytes(content.size)}</> : <>cannot be opened: <Untrusted text={e} /></>}
               {' '}· by <Untrusted text={vault.labelOf(rev.signer_member_id)} /> (<Untrusted text={rev.origin} />)
               {content && rev.kind !== 'delete' && <> <button onClick={() => onDownload(item, content)} aria-label={`Download the version of ${formatTime(rev.created_at)}`}>Download this version</button></>}
             </li>
