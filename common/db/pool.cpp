@@ -96,15 +96,19 @@ bool Conn::ensure_connected() {
         return true;
     }
     // An idle connection has nothing to read, so readable input means the server spoke
-    // first: usually a FATAL before closing (pg_terminate_backend, restart). Consuming it
-    // lets libpq notice the close now instead of failing the caller's first statement.
+    // first: usually a FATAL before closing (pg_terminate_backend, restart). The close itself
+    // may not have arrived yet when the FATAL is read, so a connection that spoke unasked is
+    // replaced, not kept: its first statement would fail otherwise. (The pool never LISTENs;
+    // a rare ParameterStatus after a configuration reload costs one reconnect.)
+    bool spoke = false;
     for (int i = 0; i < 4 && PQstatus(c_) == CONNECTION_OK; ++i) {
         pollfd p{PQsocket(c_), POLLIN, 0};
         if (p.fd < 0 || poll(&p, 1, 0) <= 0) break;
+        spoke = true;
         if (!PQconsumeInput(c_)) break;
         while (PGnotify* n = PQnotifies(c_)) PQfreemem(n);
     }
-    if (PQstatus(c_) == CONNECTION_OK) return true;
+    if (PQstatus(c_) == CONNECTION_OK && !spoke) return true;
     PQreset(c_);
     prepared_.clear();  // the new backend knows none of them
     if (PQstatus(c_) == CONNECTION_OK) return true;
