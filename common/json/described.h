@@ -141,7 +141,7 @@ void read_object(const rapidjson::Value& v, S& out) {
                         // A required member is there: validation saw to it.
                         return;
                     }
-                    read_value(it->value, out.*(f.member));
+                    detail::read_value(it->value, out.*(f.member));
                 }(),
                 ...);
         },
@@ -155,7 +155,7 @@ void read_value(const rapidjson::Value& v, T& out) {
             out = std::nullopt;
         } else {
             typename T::value_type inner{};
-            read_value(v, inner);
+            detail::read_value(v, inner);
             out = std::move(inner);
         }
     } else if constexpr (std::is_same_v<T, std::string>) {
@@ -174,11 +174,11 @@ void read_value(const rapidjson::Value& v, T& out) {
         out.reserve(v.Size());
         for (const auto& item : v.GetArray()) {
             typename T::value_type x{};
-            read_value(item, x);
+            detail::read_value(item, x);
             out.push_back(std::move(x));
         }
     } else if constexpr (Described<T>) {
-        read_object(v, out);
+        detail::read_object(v, out);
     } else {
         static_assert(sizeof(T) == 0, "no JSON decoding for this type");
     }
@@ -200,7 +200,7 @@ void write_members(Out& o, const S& s) {
                     if constexpr (is_optional<T>::value)
                         if (!v && f.omit_empty) return;
                     o.key(f.name);
-                    write_value(o, v);
+                    detail::write_value(o, v);
                 }(),
                 ...);
         },
@@ -210,7 +210,7 @@ void write_members(Out& o, const S& s) {
 template <class T>
 void write_value(Out& o, const T& v) {
     if constexpr (is_optional<T>::value) {
-        if (v) write_value(o, *v);
+        if (v) detail::write_value(o, *v);
         else o.null();
     } else if constexpr (std::is_same_v<T, std::string>) {
         o.str(v);
@@ -222,11 +222,11 @@ void write_value(Out& o, const T& v) {
         o.raw(v.text);
     } else if constexpr (is_vector<T>::value) {
         o.arr();
-        for (const auto& x : v) write_value(o, x);
+        for (const auto& x : v) detail::write_value(o, x);
         o.end_arr();
     } else if constexpr (Described<T>) {
         o.obj();
-        write_members(o, v);
+        detail::write_members(o, v);
         o.end_obj();
     } else {
         static_assert(sizeof(T) == 0, "no JSON writing for this type");
