@@ -25,6 +25,9 @@ struct Statement {
     const char* sql;
 };
 
+template <class P, class R>
+class Query;  // query.h: a statement typed by its parameter and row structs
+
 using Param = std::optional<std::string>;  // nullopt is SQL NULL; text format always
 
 // A failed statement. sqlstate is the SQLSTATE ("23505" unique violation); connection_lost
@@ -64,6 +67,16 @@ public:
 
     // Runs a named statement, preparing it on this connection the first time.
     Result exec(const Statement& st, const std::vector<Param>& params = {});
+    // A typed statement (query.h, which defines these): every row, at most one row (several
+    // are a programming error), exactly one row, or no rows wanted (the affected count).
+    template <class P, class R>
+    std::vector<R> rows(const Query<P, R>& q, const P& p);
+    template <class P, class R>
+    std::optional<R> maybe_one(const Query<P, R>& q, const P& p);
+    template <class P, class R>
+    R one(const Query<P, R>& q, const P& p);
+    template <class P, class R>
+    long long run(const Query<P, R>& q, const P& p);
     // Runs SQL without parameters (BEGIN, SAVEPOINT, migrations). Never with user data.
     Result exec_sql(const std::string& sql);
 

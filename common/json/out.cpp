@@ -12,6 +12,8 @@ Out::Out() : w_(buf_) {
     w_.StartObject();
 }
 
+Out::Out(Bare) : w_(buf_) {}
+
 Out& Out::key(std::string_view k) {
     w_.Key(k.data(), static_cast<SizeType>(k.size()), true);
     return *this;

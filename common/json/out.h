@@ -16,6 +16,9 @@ namespace pouch::json {
 class Out {
 public:
     Out();  // opens the root object
+    // A writer with no root opened: the caller writes exactly one value of any kind.
+    struct Bare {};
+    explicit Out(Bare);
     Out& key(std::string_view k);
     Out& str(std::string_view v);
     Out& num(long long v);
@@ -38,7 +41,7 @@ public:
     }
     Out& kv_null(std::string_view k) { return key(k).null(); }
 
-    std::string done();  // closes the root object and returns the text
+    std::string done();  // closes the root object (if this opened one) and returns the text
     size_t size() const { return buf_.GetSize(); }
 
 private:

@@ -124,6 +124,11 @@ db::Param after_key(const std::optional<Keys>& after, size_t k) {
     return (*after)[k];
 }
 
+std::optional<long long> after_number(const std::optional<Keys>& after, size_t k) {
+    if (!after) return std::nullopt;
+    return std::stoll((*after)[k]);  // read() let only canonical decimals within ±2^53 through
+}
+
 long long fetched(const db::Result& r) {
     return r.rows() > 0 ? r.int64(0, "fetched") : 0;
 }

@@ -59,6 +59,9 @@ http::ApiError invalid_cursor();
 // when there is no cursor.
 db::Param after_key(const std::optional<Keys>& after, size_t k);
 
+// The same for a key of kind positive, natural or integer, as a typed statement takes it.
+std::optional<long long> after_number(const std::optional<Keys>& after, size_t k);
+
 // The `fetched` column of a page statement that cuts by bytes (the rows it read before that
 // cut, the same on every row), 0 when it returned none.
 long long fetched(const db::Result& r);

@@ -7,32 +7,28 @@
 
 namespace pouch::devices {
 
-http::Response cursor(api::Call& call) {
+CursorAnswer cursor(api::Call& call, const CursorRequest& body) {
     const auth::Caller& c = call.who();
-    std::string pouch_id = json::text(call.body["pouch_id"]);
-    std::string epoch = json::text(call.body["epoch"]);
-    long long acked = call.body["acked_seq"].GetInt64();
-
     auto conn = call.services.db.acquire();
     // No lock: high_water only grows, and a cursor stored for an epoch that an operator
     // resets meanwhile is keyed by that old epoch and never read for the new one.
-    db::Result p = conn->exec(sql::kPouchForCursor, {pouch_id, c.account_id});
-    if (p.rows() == 0) throw http::not_found();
-    long long high_water = p.int64(0, "high_water");
-    if (p.text(0, "epoch") != epoch) {
+    auto log = conn->maybe_one(sql::kPouchForCursor,
+                               {.pouch_id = body.pouch_id, .account_id = c.account_id});
+    if (!log) throw http::not_found();
+    if (log->epoch != body.epoch) {
         json::Out d;
-        d.kv("current_epoch", p.text(0, "epoch")).kv("high_water", high_water);
+        d.kv("current_epoch", log->epoch).kv("high_water", log->high_water);
         throw http::ApiError(409, "epoch_mismatch", "the pouch's event log has another epoch")
             .with_details(d.done());
     }
-    if (acked > high_water)
+    if (body.acked_seq > log->high_water)
         throw validation_failed("/acked_seq", "must not exceed the pouch's high_water (" +
-                                                  std::to_string(high_water) + ")");
-    db::Result r =
-        conn->exec(sql::kStoreCursor, {c.device_id, pouch_id, epoch, std::to_string(acked)});
-    json::Out o;
-    o.kv("pouch_id", pouch_id).kv("epoch", epoch).kv("acked_seq", r.int64(0, "acked_seq"));
-    return api::ok(o.done());
+                                                  std::to_string(log->high_water) + ")");
+    sql::AckedSeq stored = conn->one(sql::kStoreCursor, {.device_id = c.device_id,
+                                                    .pouch_id = body.pouch_id,
+                                                    .epoch = body.epoch,
+                                                    .acked_seq = body.acked_seq});
+    return {.pouch_id = body.pouch_id, .epoch = body.epoch, .acked_seq = stored.acked_seq};
 }
 
 }  // namespace pouch::devices

@@ -4,7 +4,6 @@
 // envelopes it staged above a pouch's key_gen are dropped, and an optional roster rotation
 // (signed statements + re-keyed envelopes at key_gen + 1) is stored as in §5.6 and §13.
 // rotation_pending says whether re-keying is still owed.
-#include "common/json/out.h"
 #include "common/model/device_tokens.h"
 #include "common/model/key_envelopes.h"
 #include "common/model/pouch_events.h"
@@ -16,7 +15,7 @@
 
 namespace pouch::devices {
 
-http::Response revoke(api::Call& call) {
+RevokeAnswer revoke(api::Call& call) {
     const auth::Caller& c = call.who();
     http::Services& s = call.services;
     const rapidjson::Document& doc = call.body;
@@ -27,17 +26,17 @@ http::Response revoke(api::Call& call) {
     {
         auto conn = s.db.acquire();
         db::Transaction tx(*conn);
-        db::Result d = conn->exec(sql::kLockDevice, {id, c.account_id});
-        if (d.rows() == 0) throw http::not_found();
+        auto d = conn->maybe_one(sql::kLockDevice, {.id = id, .account_id = c.account_id});
+        if (!d) throw http::not_found();
         if (c.is_cli() && id != c.device_id)
             throw http::forbidden("a CLI device may revoke only itself");
-        std::string member_id = d.text(0, "member_id");
+        const std::string& member_id = d->member_id;
         // A revoked device stays revoked: a second revoke answers the same and stores nothing
         // (decisions §13), so repeating it cannot append statements outside any bound.
-        if (!d.boolean(0, "revoked")) {
+        if (!d->revoked) {
             model::Usage before = model::lock_account_usage(*conn, c.account_id);
-            conn->exec(sql::kRevokeDevice, {id});
-            conn->exec(sql::kRemoveMember, {member_id});
+            conn->run(sql::kRevokeDevice, {.id = id});
+            conn->run(sql::kRemoveMember, {.id = member_id});
             model::revoke_device_tokens(*conn, id);
             // Envelopes the revoked member staged above a pouch's key_gen would otherwise
             // stand in the way of the rotation that follows.
@@ -53,15 +52,14 @@ http::Response revoke(api::Call& call) {
             }
             model::require_within_quota(*conn, c.account_id, before);
         }
-        pending =
-            conn->exec(sql::kRotationPending, {member_id, c.account_id}).boolean(0, "pending");
+        pending = conn->one(sql::kRotationPending,
+                            {.member_id = member_id, .account_id = c.account_id})
+                      .pending;
         tx.commit();
     }
     wakeup::publish(s.redis, wakeup::Topic::events, woken);
 
-    json::Out o;
-    o.kv("revoked", true).kv("rotation_pending", pending);
-    return api::ok(o.done());
+    return {.revoked = true, .rotation_pending = pending};
 }
 
 }  // namespace pouch::devices

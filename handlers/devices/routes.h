@@ -5,14 +5,14 @@
 #pragma once
 
 #include "common/api/route.h"
+#include "common/api/typed.h"
 #include "common/model/schemas.h"
 #include "common/paging/paging.h"
+#include "handlers/devices/types.h"
 
 namespace pouch::devices {
 
 namespace js = json::schema;
-
-inline const js::Node kRenameBody = js::object({js::req("name", js::label())});
 
 inline const js::Node kRevokeBody = js::object({
     js::opt(
@@ -24,12 +24,6 @@ inline const js::Node kRevokeBody = js::object({
     js::opt("reason", js::string().max_chars(200)),
 });
 
-inline const js::Node kCursorBody = js::object({
-    js::req("pouch_id", js::uuid()),
-    js::req("epoch", js::uuid()),
-    js::req("acked_seq", js::integer().min(0).max(js::kMaxSafeInt)),
-});
-
 inline const api::Route kList{.method = "GET",
                               .pattern = "/v1/devices",
                               .who = api::Who::any,
@@ -37,7 +31,7 @@ inline const api::Route kList{.method = "GET",
 inline const api::Route kRename{.method = "PATCH",
                                 .pattern = "/v1/devices/{id:uuid}",
                                 .who = api::Who::any,
-                                .schema = &kRenameBody};
+                                .schema = api::schema<RenameRequest>()};
 // A revoke may carry a roster rotation of 2,000 envelopes; no body is a plain revoke.
 inline const api::Route kRevoke{.method = "POST",
                                 .pattern = "/v1/devices/{id:uuid}/revoke",
@@ -49,13 +43,13 @@ inline const api::Route kRevoke{.method = "POST",
 inline const api::Route kCursor{.method = "PUT",
                                 .pattern = "/v1/devices/me/cursor",
                                 .who = api::Who::cli,
-                                .schema = &kCursorBody};
+                                .schema = api::schema<CursorRequest>()};
 
 inline const api::Route* const kRoutes[] = {&kList, &kRename, &kRevoke, &kCursor};
 
 http::Response list(api::Call& call);
-http::Response rename(api::Call& call);
-http::Response revoke(api::Call& call);
-http::Response cursor(api::Call& call);
+DeviceName rename(api::Call& call, const RenameRequest& body);
+RevokeAnswer revoke(api::Call& call);  // the body (a roster rotation) is read by common/model
+CursorAnswer cursor(api::Call& call, const CursorRequest& body);
 
 }  // namespace pouch::devices

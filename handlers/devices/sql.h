@@ -1,10 +1,106 @@
 // sql.h -- every statement of the devices group.
 #pragma once
 
-#include "common/db/pool.h"
+#include "common/db/query.h"
 #include "common/paging/paging.h"
+#include "handlers/devices/types.h"
 
 namespace pouch::devices::sql {
+
+// ---- parameters and rows ------------------------------------------------------------------------
+
+struct ListParams {
+    std::string account_id;
+    std::optional<long long> after_us;  // the page key (paging.h); both NULL from the start
+    std::optional<std::string> after_id;
+    long long limit = 0;
+    static auto db_params() {
+        return std::tuple{db::col("account_id", &ListParams::account_id),
+                          db::col("after_us", &ListParams::after_us),
+                          db::col("after_id", &ListParams::after_id),
+                          db::col("limit", &ListParams::limit)};
+    }
+};
+
+struct DeviceOfAccount {
+    std::string id, account_id;
+    static auto db_params() {
+        return std::tuple{db::col("id", &DeviceOfAccount::id),
+                          db::col("account_id", &DeviceOfAccount::account_id)};
+    }
+};
+
+struct RenameParams {
+    std::string id, account_id, name;
+    static auto db_params() {
+        return std::tuple{db::col("id", &RenameParams::id),
+                          db::col("account_id", &RenameParams::account_id),
+                          db::col("name", &RenameParams::name)};
+    }
+};
+
+struct LockedDevice {
+    std::string id, member_id;
+    bool revoked = false;
+    static auto db_columns() {
+        return std::tuple{db::col("id", &LockedDevice::id),
+                          db::col("member_id", &LockedDevice::member_id),
+                          db::col("revoked", &LockedDevice::revoked)};
+    }
+};
+
+struct ById {
+    std::string id;
+    static auto db_params() { return std::tuple{db::col("id", &ById::id)}; }
+};
+
+struct MemberOfAccount {
+    std::string member_id, account_id;
+    static auto db_params() {
+        return std::tuple{db::col("member_id", &MemberOfAccount::member_id),
+                          db::col("account_id", &MemberOfAccount::account_id)};
+    }
+};
+
+struct Pending {
+    bool pending = false;
+    static auto db_columns() { return std::tuple{db::col("pending", &Pending::pending)}; }
+};
+
+struct PouchOfAccount {
+    std::string pouch_id, account_id;
+    static auto db_params() {
+        return std::tuple{db::col("pouch_id", &PouchOfAccount::pouch_id),
+                          db::col("account_id", &PouchOfAccount::account_id)};
+    }
+};
+
+struct PouchLog {
+    std::string epoch;
+    long long high_water = 0;
+    static auto db_columns() {
+        return std::tuple{db::col("epoch", &PouchLog::epoch),
+                          db::col("high_water", &PouchLog::high_water)};
+    }
+};
+
+struct CursorParams {
+    std::string device_id, pouch_id, epoch;
+    long long acked_seq = 0;
+    static auto db_params() {
+        return std::tuple{db::col("device_id", &CursorParams::device_id),
+                          db::col("pouch_id", &CursorParams::pouch_id),
+                          db::col("epoch", &CursorParams::epoch),
+                          db::col("acked_seq", &CursorParams::acked_seq)};
+    }
+};
+
+struct AckedSeq {
+    long long acked_seq = 0;
+    static auto db_columns() { return std::tuple{db::col("acked_seq", &AckedSeq::acked_seq)}; }
+};
+
+// ---- statements ---------------------------------------------------------------------------------
 
 // decisions §6: rotation is pending while some pouch the member (SQL expression MEMBER, of
 // account ACCOUNT) held a key for lacks, for some remaining member, an envelope at a higher
@@ -23,42 +119,42 @@ namespace pouch::devices::sql {
 
 // One page (decisions §13): after ($2 created µs, $3 id), at most $4 rows; $2 NULL = start.
 // rotation_pending: for a revoked device, whether its key rotation is still owed.
-inline const db::Statement kListDevices{
+inline const db::Query<ListParams, DeviceRow> kListDevices{
     "devices_list",
     "SELECT id, name, member_id, os, arch, cli_version, key_storage, iso(created_at) AS created_at,"
     "       iso(last_seen_at) AS last_seen_at, iso(revoked_at) AS revoked_at,"
-    "       " POUCH_PAGING_MICROS("created_at") " AS created_us,"
-    "       revoked_at IS NOT NULL AND " POUCH_ROTATION_PENDING("devices.member_id", "$1") " AS rotation_pending"
+    "       revoked_at IS NOT NULL AND " POUCH_ROTATION_PENDING("devices.member_id", "$1") " AS rotation_pending,"
+    "       " POUCH_PAGING_MICROS("created_at") " AS created_us"
     "  FROM devices WHERE account_id = $1"
     "   AND ($2::bigint IS NULL OR (created_at, id) > (" POUCH_PAGING_FROM_MICROS("$2") ", $3::uuid))"
     " ORDER BY created_at, id LIMIT $4"};
 
-inline const db::Statement kRenameDevice{
+inline const db::Query<RenameParams, DeviceName> kRenameDevice{
     "devices_rename",
     "UPDATE devices SET name = $3 WHERE id = $1 AND account_id = $2 RETURNING id, name"};
 
-inline const db::Statement kLockDevice{
+inline const db::Query<DeviceOfAccount, LockedDevice> kLockDevice{
     "devices_lock",
     "SELECT id, member_id, revoked_at IS NOT NULL AS revoked FROM devices"
     " WHERE id = $1 AND account_id = $2 FOR UPDATE"};
 
-inline const db::Statement kRevokeDevice{
+inline const db::Query<ById> kRevokeDevice{
     "devices_revoke", "UPDATE devices SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL"};
 
-inline const db::Statement kRemoveMember{
+inline const db::Query<ById> kRemoveMember{
     "devices_remove_member",
     "UPDATE members SET removed_at = now() WHERE id = $1 AND removed_at IS NULL"};
 
 // decisions §6, for the revoked member $1 of account $2 (POUCH_ROTATION_PENDING above).
-inline const db::Statement kRotationPending{
+inline const db::Query<MemberOfAccount, Pending> kRotationPending{
     "devices_rotation_pending", "SELECT " POUCH_ROTATION_PENDING("$1", "$2") " AS pending"};
 
-inline const db::Statement kPouchForCursor{
+inline const db::Query<PouchOfAccount, PouchLog> kPouchForCursor{
     "devices_pouch_for_cursor",
     "SELECT epoch, high_water FROM pouches WHERE id = $1 AND account_id = $2"};
 
 // Only ever moves forward: a stale or repeated report keeps the stored value.
-inline const db::Statement kStoreCursor{
+inline const db::Query<CursorParams, AckedSeq> kStoreCursor{
     "devices_store_cursor",
     "INSERT INTO device_cursors (device_id, pouch_id, epoch, acked_seq) VALUES ($1, $2, $3, $4)"
     " ON CONFLICT (device_id, pouch_id, epoch) DO UPDATE"
