@@ -20,6 +20,7 @@
 // Every header that declares typed statements.
 #include "common/auth/sql_replay.h"
 #include "common/http/sql_health.h"
+#include "common/model/sql.h"
 #include "handlers/devices/sql.h"
 
 namespace fs = std::filesystem;
