@@ -9,18 +9,17 @@
 #include <optional>
 
 #include "common/http/server.h"
+#include "common/http/sql_health.h"
 #include "common/json/out.h"
 
 namespace pouch::http {
 
 namespace {
 
-const db::Statement kPing{"health_ping", "SELECT 1"};
-
 bool database_ok(db::Pool& pool) {
     try {
         auto c = pool.acquire();
-        c->exec(kPing);
+        c->one(sql::kPing, {});
         return true;
     } catch (const std::exception&) {
         return false;

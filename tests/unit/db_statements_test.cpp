@@ -18,6 +18,9 @@
 #include "tests/unit/test_env.h"
 
 // Every header that declares typed statements.
+#include "common/auth/sql_replay.h"
+#include "common/http/sql_health.h"
+#include "common/model/sql.h"
 #include "handlers/devices/sql.h"
 
 namespace fs = std::filesystem;
