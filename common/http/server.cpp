@@ -235,14 +235,16 @@ void worker(Worker& self, int listen_fd, Router& router, Services& services) {
             services.parking->park(
                 std::move(*parked), request_id,
                 [holder, r, start](const Rendered& answer, const std::string& detail) {
-                    reply(holder->req, answer);
                     log_request(*r, answer.status, start, detail);
+                    reply(holder->req, answer);
                 });
             holder = std::make_shared<FcgxRequest>(listen_fd);
             continue;
         }
-        reply(holder->req, out);
+        // Counted before the answer leaves, so a client that reads the metrics right after its
+        // answer sees its request (http_server_test; a race otherwise, seen under load).
         log_request(*r, out.status, start, error_detail);
+        reply(holder->req, out);
     }
     --g_alive;
 }

@@ -22,6 +22,7 @@
 #include "common/http/sql_health.h"
 #include "common/model/sql.h"
 #include "handlers/devices/sql.h"
+#include "tools/pouchctl/sql_gc.h"
 
 namespace fs = std::filesystem;
 

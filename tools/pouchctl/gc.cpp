@@ -15,156 +15,18 @@
 
 #include "common/crypto/random.h"
 #include "common/db/pool.h"
-#include "common/db/array.h"
 #include "common/types/uuid.h"
 #include "common/wakeup/wakeup.h"
 #include "common/redis/client.h"
 #include "common/storage/blob_store.h"
 #include "tools/pouchctl/commands.h"
+#include "tools/pouchctl/sql_gc.h"
 
-using pouch::db::Statement;
+using namespace pouchctl::sql;
 
 namespace {
 
 constexpr time_t kGrace = 24 * 3600;  // unreferenced blobs and stray files live this long
-
-// --- gc statements ---------------------------------------------------------------------------
-
-const Statement kReleaseReservations{
-    "gc_release_reservations",
-    "WITH d AS (DELETE FROM blob_reservations WHERE expires_at <= now() RETURNING stored_size)"
-    " SELECT count(*) AS n, coalesce(sum(stored_size), 0) AS bytes FROM d"};
-
-#define GC_UNREFERENCED                                               \
-    "b.created_at < now() - interval '24 hours' AND NOT EXISTS ("     \
-    "  SELECT 1 FROM revisions r JOIN pouches p ON p.id = r.pouch_id" \
-    "   WHERE p.account_id = b.account_id AND r.blob_ids @> ARRAY[b.id])"
-
-const Statement kAccountsWithGarbage{
-    "gc_accounts_with_garbage", "SELECT DISTINCT b.account_id FROM blobs b WHERE " GC_UNREFERENCED};
-
-const Statement kLockAccount{"gc_lock_account",
-                             "SELECT id FROM storage_accounts WHERE id = $1 FOR UPDATE"};
-
-// Locks the candidates first: a commit that has just checked one of them (and holds it FOR
-// SHARE) finishes before the re-check below, which then sees its revision.
-const Statement kLockUnreferenced{
-    "gc_lock_unreferenced", "SELECT b.id FROM blobs b WHERE b.account_id = $1 AND " GC_UNREFERENCED
-                            " ORDER BY b.id FOR UPDATE OF b"};
-
-const Statement kDeleteUnreferenced{
-    "gc_delete_unreferenced",
-    "DELETE FROM blobs b WHERE b.account_id = $1 AND b.id = ANY($2::text[]) AND " GC_UNREFERENCED
-    " RETURNING b.id, b.stored_size"};
-
-const Statement kSubtractBlobBytes{
-    "gc_subtract_blob_bytes",
-    "UPDATE storage_accounts SET blob_bytes = blob_bytes - $2 WHERE id = $1"};
-
-const Statement kRecordedBlobs{"gc_recorded_blobs", "SELECT id FROM blobs WHERE account_id = $1"};
-
-// --- retention (decisions §13) ------------------------------------------------------------
-
-// A replay row guards its jti until expires_at; five minutes later it is history.
-const Statement kDeleteReplay{
-    "gc_delete_replay",
-    "WITH d AS (DELETE FROM dpop_replay WHERE expires_at < now() - interval '5 minutes'"
-    "           RETURNING 1)"
-    " SELECT count(*) AS n FROM d"};
-
-// A login request ends when it is redeemed or denied, else at its expiry (approved and never
-// redeemed, or never decided); it is kept a day after that.
-const Statement kDeleteLoginRequests{
-    "gc_delete_login_requests",
-    "WITH d AS (DELETE FROM cli_login_requests"
-    "            WHERE CASE status WHEN 'redeemed' THEN coalesce(redeemed_at, expires_at)"
-    "                              WHEN 'denied' THEN coalesce(decided_at, expires_at)"
-    "                              ELSE expires_at END < now() - interval '1 day'"
-    "           RETURNING 1)"
-    " SELECT count(*) AS n FROM d"};
-
-// Web sessions end after 14 days unused or 30 days after they began (common/auth/caller.cpp).
-const Statement kDeleteSessions{
-    "gc_delete_sessions",
-    "WITH d AS (DELETE FROM web_sessions"
-    "            WHERE expires_at <= now() OR last_used_at <= now() - interval '14 days'"
-    "           RETURNING 1)"
-    " SELECT count(*) AS n FROM d"};
-
-const Statement kDeleteAccessTokens{
-    "gc_delete_access_tokens",
-    "WITH d AS (DELETE FROM access_tokens WHERE expires_at < now() - interval '1 day'"
-    "           RETURNING 1)"
-    " SELECT count(*) AS n FROM d"};
-
-// A used refresh token is kept until its own expiry (+ 1 day), so presenting it again is still
-// recognised as reuse for as long as it could have been valid.
-const Statement kDeleteRefreshTokens{
-    "gc_delete_refresh_tokens",
-    "WITH d AS (DELETE FROM refresh_tokens WHERE expires_at < now() - interval '1 day'"
-    "           RETURNING 1)"
-    " SELECT count(*) AS n FROM d"};
-
-// The stored answers of commits older than POUCH_IDEMPOTENCY_DAYS ($1): a replay of such an
-// operation_id is then applied as new, which the ops' own ids make safe (decisions §5.3, §13).
-const Statement kDeleteCommitLog{
-    "gc_delete_commit_log",
-    "WITH d AS (DELETE FROM commit_log WHERE created_at < now() - $1::int * interval '1 day'"
-    "           RETURNING 1)"
-    " SELECT count(*) AS n FROM d"};
-
-// Bundles of shares that can never be fetched again (revoked, consumed, expired) are dropped;
-// the row stays for the owner's list and its state. The trigger of sql/008 gives the bytes back.
-const Statement kPurgeShareBundles{
-    "gc_purge_share_bundles",
-    "WITH d AS (UPDATE shares SET bundle = NULL"
-    "            WHERE bundle IS NOT NULL AND (revoked_at IS NOT NULL OR consumed_at IS NOT NULL"
-    "                  OR expires_at <= now())"
-    "           RETURNING 1)"
-    " SELECT count(*) AS n FROM d"};
-
-const Statement kDeleteConnectTokens{
-    "gc_delete_connect_tokens",
-    "WITH d AS (DELETE FROM connect_tokens WHERE expires_at < now() - interval '1 day'"
-    "           RETURNING 1)"
-    " SELECT count(*) AS n FROM d"};
-
-// --- reset-epoch statements ------------------------------------------------------------------
-
-// Locks the pouch as a commit does, so no commit straddles the reset.
-const Statement kLockPouch{"pouch_lock",
-                           "SELECT epoch, high_water FROM pouches WHERE id = $1 FOR UPDATE"};
-// The new epoch's log is the pouch's history renumbered 1..N in its old order: revisions get
-// consecutive seqs, heads follow, and one `revision` event per revision replays it. So seqs
-// stay gap-free within the epoch, keep ordering artifacts and histories, and the next commit
-// continues at N + 1 (a reset never lets old and new seqs interleave).
-const Statement kRenumberRevisions{
-    "pouch_renumber_revisions",
-    "UPDATE revisions r SET seq = n.new_seq"
-    "  FROM (SELECT id, row_number() OVER (ORDER BY seq, id) AS new_seq"
-    "          FROM revisions WHERE pouch_id = $1) n"
-    " WHERE r.pouch_id = $1 AND r.id = n.id"};
-const Statement kRenumberHeads{
-    "pouch_renumber_heads",
-    "UPDATE artifacts a SET head_seq = r.seq FROM revisions r"
-    " WHERE a.pouch_id = $1 AND r.pouch_id = $1 AND r.id = a.head_revision_id"};
-const Statement kDeleteOldEvents{
-    "pouch_delete_old_events",
-    "WITH d AS (DELETE FROM events WHERE pouch_id = $1 RETURNING 1) SELECT count(*) AS n FROM d"};
-const Statement kReplayHistory{
-    "pouch_replay_history",
-    "INSERT INTO events (pouch_id, epoch, seq, kind, artifact_id, revision_id, device_id, created_at)"
-    " SELECT pouch_id, $2, seq, 'revision', artifact_id, id, device_id, created_at"
-    "   FROM revisions WHERE pouch_id = $1"};
-const Statement kSetEpoch{
-    "pouch_set_epoch",
-    "UPDATE pouches SET epoch = $2,"
-    "       high_water = (SELECT count(*) FROM revisions WHERE pouch_id = $1)"
-    " WHERE id = $1 RETURNING high_water"};
-const Statement kDeleteOldCursors{"pouch_delete_old_cursors",
-                                  "DELETE FROM device_cursors WHERE pouch_id = $1 AND epoch <> $2"};
-
-// ---------------------------------------------------------------------------------------------
 
 std::string env_or(const char* name, const char* fallback) {
     const char* v = std::getenv(name);
@@ -202,10 +64,9 @@ long long remove_unrecorded(pouch::db::Conn& conn, const pouch::storage::BlobSto
                             const std::string& account_id, const std::vector<std::string>* only,
                             GcStats& st) {
     pouch::db::Transaction tx(conn);
-    conn.exec(kLockAccount, {account_id});  // no row (account deleted): nothing is recorded
+    conn.rows(kLockAccount, {.account_id = account_id});  // no row (deleted): nothing recorded
     std::set<std::string> recorded;
-    pouch::db::Result r = conn.exec(kRecordedBlobs, {account_id});
-    for (int i = 0; i < r.rows(); ++i) recorded.insert(r.text(i, "id"));
+    for (const Id& b : conn.rows(kRecordedBlobs, {.account_id = account_id})) recorded.insert(b.id);
     std::vector<std::string> names = only ? *only : store.files(account_id);
     const std::time_t cutoff = std::time(nullptr) - kGrace;
     long long removed = 0;
@@ -222,24 +83,23 @@ long long remove_unrecorded(pouch::db::Conn& conn, const pouch::storage::BlobSto
 }
 
 void gc_blobs(pouch::db::Conn& conn, const pouch::storage::BlobStore& store, GcStats& st) {
-    pouch::db::Result accounts = conn.exec(kAccountsWithGarbage);
-    for (int a = 0; a < accounts.rows(); ++a) {
-        std::string account_id = accounts.text(a, "account_id");
+    for (const AccountId& a : conn.rows(kAccountsWithGarbage, {})) {
+        const std::string& account_id = a.account_id;
         std::vector<std::string> deleted;
         long long bytes = 0;
         {
             pouch::db::Transaction tx(conn);
-            conn.exec(kLockAccount, {account_id});
-            pouch::db::Result locked = conn.exec(kLockUnreferenced, {account_id});
+            conn.rows(kLockAccount, {.account_id = account_id});
             std::vector<std::string> ids;
-            for (int i = 0; i < locked.rows(); ++i) ids.push_back(locked.text(i, "id"));
+            for (const Id& b : conn.rows(kLockUnreferenced, {.account_id = account_id}))
+                ids.push_back(b.id);
             if (ids.empty()) continue;  // referenced meanwhile
-            pouch::db::Result d = conn.exec(kDeleteUnreferenced, {account_id, pouch::db::text_array(ids)});
-            for (int i = 0; i < d.rows(); ++i) {
-                deleted.push_back(d.text(i, "id"));
-                bytes += d.int64(i, "stored_size");
+            for (const DeletedBlob& d :
+                 conn.rows(kDeleteUnreferenced, {.account_id = account_id, .ids = ids})) {
+                deleted.push_back(d.id);
+                bytes += d.stored_size;
             }
-            conn.exec(kSubtractBlobBytes, {account_id, std::to_string(bytes)});
+            conn.run(kSubtractBlobBytes, {.account_id = account_id, .bytes = bytes});
             tx.commit();
         }
         if (deleted.empty()) continue;
@@ -314,19 +174,19 @@ int cmd_gc(const Args& args) {
     if (!connect(conn, "gc")) return 1;
     GcStats st;
     try {
-        pouch::db::Result r = conn.exec(kReleaseReservations);
-        st.reservations = r.int64(0, "n");
-        st.reservation_bytes = r.int64(0, "bytes");
+        Released r = conn.one(kReleaseReservations, {});
+        st.reservations = r.n;
+        st.reservation_bytes = r.bytes;
         gc_blobs(conn, store, st);
         gc_files(conn, store, st);
-        st.replay = conn.exec(kDeleteReplay).int64(0, "n");
-        st.login_requests = conn.exec(kDeleteLoginRequests).int64(0, "n");
-        st.connect_tokens = conn.exec(kDeleteConnectTokens).int64(0, "n");
-        st.sessions = conn.exec(kDeleteSessions).int64(0, "n");
-        st.access_tokens = conn.exec(kDeleteAccessTokens).int64(0, "n");
-        st.refresh_tokens = conn.exec(kDeleteRefreshTokens).int64(0, "n");
-        st.commit_log = conn.exec(kDeleteCommitLog, {std::to_string(idempotency_days)}).int64(0, "n");
-        st.shares = conn.exec(kPurgeShareBundles).int64(0, "n");
+        st.replay = conn.one(kDeleteReplay, {}).n;
+        st.login_requests = conn.one(kDeleteLoginRequests, {}).n;
+        st.connect_tokens = conn.one(kDeleteConnectTokens, {}).n;
+        st.sessions = conn.one(kDeleteSessions, {}).n;
+        st.access_tokens = conn.one(kDeleteAccessTokens, {}).n;
+        st.refresh_tokens = conn.one(kDeleteRefreshTokens, {}).n;
+        st.commit_log = conn.one(kDeleteCommitLog, {.days = idempotency_days}).n;
+        st.shares = conn.one(kPurgeShareBundles, {}).n;
     } catch (const pouch::db::Error& e) {
         std::fprintf(stderr, "pouchctl gc: %s\n", e.what());
         return 1;
@@ -361,20 +221,21 @@ int cmd_pouch(const Args& args) {
     if (!connect(conn, "pouch")) return 1;
     try {
         pouch::db::Transaction tx(conn);
-        pouch::db::Result p = conn.exec(kLockPouch, {pouch_id});
-        if (p.rows() == 0) {
+        auto old = conn.maybe_one(kLockPouch, {.pouch_id = pouch_id});
+        if (!old) {
             std::fprintf(stderr, "pouchctl pouch: no pouch %s\n", pouch_id.c_str());
             return 1;
         }
-        std::string old_epoch = p.text(0, "epoch");
-        long long old_high_water = p.int64(0, "high_water");
-        std::string epoch = pouch::crypto::uuid_v4();
-        long long events = conn.exec(kDeleteOldEvents, {pouch_id}).int64(0, "n");
-        conn.exec(kRenumberRevisions, {pouch_id});
-        conn.exec(kRenumberHeads, {pouch_id});
-        conn.exec(kReplayHistory, {pouch_id, epoch});
-        long long high_water = conn.exec(kSetEpoch, {pouch_id, epoch}).int64(0, "high_water");
-        conn.exec(kDeleteOldCursors, {pouch_id, epoch});
+        const std::string& old_epoch = old->epoch;
+        long long old_high_water = old->high_water;
+        const PouchEpoch next{.pouch_id = pouch_id, .epoch = pouch::crypto::uuid_v4()};
+        const std::string& epoch = next.epoch;
+        long long events = conn.one(kDeleteOldEvents, {.pouch_id = pouch_id}).n;
+        conn.run(kRenumberRevisions, {.pouch_id = pouch_id});
+        conn.run(kRenumberHeads, {.pouch_id = pouch_id});
+        conn.run(kReplayHistory, next);
+        long long high_water = conn.one(kSetEpoch, next).high_water;
+        conn.run(kDeleteOldCursors, next);
         tx.commit();
         std::printf(
             "pouch %s: epoch %s -> %s, high_water %lld -> %lld (%lld old events replaced by "
