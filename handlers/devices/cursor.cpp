@@ -19,12 +19,7 @@ http::Response cursor(api::Call& call) {
     db::Result p = conn->exec(sql::kPouchForCursor, {pouch_id, c.account_id});
     if (p.rows() == 0) throw http::not_found();
     long long high_water = p.int64(0, "high_water");
-    if (p.text(0, "epoch") != epoch) {
-        json::Out d;
-        d.kv("current_epoch", p.text(0, "epoch")).kv("high_water", high_water);
-        throw http::ApiError(409, "epoch_mismatch", "the pouch's event log has another epoch")
-            .with_details(d.done());
-    }
+    if (p.text(0, "epoch") != epoch) throw http::epoch_mismatch(p.text(0, "epoch"), high_water);
     if (acked > high_water)
         throw validation_failed("/acked_seq", "must not exceed the pouch's high_water (" +
                                                   std::to_string(high_water) + ")");

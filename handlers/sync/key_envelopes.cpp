@@ -66,7 +66,7 @@ http::Response add_key_envelopes(api::Call& call) {
             throw validation_failed("/key_envelopes/" + std::to_string(i) + "/pouch_id",
                                     "must be the pouch of the path");
     if (c.member_id.empty())
-        throw http::ApiError(409, "genesis_required", "the account has no roster yet");
+        throw Error(Code::genesis_required);
 
     model::StoredEnvelopes stored;
     db::Result state{nullptr};

@@ -327,7 +327,7 @@ int cmd_gc(const Args& args) {
         st.refresh_tokens = conn.exec(kDeleteRefreshTokens).int64(0, "n");
         st.commit_log = conn.exec(kDeleteCommitLog, {std::to_string(idempotency_days)}).int64(0, "n");
         st.shares = conn.exec(kPurgeShareBundles).int64(0, "n");
-    } catch (const pouch::db::Error& e) {
+    } catch (const pouch::Error& e) {
         std::fprintf(stderr, "pouchctl gc: %s\n", e.what());
         return 1;
     }
@@ -386,7 +386,7 @@ int cmd_pouch(const Args& args) {
         pouch::redis::Client redis(env_or("POUCH_REDIS_URL", "redis://127.0.0.1:6379/0"));
         if (!redis.publish(pouch::wakeup::channel(pouch::wakeup::Topic::events, pouch_id), "1"))
             std::printf("note: Redis unreachable, waiting long-polls were not woken\n");
-    } catch (const pouch::db::Error& e) {
+    } catch (const pouch::Error& e) {
         std::fprintf(stderr, "pouchctl pouch: %s\n", e.what());
         return 1;
     }
