@@ -44,8 +44,7 @@ Caller cli_caller(const http::Request& req, const std::string& token, http::Serv
         return conn->exec(sql::kAccessToken, {hash});
     }();
     if (r.rows() == 0) throw http::unauthenticated("unknown credentials");
-    if (r.boolean(0, "device_revoked"))
-        throw Error(Code::device_revoked);
+    if (r.boolean(0, "device_revoked")) throw Error(Code::device_revoked);
     if (r.boolean(0, "token_revoked")) throw http::unauthenticated("token has been revoked");
     if (r.boolean(0, "expired")) throw Error(Code::token_expired);
     if (!crypto::ct_equal(proof.jkt, r.text(0, "jkt")))

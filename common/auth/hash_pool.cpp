@@ -15,7 +15,8 @@ namespace pouch::auth {
 namespace {
 
 Error busy(const char* why) {
-    return Error(Code::unavailable, std::string("password hashing is busy (") + why + "); retry shortly")
+    return Error(Code::unavailable,
+                 std::string("password hashing is busy (") + why + "); retry shortly")
         .with_header("Retry-After", "2");
 }
 

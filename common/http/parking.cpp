@@ -73,8 +73,9 @@ void Parking::park(LongPoll poll, std::string request_id, Finish finish) {
     }
     if (!e->lp.owner.empty() && per_owner_[e->lp.owner] >= max_per_owner_) {
         lock.unlock();
-        e->finish(render_error(Error(Code::rate_limited, "too many requests of this account are waiting; retry "
-                                        "later")
+        e->finish(render_error(Error(Code::rate_limited,
+                                     "too many requests of this account are waiting; retry "
+                                     "later")
                                    .with_header("Retry-After", "5"),
                                e->request_id),
                   "");

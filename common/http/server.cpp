@@ -98,7 +98,8 @@ void fill_request(FCGX_Request& fr, Request& r) {
 // Reads the whole body up to `limit` bytes; 413 past it.
 void read_json_body(FCGX_Request& fr, Request& r, size_t limit) {
     if (r.content_length > static_cast<long long>(limit))
-        throw Error(Code::payload_too_large, "request body exceeds " + std::to_string(limit) + " bytes");
+        throw Error(Code::payload_too_large,
+                    "request body exceeds " + std::to_string(limit) + " bytes");
     std::string body;
     // Room for the parser's padding too, so the in-place parse never copies the body.
     if (r.content_length > 0)
@@ -109,7 +110,8 @@ void read_json_body(FCGX_Request& fr, Request& r, size_t limit) {
         if (n <= 0) break;
         body.append(buf, static_cast<size_t>(n));
         if (body.size() > limit)
-            throw Error(Code::payload_too_large, "request body exceeds " + std::to_string(limit) + " bytes");
+            throw Error(Code::payload_too_large,
+                        "request body exceeds " + std::to_string(limit) + " bytes");
     }
     r.body = std::move(body);
 }
@@ -125,7 +127,8 @@ void prepare_body(FCGX_Request& fr, Request& r, const Route& route) {
         return;
     }
     if (r.content_length > static_cast<long long>(o.body_limit))
-        throw Error(Code::payload_too_large, "request body exceeds " + std::to_string(o.body_limit) + " bytes");
+        throw Error(Code::payload_too_large,
+                    "request body exceeds " + std::to_string(o.body_limit) + " bytes");
     auto total = std::make_shared<size_t>(0);
     size_t limit = o.body_limit;
     r.read_body = [&fr, total, limit](char* buf, size_t n) -> size_t {
@@ -133,7 +136,8 @@ void prepare_body(FCGX_Request& fr, Request& r, const Route& route) {
         if (got <= 0) return 0;
         *total += static_cast<size_t>(got);
         if (*total > limit)
-            throw Error(Code::payload_too_large, "request body exceeds " + std::to_string(limit) + " bytes");
+            throw Error(Code::payload_too_large,
+                        "request body exceeds " + std::to_string(limit) + " bytes");
         return static_cast<size_t>(got);
     };
 }

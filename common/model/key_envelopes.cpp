@@ -144,8 +144,7 @@ StoredEnvelopes store_key_envelopes(db::Conn& conn, const std::string& account_i
                   "current " +
                       std::to_string(current) + " or the next"
                 : "key_gen must not be above the pouch's current " + std::to_string(current);
-        throw Error(Code::key_gen_conflict, message, at + "/key_gen")
-            .with_details(d.done());
+        throw Error(Code::key_gen_conflict, message, at + "/key_gen").with_details(d.done());
     }
     conn.exec(kInsertEnvelopes, {json});
     db::Result rotated = conn.exec(kRaiseKeyGen, {json, account_id});

@@ -67,7 +67,9 @@ inline constexpr CodeEntry kCatalogue[] = {
 #undef POUCH_ERROR
 };
 
-constexpr const CodeEntry& entry(Code c) { return kCatalogue[static_cast<std::size_t>(c)]; }
+constexpr const CodeEntry& entry(Code c) {
+    return kCatalogue[static_cast<std::size_t>(c)];
+}
 
 // A status nginx alone answers with a catalogue code (502 and 504 as `unavailable`).
 struct EdgeEntry {
@@ -84,11 +86,11 @@ inline constexpr EdgeEntry kEdgeStatuses[] = {
 
 struct Error : std::exception {
     Code id;
-    Fault fault;                // entry(id).fault
-    std::string_view code;      // entry(id).code
-    std::string message;        // for people, answered; the catalogue's unless given
-    std::string field;          // JSON Pointer ("/ops/3/artifact_id") or "?name"; empty if none
-    std::string details_json;   // serialized JSON object, empty if none
+    Fault fault;               // entry(id).fault
+    std::string_view code;     // entry(id).code
+    std::string message;       // for people, answered; the catalogue's unless given
+    std::string field;         // JSON Pointer ("/ops/3/artifact_id") or "?name"; empty if none
+    std::string details_json;  // serialized JSON object, empty if none
     std::vector<std::pair<std::string, std::string>> headers;
     // A failure the database reported (common/db): the SQLSTATE ("23505" unique violation),
     // whether the connection broke (then the code is `unavailable`, else `internal`) and
@@ -98,7 +100,9 @@ struct Error : std::exception {
     std::string cause;
 
     explicit Error(Code id, std::string message = {}, std::string field = {})
-        : id(id), fault(entry(id).fault), code(entry(id).code),
+        : id(id),
+          fault(entry(id).fault),
+          code(entry(id).code),
           message(message.empty() ? std::string(entry(id).message) : std::move(message)),
           field(std::move(field)) {}
 

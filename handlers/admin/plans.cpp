@@ -143,8 +143,7 @@ http::Response update_plan(api::Call& call) {
         try {
             return conn->exec(sql::kUpdatePlan, params);
         } catch (const Error& e) {
-            if (e.sqlstate == "23505")
-                throw Error(Code::slug_taken, {}, "/slug");
+            if (e.sqlstate == "23505") throw Error(Code::slug_taken, {}, "/slug");
             throw;
         }
     }();

@@ -89,8 +89,7 @@ http::Response token(api::Call& call) {
     const bool pending_now = state == rules::LoginState::pending;
     if (pending_now) {
         if (wait == 0 && r.boolean(0, "too_soon"))
-            throw Error(Code::slow_down)
-                .with_header("Retry-After", std::to_string(kPollInterval));
+            throw Error(Code::slow_down).with_header("Retry-After", std::to_string(kPollInterval));
         auto conn = s.db.acquire();
         conn->exec(sql::kTouchPoll, {id});
     }
@@ -101,9 +100,8 @@ http::Response token(api::Call& call) {
         lp->deadline = std::chrono::steady_clock::now() + std::chrono::seconds(wait);
         // One parked wait per login request: a second one answers the first (decisions §13).
         lp->exclusive_key = id;
-        lp->superseded =
-            Error(Code::slow_down, "another wait on this login request took its place")
-                .with_header("Retry-After", std::to_string(kPollInterval));
+        lp->superseded = Error(Code::slow_down, "another wait on this login request took its place")
+                             .with_header("Retry-After", std::to_string(kPollInterval));
         lp->poll = [&s, id, jkt = proof.jkt](bool final) -> std::optional<http::Response> {
             if (auto done = answer(s, id, jkt, current_state(s, id))) return done;
             return final ? std::optional<http::Response>(pending()) : std::nullopt;

@@ -199,8 +199,7 @@ http::Response commit(api::Call& call) {
         throw http::epoch_mismatch(pouch.epoch, pouch.high_water);
     db::Result prior = conn->exec(sql::kStoredCommit, {pouch.id, operation_id});
     if (prior.rows() == 1) {
-        if (prior.text(0, "body_hash") != stored_hash)
-            throw Error(Code::operation_id_reused);
+        if (prior.text(0, "body_hash") != stored_hash) throw Error(Code::operation_id_reused);
         return api::ok(prior.text(0, "response"));
     }
 

@@ -24,8 +24,8 @@
 
 namespace http = pouch::http;
 
-using pouch::auth::Caller;
 using pouch::Error;
+using pouch::auth::Caller;
 using pouch::http::Request;
 using pouch::testutil::DpopClaims;
 using pouch::testutil::TestP256Key;

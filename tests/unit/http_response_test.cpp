@@ -60,8 +60,7 @@ TEST(Envelope, ErrorDetailsAndHeadersPassThrough) {
 }
 
 TEST(Envelope, MessagesAreEscaped) {
-    http::Rendered r =
-        http::render_error(Error(Code::invalid_json, "bad \"quote\"\n"), "r");
+    http::Rendered r = http::render_error(Error(Code::invalid_json, "bad \"quote\"\n"), "r");
     EXPECT_NE(r.body.find(R"("message":"bad \"quote\"\n")"), std::string::npos);
 }
 

@@ -420,8 +420,8 @@ TEST(Parking, ASecondRequestWithTheExclusiveKeyAnswersTheFirstWithItsError) {
     Waiter first, second;
     http::LongPoll lp = first.long_poll(ch, p.stamp(ch), 10s);
     lp.exclusive_key = "login-1";
-    lp.superseded = Error(Code::slow_down, "another wait took its place")
-                        .with_header("Retry-After", "5");
+    lp.superseded =
+        Error(Code::slow_down, "another wait took its place").with_header("Retry-After", "5");
     first.park(p, std::move(lp));
     http::LongPoll lp2 = second.long_poll(ch, p.stamp(ch), 10s);
     lp2.exclusive_key = "login-1";
