@@ -1,6 +1,7 @@
 // error_catalogue_test.cpp -- the error catalogue (common/types/error_catalogue.def) is the one
 // list of codes: docs/API.md's error table is rendered from it (POUCH_WRITE_DOCS=1 rewrites
-// the table), nginx's static error answers use its codes and statuses, and no code is listed twice.
+// the table), nginx's static error answers and docs/openapi.yaml's error codes use its codes and
+// statuses, and no code is listed twice.
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -104,8 +105,8 @@ TEST(ErrorCatalogue, NginxStaticErrorsUseCatalogueCodesAndStatuses) {
          it != std::sregex_iterator(); ++it, ++checked) {
         int s = std::stoi((*it)[1]);
         std::string code = (*it)[2];
-        ASSERT_TRUE(status.count(code)) << "nginx answers " << s << " " << code
-                                        << ", a code the catalogue lacks";
+        ASSERT_TRUE(status.count(code))
+            << "nginx answers " << s << " " << code << ", a code the catalogue lacks";
         if (status[code] == s) continue;
         bool edge = false;
         for (const EdgeEntry& e : kEdgeStatuses) edge = edge || (e.code == code && e.status == s);
@@ -118,6 +119,41 @@ TEST(ErrorCatalogue, NginxStaticErrorsUseCatalogueCodesAndStatuses) {
         EXPECT_TRUE(edge_used.count({std::string(e.code), e.status}))
             << "the catalogue lists nginx's " << e.status << " " << e.code
             << ", which nginx no longer answers";
+}
+
+// docs/openapi.yaml names the codes of each error answer (`code: {enum: [...]}` on the Error
+// schema): each is a catalogue code, and one listed under a status ('409':) has that status.
+TEST(ErrorCatalogue, OpenApiErrorCodesAreCatalogueCodesWithTheirStatus) {
+    std::ifstream f("docs/openapi.yaml");
+    ASSERT_TRUE(f) << "run from the repository root";
+    std::map<std::string, int> status;
+    for (const CodeEntry& c : kCatalogue) status[std::string(c.code)] = c.status;
+    const std::regex status_line(R"re(^\s+'(\d{3})':)re");
+    const std::regex error_enum(R"re(schemas/Error'.*code: \{enum: \[([a-z_, ]+)\]\})re");
+    const std::regex word("[a-z_]+");
+    std::string line;
+    int line_no = 0, last_status = 0, last_status_line = -100, checked = 0;
+    std::smatch m;
+    while (std::getline(f, line)) {
+        ++line_no;
+        if (std::regex_search(line, m, status_line)) {
+            last_status = std::stoi(m[1]);
+            last_status_line = line_no;
+        }
+        if (!std::regex_search(line, m, error_enum)) continue;
+        std::string list = m[1];
+        for (auto it = std::sregex_iterator(list.begin(), list.end(), word);
+             it != std::sregex_iterator(); ++it, ++checked) {
+            std::string code = it->str();
+            ASSERT_TRUE(status.count(code))
+                << "docs/openapi.yaml:" << line_no << " names " << code << ", not in the catalogue";
+            if (line_no - last_status_line <= 4) {  // an inline answer under its status
+                EXPECT_EQ(status[code], last_status) << "docs/openapi.yaml:" << line_no << " lists "
+                                                     << code << " under " << last_status;
+            }
+        }
+    }
+    EXPECT_GE(checked, 40) << "the pattern no longer matches docs/openapi.yaml's error answers";
 }
 
 }  // namespace
