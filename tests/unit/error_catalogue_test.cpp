@@ -1,7 +1,6 @@
-// error_catalogue_test.cpp -- the error catalogue (common/types/error_catalogue.def) is the one
-// list of codes: docs/API.md's error table is rendered from it (POUCH_WRITE_DOCS=1 rewrites
-// the table), nginx's static error answers and docs/openapi.yaml's error codes use its codes and
-// statuses, and no code is listed twice.
+// error_catalogue_test.cpp -- the catalogue (common/types/error_catalogue.def) is the one list of
+// codes: docs/API.md's error table is rendered from it (POUCH_WRITE_DOCS=1 rewrites it); nginx's
+// static errors and docs/openapi.yaml's error codes use its codes and statuses.
 #include <cstdlib>
 #include <fstream>
 #include <map>
