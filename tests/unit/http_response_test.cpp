@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 
+#include "common/db/pool.h"
 #include "common/http/error.h"
 #include "common/http/response.h"
 
@@ -73,6 +74,32 @@ TEST(Envelope, EveryCodeIsAnsweredWithItsCatalogueStatusAndDefaultMessage) {
                   std::string::npos)
             << r.body;
     }
+}
+
+// A failed statement is the one error type: 500 internal, or 503 unavailable with Retry-After
+// when the connection broke; libpq's text goes to the log line, never into the answer.
+TEST(Envelope, AFailedStatementIsAnsweredWithoutItsCause) {
+    const std::string cause = R"(kInsertUser: ERROR:  duplicate key value violates "users_email")";
+    for (bool lost : {false, true}) {
+        std::string detail;
+        http::Rendered r = http::render_guarded("r9", detail, [&]() -> http::Response {
+            throw db::statement_failed(cause, lost ? "57P01" : "23505", lost);
+        });
+        EXPECT_EQ(r.status, lost ? 503 : 500);
+        EXPECT_EQ(r.body, lost ? R"({"ok":false,"error":{"code":"unavailable","message":)"
+                                 R"("a dependency is unavailable, retry shortly"},)"
+                                 R"("meta":{"request_id":"r9"}})"
+                               : R"({"ok":false,"error":{"code":"internal","message":)"
+                                 R"("internal error"},"meta":{"request_id":"r9"}})");
+        bool retry_after = false;
+        for (const auto& [k, v] : r.headers) retry_after = retry_after || (k == "Retry-After");
+        EXPECT_EQ(retry_after, lost);
+        EXPECT_EQ(detail, "database: " + cause);
+    }
+    Error e = db::statement_failed(cause, "23505", false);
+    EXPECT_EQ(e.sqlstate, "23505");
+    EXPECT_FALSE(e.connection_lost);
+    EXPECT_EQ(std::string(e.what()), cause);
 }
 
 TEST(Cgi, StatusLineHeadersAndLength) {
