@@ -13,7 +13,7 @@ MetricsEndpoint::MetricsEndpoint(const std::string& group, http::Router& router,
     http::RouteFn serve = [group](http::Request& r, http::Services&) {
         // nginx maps /metrics/<group>[/<host>] to this group's socket; another group's name
         // here means a wrong map entry, which must not pass for this group's metrics.
-        if (r.param("group") != group) throw http::ApiError(404, "not_found", "no such metrics");
+        if (r.param("group") != group) throw Error(Code::not_found, "no such metrics");
         http::Response resp;
         resp.raw = true;
         resp.headers.emplace_back("Content-Type", "text/plain; version=0.0.4; charset=utf-8");

@@ -46,13 +46,11 @@ void verify_service_signature(const auth::Caller& c, const http::Request& req,
                               const std::string& hash) {
     const std::string& header = req.header("service-signature");
     if (header.empty())
-        throw http::ApiError(401, "invalid_signature",
-                             "a CLI commit needs a Service-Signature header");
+        throw Error(Code::invalid_signature, "a CLI commit needs a Service-Signature header");
     auto key = crypto::p256_key_cache().get(c.sign_x, c.sign_y);
     if (!key || !jose::verify_service_signature(header, hash, *key))
-        throw http::ApiError(
-            401, "invalid_signature",
-            "Service-Signature does not verify over this body with the device key");
+        throw Error(Code::invalid_signature,
+                    "Service-Signature does not verify over this body with the device key");
 }
 
 // Path params typed `uuid_after_auth`: matched as any segment, so that routing answers 404 only

@@ -21,7 +21,7 @@ Caller web_caller(const std::string& token, http::Services& s) {
     auto conn = s.db.acquire();
     db::Result r = conn->exec(sql::kSessionByHash, {crypto::token_hash(token)});
     if (r.rows() == 0) throw http::unauthenticated("unknown credentials");
-    if (r.boolean(0, "expired")) throw http::ApiError(401, "token_expired", "session expired");
+    if (r.boolean(0, "expired")) throw Error(Code::token_expired, "session expired");
     if (r.boolean(0, "stale")) conn->exec(sql::kTouchSession, {r.text(0, "id")});
     Caller c;
     c.kind = Caller::Kind::web;
@@ -44,10 +44,9 @@ Caller cli_caller(const http::Request& req, const std::string& token, http::Serv
         return conn->exec(sql::kAccessToken, {hash});
     }();
     if (r.rows() == 0) throw http::unauthenticated("unknown credentials");
-    if (r.boolean(0, "device_revoked"))
-        throw http::ApiError(401, "device_revoked", "this device has been revoked");
+    if (r.boolean(0, "device_revoked")) throw Error(Code::device_revoked);
     if (r.boolean(0, "token_revoked")) throw http::unauthenticated("token has been revoked");
-    if (r.boolean(0, "expired")) throw http::ApiError(401, "token_expired", "access token expired");
+    if (r.boolean(0, "expired")) throw Error(Code::token_expired);
     if (!crypto::ct_equal(proof.jkt, r.text(0, "jkt")))
         throw dpop_error("DPoP key does not match the token's key");
     record_dpop(proof, s);

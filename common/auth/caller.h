@@ -25,7 +25,7 @@ struct Caller {
     bool is_cli() const { return kind == Kind::cli; }
 };
 
-// Throws ApiError 401 (unauthenticated, token_expired, invalid_dpop_proof, device_revoked).
+// Throws Error 401 (unauthenticated, token_expired, invalid_dpop_proof, device_revoked).
 Caller authenticate(const http::Request& req, http::Services& s);
 
 // authenticate() plus the caller-kind rule: the wrong kind gets 403 wrong_caller.

@@ -8,8 +8,8 @@
 
 namespace pouch::auth {
 
-http::ApiError dpop_error(std::string message) {
-    return http::ApiError(401, "invalid_dpop_proof", std::move(message))
+Error dpop_error(std::string message) {
+    return Error(Code::invalid_dpop_proof, std::move(message))
         .with_header("WWW-Authenticate", "DPoP error=\"invalid_dpop_proof\"");
 }
 

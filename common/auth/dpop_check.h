@@ -13,7 +13,7 @@
 
 namespace pouch::auth {
 
-// Throws ApiError 401 invalid_dpop_proof (missing, malformed, wrong key use, replayed).
+// Throws Error 401 invalid_dpop_proof (missing, malformed, wrong key use, replayed).
 jose::DpopProof require_dpop(const http::Request& req, http::Services& s,
                              std::optional<std::string_view> access_token);
 
@@ -24,6 +24,6 @@ jose::DpopProof check_dpop(const http::Request& req, http::Services& s,
 void record_dpop(const jose::DpopProof& proof, http::Services& s);
 
 // The 401 every DPoP failure answers with.
-http::ApiError dpop_error(std::string message);
+Error dpop_error(std::string message);
 
 }  // namespace pouch::auth

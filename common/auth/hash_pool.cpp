@@ -14,9 +14,9 @@ namespace pouch::auth {
 
 namespace {
 
-http::ApiError busy(const char* why) {
-    return http::ApiError(503, "unavailable",
-                          std::string("password hashing is busy (") + why + "); retry shortly")
+Error busy(const char* why) {
+    return Error(Code::unavailable,
+                 std::string("password hashing is busy (") + why + "); retry shortly")
         .with_header("Retry-After", "2");
 }
 

@@ -37,7 +37,7 @@ public:
     HashPool& operator=(const HashPool&) = delete;
 
     // Runs `job` on a pool thread and returns when it has finished; rethrows what it threw.
-    // Throws ApiError 503 unavailable (Retry-After: 2) when the queue is full or the job has
+    // Throws Error 503 unavailable (Retry-After: 2) when the queue is full or the job has
     // not started within the start timeout (it is then withdrawn and never runs).
     void run(std::function<void()> job);
 

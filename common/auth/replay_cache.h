@@ -31,7 +31,7 @@ class ReplayCache {
 
     // True if (jkt, jti) was not seen within ttl_seconds, and records it; false on a replay.
     // Throws 503 `unavailable` when neither Redis nor Postgres can answer (a connection lost
-    // mid-query surfaces as db::Error, which render_guarded answers the same).
+    // mid-query surfaces as the database's Error, unavailable too).
     bool first_use(const std::string& jkt, const std::string& jti, int ttl_seconds = 600);
 
   private:

@@ -32,6 +32,14 @@ bool lost_sqlstate(const std::string& s) {
 
 }  // namespace
 
+Error statement_failed(std::string cause, std::string sqlstate, bool connection_lost) {
+    Error e = connection_lost ? unavailable() : Error(Code::internal);
+    e.sqlstate = std::move(sqlstate);
+    e.connection_lost = connection_lost;
+    e.cause = std::move(cause);
+    return e;
+}
+
 // ---- Result ---------------------------------------------------------------------------
 
 int Result::column(const char* name) const {
@@ -139,11 +147,11 @@ void Conn::check(PGresult* r, const char* what) {
         PQfinish(c_);
         c_ = nullptr;
     }
-    throw Error(std::string(what) + ": " + msg, sqlstate, lost);
+    throw statement_failed(std::string(what) + ": " + msg, sqlstate, lost);
 }
 
 Result Conn::exec(const Statement& st, const std::vector<Param>& params) {
-    if (!c_) throw Error(std::string(st.name) + ": not connected", "08003", true);
+    if (!c_) throw statement_failed(std::string(st.name) + ": not connected", "08003", true);
     if (!prepared_.count(st.name)) {
         PGresult* p = PQprepare(c_, st.name, st.sql, 0, nullptr);
         check(p, st.name);
@@ -162,7 +170,7 @@ Result Conn::exec(const Statement& st, const std::vector<Param>& params) {
 }
 
 Result Conn::exec_sql(const std::string& sql) {
-    if (!c_) throw Error("exec_sql: not connected", "08003", true);
+    if (!c_) throw statement_failed("exec_sql: not connected", "08003", true);
     PGresult* r = PQexec(c_, sql.c_str());
     check(r, "exec_sql");
     return Result(r);
@@ -273,7 +281,7 @@ void Transaction::commit() {
     // COMMIT of a transaction that already failed succeeds with the tag ROLLBACK; treating
     // that as success would report writes that never happened.
     if (std::strcmp(PQcmdStatus(r.raw()), "ROLLBACK") == 0)
-        throw Error("commit: transaction was rolled back", "25P02", false);
+        throw statement_failed("commit: transaction was rolled back", "25P02", false);
 }
 
 }  // namespace pouch::db

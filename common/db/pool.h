@@ -17,6 +17,8 @@
 // Debian keeps libpq headers under postgresql/ and the Makefile adds no -I for it.
 #include <postgresql/libpq-fe.h>
 
+#include "common/types/error.h"
+
 namespace pouch::db {
 
 // A statement with a stable name; SQL lives in one header per group (handlers/<g>/sql.h).
@@ -30,16 +32,10 @@ class Query;  // query.h: a statement typed by its parameter and row structs
 
 using Param = std::optional<std::string>;  // nullopt is SQL NULL; text format always
 
-// A failed statement. sqlstate is the SQLSTATE ("23505" unique violation); connection_lost
-// is true when the connection broke (the server maps that to 503).
-class Error : public std::runtime_error {
-public:
-    Error(const std::string& what, std::string sqlstate, bool connection_lost)
-        : std::runtime_error(what), sqlstate(std::move(sqlstate)),
-          connection_lost(connection_lost) {}
-    std::string sqlstate;
-    bool connection_lost;
-};
+// A failed statement, as the one error type (common/types/error.h): `unavailable` (503, with
+// Retry-After) when the connection broke, `internal` (500) otherwise; the SQLSTATE ("23505"
+// unique violation) in `sqlstate`, libpq's text in `cause` (logged, never answered).
+Error statement_failed(std::string cause, std::string sqlstate, bool connection_lost);
 
 class Result {
 public:

@@ -1,7 +1,7 @@
-// error.h -- the HTTP edge of common/types/error.h: the status of each Fault (the one place
-// they are mapped), and ApiError, an Error that handlers raise with the status they mean
-// (`throw ApiError(409, "epoch_mismatch", ...)`). Only common/http/response.cpp turns an
-// Error into the JSON envelope (decisions §2).
+// error.h -- the HTTP edge of common/types/error.h: the status of each Fault and the errors
+// whose details need JSON (epoch_mismatch). Handlers raise catalogue entries
+// (`throw Error(Code::genesis_required)`); only common/http/response.cpp turns an Error into
+// the JSON envelope (decisions §2).
 #pragma once
 
 #include <string>
@@ -11,41 +11,25 @@
 
 namespace pouch::http {
 
-// 400, 401, 403, 404, 405, 409, 410, 413, 415, 429, 500, 503.
+// 400, 401, 403, 404, 405, 409, 410, 413, 415, 429, 500, 503 (kFaultStatus).
 int status_of(Fault fault);
-// The inverse. A status outside that list has no Fault and would be answered as another, so it
-// throws std::logic_error (a programming error, answered 500 by render_guarded).
-Fault fault_of(int status);
 
-// The status lives in the Fault only: status_of(fault) is what the answer carries.
-struct ApiError : Error {
-    ApiError(int status, std::string code, std::string message, std::string field = {})
-        : Error(fault_of(status), std::move(code), std::move(message), std::move(field)) {}
-
-    ApiError& with_header(std::string name, std::string value) {
-        Error::with_header(std::move(name), std::move(value));
-        return *this;
-    }
-    ApiError& with_details(std::string json_object) {
-        Error::with_details(std::move(json_object));
-        return *this;
-    }
-};
-
-inline ApiError not_found() {
-    return ApiError(404, "not_found", "resource not found");
+inline Error not_found(std::string message = {}) {
+    return Error(Code::not_found, std::move(message));
 }
-inline ApiError unauthenticated(std::string message = "authentication required") {
-    return ApiError(401, "unauthenticated", std::move(message));
+inline Error unauthenticated(std::string message = {}) {
+    return Error(Code::unauthenticated, std::move(message));
 }
-inline ApiError forbidden(std::string message = "not allowed") {
-    return ApiError(403, "forbidden", std::move(message));
+inline Error forbidden(std::string message = {}) {
+    return Error(Code::forbidden, std::move(message));
 }
-inline ApiError wrong_caller(std::string message) {
-    return ApiError(403, "wrong_caller", std::move(message));
+inline Error wrong_caller(std::string message) {
+    return Error(Code::wrong_caller, std::move(message));
 }
-inline ApiError internal_error() {
-    return ApiError(500, "internal", "internal error");
+inline Error internal_error() {
+    return Error(Code::internal);
 }
+// 409 with details {current_epoch, high_water}: the client resyncs from the current epoch.
+Error epoch_mismatch(const std::string& current_epoch, long long high_water);
 
 }  // namespace pouch::http

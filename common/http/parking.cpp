@@ -73,9 +73,9 @@ void Parking::park(LongPoll poll, std::string request_id, Finish finish) {
     }
     if (!e->lp.owner.empty() && per_owner_[e->lp.owner] >= max_per_owner_) {
         lock.unlock();
-        e->finish(render_error(ApiError(429, "rate_limited",
-                                        "too many requests of this account are waiting; retry "
-                                        "later")
+        e->finish(render_error(Error(Code::rate_limited,
+                                     "too many requests of this account are waiting; retry "
+                                     "later")
                                    .with_header("Retry-After", "5"),
                                e->request_id),
                   "");
@@ -86,8 +86,8 @@ void Parking::park(LongPoll poll, std::string request_id, Finish finish) {
         if (!fresh) {
             Entry* older = it->second;
             it->second = e;
-            ApiError why = older->lp.superseded.value_or(
-                ApiError(429, "rate_limited", "a newer request took this one's place"));
+            Error why = older->lp.superseded.value_or(
+                Error(Code::rate_limited, "a newer request took this one's place"));
             older->forced = render_error(why, older->request_id);
             enqueue(older);
         }

@@ -36,7 +36,7 @@ struct Request {
     const std::string& param(const std::string& name) const;
 };
 
-// Parses an application/x-www-form-urlencoded query string. Throws ApiError 400
+// Parses an application/x-www-form-urlencoded query string. Throws Error 400
 // validation_failed (field "?name") for a repeated key or a malformed escape.
 std::map<std::string, std::string> parse_query(const std::string& raw);
 

@@ -7,7 +7,6 @@
 #include <string>
 #include <utility>
 
-#include "common/db/pool.h"
 #include "common/json/out.h"
 
 namespace pouch::http {
@@ -51,13 +50,6 @@ const char* status_reason(int status) {
 
 namespace {
 
-constexpr std::pair<Fault, int> kStatuses[] = {
-    {Fault::bad_input, 400}, {Fault::unauthenticated, 401}, {Fault::forbidden, 403},
-    {Fault::not_found, 404}, {Fault::not_allowed, 405},     {Fault::conflict, 409},
-    {Fault::gone, 410},      {Fault::too_large, 413},       {Fault::unsupported_type, 415},
-    {Fault::too_many, 429},  {Fault::internal, 500},        {Fault::unavailable, 503},
-};
-
 void base_headers(Rendered& r, const std::string& request_id) {
     r.headers.emplace_back("Content-Type", "application/json");
     r.headers.emplace_back("Cache-Control", "no-store");
@@ -68,15 +60,15 @@ void base_headers(Rendered& r, const std::string& request_id) {
 }  // namespace
 
 int status_of(Fault fault) {
-    for (const auto& [f, status] : kStatuses)
+    for (const auto& [f, status] : kFaultStatus)
         if (f == fault) return status;
     return 500;
 }
 
-Fault fault_of(int status) {
-    for (const auto& [f, s] : kStatuses)
-        if (s == status) return f;
-    throw std::logic_error("HTTP status " + std::to_string(status) + " has no Fault");
+Error epoch_mismatch(const std::string& current_epoch, long long high_water) {
+    json::Out d;
+    d.kv("current_epoch", current_epoch).kv("high_water", high_water);
+    return Error(Code::epoch_mismatch).with_details(d.done());
 }
 
 Rendered render_success(const Response& resp, const std::string& request_id) {
@@ -120,12 +112,10 @@ Rendered render_guarded(const std::string& request_id, std::string& error_detail
     try {
         return render_success(fn(), request_id);
     } catch (const Error& e) {
-        if (status_of(e.fault) >= 500) error_detail = e.message;
+        // A database failure's cause (libpq's text) is logged, never answered.
+        if (status_of(e.fault) >= 500)
+            error_detail = e.cause.empty() ? e.message : "database: " + e.cause;
         return render_error(e, request_id);
-    } catch (const db::Error& e) {
-        error_detail = std::string("database: ") + e.what();
-        if (e.connection_lost) return render_error(unavailable(), request_id);
-        return render_error(internal_error(), request_id);
     } catch (const std::exception& e) {
         error_detail = e.what();
         return render_error(internal_error(), request_id);

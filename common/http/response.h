@@ -1,5 +1,5 @@
 // response.h -- what a route returns on success, and the one place that renders the
-// envelope {"ok","data","meta"} for successes and {"ok":false,"error",...} for ApiError.
+// envelope {"ok","data","meta"} for successes and {"ok":false,"error",...} for an Error.
 #pragma once
 
 #include <chrono>
@@ -28,7 +28,7 @@ struct LongPoll {
     // (the answer must then not depend on the caller).
     std::string share_key;
     // Re-reads the state: the answer once there is one, else nullopt. With `final` (the
-    // deadline, or shutdown) it must answer. May throw ApiError like a route.
+    // deadline, or shutdown) it must answer. May throw an Error like a route.
     std::function<std::optional<Response>(bool final)> poll;
     // Non-empty: the account it counts against; Parking holds at most its per-owner limit of
     // parked requests per owner and answers the next one 429 rate_limited at once (§13).
@@ -36,7 +36,7 @@ struct LongPoll {
     // Non-empty: at most one request per key is parked; a newer one answers the older with
     // `superseded` (a second token wait on one login request: 429 slow_down, §13).
     std::string exclusive_key;
-    std::optional<ApiError> superseded;
+    std::optional<Error> superseded;
 };
 
 struct Response {
@@ -62,9 +62,9 @@ struct Rendered {
 const char* status_reason(int status);
 Rendered render_success(const Response& r, const std::string& request_id);
 Rendered render_error(const Error& e, const std::string& request_id);
-// Runs a route-like function and renders what it returns or throws: an Error (ApiError
-// included) with the status of its fault, a
-// lost database connection as 503 unavailable, anything else as 500 with `error_detail` set
+// Runs a route-like function and renders what it returns or throws: an Error with the status
+// of its catalogue entry (a database failure is one: 503 unavailable when the connection
+// broke, else 500, its cause in `error_detail`), anything else as 500 with `error_detail` set
 // for the log. `request_id` is read only when rendering, so `fn` may fill it in.
 Rendered render_guarded(const std::string& request_id, std::string& error_detail,
                         const std::function<Response()>& fn);

@@ -150,10 +150,10 @@ Router::Match Router::match(const std::string& method, const std::string& path) 
         if (std::find(allowed.begin(), allowed.end(), r.method) == allowed.end())
             allowed.push_back(r.method);
     }
-    if (allowed.empty()) throw ApiError(404, "not_found", "no such endpoint");
+    if (allowed.empty()) throw Error(Code::not_found, "no such endpoint");
     std::string allow;
     for (const auto& m : allowed) allow += (allow.empty() ? "" : ", ") + m;
-    throw ApiError(405, "method_not_allowed", "method not allowed; allowed: " + allow)
+    throw Error(Code::method_not_allowed, "method not allowed; allowed: " + allow)
         .with_header("Allow", allow);
 }
 

@@ -62,7 +62,7 @@ class Router {
         const Route* route;
         std::map<std::string, std::string> params;
     };
-    // Throws ApiError 404 or 405 (with Allow).
+    // Throws Error 404 or 405 (with Allow).
     Match match(const std::string& method, const std::string& path) const;
 
     const std::vector<Route>& routes() const { return routes_; }

@@ -98,8 +98,8 @@ void fill_request(FCGX_Request& fr, Request& r) {
 // Reads the whole body up to `limit` bytes; 413 past it.
 void read_json_body(FCGX_Request& fr, Request& r, size_t limit) {
     if (r.content_length > static_cast<long long>(limit))
-        throw ApiError(413, "payload_too_large",
-                       "request body exceeds " + std::to_string(limit) + " bytes");
+        throw Error(Code::payload_too_large,
+                    "request body exceeds " + std::to_string(limit) + " bytes");
     std::string body;
     // Room for the parser's padding too, so the in-place parse never copies the body.
     if (r.content_length > 0)
@@ -110,8 +110,8 @@ void read_json_body(FCGX_Request& fr, Request& r, size_t limit) {
         if (n <= 0) break;
         body.append(buf, static_cast<size_t>(n));
         if (body.size() > limit)
-            throw ApiError(413, "payload_too_large",
-                           "request body exceeds " + std::to_string(limit) + " bytes");
+            throw Error(Code::payload_too_large,
+                        "request body exceeds " + std::to_string(limit) + " bytes");
     }
     r.body = std::move(body);
 }
@@ -121,14 +121,14 @@ void prepare_body(FCGX_Request& fr, Request& r, const Route& route) {
     if (o.body == BodyKind::none) return;
     bool has_body = r.content_length > 0;
     if (has_body && !is_json_content_type(r.content_type, o.content_type))
-        throw ApiError(415, "unsupported_media_type", "Content-Type must be " + o.content_type);
+        throw Error(Code::unsupported_media_type, "Content-Type must be " + o.content_type);
     if (o.body == BodyKind::json) {
         read_json_body(fr, r, o.body_limit);
         return;
     }
     if (r.content_length > static_cast<long long>(o.body_limit))
-        throw ApiError(413, "payload_too_large",
-                       "request body exceeds " + std::to_string(o.body_limit) + " bytes");
+        throw Error(Code::payload_too_large,
+                    "request body exceeds " + std::to_string(o.body_limit) + " bytes");
     auto total = std::make_shared<size_t>(0);
     size_t limit = o.body_limit;
     r.read_body = [&fr, total, limit](char* buf, size_t n) -> size_t {
@@ -136,8 +136,8 @@ void prepare_body(FCGX_Request& fr, Request& r, const Route& route) {
         if (got <= 0) return 0;
         *total += static_cast<size_t>(got);
         if (*total > limit)
-            throw ApiError(413, "payload_too_large",
-                           "request body exceeds " + std::to_string(limit) + " bytes");
+            throw Error(Code::payload_too_large,
+                        "request body exceeds " + std::to_string(limit) + " bytes");
         return static_cast<size_t>(got);
     };
 }
@@ -154,7 +154,7 @@ Rendered dispatch(FCGX_Request& fr, Request& r, Router& router, Services& servic
         // doubled slashes) would reach routes nginx never passes, e.g. the metrics through the
         // public server as /metrics/<group>/..%2F..%2Fv1%2Fhealth. No API path needs either.
         if (!r.document_uri.empty() && r.document_uri != r.path)
-            throw ApiError(404, "not_found", "no such endpoint");
+            throw Error(Code::not_found, "no such endpoint");
         Router::Match m = router.match(r.method, r.path);
         r.route = m.route->pattern;
         r.params = std::move(m.params);

@@ -27,7 +27,7 @@ constexpr long long kIatFuture = 60;
 
 [[noreturn]] void fail(std::string message) {
     // common/auth/dpop_check.cpp adds the WWW-Authenticate challenge at the edge.
-    throw Error(Fault::unauthenticated, "invalid_dpop_proof", "DPoP proof: " + std::move(message));
+    throw Error(Code::invalid_dpop_proof, "DPoP proof: " + std::move(message));
 }
 
 std::string_view sv(const rapidjson::Value& v) {

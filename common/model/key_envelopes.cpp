@@ -73,8 +73,7 @@ StoredEnvelopes store_key_envelopes(db::Conn& conn, const std::string& account_i
                   "current " +
                       std::to_string(current) + " or the next"
                 : "key_gen must not be above the pouch's current " + std::to_string(current);
-        throw Error(Fault::conflict, "key_gen_conflict", message, at + "/key_gen")
-            .with_details(d.done());
+        throw Error(Code::key_gen_conflict, message, at + "/key_gen").with_details(d.done());
     }
     conn.run(sql::kInsertEnvelopes, {.envelopes = mine.envelopes});
     for (const sql::PouchId& p : conn.rows(sql::kRaiseKeyGen, mine))

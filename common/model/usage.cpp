@@ -37,7 +37,7 @@ Error quota_exceeded(const rules::QuotaExcess& e, const std::string& message,
     d.kv("limit_bytes", e.limit_bytes).kv("used_bytes", e.used_bytes);
     d.kv("requested_bytes", e.requested_bytes);
     for (const QuotaDetail& x : extra) d.kv(x.name, x.value);
-    return Error(Fault::forbidden, "quota_exceeded", message).with_details(d.done());
+    return Error(Code::quota_exceeded, message).with_details(d.done());
 }
 
 }  // namespace pouch::model

@@ -57,9 +57,8 @@ http::QueryParam limit_param(long long max) {
     return http::query_int("limit", 1, max, kDefaultLimit);
 }
 
-http::ApiError invalid_cursor() {
-    return http::ApiError(400, "invalid_cursor",
-                          "the cursor is malformed or belongs to another list", "?cursor");
+Error invalid_cursor() {
+    return Error(Code::invalid_cursor, {}, "?cursor");
 }
 
 List::List(std::string scope, std::vector<Key> kinds)

@@ -53,7 +53,7 @@ using Keys = std::vector<std::string>;
 http::QueryParam cursor_param();
 http::QueryParam limit_param(long long max = kMaxLimit);
 
-http::ApiError invalid_cursor();
+Error invalid_cursor();
 
 // Key k of the cursor read by List::read as a statement parameter: SQL NULL (from the start)
 // when there is no cursor.

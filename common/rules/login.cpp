@@ -10,7 +10,7 @@ namespace {
 LoginStep move(LoginState next) { return {LoginStep::Kind::move, next, std::nullopt}; }
 LoginStep refuse(Error e) { return {LoginStep::Kind::refuse, LoginState::pending, std::move(e)}; }
 
-Error expired() { return Error(Fault::gone, "expired_token", "the login request expired"); }
+Error expired() { return Error(Code::expired_token); }
 
 }  // namespace
 
@@ -39,16 +39,15 @@ LoginStep transition(LoginState from, LoginEvent event) {
             case LoginState::approved: return move(LoginState::redeemed);
             case LoginState::expired: return refuse(expired());
             case LoginState::denied:
-                return refuse(Error(Fault::forbidden, "access_denied", "the login was denied"));
+                return refuse(Error(Code::access_denied));
             case LoginState::redeemed:
-                return refuse(
-                    Error(Fault::bad_input, "invalid_grant", "the login was already redeemed"));
+                return refuse(Error(Code::invalid_grant, "the login was already redeemed"));
         }
     }
     if (from == LoginState::pending)
         return move(event == LoginEvent::approve ? LoginState::approved : LoginState::denied);
     if (from == LoginState::expired) return refuse(expired());
-    return refuse(Error(Fault::conflict, "already_decided",
+    return refuse(Error(Code::already_decided,
                         std::string("the login request is already ") + login_state_name(from)));
 }
 

@@ -88,7 +88,7 @@ http::Response genesis(api::Call& call) {
         db::Transaction tx(*conn);
         model::Usage before = model::lock_account_usage(*conn, c.account_id);
         if (conn->exec(sql::kHasGenesis, {c.account_id}).rows() > 0)
-            throw http::ApiError(409, "genesis_exists", "the account already has a roster");
+            throw Error(Code::genesis_exists);
         require_genesis_of(statements[0], member_id);
         if (model::pouch_id_in_use(*conn, pouch_id))
             throw validation_failed("/key_envelopes/0/pouch_id", "this pouch id is already in use");

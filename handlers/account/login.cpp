@@ -28,7 +28,7 @@ http::Response login(api::Call& call) {
         password_burn(password);
     else
         ok = password_verify(stored_hash, password);
-    if (!ok) throw http::ApiError(401, "invalid_credentials", "email or password is wrong");
+    if (!ok) throw Error(Code::invalid_credentials);
 
     auto conn = s.db.acquire();
     NewSession session = create_session(*conn, user_id);

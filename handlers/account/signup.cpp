@@ -22,8 +22,7 @@ http::Response signup(api::Call& call) {
     auto conn = s.db.acquire();
     db::Transaction tx(*conn);
     if (conn->exec(sql::kInsertUser, {user_id, email, hash}).rows() == 0)
-        throw http::ApiError(409, "email_taken", "an account with this email already exists",
-                             "/email");
+        throw Error(Code::email_taken, {}, "/email");
     if (conn->exec(sql::kInsertAccount, {account_id, user_id}).rows() == 0)
         throw std::runtime_error("no default plan is configured");
     NewSession session = create_session(*conn, user_id);

@@ -142,9 +142,8 @@ http::Response update_plan(api::Call& call) {
     db::Result r = [&] {
         try {
             return conn->exec(sql::kUpdatePlan, params);
-        } catch (const db::Error& e) {
-            if (e.sqlstate == "23505")
-                throw http::ApiError(409, "slug_taken", "another plan has this slug", "/slug");
+        } catch (const Error& e) {
+            if (e.sqlstate == "23505") throw Error(Code::slug_taken, {}, "/slug");
             throw;
         }
     }();

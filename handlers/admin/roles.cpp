@@ -48,8 +48,7 @@ http::Response set_role(api::Call& call) {
     if (target < 0) throw http::not_found();
     std::string previous = r.text(target, "role");
     if (previous != role) {
-        if (previous == "admin" && admins <= 1)
-            throw http::ApiError(409, "last_admin", "the last admin cannot be demoted");
+        if (previous == "admin" && admins <= 1) throw Error(Code::last_admin);
         conn->exec(sql::kSetRole, {id, role});
         write_audit(*conn, call, "user.role", id, role_json(previous), role_json(role));
     }

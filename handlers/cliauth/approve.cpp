@@ -56,10 +56,8 @@ http::Response approve(api::Call& call) {
         if (doc.HasMember("confirm_code") &&
             !crypto::confirm_code_matches(json::text(doc["confirm_code"]),
                                           crypto::confirm_code(id, r.text(0, "sign_jkt"))))
-            throw http::ApiError(400, "confirm_code_mismatch",
-                                 "the confirm code does not match the one the CLI shows");
-        if (c.member_id.empty())
-            throw http::ApiError(409, "genesis_required", "the account has no roster yet");
+            throw Error(Code::confirm_code_mismatch);
+        if (c.member_id.empty()) throw Error(Code::genesis_required);
         model::Usage before = model::lock_account_usage(*conn, c.account_id);
         if (model::member_id_in_use(*conn, member_id))
             throw validation_failed("/key_envelopes/0/member_id", "must be a new member id");

@@ -18,8 +18,8 @@ namespace pouch::cliauth {
 
 namespace {
 
-http::ApiError invalid_grant(const char* why) {
-    return http::ApiError(400, "invalid_grant", why);
+Error invalid_grant(const char* why) {
+    return Error(Code::invalid_grant, why);
 }
 
 }  // namespace
@@ -66,7 +66,7 @@ http::Response refresh(api::Call& call) {
 
     switch (rules::refresh_step(t)) {
         case rules::RefreshStep::device_revoked:
-            throw http::ApiError(401, "device_revoked", "this device has been revoked");
+            throw Error(Code::device_revoked);
         case rules::RefreshStep::refuse_and_revoke:
             model::revoke_device_tokens(*conn, device_id);
             tx.commit();

@@ -15,8 +15,8 @@ namespace pouch::cliauth {
 
 namespace {
 
-http::ApiError invalid_grant(const std::string& message) {
-    return http::ApiError(400, "invalid_grant", message);
+Error invalid_grant(const std::string& message) {
+    return Error(Code::invalid_grant, message);
 }
 
 http::Response pending() {
@@ -39,8 +39,7 @@ http::Response redeem(http::Services& s, const std::string& id, const std::strin
     // Revoked between approval and redemption: tokens would be refused on first use, so
     // none are issued (the rollback leaves the request approved; every retry answers this).
     if (device.boolean(0, "revoked"))
-        throw http::ApiError(403, "access_denied",
-                             "the device was revoked before the login was redeemed");
+        throw Error(Code::access_denied, "the device was revoked before the login was redeemed");
     TokenPair t = issue_tokens(*conn, device.text(0, "id"), jkt);
     tx.commit();
     json::Out o;
@@ -90,8 +89,7 @@ http::Response token(api::Call& call) {
     const bool pending_now = state == rules::LoginState::pending;
     if (pending_now) {
         if (wait == 0 && r.boolean(0, "too_soon"))
-            throw http::ApiError(429, "slow_down", "poll at most every 5 seconds, or use wait")
-                .with_header("Retry-After", std::to_string(kPollInterval));
+            throw Error(Code::slow_down).with_header("Retry-After", std::to_string(kPollInterval));
         auto conn = s.db.acquire();
         conn->exec(sql::kTouchPoll, {id});
     }
@@ -102,9 +100,8 @@ http::Response token(api::Call& call) {
         lp->deadline = std::chrono::steady_clock::now() + std::chrono::seconds(wait);
         // One parked wait per login request: a second one answers the first (decisions §13).
         lp->exclusive_key = id;
-        lp->superseded =
-            http::ApiError(429, "slow_down", "another wait on this login request took its place")
-                .with_header("Retry-After", std::to_string(kPollInterval));
+        lp->superseded = Error(Code::slow_down, "another wait on this login request took its place")
+                             .with_header("Retry-After", std::to_string(kPollInterval));
         lp->poll = [&s, id, jkt = proof.jkt](bool final) -> std::optional<http::Response> {
             if (auto done = answer(s, id, jkt, current_state(s, id))) return done;
             return final ? std::optional<http::Response>(pending()) : std::nullopt;

@@ -1,7 +1,6 @@
 // cursor.cpp -- PUT /v1/devices/me/cursor (op 9), CLI only (decisions §5.2): the device
 // reports the last event seq it has acknowledged for a pouch and epoch; the stored value only
 // ever grows (max(previous, acked_seq)), so a late or repeated report cannot move it back.
-#include "common/json/out.h"
 #include "handlers/devices/routes.h"
 #include "handlers/devices/sql.h"
 
@@ -15,12 +14,7 @@ CursorAnswer cursor(api::Call& call, const CursorRequest& body) {
     auto log = conn->maybe_one(sql::kPouchForCursor,
                                {.pouch_id = body.pouch_id, .account_id = c.account_id});
     if (!log) throw http::not_found();
-    if (log->epoch != body.epoch) {
-        json::Out d;
-        d.kv("current_epoch", log->epoch).kv("high_water", log->high_water);
-        throw http::ApiError(409, "epoch_mismatch", "the pouch's event log has another epoch")
-            .with_details(d.done());
-    }
+    if (log->epoch != body.epoch) throw http::epoch_mismatch(log->epoch, log->high_water);
     if (body.acked_seq > log->high_water)
         throw validation_failed("/acked_seq", "must not exceed the pouch's high_water (" +
                                                   std::to_string(log->high_water) + ")");

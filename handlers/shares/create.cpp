@@ -62,7 +62,7 @@ http::Response create(api::Call& call) {
         sql::kCreateShare,
         {id, c.account_id, pouch_id, c.user_id, json::text(doc["label_enc"]), lifetime(doc),
          json::text(bundle), std::to_string(size), one_time ? "true" : "false"});
-    if (r.rows() == 0) throw http::ApiError(409, "share_exists", "a share with this id exists");
+    if (r.rows() == 0) throw Error(Code::share_exists);
     tx.commit();
     return api::created(share_data(r, 0));
 }

@@ -66,8 +66,8 @@ http::Response revoke(api::Call& call);
 
 // 410 share_unavailable for a share that exists but is not active; details.state says which
 // of expired, revoked or consumed it is, so a page can tell its visitor the reason.
-inline http::ApiError unavailable_share(const std::string& state) {
-    return http::ApiError(410, "share_unavailable", "the share is " + state)
+inline Error unavailable_share(const std::string& state) {
+    return Error(Code::share_unavailable, "the share is " + state)
         .with_details("{\"state\":\"" + state + "\"}");
 }
 

@@ -195,17 +195,11 @@ http::Response commit(api::Call& call) {
 
     db::Transaction tx(*conn);
     PouchRow pouch = load_pouch(*conn, pouch_id, c, true);
-    if (json::text(doc["epoch"]) != pouch.epoch) {
-        json::Out d;
-        d.kv("current_epoch", pouch.epoch).kv("high_water", pouch.high_water);
-        throw http::ApiError(409, "epoch_mismatch", "the pouch's event log has another epoch")
-            .with_details(d.done());
-    }
+    if (json::text(doc["epoch"]) != pouch.epoch)
+        throw http::epoch_mismatch(pouch.epoch, pouch.high_water);
     db::Result prior = conn->exec(sql::kStoredCommit, {pouch.id, operation_id});
     if (prior.rows() == 1) {
-        if (prior.text(0, "body_hash") != stored_hash)
-            throw http::ApiError(409, "operation_id_reused",
-                                 "operation_id was used for a different body");
+        if (prior.text(0, "body_hash") != stored_hash) throw Error(Code::operation_id_reused);
         return api::ok(prior.text(0, "response"));
     }
 

@@ -20,13 +20,6 @@ namespace pouch::sync {
 
 namespace {
 
-http::ApiError epoch_mismatch(const std::string& current_epoch, long long high_water) {
-    json::Out d;
-    d.kv("current_epoch", current_epoch).kv("high_water", high_water);
-    return http::ApiError(409, "epoch_mismatch", "the pouch's event log has another epoch; resync")
-        .with_details(d.done());
-}
-
 // Reads one page; throws epoch_mismatch when the pouch has moved to another epoch and
 // not_found when it is gone.
 db::Result read_page(db::Conn& conn, const std::string& pouch_id, const std::string& epoch,
@@ -35,7 +28,7 @@ db::Result read_page(db::Conn& conn, const std::string& pouch_id, const std::str
                              {pouch_id, std::to_string(after), std::to_string(limit), epoch});
     if (r.rows() == 0) throw http::not_found();
     if (r.text(0, "epoch") != epoch)
-        throw epoch_mismatch(r.text(0, "epoch"), r.int64(0, "high_water"));
+        throw http::epoch_mismatch(r.text(0, "epoch"), r.int64(0, "high_water"));
     return r;
 }
 

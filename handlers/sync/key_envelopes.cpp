@@ -65,8 +65,7 @@ http::Response add_key_envelopes(api::Call& call) {
         if (std::string(envelopes[i]["pouch_id"].GetString()) != pouch_id)
             throw validation_failed("/key_envelopes/" + std::to_string(i) + "/pouch_id",
                                     "must be the pouch of the path");
-    if (c.member_id.empty())
-        throw http::ApiError(409, "genesis_required", "the account has no roster yet");
+    if (c.member_id.empty()) throw Error(Code::genesis_required);
 
     model::StoredEnvelopes stored;
     db::Result state{nullptr};

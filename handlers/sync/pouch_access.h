@@ -19,7 +19,7 @@ struct PouchRow {
     std::string created_at;
 };
 
-// Throws ApiError 404 when the pouch does not exist or is another account's. `for_update`
+// Throws not_found (404) when the pouch does not exist or is another account's. `for_update`
 // locks the row (commits and key rotations serialise on it).
 PouchRow load_pouch(db::Conn& conn, const std::string& pouch_id, const auth::Caller& c,
                     bool for_update = false);

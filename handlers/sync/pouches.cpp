@@ -60,15 +60,14 @@ http::Response create_pouch(api::Call& call) {
         if (envelopes[i]["key_gen"].GetInt64() != key_gen)
             throw validation_failed(at + "/key_gen", "every envelope must have the same key_gen");
     }
-    if (c.member_id.empty())
-        throw http::ApiError(409, "genesis_required", "the account has no roster yet");
+    if (c.member_id.empty()) throw Error(Code::genesis_required);
 
     auto conn = s.db.acquire();
     db::Transaction tx(*conn);
     db::Result plan = conn->exec(sql::kLockAccountPlan, {c.account_id});
     if (plan.int64(0, "pouches") >= plan.int64(0, "pouch_limit"))
-        throw http::ApiError(403, "pouch_limit_reached",
-                             "the plan allows " + plan.text(0, "pouch_limit") + " pouches");
+        throw Error(Code::pouch_limit_reached,
+                    "the plan allows " + plan.text(0, "pouch_limit") + " pouches");
     if (model::pouch_id_in_use(*conn, id))
         throw validation_failed("/id", "this pouch id is already in use");
     model::Usage before = model::account_usage(*conn, c.account_id);  // row locked above

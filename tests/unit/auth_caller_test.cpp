@@ -24,8 +24,8 @@
 
 namespace http = pouch::http;
 
+using pouch::Error;
 using pouch::auth::Caller;
-using pouch::http::ApiError;
 using pouch::http::Request;
 using pouch::testutil::DpopClaims;
 using pouch::testutil::TestP256Key;
@@ -75,7 +75,9 @@ pouch::Error refusal(const http::Request& r, pouch::http::Services& s) {
     } catch (const pouch::Error& e) {
         return e;
     }
-    return pouch::Error(pouch::Fault::internal, "", "");
+    pouch::Error none(pouch::Code::internal);
+    none.code = {};
+    return none;
 }
 
 // ath = b64url(SHA-256(access token)), RFC 9449 §4.2.

@@ -70,7 +70,7 @@ class DbMigrate : public ::testing::Test {
         ASSERT_TRUE(admin_->ensure_connected()) << admin_->last_error();
         try {
             admin_->exec_sql("CREATE SCHEMA " + schema_);
-        } catch (const pouch::db::Error& e) {
+        } catch (const pouch::Error& e) {
             admin_.reset();
             GTEST_SKIP() << "cannot create a scratch schema: " << e.what();
         }

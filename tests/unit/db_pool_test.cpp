@@ -86,7 +86,7 @@ TEST(DbPool, UniqueViolationCarriesSqlstate23505) {
     try {
         l->exec(ins, {"1"});
         FAIL() << "second insert succeeded";
-    } catch (const pouch::db::Error& e) {
+    } catch (const pouch::Error& e) {
         EXPECT_EQ(e.sqlstate, "23505");
         EXPECT_FALSE(e.connection_lost);
     }
@@ -167,11 +167,11 @@ TEST(DbPool, TransactionWithoutCommitRollsBackAndCommitOfAFailedOneThrows) {
     {
         pouch::db::Transaction tx(*l);
         l->exec_sql("INSERT INTO t_tx VALUES (2)");
-        EXPECT_THROW(l->exec_sql("INSERT INTO t_tx VALUES (2)"), pouch::db::Error);
+        EXPECT_THROW(l->exec_sql("INSERT INTO t_tx VALUES (2)"), pouch::Error);
         try {
             tx.commit();
             FAIL() << "commit of an aborted transaction succeeded";
-        } catch (const pouch::db::Error& e) {
+        } catch (const pouch::Error& e) {
             EXPECT_EQ(e.sqlstate, "25P02");
         }
     }
@@ -213,7 +213,7 @@ TEST(DbPool, StatementOnAKilledConnectionReportsLostAndThePoolRecovers) {
         try {
             l->exec(kAddOne, {"1"});
             FAIL() << "statement on a killed backend succeeded";
-        } catch (const pouch::db::Error& e) {
+        } catch (const pouch::Error& e) {
             EXPECT_TRUE(e.connection_lost);
         }
     }

@@ -11,7 +11,7 @@
 
 using namespace pouch::crypto;
 using namespace pouch::jose;
-using pouch::http::ApiError;
+using pouch::Error;
 using pouch::testutil::dpop_claims_json;
 using pouch::testutil::DpopClaims;
 using pouch::testutil::make_dpop;
@@ -36,7 +36,7 @@ pouch::Error rejection(const DpopInput& in) {
         return e;
     }
     ADD_FAILURE() << "proof was accepted";
-    return pouch::Error(pouch::Fault::internal, "", "");
+    return pouch::Error(pouch::Code::internal);
 }
 
 // crypto knows no HTTP: the challenge header is added by common/auth/dpop_check.cpp (its test

@@ -62,7 +62,7 @@ std::string refusal(const std::string& text) {
     try {
         js::validate(doc, json::schema_of<Outer>());
     } catch (const pouch::Error& e) {
-        return e.code + " " + e.field;
+        return std::string(e.code) + " " + e.field;
     } catch (const std::exception& e) {
         return std::string("unexpected: ") + e.what();
     }

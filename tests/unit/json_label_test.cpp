@@ -148,7 +148,7 @@ Refusal refusal(const std::string& body) {
         js::validate(doc, kSchema);
     } catch (const pouch::Error& e) {
         EXPECT_EQ(pouch::http::status_of(e.fault), 400);
-        return {e.code, e.field, e.message};
+        return {std::string(e.code), e.field, e.message};
     }
     return {};
 }

@@ -8,7 +8,7 @@
 #include "common/http/error.h"
 #include "common/json/parse.h"
 
-using pouch::http::ApiError;
+using pouch::Error;
 using pouch::json::parse_strict;
 using pouch::json::parse_strict_any;
 

@@ -11,7 +11,7 @@
 #include "common/json/schema.h"
 
 namespace js = pouch::json::schema;
-using pouch::http::ApiError;
+using pouch::Error;
 
 namespace {
 

@@ -31,7 +31,8 @@
 namespace http = pouch::http;
 
 using namespace std::chrono_literals;
-using pouch::http::ApiError;
+using pouch::Code;
+using pouch::Error;
 using pouch::http::LongPoll;
 using pouch::http::Parking;
 using pouch::http::Rendered;
@@ -345,7 +346,7 @@ TEST(Parking, APollThatThrowsAnswersItsErrorAndTheRequestLeaves) {
     Waiter w;
     http::LongPoll lp = w.long_poll(ch, p.stamp(ch), 10s);
     lp.poll = [](bool) -> std::optional<http::Response> {
-        throw http::ApiError(409, "epoch_mismatch", "the pouch's event log has another epoch");
+        throw Error(Code::epoch_mismatch, "the pouch's event log has another epoch");
     };
     w.park(p, std::move(lp));
     redis.publish(ch, "1");
@@ -419,8 +420,8 @@ TEST(Parking, ASecondRequestWithTheExclusiveKeyAnswersTheFirstWithItsError) {
     Waiter first, second;
     http::LongPoll lp = first.long_poll(ch, p.stamp(ch), 10s);
     lp.exclusive_key = "login-1";
-    lp.superseded = http::ApiError(429, "slow_down", "another wait took its place")
-                        .with_header("Retry-After", "5");
+    lp.superseded =
+        Error(Code::slow_down, "another wait took its place").with_header("Retry-After", "5");
     first.park(p, std::move(lp));
     http::LongPoll lp2 = second.long_poll(ch, p.stamp(ch), 10s);
     lp2.exclusive_key = "login-1";

@@ -79,8 +79,8 @@ void run_dpop(const rapidjson::Value& c, Writer& w) {
         put(w, "jti", p.jti);
         w.Key("iat");
         w.Int64(p.iat);
-    } catch (const pouch::http::ApiError& e) {
-        fail(w, e.code + ": " + e.message);
+    } catch (const pouch::Error& e) {
+        fail(w, std::string(e.code) + ": " + e.message);
     }
 }
 
@@ -97,8 +97,8 @@ void run_sig(const rapidjson::Value& c, Writer& w) {
         w.Key("ok");
         w.Bool(ok);
         if (!ok) put(w, "error", "signature rejected");
-    } catch (const pouch::http::ApiError& e) {
-        fail(w, e.code + ": " + e.message);
+    } catch (const pouch::Error& e) {
+        fail(w, std::string(e.code) + ": " + e.message);
     }
 }
 
@@ -112,8 +112,8 @@ void run_jcs(const rapidjson::Value& c, Writer& w) {
         w.Bool(true);
         put(w, "jcs_b64", cr::b64url_encode(*canonical));
         put(w, "blake3", cr::b64url_encode(cr::blake3_256(*canonical)));
-    } catch (const pouch::http::ApiError& e) {
-        fail(w, e.code + ": " + e.message);
+    } catch (const pouch::Error& e) {
+        fail(w, std::string(e.code) + ": " + e.message);
     }
 }
 

@@ -187,7 +187,7 @@ int cmd_gc(const Args& args) {
         st.refresh_tokens = conn.one(kDeleteRefreshTokens, {}).n;
         st.commit_log = conn.one(kDeleteCommitLog, {.days = idempotency_days}).n;
         st.shares = conn.one(kPurgeShareBundles, {}).n;
-    } catch (const pouch::db::Error& e) {
+    } catch (const pouch::Error& e) {
         std::fprintf(stderr, "pouchctl gc: %s\n", e.what());
         return 1;
     }
@@ -247,7 +247,7 @@ int cmd_pouch(const Args& args) {
         pouch::redis::Client redis(env_or("POUCH_REDIS_URL", "redis://127.0.0.1:6379/0"));
         if (!redis.publish(pouch::wakeup::channel(pouch::wakeup::Topic::events, pouch_id), "1"))
             std::printf("note: Redis unreachable, waiting long-polls were not woken\n");
-    } catch (const pouch::db::Error& e) {
+    } catch (const pouch::Error& e) {
         std::fprintf(stderr, "pouchctl pouch: %s\n", e.what());
         return 1;
     }

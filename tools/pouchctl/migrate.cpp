@@ -118,7 +118,7 @@ int cmd_migrate(const Args& args) {
             std::printf("up to date (%zu migrations)\n", applied.size());
         else
             std::printf("applied %d migration%s\n", count, count == 1 ? "" : "s");
-    } catch (const pouch::db::Error& e) {
+    } catch (const pouch::Error& e) {
         std::fprintf(stderr, "pouchctl migrate: %s%s%s\n", current.empty() ? "" : current.c_str(),
                      current.empty() ? "" : ": ", e.what());
         return 1;

@@ -95,7 +95,7 @@ int cmd_user(const Args& args) {
         tx.commit();
         std::printf("%s (%s): role %s -> %s\n", email.c_str(), id.c_str(), previous.c_str(),
                     role.c_str());
-    } catch (const pouch::db::Error& e) {
+    } catch (const pouch::Error& e) {
         std::fprintf(stderr, "pouchctl user: %s\n", e.what());
         return 1;
     }
