@@ -51,11 +51,17 @@ inline const api::Route kCursor{.method = "PUT",
                                 .who = api::Who::cli,
                                 .schema = &kCursorBody};
 
-inline const api::Route* const kRoutes[] = {&kList, &kRename, &kRevoke, &kCursor};
-
 http::Response list(api::Call& call);
 http::Response rename(api::Call& call);
 http::Response revoke(api::Call& call);
 http::Response cursor(api::Call& call);
+
+// The group's one route table: main.cpp installs it, the unit tests read it.
+inline const api::Entry kRoutes[] = {
+    {kList, list},
+    {kRename, rename},
+    {kRevoke, revoke},
+    {kCursor, cursor},
+};
 
 }  // namespace pouch::devices
