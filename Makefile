@@ -84,7 +84,10 @@ $(POUCHCTL): $$(patsubst %.cpp,$(BUILD)/obj/%.o,$$(wildcard tools/pouchctl/*.cpp
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(UNIT_TESTS): $$(patsubst %.cpp,$(BUILD)/obj/%.o,$$(wildcard tests/unit/*.cpp)) $(LIB)
+# The unit tests link every handler's objects but its main.cpp, so they read each group's route
+# table (handlers/<group>/routes.h) with the handlers it names.
+HANDLER_OBJ := $(patsubst %.cpp,$(BUILD)/obj/%.o,$(filter-out handlers/%/main.cpp,$(wildcard handlers/*/*.cpp)))
+$(UNIT_TESTS): $$(patsubst %.cpp,$(BUILD)/obj/%.o,$$(wildcard tests/unit/*.cpp)) $(HANDLER_OBJ) $(LIB)
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) -o $@ $^ -lgtest -lgtest_main $(LDLIBS)
 

@@ -5,7 +5,7 @@
 //   int main(int argc, char** argv) {
 //       return pouch::api::handler_main("devices", argc, argv,
 //                                       [](pouch::http::Router& r, const pouch::config::Config&) {
-//           pouch::api::add(r, devices::kList, devices::list);
+//           pouch::api::add(r, devices::kRoutes);  // the group's one table (routes.h)
 //       });
 //   }
 #pragma once

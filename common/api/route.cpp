@@ -2,6 +2,8 @@
 // Reading the body (413, 415) happens before, in the server, as nginx reads it before proxying.
 #include "common/api/route.h"
 
+#include <exception>
+#include <stdexcept>
 #include <vector>
 
 #include "common/auth/dpop_check.h"
@@ -16,9 +18,6 @@
 namespace pouch::api {
 
 namespace {
-
-const db::Statement kPouchOfAccount{"api_pouch_of_account",
-                                    "SELECT 1 FROM pouches WHERE id = $1 AND account_id = $2"};
 
 std::optional<auth::Caller> authenticate(const Route& route, const http::Request& req,
                                          http::Services& s) {
@@ -86,10 +85,29 @@ void drain(http::Request& req) noexcept {
     }
 }
 
+// The pouch scope's one lookup: a pouch of another account, or none, is not found. A write
+// scope keeps the connection, in a transaction holding the row's lock, for the handler.
+void load_pouch(PouchScope scope, Call& call) {
+    const std::string& id = call.req.param("pouchId");
+    const std::string& account = call.who().account_id;
+    if (scope == PouchScope::read) {
+        auto conn = call.services.db.acquire();
+        call.pouch_row = model::find_pouch(*conn, id, account, false);
+    } else {
+        call.lease.emplace(call.services.db.acquire());
+        call.transaction.emplace(call.conn());
+        call.pouch_row = model::find_pouch(call.conn(), id, account, true);
+    }
+    if (!call.pouch_row) throw http::not_found();
+}
+
 http::Response phases(const Route& route, const std::vector<std::string>& late,
                       const Handler& handler, http::Request& req, http::Services& s) {
-    Call call{req, s, route, authenticate(route, req, s), {}, {}, rapidjson::Document(), {}};
-    if (route.who == Who::dpop) call.proof = auth::check_dpop(req, s, std::nullopt);
+    Call call{.req = req, .services = s, .route = route, .caller = authenticate(route, req, s)};
+    // The jti is recorded here, before the handler binds the proof to the key it expects
+    // (sign_pub, the login's or the refresh token's key): a replay is refused by the same
+    // check on every route that takes a proof (docs/DECISIONS.md, "DPoP replays").
+    if (route.who == Who::dpop) call.proof = auth::require_dpop(req, s, std::nullopt);
     check_late_uuids(late, req);
     if (!route.query.empty()) call.query = http::validate_query(req, route.query);
     call.body.SetObject();
@@ -112,12 +130,19 @@ http::Response phases(const Route& route, const std::vector<std::string>& late,
         if (call.caller && call.caller->is_cli())
             verify_service_signature(*call.caller, req, call.body_hash);
     }
-    if (route.pouch_access) {
-        auto conn = s.db.acquire();
-        if (conn->exec(kPouchOfAccount, {req.param("pouchId"), call.who().account_id}).rows() == 0)
-            throw http::not_found();
+    // The body is validated before the pouch is loaded, so a write scope holds its lock for no
+    // validation work, but a 404 answers before a 400 (decisions §5.3).
+    std::exception_ptr invalid;
+    if (route.schema) {
+        try {
+            json::schema::validate(call.body, *route.schema);
+        } catch (const Error&) {
+            if (route.pouch == PouchScope::none) throw;
+            invalid = std::current_exception();
+        }
     }
-    if (route.schema) json::schema::validate(call.body, *route.schema);
+    if (route.pouch != PouchScope::none) load_pouch(route.pouch, call);
+    if (invalid) std::rethrow_exception(invalid);
     return handler(call);
 }
 
@@ -149,6 +174,20 @@ void add(http::Router& router, const Route& route, Handler handler) {
         [route, late = late_uuid_params(route.pattern), handler = std::move(handler)](
             http::Request& req, http::Services& s) { return run(route, late, handler, req, s); },
         o);
+}
+
+std::string Entry::schema_mismatch() const {
+    if (!request_schema || request_schema == route.schema) return "";
+    return route.method + " " + route.pattern +
+           ": its handler decodes a request struct whose schema is not the route's .schema "
+           "(declare .schema = api::schema<Request>())";
+}
+
+void add(http::Router& router, std::span<const Entry> table) {
+    for (const Entry& e : table) {
+        if (std::string why = e.schema_mismatch(); !why.empty()) throw std::logic_error(why);
+        add(router, e.route, e.handler);
+    }
 }
 
 http::Response ok(std::string data) {

@@ -7,7 +7,7 @@
 //   DeviceName rename(api::Call& call, const RenameRequest& body);
 //   inline const api::Route kRename{"PATCH", "/v1/devices/{id:uuid}", api::Who::any,
 //                                   .schema = api::schema<RenameRequest>()};
-//   {&kRename, api::typed(rename)}                      // the group's list of routes
+//   {kRename, api::typed(rename)}                       // the group's table of routes
 //
 // An answer may be api::Created<T> (201), api::NoContent (204), or an http::Response where a
 // handler must shape it itself (a page, a blob stream).
@@ -52,21 +52,20 @@ http::Response answer(Ans&& a) {
 
 }  // namespace detail
 
-// A typed handler as the pipeline's Handler: Ans fn(Call&, const Req&), or Ans fn(Call&) for
-// a route without a body.
+// A typed handler as the pipeline's: Ans fn(Call&, const Req&), or Ans fn(Call&) for a route
+// whose handler decodes no request struct. The row of the group's table checks that the
+// route declares Req's schema (route.h, Entry).
 template <class Ans, json::Described Req>
-Handler typed(Ans (*fn)(Call&, const Req&)) {
-    return [fn](Call& call) -> http::Response {
-        if (call.route.schema != &json::schema_of<Req>())
-            throw std::logic_error("route " + call.route.method + " " + call.route.pattern +
-                                   " does not declare its handler's request schema");
-        return detail::answer(fn(call, json::decode<Req>(call.body)));
-    };
+TypedHandler typed(Ans (*fn)(Call&, const Req&)) {
+    return {[fn](Call& call) -> http::Response {
+                return detail::answer(fn(call, json::decode<Req>(call.body)));
+            },
+            &json::schema_of<Req>()};
 }
 
 template <class Ans>
-Handler typed(Ans (*fn)(Call&)) {
-    return [fn](Call& call) -> http::Response { return detail::answer(fn(call)); };
+TypedHandler typed(Ans (*fn)(Call&)) {
+    return {[fn](Call& call) -> http::Response { return detail::answer(fn(call)); }, nullptr};
 }
 
 }  // namespace pouch::api

@@ -17,8 +17,9 @@ namespace pouch::auth {
 jose::DpopProof require_dpop(const http::Request& req, http::Services& s,
                              std::optional<std::string_view> access_token);
 
-// Verifies without recording the jti; call record_dpop() once the proof has been bound
-// to the expected key, so a proof for the wrong key does not burn its jti.
+// Verifies without recording the jti, for CLI authentication, which records it with
+// record_dpop() once the proof is bound to the access token's key. Handlers call neither: the
+// pipeline (common/api/route.cpp) verifies and records every proof before the handler runs.
 jose::DpopProof check_dpop(const http::Request& req, http::Services& s,
                            std::optional<std::string_view> access_token);
 void record_dpop(const jose::DpopProof& proof, http::Services& s);

@@ -23,6 +23,11 @@ QueryParam query_text(std::string name, size_t max_chars) {
     return QueryParam{std::move(name), QueryParam::Kind::text, 0, 0, std::nullopt, max_chars};
 }
 
+QueryParam required(QueryParam param) {
+    param.required = true;
+    return param;
+}
+
 std::optional<std::string> QueryValues::text(const std::string& name) const {
     auto it = texts_.find(name);
     if (it == texts_.end()) return std::nullopt;
@@ -97,6 +102,8 @@ QueryValues validate_query(const Request& req, const std::vector<QueryParam>& pa
                 break;
         }
     }
+    for (const auto& p : params)
+        if (p.required && !out.has(p.name)) throw validation_failed("?" + p.name, "required");
     return out;
 }
 

@@ -21,6 +21,7 @@ struct QueryParam {
     long long min = 0, max = 0;         // integer bounds
     std::optional<long long> fallback;  // integer/boolean default
     size_t max_chars = 256;             // text bound
+    bool required = false;              // absent: 400 "required", once every given parameter passed
 };
 
 QueryParam query_int(std::string name, long long min, long long max,
@@ -28,6 +29,7 @@ QueryParam query_int(std::string name, long long min, long long max,
 QueryParam query_bool(std::string name, bool fallback);  // true|false|1|0
 QueryParam query_uuid(std::string name);                 // its value: the canonical lower-case form
 QueryParam query_text(std::string name, size_t max_chars);
+QueryParam required(QueryParam param);
 
 class QueryValues {
   public:

@@ -7,14 +7,6 @@ int main(int argc, char** argv) {
     using namespace pouch;
     return api::handler_main(
         "cliauth", argc, argv,
-        [](http::Router& r, const config::Config&) {
-            api::add(r, cliauth::kStart, cliauth::start);
-            api::add(r, cliauth::kDetails, cliauth::details);
-            api::add(r, cliauth::kApprove, cliauth::approve);
-            api::add(r, cliauth::kDeny, cliauth::deny);
-            api::add(r, cliauth::kToken, cliauth::token);
-            api::add(r, cliauth::kRefresh, cliauth::refresh);
-            api::add(r, cliauth::kConnectToken, cliauth::connect_token);
-        },
+        [](http::Router& r, const config::Config&) { api::add(r, cliauth::kRoutes); },
         api::HandlerOptions{.wakeups = wakeup::Topic::login});
 }

@@ -40,7 +40,6 @@ http::Response refresh(api::Call& call) {
         if (!crypto::ct_equal(proof.jkt, k.text(0, "jkt")))
             throw auth::dpop_error("the DPoP key is not the device's key");
     }
-    auth::record_dpop(proof, s);  // no connection held: the replay cache may need one
 
     auto conn = s.db.acquire();
     db::Transaction tx(*conn);

@@ -91,9 +91,6 @@ inline const api::Route kRefresh{.method = "POST",
 inline const api::Route kConnectToken{
     .method = "POST", .pattern = "/v1/cli-auth/connect-tokens", .who = api::Who::web};
 
-inline const api::Route* const kRoutes[] = {&kStart, &kDetails, &kApprove,     &kDeny,
-                                            &kToken, &kRefresh, &kConnectToken};
-
 http::Response start(api::Call& call);
 http::Response details(api::Call& call);
 http::Response approve(api::Call& call);
@@ -101,6 +98,17 @@ http::Response deny(api::Call& call);
 http::Response token(api::Call& call);
 http::Response refresh(api::Call& call);
 http::Response connect_token(api::Call& call);
+
+// The group's one route table: main.cpp installs it, the unit tests read it.
+inline const api::Entry kRoutes[] = {
+    {kStart, start},
+    {kDetails, details},
+    {kApprove, approve},
+    {kDeny, deny},
+    {kToken, token},
+    {kRefresh, refresh},
+    {kConnectToken, connect_token},
+};
 
 // A fresh access + refresh token pair for the device, stored as hashes inside `conn`.
 struct TokenPair {

@@ -31,7 +31,6 @@ http::Response start(api::Call& call) {
     const auto& sign = doc["sign_pub"];
     std::string sign_jkt = crypto::jwk_thumbprint(json::text(sign["x"]), json::text(sign["y"]));
     if (sign_jkt != proof.jkt) throw auth::dpop_error("the DPoP proof must be signed by sign_pub");
-    auth::record_dpop(proof, s);
 
     auto conn = s.db.acquire();
     db::Transaction tx(*conn);

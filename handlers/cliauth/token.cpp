@@ -82,7 +82,6 @@ http::Response token(api::Call& call) {
     if (r.rows() == 0) throw invalid_grant("unknown login request");
     if (!crypto::ct_equal(proof.jkt, r.text(0, "sign_jkt")))
         throw auth::dpop_error("the DPoP key is not the one that started the login");
-    auth::record_dpop(proof, s);  // no connection held: the replay cache may need one
     if (!crypto::ct_equal(crypto::pkce_s256(verifier), r.text(0, "code_challenge")))
         throw invalid_grant("code_verifier does not match code_challenge");
     const rules::LoginState state = login_state(r);

@@ -6,9 +6,6 @@
 int main(int argc, char** argv) {
     using namespace pouch;
     return api::handler_main("devices", argc, argv, [](http::Router& r, const config::Config&) {
-        api::add(r, devices::kList, devices::list);
-        api::add(r, devices::kRename, api::typed(devices::rename));
-        api::add(r, devices::kRevoke, api::typed(devices::revoke));
-        api::add(r, devices::kCursor, api::typed(devices::cursor));
+        api::add(r, devices::kRoutes);
     });
 }

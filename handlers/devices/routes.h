@@ -45,11 +45,17 @@ inline const api::Route kCursor{.method = "PUT",
                                 .who = api::Who::cli,
                                 .schema = api::schema<CursorRequest>()};
 
-inline const api::Route* const kRoutes[] = {&kList, &kRename, &kRevoke, &kCursor};
-
 http::Response list(api::Call& call);
 DeviceName rename(api::Call& call, const RenameRequest& body);
 RevokeAnswer revoke(api::Call& call);  // the body (a roster rotation) is read by common/model
 CursorAnswer cursor(api::Call& call, const CursorRequest& body);
+
+// The group's one route table: main.cpp installs it, the unit tests read it.
+inline const api::Entry kRoutes[] = {
+    {kList, list},
+    {kRename, api::typed(rename)},
+    {kRevoke, api::typed(revoke)},
+    {kCursor, api::typed(cursor)},
+};
 
 }  // namespace pouch::devices

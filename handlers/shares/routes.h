@@ -39,12 +39,12 @@ inline const api::Route kCreate{.method = "POST",
                                 .who = api::Who::web,
                                 .body_limit = 12 * http::kMiB,
                                 .schema = &kCreateBody,
-                                .pouch_access = true};
+                                .pouch = api::PouchScope::read};
 inline const api::Route kList{.method = "GET",
                               .pattern = "/v1/pouches/{pouchId:uuid}/shares",
                               .who = api::Who::any,
                               .query = {paging::cursor_param(), paging::limit_param()},
-                              .pouch_access = true};
+                              .pouch = api::PouchScope::read};
 inline const api::Route kFetch{
     .method = "GET", .pattern = "/v1/shares/{id:uuid}", .who = api::Who::public_, .masked = {"id"}};
 inline const api::Route kImport{.method = "POST",
@@ -56,13 +56,16 @@ inline const api::Route kRevoke{.method = "POST",
                                 .who = api::Who::web,
                                 .masked = {"id"}};
 
-inline const api::Route* const kRoutes[] = {&kCreate, &kList, &kFetch, &kImport, &kRevoke};
-
 http::Response create(api::Call& call);
 http::Response list(api::Call& call);
 http::Response fetch(api::Call& call);
 http::Response import_share(api::Call& call);
 http::Response revoke(api::Call& call);
+
+// The group's one route table: main.cpp installs it, the unit tests read it.
+inline const api::Entry kRoutes[] = {
+    {kCreate, create}, {kList, list}, {kFetch, fetch}, {kImport, import_share}, {kRevoke, revoke},
+};
 
 // 410 share_unavailable for a share that exists but is not active; details.state says which
 // of expired, revoked or consumed it is, so a page can tell its visitor the reason.

@@ -9,7 +9,6 @@
 #include "common/http/query.h"
 #include "common/json/out.h"
 #include "common/paging/paging.h"
-#include "handlers/sync/pouch_access.h"
 #include "handlers/sync/revision_json.h"
 #include "handlers/sync/routes.h"
 #include "handlers/sync/sql_reads.h"
@@ -23,13 +22,11 @@ const paging::Keys kBeforeEverySeq{"-1", "00000000-0000-0000-0000-000000000000"}
 }  // namespace
 
 http::Response list_artifacts(api::Call& call) {
-    http::Request& req = call.req;
     http::Services& s = call.services;
-    const auth::Caller& c = call.who();
     const http::QueryValues& q = call.query;
     long long limit = q.integer("limit");
     auto conn = s.db.acquire();
-    PouchRow p = load_pouch(*conn, req.param("pouchId"), c);
+    const PouchRow& p = call.pouch();
     // The epoch in the scope: a cursor from before an epoch reset is refused, not misread.
     const paging::List list("artifacts/" + p.id + "/" + p.epoch,
                             {paging::Key::positive, paging::Key::uuid});
@@ -52,11 +49,10 @@ http::Response list_artifacts(api::Call& call) {
 http::Response list_revisions(api::Call& call) {
     http::Request& req = call.req;
     http::Services& s = call.services;
-    const auth::Caller& c = call.who();
     const http::QueryValues& q = call.query;
     long long limit = q.integer("limit");
     auto conn = s.db.acquire();
-    PouchRow p = load_pouch(*conn, req.param("pouchId"), c);
+    const PouchRow& p = call.pouch();
     const std::string& artifact_id = req.param("artifactId");
     if (conn->exec(sql::kArtifactExists, {p.id, artifact_id}).rows() == 0) throw http::not_found();
     const paging::List list("revisions/" + p.id + "/" + p.epoch + "/" + artifact_id,

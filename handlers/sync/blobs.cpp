@@ -14,7 +14,6 @@
 #include "common/model/usage.h"
 #include "common/rules/quota.h"
 #include "common/storage/blob_store.h"
-#include "handlers/sync/pouch_access.h"
 #include "handlers/sync/routes.h"
 #include "handlers/sync/sql_blobs.h"
 
@@ -141,7 +140,6 @@ http::Response upload(api::Call& call) {
     long long size = 0;
     {
         auto conn = s.db.acquire();
-        load_pouch(*conn, req.param("pouchId"), c);
         db::Result b = conn->exec(sql::kBlobOrReservation, {c.account_id, blob_id});
         if (!b.is_null(0, b.column("blob_size"))) {
             return api::ok(blob_data(blob_id, b.int64(0, "blob_size")));
@@ -200,7 +198,6 @@ http::Response download_blob(api::Call& call) {
     const std::string& blob_id = req.param("blobId");
     {
         auto conn = s.db.acquire();
-        load_pouch(*conn, req.param("pouchId"), c);
         if (conn->exec(sql::kBlob, {c.account_id, blob_id}).rows() == 0) throw http::not_found();
     }
     http::Response r;

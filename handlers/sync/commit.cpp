@@ -20,7 +20,6 @@
 #include "common/rules/commit.h"
 #include "common/wakeup/wakeup.h"
 #include "handlers/sync/commit_schema.h"
-#include "handlers/sync/pouch_access.h"
 #include "handlers/sync/routes.h"
 #include "handlers/sync/sql_commit.h"
 
@@ -185,16 +184,15 @@ std::string render(const std::vector<Op>& ops, const std::vector<Decision>& resu
 http::Response commit(api::Call& call) {
     http::Services& s = call.services;
     const auth::Caller& c = call.who();
-    const rapidjson::Document& doc = call.body;  // signed, pouch checked, validated
-    const std::string& pouch_id = call.param("pouchId");
-    auto conn = s.db.acquire();
+    const rapidjson::Document& doc = call.body;  // signed, pouch loaded, validated
+    // The pipeline's transaction, holding the pouch row's lock (PouchScope::write).
+    db::Conn* conn = &call.conn();
+    const PouchRow& pouch = call.pouch();
     std::vector<Op> ops;
     for (const auto& v : doc["ops"].GetArray()) ops.push_back(decode(v));
     std::string operation_id = json::text(doc["operation_id"]);
     std::string stored_hash = crypto::b64url_encode(call.body_hash);
 
-    db::Transaction tx(*conn);
-    PouchRow pouch = load_pouch(*conn, pouch_id, c, true);
     if (json::text(doc["epoch"]) != pouch.epoch)
         throw http::epoch_mismatch(pouch.epoch, pouch.high_water);
     db::Result prior = conn->exec(sql::kStoredCommit, {pouch.id, operation_id});
@@ -215,7 +213,7 @@ http::Response commit(api::Call& call) {
     }
     std::string data = render(ops, results, state.high_water);
     conn->exec(sql::kStoreCommit, {pouch.id, operation_id, stored_hash, data});
-    tx.commit();
+    call.tx().commit();
 
     if (wrote) wakeup::publish(s.redis, wakeup::Topic::events, pouch.id);
     return api::ok(std::move(data));

@@ -12,7 +12,6 @@
 #include "common/http/query.h"
 #include "common/json/out.h"
 #include "common/wakeup/wakeup.h"
-#include "handlers/sync/pouch_access.h"
 #include "handlers/sync/routes.h"
 #include "handlers/sync/sql_reads.h"
 
@@ -58,21 +57,18 @@ http::Response page_response(const db::Result& page) {
 }  // namespace
 
 http::Response events(api::Call& call) {
-    http::Request& req = call.req;
     http::Services& s = call.services;
     const auth::Caller& c = call.who();
     const http::QueryValues& q = call.query;
-    if (!q.text("epoch")) throw validation_failed("?epoch", "required");
-    std::string epoch = *q.text("epoch");  // canonical lower case (query_uuid)
+    std::string epoch = *q.text("epoch");  // required; canonical lower case (query_uuid)
     long long after = q.integer("after");
     long long limit = q.integer("limit");
     long long wait = q.integer("wait");
 
-    std::string pouch_id;
+    const std::string pouch_id = call.pouch().id;
     std::uint64_t seen = 0;
     db::Result page = [&] {
         auto conn = s.db.acquire();
-        pouch_id = load_pouch(*conn, req.param("pouchId"), c).id;
         if (s.parking)
             seen = s.parking->stamp(
                 wakeup::channel(wakeup::Topic::events, pouch_id));  // before the read

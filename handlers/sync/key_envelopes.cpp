@@ -11,14 +11,12 @@
 #include "common/model/usage.h"
 #include "common/paging/paging.h"
 #include "common/wakeup/wakeup.h"
-#include "handlers/sync/pouch_access.h"
 #include "handlers/sync/routes.h"
 #include "handlers/sync/sql_pouches.h"
 
 namespace pouch::sync {
 
 http::Response list_key_envelopes(api::Call& call) {
-    http::Request& req = call.req;
     http::Services& s = call.services;
     const auth::Caller& c = call.who();
     const http::QueryValues& q = call.query;
@@ -32,7 +30,7 @@ http::Response list_key_envelopes(api::Call& call) {
         q.has("key_gen") ? db::Param(std::to_string(q.integer("key_gen"))) : db::Param();
     long long limit = q.integer("limit");
     auto conn = s.db.acquire();
-    PouchRow p = load_pouch(*conn, req.param("pouchId"), c);
+    const PouchRow& p = call.pouch();
     // The filters are part of the scope: a cursor continues only the list it came from.
     const paging::List list(
         "key-envelopes/" + p.id + "/" + member.value_or("*") + "/" + gen.value_or("*"),

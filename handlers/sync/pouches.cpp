@@ -10,7 +10,6 @@
 #include "common/model/schemas.h"
 #include "common/model/usage.h"
 #include "common/paging/paging.h"
-#include "handlers/sync/pouch_access.h"
 #include "handlers/sync/pouch_json.h"
 #include "handlers/sync/routes.h"
 #include "handlers/sync/sql_pouches.h"
@@ -35,11 +34,7 @@ http::Response list_pouches(api::Call& call) {
 }
 
 http::Response get_pouch(api::Call& call) {
-    http::Request& req = call.req;
-    http::Services& s = call.services;
-    const auth::Caller& c = call.who();
-    auto conn = s.db.acquire();
-    PouchRow p = load_pouch(*conn, req.param("pouchId"), c);
+    const PouchRow& p = call.pouch();
     json::Out o;
     o.kv("id", p.id).kv("epoch", p.epoch).kv("key_gen", p.key_gen);
     o.kv("high_water", p.high_water).kv("created_at", p.created_at);

@@ -1,7 +1,7 @@
 // routes.h -- the sync group (decisions §5): pouches, key envelopes, commits, events,
 // artifacts, revisions and blobs. Routes are declared here as data (who may call, body schema
-// and limit, query, Service-Signature, pouch access), read by main.cpp, the pipeline
-// (common/api/route.h) and the permission-matrix test. One file per endpoint family.
+// and limit, query, Service-Signature, pouch scope) in one table, read by main.cpp, the
+// pipeline (common/api/route.h) and the unit tests. One file per endpoint family.
 #pragma once
 
 #include <string>
@@ -15,6 +15,7 @@
 namespace pouch::sync {
 
 namespace js = json::schema;
+using model::PouchRow;  // the row a route's pouch scope loads (call.pouch())
 
 inline constexpr long long kMaxBlobSize =
     64LL * 1024 * 1024;  // decisions §5.5, = upload body limit
@@ -59,65 +60,71 @@ inline const api::Route kCreatePouch{.method = "POST",
                                      .who = api::Who::any,
                                      .body_limit = 16 * http::kMiB,
                                      .schema = &kCreatePouchBody};
-inline const api::Route kGetPouch{
-    .method = "GET", .pattern = "/v1/pouches/{pouchId:uuid}", .who = api::Who::any};
+inline const api::Route kGetPouch{.method = "GET",
+                                  .pattern = "/v1/pouches/{pouchId:uuid}",
+                                  .who = api::Who::any,
+                                  .pouch = api::PouchScope::read};
 inline const api::Route kListEnvelopes{
     .method = "GET",
     .pattern = "/v1/pouches/{pouchId:uuid}/key-envelopes",
     .who = api::Who::any,
     .query = {http::query_uuid("member_id"), http::query_int("key_gen", 1, js::kMaxSafeInt),
-              paging::cursor_param(), paging::limit_param()}};
+              paging::cursor_param(), paging::limit_param()},
+    .pouch = api::PouchScope::read};
 inline const api::Route kAddEnvelopes{.method = "POST",
                                       .pattern = "/v1/pouches/{pouchId:uuid}/key-envelopes",
                                       .who = api::Who::any,
                                       .body_limit = 16 * http::kMiB,
                                       .schema = &kAddEnvelopesBody,
-                                      .pouch_access = true};
-// decisions §5.3: auth (a CLI also Service-Signature), pouch access, body validation.
+                                      .pouch = api::PouchScope::read};
+// decisions §5.3: auth (a CLI also Service-Signature), the pouch row locked (404), body
+// validation; the handler runs in the transaction holding the lock.
 inline const api::Route kCommit{.method = "POST",
                                 .pattern = "/v1/pouches/{pouchId:uuid}/operations",
                                 .who = api::Who::any,
                                 .body_limit = 8 * http::kMiB,
                                 .schema = &kCommitBody,
                                 .signed_body = true,
-                                .pouch_access = true};
+                                .pouch = api::PouchScope::write};
 inline const api::Route kEvents{
     .method = "GET",
     .pattern = "/v1/pouches/{pouchId:uuid}/events",
     .who = api::Who::any,
-    .query = {http::query_uuid("epoch"), http::query_int("after", 0, js::kMaxSafeInt, 0),
-              http::query_int("limit", 1, 1000, 100), http::query_int("wait", 0, 30, 0)}};
+    .query = {http::required(http::query_uuid("epoch")),
+              http::query_int("after", 0, js::kMaxSafeInt, 0),
+              http::query_int("limit", 1, 1000, 100), http::query_int("wait", 0, 30, 0)},
+    .pouch = api::PouchScope::read};
 inline const api::Route kArtifacts{
     .method = "GET",
     .pattern = "/v1/pouches/{pouchId:uuid}/artifacts",
     .who = api::Who::any,
     .query = {paging::cursor_param(), paging::limit_param(kMaxArtifactsLimit),
-              http::query_bool("include_deleted", false)}};
+              http::query_bool("include_deleted", false)},
+    .pouch = api::PouchScope::read};
 inline const api::Route kRevisions{
     .method = "GET",
     .pattern = "/v1/pouches/{pouchId:uuid}/artifacts/{artifactId:uuid}/revisions",
     .who = api::Who::any,
-    .query = {paging::cursor_param(), paging::limit_param(kMaxArtifactsLimit)}};
+    .query = {paging::cursor_param(), paging::limit_param(kMaxArtifactsLimit)},
+    .pouch = api::PouchScope::read};
 // 1,000 items of up to ~76 bytes each exceed the 64 KiB default.
 inline const api::Route kCheckBlobs{.method = "POST",
                                     .pattern = "/v1/pouches/{pouchId:uuid}/blobs/check",
                                     .who = api::Who::any,
                                     .body_limit = 128 * http::kKiB,
                                     .schema = &kCheckBody,
-                                    .pouch_access = true};
+                                    .pouch = api::PouchScope::read};
 inline const api::Route kUploadBlob{.method = "PUT",
                                     .pattern = "/v1/pouches/{pouchId:uuid}/blobs/{blobId:blobid}",
                                     .who = api::Who::any,
                                     .body = http::BodyKind::stream,
                                     .body_limit = 64 * http::kMiB,
-                                    .content_type = "application/octet-stream"};
+                                    .content_type = "application/octet-stream",
+                                    .pouch = api::PouchScope::read};
 inline const api::Route kDownloadBlob{.method = "GET",
                                       .pattern = "/v1/pouches/{pouchId:uuid}/blobs/{blobId:blobid}",
-                                      .who = api::Who::any};
-
-inline const api::Route* const kRoutes[] = {
-    &kListPouches, &kCreatePouch, &kGetPouch,  &kListEnvelopes, &kAddEnvelopes, &kCommit,
-    &kEvents,      &kArtifacts,   &kRevisions, &kCheckBlobs,    &kUploadBlob,   &kDownloadBlob};
+                                      .who = api::Who::any,
+                                      .pouch = api::PouchScope::read};
 
 http::Response list_pouches(api::Call& call);
 http::Response create_pouch(api::Call& call);
@@ -131,5 +138,21 @@ http::Response list_revisions(api::Call& call);
 http::Response check_blobs(api::Call& call);
 http::Response upload_blob(api::Call& call);
 http::Response download_blob(api::Call& call);
+
+// The group's one route table: main.cpp installs it, the unit tests read it.
+inline const api::Entry kRoutes[] = {
+    {kListPouches, list_pouches},
+    {kCreatePouch, create_pouch},
+    {kGetPouch, get_pouch},
+    {kListEnvelopes, list_key_envelopes},
+    {kAddEnvelopes, add_key_envelopes},
+    {kCommit, commit},
+    {kEvents, events},
+    {kArtifacts, list_artifacts},
+    {kRevisions, list_revisions},
+    {kCheckBlobs, check_blobs},
+    {kUploadBlob, upload_blob},
+    {kDownloadBlob, download_blob},
+};
 
 }  // namespace pouch::sync

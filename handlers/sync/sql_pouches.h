@@ -6,19 +6,6 @@
 
 namespace pouch::sync::sql {
 
-#define POUCH_ROW_COLUMNS \
-    "id, account_id, epoch, key_gen, high_water, stored_bytes, iso(created_at) AS created_at"
-
-// The pouch row every path under /v1/pouches/{pouchId} starts from (pouch_access.cpp); the
-// commit locks it (and make bench's commit baseline, tools/loadgen/commit_sql.cpp, too).
-inline const db::Statement kPouch{"sync_pouch", "SELECT " POUCH_ROW_COLUMNS
-                                                " FROM pouches"
-                                                " WHERE id = $1 AND account_id = $2"};
-inline const db::Statement kPouchForUpdate{"sync_pouch_for_update",
-                                           "SELECT " POUCH_ROW_COLUMNS
-                                           " FROM pouches"
-                                           " WHERE id = $1 AND account_id = $2 FOR UPDATE"};
-
 #define POUCH_JSON_COLUMNS "id, epoch, key_gen, high_water, iso(created_at) AS created_at"
 
 // One page (decisions §13): after ($2 created µs, $3 id), at most $4 rows; $2 NULL = start.

@@ -402,6 +402,18 @@ ACCESS=$AT2 cli_req GET /v1/devices
 expect_status 200
 check refreshed_access_token_works
 
+# A proof is recorded by the pipeline before the refresh token is even looked up, so one spent
+# on an unknown token cannot be replayed for a good one (docs/DECISIONS.md, "DPoP replays").
+proof=$(flow_dpop "$DEVICE_KEY" POST /v1/cli-auth/refresh)
+req POST /v1/cli-auth/refresh "$(jq -nc --arg t "svc_rt_$(repeat E 43)" '{refresh_token:$t}')" -H "DPoP: $proof"
+expect_error 400 invalid_grant
+req POST /v1/cli-auth/refresh "$(jq -nc --arg t "$RT2" '{refresh_token:$t}')" -H "DPoP: $proof"
+expect_error 401 invalid_dpop_proof
+expect_header WWW-Authenticate 'DPoP error="invalid_dpop_proof"'
+expect_true "RT2 still unused" \
+    test "$(sql "SELECT count(*) FROM refresh_tokens WHERE device_id = '$DEVICE_ID' AND used_at IS NULL")" = 1
+check refresh_with_a_replayed_proof_is_401
+
 # AT2 was used: presenting REFRESH again is no retry of a lost answer, but within 60 s it
 # revokes nothing either.
 refresh "$REFRESH"

@@ -133,6 +133,18 @@ done
 expect_true "request untouched" test "$(sql "SELECT status || ':' || (last_poll_at IS NULL) FROM cli_login_requests WHERE id = '$REQ'")" = pending:true
 check token_rejects_out_of_bounds_fields
 
+# The pipeline records every proof before the handler runs (docs/DECISIONS.md, "DPoP
+# replays"): the replay is refused before the poll limit (429 slow_down) is even looked at.
+proof=$(flow_dpop "$DEVICE_KEY" POST /v1/cli-auth/token)
+req POST /v1/cli-auth/token "$(token_body .)" -H "DPoP: $proof"
+expect_status 200
+expect_json .data.status pending
+req POST /v1/cli-auth/token "$(token_body .)" -H "DPoP: $proof"
+expect_error 401 invalid_dpop_proof
+expect_header WWW-Authenticate 'DPoP error="invalid_dpop_proof"'
+expect_true "request still pending" test "$(sql "SELECT status FROM cli_login_requests WHERE id = '$REQ'")" = pending
+check token_with_a_replayed_proof_is_401
+
 # --- approve (op 3) ------------------------------------------------------------------------------
 snapshot() {
     sql "SELECT (SELECT count(*) FROM roster_entries WHERE account_id = '$WEB_ACCOUNT') || ':' ||

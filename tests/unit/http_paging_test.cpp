@@ -1,6 +1,8 @@
 // http_paging_test.cpp -- the one cursor design (common/paging/paging.h): cursors round-trip,
 // are bound to their list, refuse keys of the wrong kind, and pages stop at the limit or the
 // 4 MiB budget with next_cursor naming the last item shown.
+#include <map>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -98,6 +100,27 @@ TEST(Paging, LimitIsOneToAThousand) {
     http::Request req;
     req.query = {{"limit", "1000"}};
     EXPECT_EQ(http::validate_query(req, {paging::limit_param()}).integer("limit"), 1000);
+}
+
+// A required parameter that is absent is 400 "required" with its field, but only once every
+// parameter that was given passed (the events route's ?epoch: its old order, kept).
+TEST(Paging, RequiredParameterIsCheckedAfterTheGivenOnes) {
+    const std::vector<http::QueryParam> params = {http::required(http::query_uuid("epoch")),
+                                                  paging::limit_param()};
+    auto refusal = [&](std::map<std::string, std::string> query) -> std::string {
+        http::Request req;
+        req.query = std::move(query);
+        try {
+            http::validate_query(req, params);
+        } catch (const pouch::Error& e) {
+            return std::string(e.code) + " " + e.field + " " + e.message;
+        }
+        return "accepted";
+    };
+    EXPECT_EQ(refusal({}), "validation_failed ?epoch required");
+    EXPECT_EQ(refusal({{"limit", "0"}}),
+              "validation_failed ?limit must be an integer from 1 to 1000");
+    EXPECT_EQ(refusal({{"epoch", "0B5F1E4C-7D2A-4C1E-9F3B-2A6D8E0C4F71"}}), "accepted");
 }
 
 // A page of `rows` items of `size` bytes each.

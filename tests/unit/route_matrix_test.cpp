@@ -1,5 +1,6 @@
 // route_matrix_test.cpp -- the permission matrix read from the route tables: every route of
-// every handler group (handlers/<group>/routes.h, data the pipeline runs) against the answers
+// every handler group (handlers/<group>/routes.h, the one table per group main.cpp installs and
+// the pipeline runs: tests/unit/route_tables.h) against the answers
 // tests/smoke/matrix.tsv expects through nginx for each kind of caller. Who may call a route is
 // declared once, in its table; this proves that declaration says what the matrix says (the
 // smoke suite proves the running service answers the matrix).
@@ -11,12 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "handlers/account/routes.h"
-#include "handlers/admin/routes.h"
-#include "handlers/cliauth/routes.h"
-#include "handlers/devices/routes.h"
-#include "handlers/shares/routes.h"
-#include "handlers/sync/routes.h"
+#include "tests/unit/route_tables.h"
 
 namespace pouch::api {
 namespace {
@@ -51,17 +47,6 @@ std::vector<Row> matrix() {
         rows.push_back(r);
     }
     return rows;
-}
-
-std::vector<const Route*> all_routes() {
-    std::vector<const Route*> out;
-    for (const Route* r : account::kRoutes) out.push_back(r);
-    for (const Route* r : cliauth::kRoutes) out.push_back(r);
-    for (const Route* r : devices::kRoutes) out.push_back(r);
-    for (const Route* r : sync::kRoutes) out.push_back(r);
-    for (const Route* r : shares::kRoutes) out.push_back(r);
-    for (const Route* r : admin::kRoutes) out.push_back(r);
-    return out;
 }
 
 std::vector<std::string> segments(const std::string& path) {
@@ -175,6 +160,41 @@ TEST(RouteMatrix, BodyLimitsAreTheDecidedOnes) {
         size_t expected = want.count(key) ? want[key] : 64 * http::kKiB;
         EXPECT_EQ(r->body_limit, expected) << key;
     }
+}
+
+// A route under /v1/pouches/{pouchId} declares its pouch scope, so the pipeline loads the row
+// (404 for another account's) and no handler loads it again; only the commit locks it.
+TEST(RouteMatrix, PouchRoutesDeclareTheirPouchScope) {
+    for (const Route* r : all_routes()) {
+        std::string key = r->method + " " + r->pattern;
+        bool under_pouch = r->pattern.find("{pouchId:") != std::string::npos;
+        EXPECT_EQ(r->pouch != PouchScope::none, under_pouch) << key;
+        bool commit = key == "POST /v1/pouches/{pouchId:uuid}/operations";
+        EXPECT_EQ(r->pouch == PouchScope::write, commit) << key;
+    }
+}
+
+}  // namespace
+}  // namespace pouch::api
+
+namespace pouch::api {
+namespace {
+
+// A typed handler decodes the body into its request struct, so its route must validate against
+// that struct's schema: every row of every table agrees, and a row that does not is named.
+TEST(RouteTables, TypedHandlersDecodeTheSchemaTheirRouteValidates) {
+    int typed = 0;
+    for (auto table : {std::span<const Entry>(account::kRoutes), std::span<const Entry>(cliauth::kRoutes),
+                       std::span<const Entry>(devices::kRoutes), std::span<const Entry>(sync::kRoutes),
+                       std::span<const Entry>(shares::kRoutes), std::span<const Entry>(admin::kRoutes)}) {
+        for (const Entry& e : table) {
+            EXPECT_EQ(e.schema_mismatch(), "");
+            if (e.request_schema) ++typed;
+        }
+    }
+    EXPECT_GE(typed, 2);
+    Entry wrong(devices::kRename, api::typed(devices::cursor));  // CursorRequest behind rename's route
+    EXPECT_NE(wrong.schema_mismatch().find("PATCH /v1/devices/{id:uuid}"), std::string::npos);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // commit_sql.cpp -- `pouch-loadgen commit-sql`: the baseline of make bench's commit rows, the
 // least SQL that has the effect of one CLI commit of --batch new puts, written as a pgbench
-// script from the handler's own statements (common/auth/sql_caller.h, handlers/sync/
-// sql_pouches.h, handlers/sync/sql_commit.h), so a change to one is a change to the other:
+// script from the handler's own statements (common/auth/sql_caller.h, common/model/pouch.h,
+// handlers/sync/sql_commit.h), so a change to one is a change to the other:
 //
 //   token lookup; BEGIN; pouch row lock; idempotency probe; the state read (every bulk check
 //   in one statement); revisions + events (one INSERT ... SELECT unnest each, one statement);
@@ -30,8 +30,8 @@
 #include "common/crypto/b64url.h"
 #include "common/crypto/random.h"
 #include "common/db/array.h"
+#include "common/model/pouch.h"
 #include "handlers/sync/sql_commit.h"
-#include "handlers/sync/sql_pouches.h"
 #include "tools/loadgen/client.h"
 #include "tools/loadgen/commit_sql.h"
 
@@ -155,7 +155,7 @@ int commit_sql_main(int argc, char** argv) {
     s += "\\set p :client_id % :npouches\n";
     s += bind(auth_sql::kAccessToken, {":token_hash"}) + ";\n";
     s += "BEGIN;\n";
-    s += bind(sync_sql::kPouchForUpdate, {pouch, ":account"}) + " \\gset\n";
+    s += bind(pouch::model::sql::kPouchForUpdate, {pouch, ":account"}) + " \\gset\n";
     s += bind(sync_sql::kStoredCommit, {pouch, opid}) + ";\n";
     s += bind(sync_sql::kCommitState, {pouch, revs, arts, ":account", ":no_blobs", ":signer_set"}) +
          ";\n";

@@ -1,0 +1,46 @@
+// pouch.h -- the pouch row every path under /v1/pouches/{pouchId} starts from, as the request
+// pipeline loads it once for a route's pouch scope (common/api/route.h): a pouch of another
+// account is not found (decisions §5.1: existence is never revealed).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "common/db/pool.h"
+
+namespace pouch::model {
+
+struct PouchRow {
+    std::string id;
+    std::string account_id;
+    std::string epoch;
+    long long key_gen = 0;
+    long long high_water = 0;
+    long long stored_bytes = 0;
+    std::string created_at;
+};
+
+namespace sql {
+
+#define POUCH_ROW_COLUMNS \
+    "id, account_id, epoch, key_gen, high_water, stored_bytes, iso(created_at) AS created_at"
+
+// $1 pouch id, $2 the caller's account. The commit locks the row (and so does make bench's
+// commit baseline, tools/loadgen/commit_sql.cpp).
+inline const db::Statement kPouch{"model_pouch", "SELECT " POUCH_ROW_COLUMNS
+                                                 " FROM pouches"
+                                                 " WHERE id = $1 AND account_id = $2"};
+inline const db::Statement kPouchForUpdate{"model_pouch_for_update",
+                                           "SELECT " POUCH_ROW_COLUMNS
+                                           " FROM pouches"
+                                           " WHERE id = $1 AND account_id = $2 FOR UPDATE"};
+
+}  // namespace sql
+
+// The pouch `pouch_id` of `account_id`, or nullopt when it does not exist or is another
+// account's. `for_update` locks the row until the transaction on `conn` ends (commits
+// serialise on it).
+std::optional<PouchRow> find_pouch(db::Conn& conn, const std::string& pouch_id,
+                                   const std::string& account_id, bool for_update);
+
+}  // namespace pouch::model
