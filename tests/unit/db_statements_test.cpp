@@ -18,6 +18,8 @@
 #include "tests/unit/test_env.h"
 
 // Every header that declares typed statements.
+#include "handlers/account/sql.h"
+#include "handlers/cliauth/sql.h"
 #include "handlers/devices/sql.h"
 
 namespace fs = std::filesystem;
