@@ -151,14 +151,16 @@ inline const db::Query<ByUser, OverviewRow> kAccountOverview{
     "SELECT u.id AS user_id, u.email, u.role, a.id AS account_id, a.web_member_id,"
     "       account_stored_bytes(a.id) AS stored_bytes,"
     "       account_reserved_bytes(a.id) AS reserved_bytes,"
-    "       (SELECT count(*) FROM pouches po WHERE po.account_id = a.id) AS pouches, " POUCH_PLAN_FIELDS
+    "       (SELECT count(*) FROM pouches po WHERE po.account_id = a.id) AS pouches,"
+    "       " POUCH_PLAN_FIELDS
     "  FROM users u JOIN storage_accounts a ON a.owner_user_id = u.id"
     "  JOIN plans p ON p.id = a.plan_id"
     " WHERE u.id = $1"};
 
 inline const db::Query<ByAccount, HasGenesis> kHasGenesis{
     "account_has_genesis",
-    "SELECT EXISTS (SELECT 1 FROM roster_entries WHERE account_id = $1 AND idx = 0) AS has_genesis"};
+    "SELECT EXISTS (SELECT 1 FROM roster_entries WHERE account_id = $1 AND idx = 0)"
+    "       AS has_genesis"};
 
 inline const db::Query<WebMemberParams> kInsertWebMember{
     "account_insert_web_member",

@@ -82,7 +82,8 @@ ApproveAnswer approve(api::Call& call) {
         stored = model::store_key_envelopes(*conn, c.account_id, envelopes, "/key_envelopes",
                                             c.member_id, "", true, model::KeyGenRule::history);
         pouches = model::append_roster_events(*conn, c.account_id, "");
-        conn->run(sql::kMarkApproved, {.id = id, .account_id = c.account_id, .device_id = device_id});
+        conn->run(sql::kMarkApproved,
+                  {.id = id, .account_id = c.account_id, .device_id = device_id});
         model::require_within_quota(*conn, c.account_id, before);
         tx.commit();
     }

@@ -141,7 +141,9 @@ struct DetailsAnswer {
 
 struct ApproveAnswer {
     std::string device_id;
-    static auto json_fields() { return std::tuple{json::field("device_id", &ApproveAnswer::device_id)}; }
+    static auto json_fields() {
+        return std::tuple{json::field("device_id", &ApproveAnswer::device_id)};
+    }
 };
 
 // A login request's status alone (deny).
