@@ -11,7 +11,6 @@
 #include "common/crypto/hash.h"
 #include "common/crypto/random.h"
 #include "common/json/label.h"
-#include "common/json/out.h"
 #include "common/model/ids_in_use.h"
 #include "common/model/key_envelopes.h"
 #include "common/model/roster.h"
@@ -65,7 +64,7 @@ void require_genesis_of(const rapidjson::Value& statement0, const std::string& m
 
 }  // namespace
 
-http::Response genesis(api::Call& call) {
+api::Created<GenesisAnswer> genesis(api::Call& call) {
     http::Services& s = call.services;
     const auth::Caller& c = call.who();
     const rapidjson::Document& doc = call.body;
@@ -81,13 +80,13 @@ http::Response genesis(api::Call& call) {
     require_same(envelopes, "key_gen");
     std::string pouch_id = json::text(envelopes[0]["pouch_id"]);
     std::string member_id = json::text(envelopes[0]["created_by_member"]);
-    std::string key_gen = std::to_string(envelopes[0]["key_gen"].GetInt64());
+    long long key_gen = envelopes[0]["key_gen"].GetInt64();
 
     {
         auto conn = s.db.acquire();
         db::Transaction tx(*conn);
         model::Usage before = model::lock_account_usage(*conn, c.account_id);
-        if (conn->exec(sql::kHasGenesis, {c.account_id}).rows() > 0)
+        if (conn->one(sql::kHasGenesis, {.account_id = c.account_id}).has_genesis)
             throw Error(Code::genesis_exists);
         require_genesis_of(statements[0], member_id);
         if (model::pouch_id_in_use(*conn, pouch_id))
@@ -96,20 +95,22 @@ http::Response genesis(api::Call& call) {
             throw validation_failed("/key_envelopes/0/created_by_member",
                                     "this member id is already in use");
         model::append_roster(*conn, c.account_id, doc["statements"]);
-        conn->exec(sql::kInsertWebMember, {member_id, c.account_id, c.user_id});
-        conn->exec(sql::kSetWebMember, {c.account_id, member_id});
-        conn->exec(sql::kInsertPouch, {pouch_id, c.account_id, crypto::uuid_v4(), key_gen});
+        conn->run(sql::kInsertWebMember,
+                  {.id = member_id, .account_id = c.account_id, .user_id = c.user_id});
+        conn->run(sql::kSetWebMember, {.account_id = c.account_id, .web_member_id = member_id});
+        conn->run(sql::kInsertPouch, {.id = pouch_id,
+                                      .account_id = c.account_id,
+                                      .epoch = crypto::uuid_v4(),
+                                      .key_gen = key_gen});
         model::store_key_envelopes(*conn, c.account_id, envelopes, "/key_envelopes", member_id, "",
                                    false, model::KeyGenRule::rotation);
         model::require_within_quota(*conn, c.account_id, before);
         tx.commit();
     }
 
-    json::Out o;
-    o.kv("genesis_hash",
-         crypto::b64url_encode(crypto::blake3_256(json::text(doc["statements"][0]["statement"]))));
-    o.kv("pouch_id", pouch_id);
-    return api::created(o.done());
+    return {{.genesis_hash = crypto::b64url_encode(
+                 crypto::blake3_256(json::text(doc["statements"][0]["statement"]))),
+             .pouch_id = pouch_id}};
 }
 
 }  // namespace pouch::account

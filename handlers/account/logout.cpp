@@ -9,7 +9,7 @@ http::Response logout(api::Call& call) {
     http::Services& s = call.services;
     const auth::Caller& c = call.who();
     auto conn = s.db.acquire();
-    conn->exec(sql::kDeleteSession, {c.session_id});
+    conn->run(sql::kDeleteSession, {.id = c.session_id});
     return http::Response{};
 }
 

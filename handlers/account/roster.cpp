@@ -3,7 +3,6 @@
 // original form of decisions §4) still works; `cursor` and `after` exclude each other.
 #include "common/auth/caller.h"
 #include "common/http/query.h"
-#include "common/json/out.h"
 #include "common/paging/paging.h"
 #include "handlers/account/routes.h"
 #include "handlers/account/sql.h"
@@ -18,18 +17,23 @@ http::Response roster(api::Call& call) {
         throw validation_failed("?after", "give cursor or after, not both");
     const paging::List list("roster/" + c.account_id, {paging::Key::natural});
     auto from = list.read(q);
-    std::string after =
-        from ? (*from)[0] : std::to_string(q.has("after") ? q.integer("after") : -1);
+    long long after = from ? *paging::after_number(from, 0)
+                           : (q.has("after") ? q.integer("after") : -1);
     long long limit = q.integer("limit");
     auto conn = s.db.acquire();
-    db::Result r = conn->exec(sql::kRosterPage, {c.account_id, after, std::to_string(limit + 1),
-                                                 std::to_string(paging::kPageBudget)});
-    return list.page(limit, r.rows(), paging::fetched(r), [&](json::Out& o, int i) {
+    std::vector<RosterRow> rows =
+        conn->rows(sql::kRosterPage, {.account_id = c.account_id,
+                                      .after = after,
+                                      .limit = limit + 1,
+                                      .budget = paging::kPageBudget});
+    int n = static_cast<int>(rows.size());
+    long long fetched = rows.empty() ? 0 : rows[0].fetched;
+    return list.page(limit, n, fetched, [&](json::Out& o, int i) {
+        const RosterRow& e = rows[static_cast<size_t>(i)];
         o.obj();
-        o.kv("index", r.int64(i, "idx")).kv("statement", r.text(i, "statement"));
-        o.kv("signature", r.text(i, "signature")).kv("created_at", r.text(i, "created_at"));
+        json::write_members(o, static_cast<const RosterEntry&>(e));
         o.end_obj();
-        return paging::Keys{r.text(i, "idx")};
+        return paging::Keys{std::to_string(e.index)};
     });
 }
 

@@ -7,22 +7,14 @@
 #include <string>
 
 #include "common/api/route.h"
+#include "common/api/typed.h"
 #include "common/model/schemas.h"
 #include "common/paging/paging.h"
+#include "handlers/account/types.h"
 
 namespace pouch::account {
 
 namespace js = json::schema;
-
-inline const js::Node kSignupBody = js::object({
-    js::req("email", js::string().min_chars(1).max_chars(254)),
-    js::req("password", js::string().min_chars(10).max_chars(1024)),
-});
-
-inline const js::Node kLoginBody = js::object({
-    js::req("email", js::string().min_chars(1).max_chars(254)),
-    js::req("password", js::string().min_chars(1).max_chars(1024)),
-});
 
 // The interface types genesis statements as plain strings; decisions §3 still bounds them.
 inline const js::Node kGenesisBody = js::object({
@@ -39,11 +31,11 @@ inline const js::Node kGenesisBody = js::object({
 inline const api::Route kSignup{.method = "POST",
                                 .pattern = "/v1/account/signup",
                                 .who = api::Who::public_,
-                                .schema = &kSignupBody};
+                                .schema = api::schema<SignupRequest>()};
 inline const api::Route kLogin{.method = "POST",
                                .pattern = "/v1/account/login",
                                .who = api::Who::public_,
-                               .schema = &kLoginBody};
+                               .schema = api::schema<LoginRequest>()};
 inline const api::Route kLogout{
     .method = "POST", .pattern = "/v1/account/logout", .who = api::Who::web};
 inline const api::Route kAccount{.method = "GET", .pattern = "/v1/account", .who = api::Who::any};
@@ -59,17 +51,22 @@ inline const api::Route kRoster{.method = "GET",
                                 .query = {http::query_int("after", -1, 2147483647),
                                           paging::cursor_param(), paging::limit_param()}};
 
-http::Response signup(api::Call& call);
-http::Response login(api::Call& call);
+api::Created<SignupAnswer> signup(api::Call& call, const SignupRequest& body);
+LoginAnswer login(api::Call& call, const LoginRequest& body);
 http::Response logout(api::Call& call);
-http::Response get_account(api::Call& call);
-http::Response genesis(api::Call& call);
+AccountAnswer get_account(api::Call& call);
+// The body (statements and envelopes) is read by common/model's roster and envelope writers.
+api::Created<GenesisAnswer> genesis(api::Call& call);
 http::Response roster(api::Call& call);
 
 // The group's one route table: main.cpp installs it, the unit tests read it.
 inline const api::Entry kRoutes[] = {
-    {kSignup, signup},       {kLogin, login},     {kLogout, logout},
-    {kAccount, get_account}, {kGenesis, genesis}, {kRoster, roster},
+    {kSignup, api::typed(signup)},
+    {kLogin, api::typed(login)},
+    {kLogout, logout},
+    {kAccount, api::typed(get_account)},
+    {kGenesis, api::typed(genesis)},
+    {kRoster, roster},
 };
 
 // Shared by signup and login: a new web session for the user, inside `conn`.

@@ -12,9 +12,10 @@ namespace pouch::account {
 
 NewSession create_session(db::Conn& conn, const std::string& user_id) {
     std::string token = crypto::new_token("svc_ws_");
-    db::Result r = conn.exec(sql::kInsertSession,
-                             {crypto::uuid_v4(), user_id, crypto::token_hash(token)});
-    return NewSession{token, r.text(0, "expires_at")};
+    sql::ExpiresAt r = conn.one(sql::kInsertSession, {.id = crypto::uuid_v4(),
+                                                      .user_id = user_id,
+                                                      .token_hash = crypto::token_hash(token)});
+    return NewSession{token, r.expires_at};
 }
 
 std::string normalize_email(const std::string& raw) {

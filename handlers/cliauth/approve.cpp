@@ -20,20 +20,19 @@ namespace {
 
 // The locked request, checked for this caller: found, not foreign, and `event` allowed by the
 // login state machine (common/rules/login.h).
-db::Result lock_for(db::Conn& conn, const std::string& id, const auth::Caller& c,
-                    rules::LoginEvent event) {
-    db::Result r = conn.exec(sql::kLockRequest, {id});
-    if (r.rows() == 0) throw http::not_found();
-    auto bound = r.opt(0, "connect_account_id");
-    if (bound && *bound != c.account_id) throw http::not_found();
-    rules::LoginStep step = rules::transition(login_state(r), event);
+sql::LockedRequest lock_for(db::Conn& conn, const std::string& id, const auth::Caller& c,
+                            rules::LoginEvent event) {
+    auto r = conn.maybe_one(sql::kLockRequest, {.id = id});
+    if (!r) throw http::not_found();
+    if (r->connect_account_id && *r->connect_account_id != c.account_id) throw http::not_found();
+    rules::LoginStep step = rules::transition(login_state(r->status), event);
     if (step.refusal) throw *step.refusal;
-    return r;
+    return *r;
 }
 
 }  // namespace
 
-http::Response approve(api::Call& call) {
+ApproveAnswer approve(api::Call& call) {
     http::Request& req = call.req;
     http::Services& s = call.services;
     const auth::Caller& c = call.who();
@@ -52,10 +51,10 @@ http::Response approve(api::Call& call) {
     {
         auto conn = s.db.acquire();
         db::Transaction tx(*conn);
-        db::Result r = lock_for(*conn, id, c, rules::LoginEvent::approve);
+        sql::LockedRequest r = lock_for(*conn, id, c, rules::LoginEvent::approve);
         if (doc.HasMember("confirm_code") &&
             !crypto::confirm_code_matches(json::text(doc["confirm_code"]),
-                                          crypto::confirm_code(id, r.text(0, "sign_jkt"))))
+                                          crypto::confirm_code(id, r.sign_jkt)))
             throw Error(Code::confirm_code_mismatch);
         if (c.member_id.empty()) throw Error(Code::genesis_required);
         model::Usage before = model::lock_account_usage(*conn, c.account_id);
@@ -69,25 +68,30 @@ http::Response approve(api::Call& call) {
         // The new member's roster_index must name its own statement, not an older one.
         if (appended != 1)
             throw validation_failed("/statement/statement", "is already in the roster");
-        conn->exec(sql::kInsertMember, {member_id, c.account_id, device_id, std::to_string(index)});
-        conn->exec(sql::kInsertDevice,
-                   {device_id, c.account_id, member_id, json::text(doc["welcome"]), id});
+        conn->run(sql::kInsertMember, {.id = member_id,
+                                       .account_id = c.account_id,
+                                       .device_id = device_id,
+                                       .roster_index = index});
+        conn->run(sql::kInsertDevice, {.id = device_id,
+                                       .account_id = c.account_id,
+                                       .member_id = member_id,
+                                       .welcome = json::text(doc["welcome"]),
+                                       .request_id = id});
         stored = model::store_key_envelopes(*conn, c.account_id, envelopes, "/key_envelopes",
                                             c.member_id, "", true, model::KeyGenRule::history);
         pouches = model::append_roster_events(*conn, c.account_id, "");
-        conn->exec(sql::kMarkApproved, {id, c.account_id, device_id});
+        conn->run(sql::kMarkApproved,
+                  {.id = id, .account_id = c.account_id, .device_id = device_id});
         model::require_within_quota(*conn, c.account_id, before);
         tx.commit();
     }
     wakeup::publish(s.redis, wakeup::Topic::login, id);
     wakeup::publish(s.redis, wakeup::Topic::events, pouches);
 
-    json::Out o;
-    o.kv("device_id", device_id);
-    return api::ok(o.done());
+    return {.device_id = device_id};
 }
 
-http::Response deny(api::Call& call) {
+StatusAnswer deny(api::Call& call) {
     http::Request& req = call.req;
     http::Services& s = call.services;
     const auth::Caller& c = call.who();
@@ -96,13 +100,11 @@ http::Response deny(api::Call& call) {
         auto conn = s.db.acquire();
         db::Transaction tx(*conn);
         lock_for(*conn, id, c, rules::LoginEvent::deny);
-        conn->exec(sql::kMarkDenied, {id, c.account_id});
+        conn->run(sql::kMarkDenied, {.id = id, .account_id = c.account_id});
         tx.commit();
     }
     wakeup::publish(s.redis, wakeup::Topic::login, id);
-    json::Out o;
-    o.kv("status", "denied");
-    return api::ok(o.done());
+    return {.status = "denied"};
 }
 
 }  // namespace pouch::cliauth

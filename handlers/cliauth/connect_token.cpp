@@ -8,16 +8,16 @@
 
 namespace pouch::cliauth {
 
-http::Response connect_token(api::Call& call) {
+ConnectTokenAnswer connect_token(api::Call& call) {
     http::Services& s = call.services;
     const auth::Caller& c = call.who();
     std::string token = "svc_lt_" + crypto::b64url_encode(crypto::random_bytes(24));
     auto conn = s.db.acquire();
-    conn->exec(sql::kInsertConnectToken, {crypto::token_hash(token), c.account_id, c.user_id,
-                                          std::to_string(kConnectTokenSeconds)});
-    json::Out o;
-    o.kv("connect_token", token).kv("expires_in", kConnectTokenSeconds);
-    return api::ok(o.done());
+    conn->run(sql::kInsertConnectToken, {.token_hash = crypto::token_hash(token),
+                                         .account_id = c.account_id,
+                                         .user_id = c.user_id,
+                                         .seconds = kConnectTokenSeconds});
+    return {.connect_token = token, .expires_in = kConnectTokenSeconds};
 }
 
 }  // namespace pouch::cliauth

@@ -24,43 +24,42 @@ Error invalid_grant(const char* why) {
 
 }  // namespace
 
-http::Response refresh(api::Call& call) {
+TokenAnswer refresh(api::Call& call, const RefreshRequest& body) {
     http::Request& req = call.req;
     http::Services& s = call.services;
     const jose::DpopProof& proof = *call.proof;
-    const rapidjson::Document& doc = call.body;
-    std::string presented = doc["refresh_token"].GetString();
+    const std::string& presented = body.refresh_token;
     if (!auth::has_token_shape(presented, "svc_rt_")) throw invalid_grant("unknown refresh token");
 
     std::string hash = crypto::token_hash(presented);
     {
         auto conn = s.db.acquire();
-        db::Result k = conn->exec(sql::kRefreshTokenKey, {hash});
-        if (k.rows() == 0) throw invalid_grant("unknown refresh token");
-        if (!crypto::ct_equal(proof.jkt, k.text(0, "jkt")))
+        auto k = conn->maybe_one(sql::kRefreshTokenKey, {.token_hash = hash});
+        if (!k) throw invalid_grant("unknown refresh token");
+        if (!crypto::ct_equal(proof.jkt, k->jkt))
             throw auth::dpop_error("the DPoP key is not the device's key");
     }
 
     auto conn = s.db.acquire();
     db::Transaction tx(*conn);
-    db::Result r =
-        conn->exec(sql::kLockRefreshToken, {hash, std::to_string(rules::kRefreshGraceSeconds)});
+    auto r = conn->maybe_one(sql::kLockRefreshToken,
+                             {.token_hash = hash, .grace_seconds = rules::kRefreshGraceSeconds});
     // pouchctl gc may have deleted an expired token since it was read above.
-    if (r.rows() == 0) throw invalid_grant("unknown refresh token");
-    std::string device_id = r.text(0, "device_id");
+    if (!r) throw invalid_grant("unknown refresh token");
+    const std::string& device_id = r->device_id;
     rules::PresentedRefresh t;
-    t.device_revoked = r.boolean(0, "device_revoked");
-    t.revoked = r.boolean(0, "revoked");
-    t.expired = r.boolean(0, "expired");
-    t.used = r.boolean(0, "used");
-    t.within_grace = r.boolean(0, "within_grace");
-    t.retried = r.boolean(0, "retried");
+    t.device_revoked = r->device_revoked;
+    t.revoked = r->revoked;
+    t.expired = r->expired;
+    t.used = r->used;
+    t.within_grace = r->within_grace;
+    t.retried = r->retried;
     std::optional<std::string> lost_access;  // the access token of the pair a retry replaces
-    auto successor = r.opt(0, "replaced_by");
+    const std::optional<std::string>& successor = r->replaced_by;
     if (t.used && t.within_grace && !t.retried && successor) {
-        db::Result n = conn->exec(sql::kLockSuccessor, {*successor});
-        t.successor_untouched = n.rows() > 0 && n.boolean(0, "untouched");
-        if (t.successor_untouched) lost_access = n.text(0, "access_token_hash");
+        auto n = conn->maybe_one(sql::kLockSuccessor, {.token_hash = *successor});
+        t.successor_untouched = n && n->untouched;
+        if (t.successor_untouched) lost_access = n->access_token_hash;
     }
 
     switch (rules::refresh_step(t)) {
@@ -80,23 +79,21 @@ http::Response refresh(api::Call& call) {
             break;
     }
 
-    db::Result device = conn->exec(sql::kDeviceForTokens, {device_id});
+    sql::DeviceForTokens device = conn->one(sql::kDeviceForTokens, {.id = device_id});
     TokenPair fresh = issue_tokens(*conn, device_id, proof.jkt);
     std::string fresh_hash = crypto::token_hash(fresh.refresh_token);
     if (lost_access) {
         // The pair of the lost answer can never be used now: the retry's pair replaces it.
-        conn->exec(sql::kRevokeRefreshToken, {*successor});
-        conn->exec(sql::kRevokeAccessToken, {*lost_access});
-        conn->exec(sql::kMarkRefreshRetried, {hash, fresh_hash});
+        conn->run(sql::kRevokeRefreshToken, {.token_hash = *successor});
+        conn->run(sql::kRevokeAccessToken, {.token_hash = *lost_access});
+        conn->run(sql::kMarkRefreshRetried, {.token_hash = hash, .replaced_by = fresh_hash});
         log::info("refresh retried after a lost answer: the lost pair revoked",
                   {{"request_id", req.request_id}, {"device_id", device_id}});
     } else {
-        conn->exec(sql::kMarkRefreshUsed, {hash, fresh_hash});
+        conn->run(sql::kMarkRefreshUsed, {.token_hash = hash, .replaced_by = fresh_hash});
     }
     tx.commit();
-    json::Out o;
-    write_token_fields(o, fresh, device);
-    return api::ok(o.done());
+    return token_answer(fresh, device);
 }
 
 }  // namespace pouch::cliauth

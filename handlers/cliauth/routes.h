@@ -6,10 +6,9 @@
 #include <string>
 
 #include "common/api/route.h"
-#include "common/crypto/b64url.h"
-#include "common/crypto/pkce.h"
-#include "common/json/out.h"
+#include "common/api/typed.h"
 #include "common/model/schemas.h"
+#include "handlers/cliauth/types.h"
 
 namespace pouch::cliauth {
 
@@ -18,45 +17,6 @@ constexpr int kAccessTokenSeconds = 3600;  // decisions §1
 constexpr int kConnectTokenSeconds = 600;
 
 namespace js = json::schema;
-
-inline bool is_connect_token(std::string_view s) {
-    return s.size() == 7 + 32 && s.compare(0, 7, "svc_lt_") == 0 &&
-           crypto::is_b64url(std::string_view(s).substr(7));
-}
-
-inline bool is_confirm_code(std::string_view s) {
-    auto digits = [&](size_t from, size_t n) {
-        return s.find_first_not_of("0123456789", from) >= from + n;
-    };
-    if (s.size() == 8) return digits(0, 8);
-    return s.size() == 9 && s[4] == '-' && digits(0, 4) && digits(5, 4);
-}
-
-inline const js::Node kStartBody = js::object({
-    js::req("code_challenge", js::b64url().min_chars(43).max_chars(43)),
-    js::req("device_name", js::label()),
-    js::opt("assistants", js::array(js::string().min_chars(1).max_chars(64)).max_items(32)),
-    js::req("os", js::one_of({"linux", "macos", "windows"})),
-    js::req("arch", js::string().min_chars(1).max_chars(32)),
-    js::req("cli_version", js::string().min_chars(1).max_chars(32)),
-    js::req("sign_pub", js::jwk()),
-    js::req("enc_pub", js::jwk()),
-    js::req("key_storage", js::one_of({"tpm", "secure_enclave", "os_keystore", "file"})),
-    js::opt("connect_token",
-            js::string().check(is_connect_token, "svc_lt_ followed by 32 b64url characters")),
-});
-
-inline const js::Node kTokenBody = js::object({
-    js::req("request_id", js::uuid()),
-    js::req("code_verifier",
-            js::string().check([](std::string_view v) { return crypto::valid_code_verifier(v); },
-                               "43 to 128 characters of A-Z a-z 0-9 - . _ ~")),
-    js::opt("wait", js::integer().min(0).max(30)),
-});
-
-inline const js::Node kRefreshBody = js::object({
-    js::req("refresh_token", js::string().min_chars(1).max_chars(64)),
-});
 
 inline const js::Node kApproveBody = js::object({
     js::req("statement", model::roster_statement()),
@@ -69,7 +29,7 @@ inline const js::Node kApproveBody = js::object({
 inline const api::Route kStart{.method = "POST",
                                .pattern = "/v1/cli-auth/requests",
                                .who = api::Who::dpop,
-                               .schema = &kStartBody};
+                               .schema = api::schema<StartRequest>()};
 inline const api::Route kDetails{
     .method = "GET", .pattern = "/v1/cli-auth/requests/{id:uuid}", .who = api::Who::web};
 // Approve carries a welcome and up to 2,000 envelopes.
@@ -83,31 +43,33 @@ inline const api::Route kDeny{
 inline const api::Route kToken{.method = "POST",
                                .pattern = "/v1/cli-auth/token",
                                .who = api::Who::dpop,
-                               .schema = &kTokenBody};
+                               .schema = api::schema<TokenRequest>()};
 inline const api::Route kRefresh{.method = "POST",
                                  .pattern = "/v1/cli-auth/refresh",
                                  .who = api::Who::dpop,
-                                 .schema = &kRefreshBody};
+                                 .schema = api::schema<RefreshRequest>()};
 inline const api::Route kConnectToken{
     .method = "POST", .pattern = "/v1/cli-auth/connect-tokens", .who = api::Who::web};
 
-http::Response start(api::Call& call);
-http::Response details(api::Call& call);
-http::Response approve(api::Call& call);
-http::Response deny(api::Call& call);
-http::Response token(api::Call& call);
-http::Response refresh(api::Call& call);
-http::Response connect_token(api::Call& call);
+StartAnswer start(api::Call& call, const StartRequest& body);
+DetailsAnswer details(api::Call& call);
+// The body (a roster statement and envelopes) is read by common/model's roster and envelope
+// writers.
+ApproveAnswer approve(api::Call& call);
+StatusAnswer deny(api::Call& call);
+http::Response token(api::Call& call, const TokenRequest& body);  // may park (a long-poll)
+TokenAnswer refresh(api::Call& call, const RefreshRequest& body);
+ConnectTokenAnswer connect_token(api::Call& call);
 
 // The group's one route table: main.cpp installs it, the unit tests read it.
 inline const api::Entry kRoutes[] = {
-    {kStart, start},
-    {kDetails, details},
-    {kApprove, approve},
-    {kDeny, deny},
-    {kToken, token},
-    {kRefresh, refresh},
-    {kConnectToken, connect_token},
+    {kStart, api::typed(start)},
+    {kDetails, api::typed(details)},
+    {kApprove, api::typed(approve)},
+    {kDeny, api::typed(deny)},
+    {kToken, api::typed(token)},
+    {kRefresh, api::typed(refresh)},
+    {kConnectToken, api::typed(connect_token)},
 };
 
 // A fresh access + refresh token pair for the device, stored as hashes inside `conn`.
@@ -117,7 +79,10 @@ struct TokenPair {
 };
 TokenPair issue_tokens(db::Conn& conn, const std::string& device_id, const std::string& jkt);
 
-// The fields shared by the approved form (op 6) and refresh.
-void write_token_fields(json::Out& o, const TokenPair& t, const db::Result& device);
+// The answer shared by the approved form (op 6) and refresh.
+namespace sql {
+struct DeviceForTokens;
+}
+TokenAnswer token_answer(const TokenPair& t, const sql::DeviceForTokens& device);
 
 }  // namespace pouch::cliauth

@@ -20,37 +20,33 @@ Error invalid_grant(const std::string& message) {
 }
 
 http::Response pending() {
-    json::Out o;
-    o.kv("status", "pending").kv("interval", kPollInterval);
-    return api::ok(o.done());
+    return api::ok(json::to_json(PendingAnswer{.interval = kPollInterval}));
 }
 
 http::Response redeem(http::Services& s, const std::string& id, const std::string& jkt) {
     auto conn = s.db.acquire();
     db::Transaction tx(*conn);
-    db::Result red = conn->exec(sql::kRedeem, {id});
-    if (red.rows() == 0) {  // raced with another redeem, or expired meanwhile
+    auto red = conn->maybe_one(sql::kRedeem, {.id = id});
+    if (!red) {  // raced with another redeem, or expired meanwhile
         rules::LoginStep step = rules::transition(
-            login_state(conn->exec(sql::kRequestStatus, {id})), rules::LoginEvent::redeem);
+            login_state(conn->one(sql::kRequestStatus, {.id = id}).status),
+            rules::LoginEvent::redeem);
         if (step.refusal) throw *step.refusal;
         throw invalid_grant("the login was already redeemed");
     }
-    db::Result device = conn->exec(sql::kDeviceForTokens, {red.text(0, "device_id")});
+    sql::DeviceForTokens device = conn->one(sql::kDeviceForTokens, {.id = red->device_id});
     // Revoked between approval and redemption: tokens would be refused on first use, so
     // none are issued (the rollback leaves the request approved; every retry answers this).
-    if (device.boolean(0, "revoked"))
+    if (device.revoked)
         throw Error(Code::access_denied, "the device was revoked before the login was redeemed");
-    TokenPair t = issue_tokens(*conn, device.text(0, "id"), jkt);
+    TokenPair t = issue_tokens(*conn, device.id, jkt);
     tx.commit();
-    json::Out o;
-    write_token_fields(o, t, device);
-    o.kv("welcome", device.text(0, "welcome"));
-    return api::ok(o.done());
+    return api::ok(json::to_json(RedeemedAnswer{token_answer(t, device), device.welcome}));
 }
 
 rules::LoginState current_state(http::Services& s, const std::string& id) {
     auto conn = s.db.acquire();
-    return login_state(conn->exec(sql::kRequestStatus, {id}));
+    return login_state(conn->one(sql::kRequestStatus, {.id = id}).status);
 }
 
 // What a token request gets from a request in `state` (common/rules/login.h): redeemed tokens,
@@ -65,32 +61,30 @@ std::optional<http::Response> answer(http::Services& s, const std::string& id,
 
 }  // namespace
 
-http::Response token(api::Call& call) {
+http::Response token(api::Call& call, const TokenRequest& body) {
     http::Services& s = call.services;
     const jose::DpopProof& proof = *call.proof;
-    const rapidjson::Document& doc = call.body;
-    std::string id = doc["request_id"].GetString();
-    std::string verifier = doc["code_verifier"].GetString();
-    int wait = doc.HasMember("wait") ? static_cast<int>(doc["wait"].GetInt64()) : 0;
+    const std::string& id = body.request_id;
+    int wait = body.wait.value_or(0);
 
     const std::string channel = wakeup::channel(wakeup::Topic::login, id);
     std::uint64_t seen = s.parking ? s.parking->stamp(channel) : 0;  // before the read
-    db::Result r = [&] {
+    std::optional<sql::RequestForToken> r = [&] {
         auto conn = s.db.acquire();
-        return conn->exec(sql::kRequestForToken, {id});
+        return conn->maybe_one(sql::kRequestForToken, {.id = id});
     }();
-    if (r.rows() == 0) throw invalid_grant("unknown login request");
-    if (!crypto::ct_equal(proof.jkt, r.text(0, "sign_jkt")))
+    if (!r) throw invalid_grant("unknown login request");
+    if (!crypto::ct_equal(proof.jkt, r->sign_jkt))
         throw auth::dpop_error("the DPoP key is not the one that started the login");
-    if (!crypto::ct_equal(crypto::pkce_s256(verifier), r.text(0, "code_challenge")))
+    if (!crypto::ct_equal(crypto::pkce_s256(body.code_verifier), r->code_challenge))
         throw invalid_grant("code_verifier does not match code_challenge");
-    const rules::LoginState state = login_state(r);
+    const rules::LoginState state = login_state(r->status);
     const bool pending_now = state == rules::LoginState::pending;
     if (pending_now) {
-        if (wait == 0 && r.boolean(0, "too_soon"))
+        if (wait == 0 && r->too_soon)
             throw Error(Code::slow_down).with_header("Retry-After", std::to_string(kPollInterval));
         auto conn = s.db.acquire();
-        conn->exec(sql::kTouchPoll, {id});
+        conn->run(sql::kTouchPoll, {.id = id});
     }
     if (pending_now && wait > 0) {
         auto lp = std::make_shared<http::LongPoll>();

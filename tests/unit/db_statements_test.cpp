@@ -21,6 +21,8 @@
 #include "common/auth/sql_replay.h"
 #include "common/http/sql_health.h"
 #include "common/model/sql.h"
+#include "handlers/account/sql.h"
+#include "handlers/cliauth/sql.h"
 #include "handlers/devices/sql.h"
 #include "tools/pouchctl/sql_gc.h"
 
