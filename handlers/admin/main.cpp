@@ -6,9 +6,9 @@ int main(int argc, char** argv) {
     using namespace pouch;
     return api::handler_main("admin", argc, argv, [](http::Router& r, const config::Config&) {
         api::add(r, admin::kListPlans, admin::list_plans);
-        api::add(r, admin::kGetPlan, admin::get_plan);
-        api::add(r, admin::kUpdatePlan, admin::update_plan);
-        api::add(r, admin::kSetRole, admin::set_role);
+        api::add(r, admin::kGetPlan, api::typed(admin::get_plan));
+        api::add(r, admin::kUpdatePlan, api::typed(admin::update_plan));
+        api::add(r, admin::kSetRole, api::typed(admin::set_role));
         api::add(r, admin::kAudit, admin::list_audit);
     });
 }

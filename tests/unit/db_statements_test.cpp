@@ -18,7 +18,9 @@
 #include "tests/unit/test_env.h"
 
 // Every header that declares typed statements.
+#include "handlers/admin/sql.h"
 #include "handlers/devices/sql.h"
+#include "handlers/shares/sql.h"
 
 namespace fs = std::filesystem;
 
