@@ -1,42 +1,29 @@
 // usage.cpp -- usage reads and the growth check of usage.h over account_stored_bytes() and
-// account_reserved_bytes() (sql/008_tenant_bounds.sql).
+// account_reserved_bytes() (sql/008_tenant_bounds.sql; the statements are sql_usage.h's).
 #include "common/model/usage.h"
 
 #include <stdexcept>
 
 #include "common/json/out.h"
+#include "common/model/sql_usage.h"
 
 namespace pouch::model {
 
 namespace {
 
-const db::Statement kLockUsage{
-    "model_usage_lock",
-    "SELECT p.storage_bytes AS limit_bytes, account_stored_bytes(a.id) AS stored_bytes,"
-    "       account_reserved_bytes(a.id) AS reserved_bytes"
-    "  FROM storage_accounts a JOIN plans p ON p.id = a.plan_id"
-    " WHERE a.id = $1 FOR UPDATE OF a"};
-
-const db::Statement kUsage{
-    "model_usage",
-    "SELECT p.storage_bytes AS limit_bytes, account_stored_bytes(a.id) AS stored_bytes,"
-    "       account_reserved_bytes(a.id) AS reserved_bytes"
-    "  FROM storage_accounts a JOIN plans p ON p.id = a.plan_id WHERE a.id = $1"};
-
-Usage read(const db::Result& r) {
-    if (r.rows() == 0) throw std::runtime_error("usage of an account that does not exist");
-    return Usage{r.int64(0, "limit_bytes"), r.int64(0, "stored_bytes"),
-                 r.int64(0, "reserved_bytes")};
+Usage read(const std::optional<sql::UsageRow>& r) {
+    if (!r) throw std::runtime_error("usage of an account that does not exist");
+    return *r;
 }
 
 }  // namespace
 
 Usage lock_account_usage(db::Conn& conn, const std::string& account_id) {
-    return read(conn.exec(kLockUsage, {account_id}));
+    return read(conn.maybe_one(sql::kLockUsage, {.account_id = account_id}));
 }
 
 Usage account_usage(db::Conn& conn, const std::string& account_id) {
-    return read(conn.exec(kUsage, {account_id}));
+    return read(conn.maybe_one(sql::kUsage, {.account_id = account_id}));
 }
 
 void require_within_quota(db::Conn& conn, const std::string& account_id, const Usage& before) {

@@ -18,9 +18,17 @@
 #include "tests/unit/test_env.h"
 
 // Every header that declares typed statements.
+#include "common/auth/sql_caller.h"
+#include "common/model/sql_device_tokens.h"
+#include "common/model/sql_ids_in_use.h"
+#include "common/model/sql_key_envelopes.h"
+#include "common/model/sql_pouch_events.h"
+#include "common/model/sql_roster.h"
+#include "common/model/sql_usage.h"
 #include "handlers/admin/sql.h"
 #include "handlers/devices/sql.h"
 #include "handlers/shares/sql.h"
+#include "tools/pouchctl/sql_user_role.h"
 
 namespace fs = std::filesystem;
 
