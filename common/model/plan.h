@@ -54,7 +54,8 @@ struct Plan {
     static auto db_columns() {
         return std::apply(
             [](const auto& id, const auto&... rest) {
-                return std::tuple{db::col("plan_id", id.member), db::col(rest.name, rest.member)...};
+                return std::tuple{db::col("plan_id", id.member),
+                                  db::col(rest.name, rest.member)...};
             },
             json_fields());
     }

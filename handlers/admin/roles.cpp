@@ -39,7 +39,8 @@ RoleChange set_role(api::Call& call, const SetRoleRequest& body) {
         if (previous == "admin" && admins <= 1)
             throw http::ApiError(409, "last_admin", "the last admin cannot be demoted");
         conn->run(sql::kSetRole, {.id = id, .role = role});
-        write_audit(*conn, call, "user.role", id, RoleValue{previous}, RoleValue{role}, body.reason);
+        write_audit(*conn, call, "user.role", id, RoleValue{previous}, RoleValue{role},
+                    body.reason);
     }
     tx.commit();
 

@@ -35,12 +35,10 @@ struct ListPlansParams {
 struct UpdatePlanParams : PlanEdit {
     std::string id;
     static auto db_params() {
-        return std::tuple_cat(std::tuple{db::col("id", &UpdatePlanParams::id)},
-                              std::apply(
-                                  [](const auto&... f) {
-                                      return std::tuple{db::col(f.name, f.member)...};
-                                  },
-                                  PlanEdit::json_fields()));
+        return std::tuple_cat(
+            std::tuple{db::col("id", &UpdatePlanParams::id)},
+            std::apply([](const auto&... f) { return std::tuple{db::col(f.name, f.member)...}; },
+                       PlanEdit::json_fields()));
     }
 };
 

@@ -42,13 +42,12 @@ struct PlanEdit {
     std::optional<long long> sort;
     static auto json_fields() {
         return std::tuple{
-            json::field("slug", &PlanEdit::slug,
-                        js::string().check(is_slug,
-                                           "1..64 of a-z, 0-9 and '-', not starting with '-'"))
+            json::field(
+                "slug", &PlanEdit::slug,
+                js::string().check(is_slug, "1..64 of a-z, 0-9 and '-', not starting with '-'"))
                 .omit(),
             json::field("name", &PlanEdit::name, js::string().min_chars(1).max_chars(64)).omit(),
-            json::field("description", &PlanEdit::description, js::string().max_chars(500))
-                .omit(),
+            json::field("description", &PlanEdit::description, js::string().max_chars(500)).omit(),
             json::field("price_cents", &PlanEdit::price_cents,
                         js::integer().min(0).max(js::kMaxSafeInt))
                 .omit(),
@@ -73,9 +72,9 @@ struct PlanEdit {
 struct PlanEditRequest : PlanEdit {
     std::optional<std::string> reason;
     static auto json_fields() {
-        return std::tuple_cat(
-            PlanEdit::json_fields(),
-            std::tuple{json::field("reason", &PlanEditRequest::reason, js::string().max_chars(500))});
+        return std::tuple_cat(PlanEdit::json_fields(),
+                              std::tuple{json::field("reason", &PlanEditRequest::reason,
+                                                     js::string().max_chars(500))});
     }
 };
 

@@ -51,16 +51,16 @@ api::Created<Share> create(api::Call& call, const CreateRequest& body) {
     if (auto excess = rules::check_request(before, bytes))
         throw model::quota_exceeded(*excess,
                                     "this would take the account over its plan's storage limit");
-    std::optional<Share> r = conn->maybe_one(sql::kCreateShare,
-                                             {.id = body.id,
-                                              .account_id = c.account_id,
-                                              .pouch_id = pouch_id,
-                                              .created_by_user = c.user_id,
-                                              .label_enc = body.label_enc,
-                                              .lifetime = lifetime(body.expires),
-                                              .bundle = body.bundle,
-                                              .size = size,
-                                              .one_time = body.one_time.value_or(false)});
+    std::optional<Share> r =
+        conn->maybe_one(sql::kCreateShare, {.id = body.id,
+                                            .account_id = c.account_id,
+                                            .pouch_id = pouch_id,
+                                            .created_by_user = c.user_id,
+                                            .label_enc = body.label_enc,
+                                            .lifetime = lifetime(body.expires),
+                                            .bundle = body.bundle,
+                                            .size = size,
+                                            .one_time = body.one_time.value_or(false)});
     if (!r) throw http::ApiError(409, "share_exists", "a share with this id exists");
     tx.commit();
     return {std::move(*r)};

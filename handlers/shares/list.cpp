@@ -18,11 +18,11 @@ http::Response list(api::Call& call) {
     const paging::List list("shares/" + pouch_id, {paging::Key::natural, paging::Key::uuid});
     auto after = list.read(q);
     auto conn = s.db.acquire();
-    std::vector<ShareRow> rows = conn->rows(sql::kListShares,
-                                            {.pouch_id = pouch_id,
-                                             .after_us = paging::after_number(after, 0),
-                                             .after_id = paging::after_key(after, 1),
-                                             .limit = limit + 1});
+    std::vector<ShareRow> rows =
+        conn->rows(sql::kListShares, {.pouch_id = pouch_id,
+                                      .after_us = paging::after_number(after, 0),
+                                      .after_id = paging::after_key(after, 1),
+                                      .limit = limit + 1});
     int n = static_cast<int>(rows.size());
     return list.page(limit, n, n, [&](json::Out& o, int i) {
         const ShareRow& r = rows[static_cast<size_t>(i)];

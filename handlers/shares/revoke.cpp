@@ -12,7 +12,8 @@ Share revoke(api::Call& call) {
     http::Services& s = call.services;
     const auth::Caller& c = call.who();
     auto conn = s.db.acquire();
-    auto r = conn->maybe_one(sql::kRevokeShare, {.id = req.param("id"), .account_id = c.account_id});
+    auto r =
+        conn->maybe_one(sql::kRevokeShare, {.id = req.param("id"), .account_id = c.account_id});
     if (!r) throw http::not_found();
     return std::move(*r);
 }

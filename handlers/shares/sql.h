@@ -97,9 +97,9 @@ inline const db::Query<OfAccount, Count> kLiveShares{
     " WHERE account_id = $1 AND revoked_at IS NULL AND consumed_at IS NULL"
     "   AND (expires_at IS NULL OR expires_at > now())"};
 
-// $6 is an interval as text ('7 days') or NULL for `never`; created_at and expires_at come from the
-// same now(), so expires_at - created_at is exactly the chosen lifetime. No row back means
-// the id is taken (by any account).
+// $6 is an interval as text ('7 days') or NULL for `never`; created_at and expires_at come
+// from the same now(), so expires_at - created_at is exactly the chosen lifetime. No row back
+// means the id is taken (by any account).
 inline const db::Query<CreateParams, Share> kCreateShare{
     "shares_create",
     "INSERT INTO shares (id, account_id, pouch_id, created_by_user, label_enc, bundle, size,"

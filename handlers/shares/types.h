@@ -33,12 +33,12 @@ struct CreateRequest {
     static auto json_fields() {
         return std::tuple{
             json::field("id", &CreateRequest::id, js::uuid()),
-            json::field("bundle", &CreateRequest::bundle,
-                        js::b64url().min_chars(1).max_chars(11184811).check(canonical_b64url,
-                                                                            kCanonical)),
-            json::field("label_enc", &CreateRequest::label_enc,
-                        js::b64url().min_chars(1).max_chars(683).check(canonical_b64url,
-                                                                       kCanonical)),
+            json::field(
+                "bundle", &CreateRequest::bundle,
+                js::b64url().min_chars(1).max_chars(11184811).check(canonical_b64url, kCanonical)),
+            json::field(
+                "label_enc", &CreateRequest::label_enc,
+                js::b64url().min_chars(1).max_chars(683).check(canonical_b64url, kCanonical)),
             json::field("expires", &CreateRequest::expires,
                         js::one_of({"1d", "7d", "30d", "never"})),
             json::field("one_time", &CreateRequest::one_time, js::boolean()),

@@ -19,9 +19,12 @@ namespace {
 
 template <class T>
 rules::PlanKind kind_of() {
-    if constexpr (std::is_same_v<T, std::string>) return rules::PlanKind::text;
-    else if constexpr (std::is_same_v<T, bool>) return rules::PlanKind::boolean;
-    else return rules::PlanKind::integer;
+    if constexpr (std::is_same_v<T, std::string>)
+        return rules::PlanKind::text;
+    else if constexpr (std::is_same_v<T, bool>)
+        return rules::PlanKind::boolean;
+    else
+        return rules::PlanKind::integer;
 }
 
 struct Named {
