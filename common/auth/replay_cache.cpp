@@ -1,29 +1,12 @@
 // replay_cache.cpp -- DPoP jti replay detection (replay_cache.h): Redis when it answers,
-// otherwise an atomic upsert into dpop_replay (sql/001_init.sql).
+// otherwise an atomic upsert into dpop_replay (sql/001_init.sql; sql_replay_cache.h).
 #include "common/auth/replay_cache.h"
+
+#include "common/auth/sql_replay_cache.h"
 
 namespace pouch::auth {
 
 namespace {
-
-// An expired row counts as unseen: the upsert overwrites it, and only then returns a row.
-const db::Statement kRecord{"replay_record",
-                            "INSERT INTO dpop_replay (jkt, jti, expires_at) "
-                            "VALUES ($1, $2, now() + make_interval(secs => $3::int)) "
-                            "ON CONFLICT (jkt, jti) DO UPDATE SET expires_at = EXCLUDED.expires_at "
-                            "WHERE dpop_replay.expires_at <= now() "
-                            "RETURNING 1"};
-
-const db::Statement kSeen{
-    "replay_seen", "SELECT 1 FROM dpop_replay WHERE jkt = $1 AND jti = $2 AND expires_at > now()"};
-
-// Served by the expires_at index: an empty or expired table costs one index probe.
-const db::Statement kAnyLive{"replay_any_live",
-                             "SELECT EXISTS (SELECT 1 FROM dpop_replay WHERE expires_at > now())"};
-
-// Rows only accumulate during Redis outages; sweeping at most once a minute keeps the table
-// small without a separate job.
-const db::Statement kSweep{"replay_sweep", "DELETE FROM dpop_replay WHERE expires_at <= now()"};
 
 long long now_seconds() {
     return std::chrono::duration_cast<std::chrono::seconds>(
@@ -62,9 +45,10 @@ bool ReplayCache::first_use_db(const std::string& jkt, const std::string& jti, i
     db::Lease c = pool_.acquire();  // throws 503 itself when the database is down
     long long now = now_seconds();
     long long last = last_sweep_.load();
-    if (now - last >= 60 && last_sweep_.compare_exchange_strong(last, now)) c->exec(kSweep);
-    db::Result r = c->exec(kRecord, {jkt, jti, std::to_string(ttl_seconds)});
-    return r.rows() == 1;
+    if (now - last >= 60 && last_sweep_.compare_exchange_strong(last, now))
+        c->run(sql::kSweepProofs, {});
+    return c->maybe_one(sql::kRecordProof, {.jkt = jkt, .jti = jti, .ttl_seconds = ttl_seconds})
+        .has_value();
 }
 
 bool ReplayCache::live_rows_in_db() {
@@ -76,7 +60,7 @@ bool ReplayCache::live_rows_in_db() {
         return !live_known_.load() || live_rows_.load();
     try {
         db::Lease c = pool_.acquire();
-        live_rows_ = c->exec(kAnyLive).text(0, 0) == "t";
+        live_rows_ = c->one(sql::kAnyLive, {}).live;
         live_known_ = true;
     } catch (...) {
         live_checked_ms_ = checked;  // the next caller asks again
@@ -87,7 +71,7 @@ bool ReplayCache::live_rows_in_db() {
 
 bool ReplayCache::seen_in_db(const std::string& jkt, const std::string& jti) {
     db::Lease c = pool_.acquire();
-    return c->exec(kSeen, {jkt, jti}).rows() > 0;
+    return c->one(sql::kProofSeen, {.jkt = jkt, .jti = jti}).live;
 }
 
 }  // namespace pouch::auth

@@ -19,6 +19,7 @@
 
 // Every header that declares typed statements.
 #include "common/auth/sql_caller.h"
+#include "common/auth/sql_replay_cache.h"
 #include "common/model/sql_device_tokens.h"
 #include "common/model/sql_ids_in_use.h"
 #include "common/model/sql_key_envelopes.h"
