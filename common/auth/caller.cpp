@@ -19,17 +19,17 @@ namespace {
 Caller web_caller(const std::string& token, http::Services& s) {
     if (!has_token_shape(token, "svc_ws_")) throw http::unauthenticated("unknown credentials");
     auto conn = s.db.acquire();
-    db::Result r = conn->exec(sql::kSessionByHash, {crypto::token_hash(token)});
-    if (r.rows() == 0) throw http::unauthenticated("unknown credentials");
-    if (r.boolean(0, "expired")) throw Error(Code::token_expired, "session expired");
-    if (r.boolean(0, "stale")) conn->exec(sql::kTouchSession, {r.text(0, "id")});
+    auto r = conn->maybe_one(sql::kSessionByHash, {.token_hash = crypto::token_hash(token)});
+    if (!r) throw http::unauthenticated("unknown credentials");
+    if (r->expired) throw Error(Code::token_expired, "session expired");
+    if (r->stale) conn->run(sql::kTouchSession, {.id = r->id});
     Caller c;
     c.kind = Caller::Kind::web;
-    c.session_id = r.text(0, "id");
-    c.user_id = r.text(0, "user_id");
-    c.role = r.text(0, "role");
-    c.account_id = r.text(0, "account_id");
-    c.member_id = r.opt(0, "web_member_id").value_or("");
+    c.session_id = r->id;
+    c.user_id = r->user_id;
+    c.role = r->role;
+    c.account_id = r->account_id;
+    c.member_id = r->web_member_id.value_or("");
     return c;
 }
 
@@ -39,30 +39,30 @@ Caller cli_caller(const http::Request& req, const std::string& token, http::Serv
     if (!has_token_shape(token, "svc_at_")) throw http::unauthenticated("unknown credentials");
     jose::DpopProof proof = check_dpop(req, s, token);
     const std::string hash = crypto::token_hash(token);
-    db::Result r = [&] {
+    std::optional<sql::AccessTokenRow> r = [&] {
         auto conn = s.db.acquire();
-        return conn->exec(sql::kAccessToken, {hash});
+        return conn->maybe_one(sql::kAccessToken, {.token_hash = hash});
     }();
-    if (r.rows() == 0) throw http::unauthenticated("unknown credentials");
-    if (r.boolean(0, "device_revoked")) throw Error(Code::device_revoked);
-    if (r.boolean(0, "token_revoked")) throw http::unauthenticated("token has been revoked");
-    if (r.boolean(0, "expired")) throw Error(Code::token_expired);
-    if (!crypto::ct_equal(proof.jkt, r.text(0, "jkt")))
+    if (!r) throw http::unauthenticated("unknown credentials");
+    if (r->device_revoked) throw Error(Code::device_revoked);
+    if (r->token_revoked) throw http::unauthenticated("token has been revoked");
+    if (r->expired) throw Error(Code::token_expired);
+    if (!crypto::ct_equal(proof.jkt, r->jkt))
         throw dpop_error("DPoP key does not match the token's key");
     record_dpop(proof, s);
     Caller c;
     c.kind = Caller::Kind::cli;
-    c.device_id = r.text(0, "device_id");
-    c.member_id = r.text(0, "member_id");
-    c.account_id = r.text(0, "account_id");
-    c.user_id = r.text(0, "owner_user_id");
-    c.role = r.text(0, "role");
-    c.sign_x = r.text(0, "sign_x");
-    c.sign_y = r.text(0, "sign_y");
-    if (r.boolean(0, "stale") || r.boolean(0, "first_use")) {
+    c.device_id = r->device_id;
+    c.member_id = r->member_id;
+    c.account_id = r->account_id;
+    c.user_id = r->owner_user_id;
+    c.role = r->role;
+    c.sign_x = r->sign_x;
+    c.sign_y = r->sign_y;
+    if (r->stale || r->first_use) {
         auto conn = s.db.acquire();
-        if (r.boolean(0, "stale")) conn->exec(sql::kTouchDevice, {c.device_id});
-        if (r.boolean(0, "first_use")) conn->exec(sql::kMarkAccessTokenUsed, {hash});
+        if (r->stale) conn->run(sql::kTouchDevice, {.id = c.device_id});
+        if (r->first_use) conn->run(sql::kMarkAccessTokenUsed, {.token_hash = hash});
     }
     return c;
 }

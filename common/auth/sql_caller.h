@@ -3,11 +3,66 @@
 // very token lookup the handlers run.
 #pragma once
 
-#include "common/db/pool.h"
+#include <optional>
+#include <string>
+#include <tuple>
+
+#include "common/db/query.h"
 
 namespace pouch::auth::sql {
 
-inline const db::Statement kSessionByHash{
+// ---- parameters and rows ------------------------------------------------------------------------
+
+struct ByHash {
+    std::string token_hash;
+    static auto db_params() { return std::tuple{db::col("token_hash", &ByHash::token_hash)}; }
+};
+
+struct ById {
+    std::string id;
+    static auto db_params() { return std::tuple{db::col("id", &ById::id)}; }
+};
+
+struct SessionRow {
+    std::string id, user_id, role, account_id;
+    std::optional<std::string> web_member_id;  // none before genesis
+    bool expired = false, stale = false;
+    static auto db_columns() {
+        return std::tuple{db::col("id", &SessionRow::id),
+                          db::col("user_id", &SessionRow::user_id),
+                          db::col("role", &SessionRow::role),
+                          db::col("account_id", &SessionRow::account_id),
+                          db::col("web_member_id", &SessionRow::web_member_id),
+                          db::col("expired", &SessionRow::expired),
+                          db::col("stale", &SessionRow::stale)};
+    }
+};
+
+struct AccessTokenRow {
+    std::string device_id, jkt;
+    bool expired = false, token_revoked = false, device_revoked = false;
+    std::string member_id, account_id, sign_x, sign_y, owner_user_id, role;
+    bool stale = false, first_use = false;
+    static auto db_columns() {
+        return std::tuple{db::col("device_id", &AccessTokenRow::device_id),
+                          db::col("jkt", &AccessTokenRow::jkt),
+                          db::col("expired", &AccessTokenRow::expired),
+                          db::col("token_revoked", &AccessTokenRow::token_revoked),
+                          db::col("device_revoked", &AccessTokenRow::device_revoked),
+                          db::col("member_id", &AccessTokenRow::member_id),
+                          db::col("account_id", &AccessTokenRow::account_id),
+                          db::col("sign_x", &AccessTokenRow::sign_x),
+                          db::col("sign_y", &AccessTokenRow::sign_y),
+                          db::col("owner_user_id", &AccessTokenRow::owner_user_id),
+                          db::col("role", &AccessTokenRow::role),
+                          db::col("stale", &AccessTokenRow::stale),
+                          db::col("first_use", &AccessTokenRow::first_use)};
+    }
+};
+
+// ---- statements ---------------------------------------------------------------------------------
+
+inline const db::Query<ByHash, SessionRow> kSessionByHash{
     "auth_session_by_hash",
     "SELECT s.id, s.user_id, u.role, a.id AS account_id, a.web_member_id,"
     "       (s.expires_at <= now() OR s.last_used_at <= now() - interval '14 days') AS expired,"
@@ -17,10 +72,10 @@ inline const db::Statement kSessionByHash{
     "  JOIN storage_accounts a ON a.owner_user_id = u.id"
     " WHERE s.token_hash = $1"};
 
-inline const db::Statement kTouchSession{
+inline const db::Query<ById> kTouchSession{
     "auth_touch_session", "UPDATE web_sessions SET last_used_at = now() WHERE id = $1"};
 
-inline const db::Statement kAccessToken{
+inline const db::Query<ByHash, AccessTokenRow> kAccessToken{
     "auth_access_token",
     "SELECT t.device_id, t.jkt, t.expires_at <= now() AS expired,"
     "       t.revoked_at IS NOT NULL AS token_revoked, d.revoked_at IS NOT NULL AS device_revoked,"
@@ -33,12 +88,12 @@ inline const db::Statement kAccessToken{
     "  JOIN users u ON u.id = a.owner_user_id"
     " WHERE t.token_hash = $1"};
 
-inline const db::Statement kTouchDevice{"auth_touch_device",
-                                        "UPDATE devices SET last_seen_at = now() WHERE id = $1"};
+inline const db::Query<ById> kTouchDevice{"auth_touch_device",
+                                          "UPDATE devices SET last_seen_at = now() WHERE id = $1"};
 
 // An access token's first use, once: a refresh retried after a lost answer may replace only a
 // pair neither of whose tokens was used (common/rules/refresh.h).
-inline const db::Statement kMarkAccessTokenUsed{
+inline const db::Query<ByHash> kMarkAccessTokenUsed{
     "auth_mark_access_token_used",
     "UPDATE access_tokens SET used_at = now() WHERE token_hash = $1 AND used_at IS NULL"};
 

@@ -3,15 +3,12 @@
 // once for every account on the plan because quota checks join the plan on every request;
 // lowering them never deletes data. An edit that changes something writes one audit record
 // whose before/after hold only the changed fields; an edit that changes nothing writes none.
-#include <climits>
 #include <string>
-#include <string_view>
-#include <variant>
+#include <type_traits>
 #include <vector>
 
 #include "common/http/error.h"
 #include "common/http/query.h"
-#include "common/json/out.h"
 #include "common/model/plan.h"
 #include "common/paging/paging.h"
 #include "common/rules/plan_diff.h"
@@ -23,65 +20,53 @@ namespace pouch::admin {
 
 namespace {
 
-// The stored plan's editable fields and the request's, as rules::plan_diff compares them.
-rules::PlanValues current_values(const db::Result& cur) {
+// The stored plan's fields and the request's, by name, as rules::plan_diff compares them (it
+// reads only the editable ones, rules::kPlanFields).
+rules::PlanValues current_values(const model::Plan& plan) {
     rules::PlanValues v;
-    for (const auto& f : rules::kPlanFields) {
-        switch (f.kind) {
-            case rules::PlanKind::text:
-                v[f.name] = cur.text(0, f.name);
-                break;
-            case rules::PlanKind::integer:
-                v[f.name] = cur.int64(0, f.name);
-                break;
-            case rules::PlanKind::boolean:
-                v[f.name] = cur.boolean(0, f.name);
-                break;
-        }
-    }
+    std::apply(
+        [&](const auto&... f) {
+            (
+                [&] {
+                    const auto& x = plan.*(f.member);
+                    if constexpr (std::is_constructible_v<rules::PlanValue, decltype(x)> &&
+                                  !json::is_optional<std::remove_cvref_t<decltype(x)>>::value)
+                        v[f.name] = x;
+                }(),
+                ...);
+        },
+        model::Plan::json_fields());
     return v;
 }
 
-rules::PlanValues asked_values(const rapidjson::Document& doc) {
+rules::PlanValues asked_values(const PlanEdit& edit) {
     rules::PlanValues v;
-    for (const auto& f : rules::kPlanFields) {
-        if (!doc.HasMember(f.name)) continue;
-        const rapidjson::Value& x = doc[f.name];
-        switch (f.kind) {
-            case rules::PlanKind::text:
-                v[f.name] = json::text(x);
-                break;
-            case rules::PlanKind::integer:
-                v[f.name] = static_cast<long long>(x.GetInt64());
-                break;
-            case rules::PlanKind::boolean:
-                v[f.name] = x.GetBool();
-                break;
-        }
-    }
+    std::apply(
+        [&](const auto&... f) {
+            (
+                [&] {
+                    if (const auto& x = edit.*(f.member)) v[f.name] = *x;
+                }(),
+                ...);
+        },
+        PlanEdit::json_fields());
     return v;
 }
 
-void write_value(json::Out& o, const std::string& key, const rules::PlanValue& v) {
-    std::visit([&](const auto& x) { o.kv(key, x); }, v);
-}
-
-db::Param param_of(const rules::PlanValue& v) {
-    if (const auto* t = std::get_if<std::string>(&v)) return *t;
-    if (const auto* n = std::get_if<long long>(&v)) return std::to_string(*n);
-    return std::string(std::get<bool>(v) ? "true" : "false");
-}
-
-// The Plan object as the whole of `data`. json::Out's root is always an object and
-// write_plan() writes a member value, so the plan is written under one key and that key's
-// value is cut out (the writer emits no whitespace, so the prefix is exact).
-http::Response plan_response(const db::Result& r) {
-    static constexpr std::string_view kPrefix = "{\"plan\":";
-    json::Out o;
-    o.key("plan");
-    model::write_plan(o, r, 0);
-    std::string wrapped = o.done();
-    return api::ok(wrapped.substr(kPrefix.size(), wrapped.size() - kPrefix.size() - 1));
+// Sets the field named `name` of `edit` to `value` (of that field's kind: plan_diff hands back
+// the values it was given).
+void set_field(PlanEdit& edit, const std::string& name, const rules::PlanValue& value) {
+    std::apply(
+        [&](const auto&... f) {
+            (
+                [&] {
+                    if (name != f.name) return;
+                    auto& x = edit.*(f.member);
+                    x = std::get<typename std::remove_cvref_t<decltype(x)>::value_type>(value);
+                }(),
+                ...);
+        },
+        PlanEdit::json_fields());
 }
 
 }  // namespace
@@ -93,63 +78,62 @@ http::Response list_plans(api::Call& call) {
     const paging::List list("plans", {paging::Key::integer, paging::Key::text});
     auto after = list.read(q);
     auto conn = s.db.acquire();
-    db::Result r = conn->exec(
-        sql::kListPlans,
-        {paging::after_key(after, 0), paging::after_key(after, 1), std::to_string(limit + 1)});
-    return list.page(limit, r.rows(), r.rows(), [&](json::Out& o, int i) {
-        model::write_plan(o, r, i);
-        return paging::Keys{r.text(i, "sort"), r.text(i, "slug")};
+    std::vector<model::Plan> rows =
+        conn->rows(sql::kListPlans, {.after_sort = paging::after_number(after, 0),
+                                     .after_slug = paging::after_key(after, 1),
+                                     .limit = limit + 1});
+    int n = static_cast<int>(rows.size());
+    return list.page(limit, n, n, [&](json::Out& o, int i) {
+        const model::Plan& p = rows[static_cast<size_t>(i)];
+        o.obj();
+        json::write_members(o, p);
+        o.end_obj();
+        return paging::Keys{std::to_string(p.sort), p.slug};
     });
 }
 
-http::Response get_plan(api::Call& call) {
+model::Plan get_plan(api::Call& call) {
     http::Services& s = call.services;
     const std::string& id = call.param("id");
     auto conn = s.db.acquire();
-    db::Result r = conn->exec(sql::kGetPlan, {id});
-    if (r.rows() == 0) throw http::not_found();
-    return plan_response(r);
+    auto plan = conn->maybe_one(sql::kGetPlan, {.id = id});
+    if (!plan) throw http::not_found();
+    return std::move(*plan);
 }
 
-http::Response update_plan(api::Call& call) {
+model::Plan update_plan(api::Call& call, const PlanEditRequest& body) {
     http::Services& s = call.services;
     const std::string& id = call.param("id");
-    const rapidjson::Document& doc = call.body;
 
     auto conn = s.db.acquire();
     db::Transaction tx(*conn);
-    db::Result cur = conn->exec(sql::kLockPlan, {id});
-    if (cur.rows() == 0) throw http::not_found();
+    auto cur = conn->maybe_one(sql::kLockPlan, {.id = id});
+    if (!cur) throw http::not_found();
 
     std::vector<rules::PlanChange> changes =
-        rules::plan_diff(current_values(cur), asked_values(doc));
-    if (changes.empty()) return plan_response(cur);  // nothing to write, nothing to audit
+        rules::plan_diff(current_values(*cur), asked_values(body));
+    if (changes.empty()) return std::move(*cur);  // nothing to write, nothing to audit
 
-    // $1 the id, then one parameter per field: its new value if it changes, else NULL (kept).
-    std::vector<db::Param> params{id};
-    json::Out before, after;
-    for (const auto& f : rules::kPlanFields) {
-        db::Param p;
-        for (const auto& ch : changes) {
-            if (ch.field != f.name) continue;
-            write_value(before, ch.field, ch.before);
-            write_value(after, ch.field, ch.after);
-            p = param_of(ch.after);
-        }
-        params.push_back(std::move(p));
+    // The changed fields only: the UPDATE keeps every other column (NULL), the audit record
+    // holds them alone (PlanEdit omits an empty field).
+    PlanEdit before, after;
+    for (const auto& ch : changes) {
+        set_field(before, ch.field, ch.before);
+        set_field(after, ch.field, ch.after);
     }
+    sql::UpdatePlanParams params{after, id};
 
-    db::Result r = [&] {
+    model::Plan r = [&] {
         try {
-            return conn->exec(sql::kUpdatePlan, params);
+            return conn->one(sql::kUpdatePlan, params);
         } catch (const Error& e) {
             if (e.sqlstate == "23505") throw Error(Code::slug_taken, {}, "/slug");
             throw;
         }
     }();
-    write_audit(*conn, call, "plan.update", id, before.done(), after.done());
+    write_audit(*conn, call, "plan.update", id, before, after, body.reason);
     tx.commit();
-    return plan_response(r);
+    return r;
 }
 
 }  // namespace pouch::admin

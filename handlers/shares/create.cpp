@@ -5,10 +5,8 @@
 // the account's usage (403 quota_exceeded past the plan), and an account holds at most 1,000
 // live shares (decisions §13).
 #include "common/auth/caller.h"
-#include "common/json/out.h"
 #include "common/model/usage.h"
 #include "handlers/shares/routes.h"
-#include "handlers/shares/share_json.h"
 #include "handlers/shares/sql.h"
 
 namespace pouch::shares {
@@ -19,8 +17,8 @@ namespace {
 constexpr long long kMaxLiveShares = 1000;
 
 // The lifetime as a PostgreSQL interval; nullopt (SQL NULL) for `never`.
-db::Param lifetime(const rapidjson::Document& doc) {
-    std::string e = doc.HasMember("expires") ? json::text(doc["expires"]) : "7d";
+std::optional<std::string> lifetime(const std::optional<std::string>& expires) {
+    std::string e = expires.value_or("7d");
     if (e == "1d") return "1 day";
     if (e == "7d") return "7 days";
     if (e == "30d") return "30 days";
@@ -29,27 +27,22 @@ db::Param lifetime(const rapidjson::Document& doc) {
 
 }  // namespace
 
-http::Response create(api::Call& call) {
+api::Created<Share> create(api::Call& call, const CreateRequest& body) {
     http::Request& req = call.req;
     http::Services& s = call.services;
     const auth::Caller& c = call.who();
-    const rapidjson::Document& doc = call.body;
-    std::string id = json::text(doc["id"]);
     std::string pouch_id = req.param("pouchId");
-    const auto& bundle = doc["bundle"];
     // Unpadded b64url: every 4 characters carry 3 bytes, a tail of 2 or 3 carries 1 or 2.
-    long long size = static_cast<long long>(bundle.GetStringLength()) * 3 / 4;
-    bool one_time = doc.HasMember("one_time") && doc["one_time"].GetBool();
+    long long size = static_cast<long long>(body.bundle.size()) * 3 / 4;
 
     // What the share adds to usage: the stored bundle and label (share_bytes() of
     // sql/008_tenant_bounds.sql), weighed before an insert of up to 11 MB (rules/quota.h).
-    long long bytes =
-        static_cast<long long>(bundle.GetStringLength() + doc["label_enc"].GetStringLength());
+    long long bytes = static_cast<long long>(body.bundle.size() + body.label_enc.size());
 
     auto conn = s.db.acquire();
     db::Transaction tx(*conn);
     model::Usage before = model::lock_account_usage(*conn, c.account_id);
-    long long live = conn->exec(sql::kLiveShares, {c.account_id}).int64(0, "n");
+    long long live = conn->one(sql::kLiveShares, {.account_id = c.account_id}).n;
     if (live >= kMaxLiveShares)
         throw model::quota_exceeded(
             rules::QuotaExcess{before.limit_bytes, before.used(), bytes},
@@ -58,13 +51,19 @@ http::Response create(api::Call& call) {
     if (auto excess = rules::check_request(before, bytes))
         throw model::quota_exceeded(*excess,
                                     "this would take the account over its plan's storage limit");
-    db::Result r = conn->exec(
-        sql::kCreateShare,
-        {id, c.account_id, pouch_id, c.user_id, json::text(doc["label_enc"]), lifetime(doc),
-         json::text(bundle), std::to_string(size), one_time ? "true" : "false"});
-    if (r.rows() == 0) throw Error(Code::share_exists);
+    std::optional<Share> r =
+        conn->maybe_one(sql::kCreateShare, {.id = body.id,
+                                            .account_id = c.account_id,
+                                            .pouch_id = pouch_id,
+                                            .created_by_user = c.user_id,
+                                            .label_enc = body.label_enc,
+                                            .lifetime = lifetime(body.expires),
+                                            .bundle = body.bundle,
+                                            .size = size,
+                                            .one_time = body.one_time.value_or(false)});
+    if (!r) throw Error(Code::share_exists);
     tx.commit();
-    return api::created(share_data(r, 0));
+    return {std::move(*r)};
 }
 
 }  // namespace pouch::shares

@@ -3,10 +3,8 @@
 // common/paging/paging.h on (created_at µs, id).
 #include "common/auth/caller.h"
 #include "common/http/query.h"
-#include "common/json/out.h"
 #include "common/paging/paging.h"
 #include "handlers/shares/routes.h"
-#include "handlers/shares/share_json.h"
 #include "handlers/shares/sql.h"
 
 namespace pouch::shares {
@@ -20,14 +18,18 @@ http::Response list(api::Call& call) {
     const paging::List list("shares/" + pouch_id, {paging::Key::natural, paging::Key::uuid});
     auto after = list.read(q);
     auto conn = s.db.acquire();
-    db::Result r =
-        conn->exec(sql::kListShares, {pouch_id, paging::after_key(after, 0),
-                                      paging::after_key(after, 1), std::to_string(limit + 1)});
-    return list.page(limit, r.rows(), r.rows(), [&](json::Out& o, int i) {
+    std::vector<ShareRow> rows =
+        conn->rows(sql::kListShares, {.pouch_id = pouch_id,
+                                      .after_us = paging::after_number(after, 0),
+                                      .after_id = paging::after_key(after, 1),
+                                      .limit = limit + 1});
+    int n = static_cast<int>(rows.size());
+    return list.page(limit, n, n, [&](json::Out& o, int i) {
+        const ShareRow& r = rows[static_cast<size_t>(i)];
         o.obj();
-        write_share(o, r, i);
+        json::write_members(o, static_cast<const Share&>(r));
         o.end_obj();
-        return paging::Keys{r.text(i, "created_us"), r.text(i, "id")};
+        return paging::Keys{std::to_string(r.created_us), r.id};
     });
 }
 

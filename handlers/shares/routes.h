@@ -7,38 +7,19 @@
 #include <string>
 
 #include "common/api/route.h"
-#include "common/crypto/b64url.h"
+#include "common/api/typed.h"
 #include "common/http/error.h"
 #include "common/paging/paging.h"
+#include "handlers/shares/types.h"
 
 namespace pouch::shares {
-
-namespace js = json::schema;
-
-inline bool canonical_b64url(std::string_view s) {
-    return crypto::b64url_canonical(s);
-}
-inline const char* const kCanonical =
-    "b64url with exactly one decoding (length not 4k+1, unused bits zero)";
-
-// Bounds of interface.md; a sealed label always carries at least a nonce and a tag, so an
-// empty label_enc (or bundle) is refused.
-inline const js::Node kCreateBody = js::object({
-    js::req("id", js::uuid()),
-    js::req("bundle",
-            js::b64url().min_chars(1).max_chars(11184811).check(canonical_b64url, kCanonical)),
-    js::req("label_enc",
-            js::b64url().min_chars(1).max_chars(683).check(canonical_b64url, kCanonical)),
-    js::opt("expires", js::one_of({"1d", "7d", "30d", "never"})),
-    js::opt("one_time", js::boolean()),
-});
 
 // A bundle of 11,184,811 characters plus its label (decisions §3: 12 MiB, nginx's limit too).
 inline const api::Route kCreate{.method = "POST",
                                 .pattern = "/v1/pouches/{pouchId:uuid}/shares",
                                 .who = api::Who::web,
                                 .body_limit = 12 * http::kMiB,
-                                .schema = &kCreateBody,
+                                .schema = api::schema<CreateRequest>(),
                                 .pouch = api::PouchScope::read};
 inline const api::Route kList{.method = "GET",
                               .pattern = "/v1/pouches/{pouchId:uuid}/shares",
@@ -56,15 +37,19 @@ inline const api::Route kRevoke{.method = "POST",
                                 .who = api::Who::web,
                                 .masked = {"id"}};
 
-http::Response create(api::Call& call);
-http::Response list(api::Call& call);
-http::Response fetch(api::Call& call);
-http::Response import_share(api::Call& call);
-http::Response revoke(api::Call& call);
+api::Created<Share> create(api::Call& call, const CreateRequest& body);
+http::Response list(api::Call& call);   // a page
+http::Response fetch(api::Call& call);  // FetchedShare, not to be cached
+Imported import_share(api::Call& call);
+Share revoke(api::Call& call);
 
 // The group's one route table: main.cpp installs it, the unit tests read it.
 inline const api::Entry kRoutes[] = {
-    {kCreate, create}, {kList, list}, {kFetch, fetch}, {kImport, import_share}, {kRevoke, revoke},
+    {kCreate, api::typed(create)},
+    {kList, list},
+    {kFetch, fetch},
+    {kImport, api::typed(import_share)},
+    {kRevoke, api::typed(revoke)},
 };
 
 // 410 share_unavailable for a share that exists but is not active; details.state says which

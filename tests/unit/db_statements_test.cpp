@@ -18,13 +18,17 @@
 #include "tests/unit/test_env.h"
 
 // Every header that declares typed statements.
+#include "common/auth/sql_caller.h"
 #include "common/auth/sql_replay.h"
 #include "common/http/sql_health.h"
 #include "common/model/sql.h"
 #include "handlers/account/sql.h"
+#include "handlers/admin/sql.h"
 #include "handlers/cliauth/sql.h"
 #include "handlers/devices/sql.h"
+#include "handlers/shares/sql.h"
 #include "tools/pouchctl/sql_gc.h"
+#include "tools/pouchctl/sql_user_role.h"
 
 namespace fs = std::filesystem;
 

@@ -153,7 +153,7 @@ int commit_sql_main(int argc, char** argv) {
          std::to_string(batch) + " new puts, the handler's statements\n";
     s += "\\set k random(1, 9223372036854775806)\n";
     s += "\\set p :client_id % :npouches\n";
-    s += bind(auth_sql::kAccessToken, {":token_hash"}) + ";\n";
+    s += bind(auth_sql::kAccessToken.statement, {":token_hash"}) + ";\n";
     s += "BEGIN;\n";
     s += bind(pouch::model::sql::kPouchForUpdate, {pouch, ":account"}) + " \\gset\n";
     s += bind(sync_sql::kStoredCommit, {pouch, opid}) + ";\n";

@@ -6,24 +6,15 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "common/db/pool.h"
 #include "tools/pouchctl/commands.h"
+#include "tools/pouchctl/sql_user_role.h"
 
 namespace {
-
-// The target and every admin, locked in id order in one statement: two concurrent demotions
-// then serialize instead of each seeing the other admin still present, and cannot deadlock.
-const pouch::db::Statement kLockUsers{
-    "user_role_lock",
-    "SELECT id, email, role FROM users WHERE email = $1 OR role = 'admin' ORDER BY id FOR UPDATE"};
-const pouch::db::Statement kSetRole{"user_role_set", "UPDATE users SET role = $2 WHERE id = $1"};
-const pouch::db::Statement kAudit{
-    "user_role_audit",
-    "INSERT INTO audit_log (actor_user_id, action, target, before, after, reason, request_id) "
-    "VALUES (NULL, 'user.role', $1, jsonb_build_object('role', $2::text), "
-    "jsonb_build_object('role', $3::text), $4, NULL)"};
 
 int usage() {
     std::fprintf(stderr, "usage: pouchctl user role EMAIL user|support|admin [--reason R]\n");
@@ -47,7 +38,7 @@ int cmd_user(const Args& args) {
     if (args.size() < 3 || args[0] != "role") return usage();
     std::string email = normalize_email(args[1]);
     std::string role = args[2];
-    pouch::db::Param reason;
+    std::optional<std::string> reason;
     for (size_t i = 3; i < args.size(); ++i) {
         if (args[i] == "--reason" && i + 1 < args.size())
             reason = args[++i];
@@ -69,19 +60,19 @@ int cmd_user(const Args& args) {
     }
     try {
         pouch::db::Transaction tx(conn);
-        pouch::db::Result r = conn.exec(kLockUsers, {email});
-        int target = -1;
+        std::vector<sql::UserRow> rows = conn.rows(sql::kLockUsers, {.email = email});
+        const sql::UserRow* target = nullptr;
         int admins = 0;
-        for (int i = 0; i < r.rows(); ++i) {
-            if (r.text(i, "email") == email) target = i;
-            if (r.text(i, "role") == "admin") ++admins;
+        for (const sql::UserRow& u : rows) {
+            if (u.email == email) target = &u;
+            if (u.role == "admin") ++admins;
         }
-        if (target < 0) {
+        if (!target) {
             std::fprintf(stderr, "pouchctl user: no user with email %s\n", email.c_str());
             return 1;
         }
-        std::string id = r.text(target, "id");
-        std::string previous = r.text(target, "role");
+        std::string id = target->id;
+        std::string previous = target->role;
         if (previous == role) {
             std::printf("%s already has role %s\n", email.c_str(), role.c_str());
             return 0;
@@ -90,8 +81,9 @@ int cmd_user(const Args& args) {
             std::fprintf(stderr, "pouchctl user: refusing to demote the last admin\n");
             return 1;
         }
-        conn.exec(kSetRole, {id, role});
-        conn.exec(kAudit, {id, previous, role, reason});
+        conn.run(sql::kSetRole, {.id = id, .role = role});
+        conn.run(sql::kAudit,
+                 {.target = id, .before_role = previous, .after_role = role, .reason = reason});
         tx.commit();
         std::printf("%s (%s): role %s -> %s\n", email.c_str(), id.c_str(), previous.c_str(),
                     role.c_str());
