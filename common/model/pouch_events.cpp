@@ -15,9 +15,9 @@ const db::Statement kAppendEvents{
     "model_append_events",
     "WITH bumped AS ("
     "  UPDATE pouches SET high_water = high_water + 1 WHERE id = ANY($1::uuid[])"
-    "  RETURNING id, epoch, high_water)"
-    " INSERT INTO events (pouch_id, epoch, seq, kind, device_id)"
-    " SELECT id, epoch, high_water, $2, $3::uuid FROM bumped"};
+    "  RETURNING id, epoch, high_water, key_gen)"
+    " INSERT INTO events (pouch_id, epoch, seq, kind, device_id, key_gen)"
+    " SELECT id, epoch, high_water, $2, $3::uuid, key_gen FROM bumped"};
 
 const db::Statement kAccountPouches{"model_account_pouches",
                                     "SELECT id FROM pouches WHERE account_id = $1 ORDER BY id"};
