@@ -229,6 +229,33 @@ void SyncEngine::full_resync() {
     save();
 }
 
+namespace {
+
+// The revision an event brings along (docs/SYNC.md, the events extension), when it is the one
+// the event names; else null and the artifact's head is fetched.
+const rapidjson::Value* inlined_revision(const rapidjson::Value& ev, const std::string& aid,
+                                         const std::string& rid) {
+    if (!ev.HasMember("revision") || !ev["revision"].IsObject()) return nullptr;
+    const auto& rev = ev["revision"];
+    if (jopt(rev, "id") != rid || jopt(rev, "artifact_id") != aid) return nullptr;
+    return &rev;
+}
+
+}  // namespace
+
+void SyncEngine::read_event(const std::string& artifact_id, const rapidjson::Value* rev) {
+    if (!rev) return read_changed(artifact_id);
+    read_this_run_.insert(artifact_id);
+    try {
+        // Verified exactly as a fetched head (open_revision): roster, signature, key, kind.
+        apply_head(open_revision(trust_, s_.pouch_id, *rev));
+        s_.skipped.erase(artifact_id);
+    } catch (const ItemSkipped& e) {
+        skip(artifact_id, e.what());
+    }
+    save();
+}
+
 bool SyncEngine::apply_events_page() {
     ApiAnswer a = api_.call("GET", "/v1/pouches/" + s_.pouch_id + "/events?epoch=" + s_.epoch +
                                        "&after=" + std::to_string(s_.seq) + "&limit=1000");
@@ -240,8 +267,14 @@ bool SyncEngine::apply_events_page() {
     if (!a.ok()) throw CliError(kExitFailure, "GET events: " + describe(a));
     const auto& items = jarr(a.data(), "items");
     if (items.Empty()) return false;
+    // Per changed artifact (in the order first met) its last revision event of the page: the
+    // head as of this page, with the revision when the event brings it.
+    struct Last {
+        std::string revision_id;
+        const rapidjson::Value* revision = nullptr;
+    };
     std::vector<std::string> changed;
-    std::set<std::string> seen;
+    std::unordered_map<std::string, Last> last_of;
     long long last = s_.seq;
     for (const auto& ev : items.GetArray()) {
         last = jint(ev, "seq");
@@ -253,12 +286,16 @@ bool SyncEngine::apply_events_page() {
         if (kind != "revision") continue;  // key_rotation: keys are fetched when first needed
         std::string aid = jstr(ev, "artifact_id");
         std::string rid = jstr(ev, "revision_id");
-        if (const std::string* local = s_.local_name_of(aid);
-            local && s_.files.at(*local).revision_id == rid)
-            continue;  // this folder's own commit, already recorded
-        if (seen.insert(aid).second) changed.push_back(aid);
+        if (!last_of.count(aid)) changed.push_back(aid);
+        last_of[aid] = {rid, inlined_revision(ev, aid, rid)};
     }
-    for (const auto& aid : changed) read_changed(aid);
+    for (const auto& aid : changed) {
+        const Last& l = last_of.at(aid);
+        if (const std::string* local = s_.local_name_of(aid);
+            local && s_.files.at(*local).revision_id == l.revision_id)
+            continue;  // this folder's own commit, already recorded
+        read_event(aid, l.revision);
+    }
     s_.seq = last;
     save();
     return items.Size() >= 1000;

@@ -64,6 +64,8 @@ class SyncEngine {
     void apply_readable(const rapidjson::Value& rev);
     // fetch_head + apply_head of a changed artifact, or skip() when it cannot be applied.
     void read_changed(const std::string& artifact_id);
+    // apply_head of the revision an event brought (null: read_changed), or skip().
+    void read_event(const std::string& artifact_id, const rapidjson::Value* rev);
     // Reports the artifact and keeps it in the folder state for retry_skipped.
     void skip(const std::string& artifact_id, const std::string& why);
     // Reports what cannot be sent this time -- a local file, or every write of a held pouch
