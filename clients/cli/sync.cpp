@@ -681,7 +681,6 @@ void SyncEngine::upload_chunks(Planned& p, const std::string& name) {
     std::vector<std::string> hashes;
     progress_.begin("push " + p.local, p.file.size);
     for (std::string_view pt = file.next(); !pt.empty(); pt = file.next()) {
-        size_t filled = pt.size();
         std::string hash = crypto::b64url_encode(crypto::blake3_256(pt));
         hashes.push_back(hash);
         auto cached = s_.chunk_cache.find(hash);
@@ -690,37 +689,12 @@ void SyncEngine::upload_chunks(Planned& p, const std::string& name) {
             ++stats_.chunks_reused;
         } else {
             fmt::SealedChunk sc = fmt::seal_chunk(pt);
-            json::Out o;
-            o.key("blobs").arr().obj().kv("id", sc.entry.blob_id);
-            o.kv("stored_size", static_cast<long long>(sc.stored.size())).end_obj().end_arr();
-            ApiAnswer chk =
-                api_.call("POST", "/v1/pouches/" + s_.pouch_id + "/blobs/check", o.done());
-            if (chk.status == 403 && chk.code == "quota_exceeded")
-                throw CliError(kExitFailure, "the account's storage is full: " + describe(chk));
-            if (!chk.ok()) throw CliError(kExitFailure, "blob check: " + describe(chk));
-            if (!jarr(chk.data(), "missing").Empty()) {
-                CallOptions opt;
-                opt.content_type = "application/octet-stream";
-                opt.timeout_seconds = 600;
-                long long base = total;
-                opt.progress = [&](long long up, long long, long long, long long) {
-                    progress_.update(base + up * static_cast<long long>(filled) /
-                                                static_cast<long long>(sc.stored.size()));
-                    return true;
-                };
-                ApiAnswer up =
-                    api_.call("PUT", "/v1/pouches/" + s_.pouch_id + "/blobs/" + sc.entry.blob_id,
-                              sc.stored, {}, opt);
-                if (!up.ok()) throw CliError(kExitFailure, "blob upload: " + describe(up));
-                stats_.bytes_sent += static_cast<long long>(sc.stored.size());
-            } else {
-                ++stats_.chunks_reused;
-            }
+            send_chunk(sc, total, static_cast<long long>(pt.size()));
             s_.chunk_cache[hash] = sc.entry;
             save();  // a killed push reuses what it already uploaded
             p.intent.entry.chunks.push_back(sc.entry);
         }
-        total += static_cast<long long>(filled);
+        total += static_cast<long long>(pt.size());
         progress_.update(total);
     }
     progress_.end();
@@ -728,9 +702,32 @@ void SyncEngine::upload_chunks(Planned& p, const std::string& name) {
     p.intent.entry.fp = fingerprint_from_parts(total, "", hashes);
 }
 
-void SyncEngine::build_put(Planned& p) {
-    // The key first: nothing of the file is read or uploaded for a write that would be refused.
-    std::string key = trust_.write_key(s_.pouch_id, key_gen_);
+void SyncEngine::send_chunk(const fmt::SealedChunk& sc, long long done, long long filled) {
+    json::Out o;
+    o.key("blobs").arr().obj().kv("id", sc.entry.blob_id);
+    o.kv("stored_size", static_cast<long long>(sc.stored.size())).end_obj().end_arr();
+    ApiAnswer chk = api_.call("POST", "/v1/pouches/" + s_.pouch_id + "/blobs/check", o.done());
+    if (chk.status == 403 && chk.code == "quota_exceeded")
+        throw CliError(kExitFailure, "the account's storage is full: " + describe(chk));
+    if (!chk.ok()) throw CliError(kExitFailure, "blob check: " + describe(chk));
+    if (jarr(chk.data(), "missing").Empty()) {
+        ++stats_.chunks_reused;
+        return;
+    }
+    CallOptions opt;
+    opt.content_type = "application/octet-stream";
+    opt.timeout_seconds = 600;
+    opt.progress = [&](long long up, long long, long long, long long) {
+        progress_.update(done + up * filled / static_cast<long long>(sc.stored.size()));
+        return true;
+    };
+    ApiAnswer up = api_.call("PUT", "/v1/pouches/" + s_.pouch_id + "/blobs/" + sc.entry.blob_id,
+                             sc.stored, {}, opt);
+    if (!up.ok()) throw CliError(kExitFailure, "blob upload: " + describe(up));
+    stats_.bytes_sent += static_cast<long long>(sc.stored.size());
+}
+
+fmt::Content SyncEngine::put_content(Planned& p) {
     fmt::Content c;
     c.name = p.remote_name;
     c.kind = "file";
@@ -753,6 +750,13 @@ void SyncEngine::build_put(Planned& p) {
     if (!p.intent.entry.chunks.empty() || p.file.size > fmt::kInlineMax)
         c.chunks = p.intent.entry.chunks;
     c.size = p.file.size;
+    return c;
+}
+
+void SyncEngine::build_put(Planned& p) {
+    // The key first: nothing of the file is read or uploaded for a write that would be refused.
+    std::string key = trust_.write_key(s_.pouch_id, key_gen_);
+    fmt::Content c = put_content(p);
 
     std::string revision_id = crypto::uuid_v4();
     fmt::RevisionIds ids{s_.pouch_id, p.artifact_id, revision_id, key_gen_};
@@ -774,7 +778,10 @@ void SyncEngine::build_put(Planned& p) {
         if (blob_ids.insert(ch.blob_id).second) o.str(ch.blob_id);
     o.end_arr();
     p.op_json = o.done();
+    record_put(p, revision_id, c);
+}
 
+void SyncEngine::record_put(Planned& p, const std::string& revision_id, const fmt::Content& c) {
     FileEntry& e = p.intent.entry;
     e.artifact_id = p.artifact_id;
     e.revision_id = revision_id;
@@ -875,43 +882,44 @@ void SyncEngine::commit_pending() {
         throw CliError(kExitFailure, "commit: " + describe(a) + " (it is resent next time)");
     kill_point_for_tests();
     const auto& results = jarr(a.data(), "results");
-    for (rapidjson::SizeType i = 0; i < results.Size() && i < pc.intents.size(); ++i) {
-        const auto& r = results[i];
-        const OpIntent& in = pc.intents[i];
-        std::string status = jstr(r, "status");
-        if (status == "applied") {
-            if (in.type == "put") {
-                if (!in.prev_local_name.empty()) {
-                    s_.files.erase(in.prev_local_name);
-                    ++stats_.renamed;
-                } else {
-                    ++stats_.uploaded;
-                }
-                s_.files.set(in.local_name, in.entry);
-                s_.conflict_of.erase(in.local_name);
-                for (const auto& ch : in.entry.chunks) s_.chunk_cache[ch.hash] = ch;
-            } else {
-                s_.files.erase(in.local_name);
-                ++stats_.deleted;
-            }
-            continue;
-        }
-        std::string code = jopt(r, "code").value_or("");
-        if (status == "conflict" || code == "not_found") {
-            to_refetch_.push_back(jstr(r, "artifact_id"));
-        } else if (code == "stale_key_gen") {
-            keys_stale_ = true;
-        } else if (code == "missing_blob") {
-            for (const auto& ch : in.entry.chunks) s_.chunk_cache.erase(ch.hash);
-            to_refetch_.push_back("");  // plan again
-        } else {
-            ++stats_.refused;
-            stats_.messages.push_back(in.local_name + ": refused (" + code + ": " +
-                                      jopt(r, "message").value_or("") + ")");
-        }
-    }
+    for (rapidjson::SizeType i = 0; i < results.Size() && i < pc.intents.size(); ++i)
+        record_result(results[i], pc.intents[i]);
     s_.pending.erase(s_.pending.begin());  // answered: the next save drops it from the journal
     save();
+}
+
+void SyncEngine::record_result(const rapidjson::Value& r, const OpIntent& in) {
+    std::string status = jstr(r, "status");
+    if (status == "applied") {
+        if (in.type == "put") {
+            if (!in.prev_local_name.empty()) {
+                s_.files.erase(in.prev_local_name);
+                ++stats_.renamed;
+            } else {
+                ++stats_.uploaded;
+            }
+            s_.files.set(in.local_name, in.entry);
+            s_.conflict_of.erase(in.local_name);
+            for (const auto& ch : in.entry.chunks) s_.chunk_cache[ch.hash] = ch;
+        } else {
+            s_.files.erase(in.local_name);
+            ++stats_.deleted;
+        }
+        return;
+    }
+    std::string code = jopt(r, "code").value_or("");
+    if (status == "conflict" || code == "not_found") {
+        to_refetch_.push_back(jstr(r, "artifact_id"));
+    } else if (code == "stale_key_gen") {
+        keys_stale_ = true;
+    } else if (code == "missing_blob") {
+        for (const auto& ch : in.entry.chunks) s_.chunk_cache.erase(ch.hash);
+        to_refetch_.push_back("");  // plan again
+    } else {
+        ++stats_.refused;
+        stats_.messages.push_back(in.local_name + ": refused (" + code + ": " +
+                                  jopt(r, "message").value_or("") + ")");
+    }
 }
 
 bool SyncEngine::may_write() {
