@@ -229,6 +229,33 @@ void SyncEngine::full_resync() {
     save();
 }
 
+namespace {
+
+// The revision an event brings along (docs/SYNC.md, the events extension), when it is the one
+// the event names; else null and the artifact's head is fetched.
+const rapidjson::Value* inlined_revision(const rapidjson::Value& ev, const std::string& aid,
+                                         const std::string& rid) {
+    if (!ev.HasMember("revision") || !ev["revision"].IsObject()) return nullptr;
+    const auto& rev = ev["revision"];
+    if (jopt(rev, "id") != rid || jopt(rev, "artifact_id") != aid) return nullptr;
+    return &rev;
+}
+
+}  // namespace
+
+void SyncEngine::read_event(const std::string& artifact_id, const rapidjson::Value* rev) {
+    if (!rev) return read_changed(artifact_id);
+    read_this_run_.insert(artifact_id);
+    try {
+        // Verified exactly as a fetched head (open_revision): roster, signature, key, kind.
+        apply_head(open_revision(trust_, s_.pouch_id, *rev));
+        s_.skipped.erase(artifact_id);
+    } catch (const ItemSkipped& e) {
+        skip(artifact_id, e.what());
+    }
+    save();
+}
+
 bool SyncEngine::apply_events_page() {
     ApiAnswer a = api_.call("GET", "/v1/pouches/" + s_.pouch_id + "/events?epoch=" + s_.epoch +
                                        "&after=" + std::to_string(s_.seq) + "&limit=1000");
@@ -240,8 +267,14 @@ bool SyncEngine::apply_events_page() {
     if (!a.ok()) throw CliError(kExitFailure, "GET events: " + describe(a));
     const auto& items = jarr(a.data(), "items");
     if (items.Empty()) return false;
+    // Per changed artifact (in the order first met) its last revision event of the page: the
+    // head as of this page, with the revision when the event brings it.
+    struct Last {
+        std::string revision_id;
+        const rapidjson::Value* revision = nullptr;
+    };
     std::vector<std::string> changed;
-    std::set<std::string> seen;
+    std::unordered_map<std::string, Last> last_of;
     long long last = s_.seq;
     for (const auto& ev : items.GetArray()) {
         last = jint(ev, "seq");
@@ -253,12 +286,16 @@ bool SyncEngine::apply_events_page() {
         if (kind != "revision") continue;  // key_rotation: keys are fetched when first needed
         std::string aid = jstr(ev, "artifact_id");
         std::string rid = jstr(ev, "revision_id");
-        if (const std::string* local = s_.local_name_of(aid);
-            local && s_.files.at(*local).revision_id == rid)
-            continue;  // this folder's own commit, already recorded
-        if (seen.insert(aid).second) changed.push_back(aid);
+        if (!last_of.count(aid)) changed.push_back(aid);
+        last_of[aid] = {rid, inlined_revision(ev, aid, rid)};
     }
-    for (const auto& aid : changed) read_changed(aid);
+    for (const auto& aid : changed) {
+        const Last& l = last_of.at(aid);
+        if (const std::string* local = s_.local_name_of(aid);
+            local && s_.files.at(*local).revision_id == l.revision_id)
+            continue;  // this folder's own commit, already recorded
+        read_event(aid, l.revision);
+    }
     s_.seq = last;
     save();
     return items.Size() >= 1000;
@@ -644,7 +681,6 @@ void SyncEngine::upload_chunks(Planned& p, const std::string& name) {
     std::vector<std::string> hashes;
     progress_.begin("push " + p.local, p.file.size);
     for (std::string_view pt = file.next(); !pt.empty(); pt = file.next()) {
-        size_t filled = pt.size();
         std::string hash = crypto::b64url_encode(crypto::blake3_256(pt));
         hashes.push_back(hash);
         auto cached = s_.chunk_cache.find(hash);
@@ -653,37 +689,12 @@ void SyncEngine::upload_chunks(Planned& p, const std::string& name) {
             ++stats_.chunks_reused;
         } else {
             fmt::SealedChunk sc = fmt::seal_chunk(pt);
-            json::Out o;
-            o.key("blobs").arr().obj().kv("id", sc.entry.blob_id);
-            o.kv("stored_size", static_cast<long long>(sc.stored.size())).end_obj().end_arr();
-            ApiAnswer chk =
-                api_.call("POST", "/v1/pouches/" + s_.pouch_id + "/blobs/check", o.done());
-            if (chk.status == 403 && chk.code == "quota_exceeded")
-                throw CliError(kExitFailure, "the account's storage is full: " + describe(chk));
-            if (!chk.ok()) throw CliError(kExitFailure, "blob check: " + describe(chk));
-            if (!jarr(chk.data(), "missing").Empty()) {
-                CallOptions opt;
-                opt.content_type = "application/octet-stream";
-                opt.timeout_seconds = 600;
-                long long base = total;
-                opt.progress = [&](long long up, long long, long long, long long) {
-                    progress_.update(base + up * static_cast<long long>(filled) /
-                                                static_cast<long long>(sc.stored.size()));
-                    return true;
-                };
-                ApiAnswer up =
-                    api_.call("PUT", "/v1/pouches/" + s_.pouch_id + "/blobs/" + sc.entry.blob_id,
-                              sc.stored, {}, opt);
-                if (!up.ok()) throw CliError(kExitFailure, "blob upload: " + describe(up));
-                stats_.bytes_sent += static_cast<long long>(sc.stored.size());
-            } else {
-                ++stats_.chunks_reused;
-            }
+            send_chunk(sc, total, static_cast<long long>(pt.size()));
             s_.chunk_cache[hash] = sc.entry;
             save();  // a killed push reuses what it already uploaded
             p.intent.entry.chunks.push_back(sc.entry);
         }
-        total += static_cast<long long>(filled);
+        total += static_cast<long long>(pt.size());
         progress_.update(total);
     }
     progress_.end();
@@ -691,9 +702,32 @@ void SyncEngine::upload_chunks(Planned& p, const std::string& name) {
     p.intent.entry.fp = fingerprint_from_parts(total, "", hashes);
 }
 
-void SyncEngine::build_put(Planned& p) {
-    // The key first: nothing of the file is read or uploaded for a write that would be refused.
-    std::string key = trust_.write_key(s_.pouch_id, key_gen_);
+void SyncEngine::send_chunk(const fmt::SealedChunk& sc, long long done, long long filled) {
+    json::Out o;
+    o.key("blobs").arr().obj().kv("id", sc.entry.blob_id);
+    o.kv("stored_size", static_cast<long long>(sc.stored.size())).end_obj().end_arr();
+    ApiAnswer chk = api_.call("POST", "/v1/pouches/" + s_.pouch_id + "/blobs/check", o.done());
+    if (chk.status == 403 && chk.code == "quota_exceeded")
+        throw CliError(kExitFailure, "the account's storage is full: " + describe(chk));
+    if (!chk.ok()) throw CliError(kExitFailure, "blob check: " + describe(chk));
+    if (jarr(chk.data(), "missing").Empty()) {
+        ++stats_.chunks_reused;
+        return;
+    }
+    CallOptions opt;
+    opt.content_type = "application/octet-stream";
+    opt.timeout_seconds = 600;
+    opt.progress = [&](long long up, long long, long long, long long) {
+        progress_.update(done + up * filled / static_cast<long long>(sc.stored.size()));
+        return true;
+    };
+    ApiAnswer up = api_.call("PUT", "/v1/pouches/" + s_.pouch_id + "/blobs/" + sc.entry.blob_id,
+                             sc.stored, {}, opt);
+    if (!up.ok()) throw CliError(kExitFailure, "blob upload: " + describe(up));
+    stats_.bytes_sent += static_cast<long long>(sc.stored.size());
+}
+
+fmt::Content SyncEngine::put_content(Planned& p) {
     fmt::Content c;
     c.name = p.remote_name;
     c.kind = "file";
@@ -716,6 +750,13 @@ void SyncEngine::build_put(Planned& p) {
     if (!p.intent.entry.chunks.empty() || p.file.size > fmt::kInlineMax)
         c.chunks = p.intent.entry.chunks;
     c.size = p.file.size;
+    return c;
+}
+
+void SyncEngine::build_put(Planned& p) {
+    // The key first: nothing of the file is read or uploaded for a write that would be refused.
+    std::string key = trust_.write_key(s_.pouch_id, key_gen_);
+    fmt::Content c = put_content(p);
 
     std::string revision_id = crypto::uuid_v4();
     fmt::RevisionIds ids{s_.pouch_id, p.artifact_id, revision_id, key_gen_};
@@ -737,7 +778,10 @@ void SyncEngine::build_put(Planned& p) {
         if (blob_ids.insert(ch.blob_id).second) o.str(ch.blob_id);
     o.end_arr();
     p.op_json = o.done();
+    record_put(p, revision_id, c);
+}
 
+void SyncEngine::record_put(Planned& p, const std::string& revision_id, const fmt::Content& c) {
     FileEntry& e = p.intent.entry;
     e.artifact_id = p.artifact_id;
     e.revision_id = revision_id;
@@ -838,43 +882,44 @@ void SyncEngine::commit_pending() {
         throw CliError(kExitFailure, "commit: " + describe(a) + " (it is resent next time)");
     kill_point_for_tests();
     const auto& results = jarr(a.data(), "results");
-    for (rapidjson::SizeType i = 0; i < results.Size() && i < pc.intents.size(); ++i) {
-        const auto& r = results[i];
-        const OpIntent& in = pc.intents[i];
-        std::string status = jstr(r, "status");
-        if (status == "applied") {
-            if (in.type == "put") {
-                if (!in.prev_local_name.empty()) {
-                    s_.files.erase(in.prev_local_name);
-                    ++stats_.renamed;
-                } else {
-                    ++stats_.uploaded;
-                }
-                s_.files.set(in.local_name, in.entry);
-                s_.conflict_of.erase(in.local_name);
-                for (const auto& ch : in.entry.chunks) s_.chunk_cache[ch.hash] = ch;
-            } else {
-                s_.files.erase(in.local_name);
-                ++stats_.deleted;
-            }
-            continue;
-        }
-        std::string code = jopt(r, "code").value_or("");
-        if (status == "conflict" || code == "not_found") {
-            to_refetch_.push_back(jstr(r, "artifact_id"));
-        } else if (code == "stale_key_gen") {
-            keys_stale_ = true;
-        } else if (code == "missing_blob") {
-            for (const auto& ch : in.entry.chunks) s_.chunk_cache.erase(ch.hash);
-            to_refetch_.push_back("");  // plan again
-        } else {
-            ++stats_.refused;
-            stats_.messages.push_back(in.local_name + ": refused (" + code + ": " +
-                                      jopt(r, "message").value_or("") + ")");
-        }
-    }
+    for (rapidjson::SizeType i = 0; i < results.Size() && i < pc.intents.size(); ++i)
+        record_result(results[i], pc.intents[i]);
     s_.pending.erase(s_.pending.begin());  // answered: the next save drops it from the journal
     save();
+}
+
+void SyncEngine::record_result(const rapidjson::Value& r, const OpIntent& in) {
+    std::string status = jstr(r, "status");
+    if (status == "applied") {
+        if (in.type == "put") {
+            if (!in.prev_local_name.empty()) {
+                s_.files.erase(in.prev_local_name);
+                ++stats_.renamed;
+            } else {
+                ++stats_.uploaded;
+            }
+            s_.files.set(in.local_name, in.entry);
+            s_.conflict_of.erase(in.local_name);
+            for (const auto& ch : in.entry.chunks) s_.chunk_cache[ch.hash] = ch;
+        } else {
+            s_.files.erase(in.local_name);
+            ++stats_.deleted;
+        }
+        return;
+    }
+    std::string code = jopt(r, "code").value_or("");
+    if (status == "conflict" || code == "not_found") {
+        to_refetch_.push_back(jstr(r, "artifact_id"));
+    } else if (code == "stale_key_gen") {
+        keys_stale_ = true;
+    } else if (code == "missing_blob") {
+        for (const auto& ch : in.entry.chunks) s_.chunk_cache.erase(ch.hash);
+        to_refetch_.push_back("");  // plan again
+    } else {
+        ++stats_.refused;
+        stats_.messages.push_back(in.local_name + ": refused (" + code + ": " +
+                                  jopt(r, "message").value_or("") + ")");
+    }
 }
 
 bool SyncEngine::may_write() {

@@ -21,6 +21,7 @@
 #include "clients/cli/revision.h"
 #include "clients/cli/scan.h"
 #include "clients/cli/trust.h"
+#include "common/clientfmt/chunk.h"
 
 namespace pouch::cli {
 
@@ -64,6 +65,8 @@ class SyncEngine {
     void apply_readable(const rapidjson::Value& rev);
     // fetch_head + apply_head of a changed artifact, or skip() when it cannot be applied.
     void read_changed(const std::string& artifact_id);
+    // apply_head of the revision an event brought (null: read_changed), or skip().
+    void read_event(const std::string& artifact_id, const rapidjson::Value* rev);
     // Reports the artifact and keeps it in the folder state for retry_skipped.
     void skip(const std::string& artifact_id, const std::string& why);
     // Reports what cannot be sent this time -- a local file, or every write of a held pouch
@@ -110,11 +113,22 @@ class SyncEngine {
                                    std::vector<Planned>& out);
     void send_batches(std::vector<Planned>& ops);
     void build_put(Planned& p);
+    // The content of a put: the file read inline, or its chunks uploaded (upload_chunks); sets
+    // the intent's fingerprint and chunks.
+    clientfmt::Content put_content(Planned& p);
+    // The journal intent of a put once its op is built: the entry the file will have.
+    void record_put(Planned& p, const std::string& revision_id, const clientfmt::Content& c);
     void build_delete(Planned& p);
     // The heads of artifacts whose commit lost (stale base, not found), applied here.
     void apply_lost_heads();
     void upload_chunks(Planned& p, const std::string& name);
+    // Sends one sealed chunk unless the server holds it (blobs/check); `done` bytes of the file
+    // came before it, `filled` are its plaintext bytes (for the progress line).
+    void send_chunk(const clientfmt::SealedChunk& sc, long long done, long long filled);
     void commit_pending();  // sends s_.pending.front() and records its answer
+    // One op's result of a commit answer into the folder state (applied), the artifacts to read
+    // again (conflict, not found, missing blob), or the messages (refused).
+    void record_result(const rapidjson::Value& r, const OpIntent& in);
     // The folder state is written when due -- at most about once a second, and never taking
     // more than a tenth of the run (a state of 100,000 files is tens of MB) -- and always by
     // save_now() at the end of a pull and of a push. Crash safety does not depend on it: every

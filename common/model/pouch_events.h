@@ -1,7 +1,7 @@
 // pouch_events.h -- the per-pouch events that are not commits (decisions §5.2): `roster` when
 // the account's roster changes, `key_rotation` when a pouch's key_gen rises. Each takes the
 // pouch's next seq under its row lock, inside the caller's transaction; the caller publishes
-// the wake-ups (common/wakeup) after COMMIT.
+// the wake-ups (common/wakeup) after COMMIT. Each records the pouch's key_gen as it is then.
 #pragma once
 
 #include <string>

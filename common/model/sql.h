@@ -243,9 +243,9 @@ inline const db::Query<NewEvents> kAppendEvents{
     "model_append_events",
     "WITH bumped AS ("
     "  UPDATE pouches SET high_water = high_water + 1 WHERE id = ANY($1::uuid[])"
-    "  RETURNING id, epoch, high_water)"
-    " INSERT INTO events (pouch_id, epoch, seq, kind, device_id)"
-    " SELECT id, epoch, high_water, $2, $3::uuid FROM bumped"};
+    "  RETURNING id, epoch, high_water, key_gen)"
+    " INSERT INTO events (pouch_id, epoch, seq, kind, device_id, key_gen)"
+    " SELECT id, epoch, high_water, $2, $3::uuid, key_gen FROM bumped"};
 
 inline const db::Query<ByAccount, PouchId> kAccountPouches{
     "model_account_pouches",

@@ -2,7 +2,9 @@
 // a page of the pouch's event log after `after`, with high_water. With `wait` and nothing new
 // it long-polls on its pouch's events channel (common/wakeup; commits publish after COMMIT): the
 // request is parked (common/http/parking.h), which falls back to re-reading every second without
-// Redis. A waiting request holds no thread and no database connection.
+// Redis. A waiting request holds no thread and no database connection. Extension (docs/SYNC.md):
+// each event also carries `key_gen` and, for a revision, the Revision itself while the page's
+// revisions fit kInlineBudget, so a client acts on the page without a read per artifact.
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -12,6 +14,7 @@
 #include "common/http/query.h"
 #include "common/json/out.h"
 #include "common/wakeup/wakeup.h"
+#include "handlers/sync/revision_json.h"
 #include "handlers/sync/routes.h"
 #include "handlers/sync/sql_reads.h"
 
@@ -19,12 +22,16 @@ namespace pouch::sync {
 
 namespace {
 
+// Stored bytes (envelope + signature) of the revisions one page inlines: those up to and
+// including a revision whose running total stays within it come along, the rest are null.
+constexpr long long kInlineBudget = 1024 * 1024;
+
 // Reads one page; throws epoch_mismatch when the pouch has moved to another epoch and
 // not_found when it is gone.
 db::Result read_page(db::Conn& conn, const std::string& pouch_id, const std::string& epoch,
                      long long after, long long limit) {
-    db::Result r = conn.exec(sql::kEventsPage,
-                             {pouch_id, std::to_string(after), std::to_string(limit), epoch});
+    db::Result r = conn.exec(sql::kEventsPage, {pouch_id, std::to_string(after), std::to_string(limit),
+                                                epoch, std::to_string(kInlineBudget)});
     if (r.rows() == 0) throw http::not_found();
     if (r.text(0, "epoch") != epoch)
         throw http::epoch_mismatch(r.text(0, "epoch"), r.int64(0, "high_water"));
@@ -46,6 +53,14 @@ http::Response page_response(const db::Result& page) {
             o.kv("revision_id", page.opt(i, "revision_id"));
             o.kv("device_id", page.opt(i, "device_id"));
             o.kv("created_at", page.text(i, "created_at"));
+            if (page.is_null(i, page.column("ev_key_gen")))
+                o.kv_null("key_gen");
+            else
+                o.kv("key_gen", page.int64(i, "ev_key_gen"));
+            if (page.text(i, "kind") == "revision") {
+                o.key("revision");
+                write_revision(o, page, i);  // null when over the budget
+            }
             o.end_obj();
         }
     }

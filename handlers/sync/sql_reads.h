@@ -22,16 +22,31 @@ namespace pouch::sync::sql {
 // One page of the event log after $2, with the pouch's epoch and high_water read in the same
 // snapshot (one statement), so high_water is never below the last seq returned. Events are
 // only returned when the pouch is still in epoch $4. At least one row while the pouch exists;
-// seq is NULL in it when there is no event.
+// seq is NULL in it when there is no event. `ev_key_gen` is the revision's key_gen (revision
+// events) or the one the event recorded (key_rotation, roster). A revision event's revision
+// comes along (POUCH_REVISION_COLUMNS, NULL otherwise) while the stored bytes of the page's
+// revisions up to and including it stay within $5 (the inline budget, docs/SYNC.md): only
+// stored_size is read for the others, so a page of 1 MiB envelopes reads $5 bytes at most.
 inline const db::Statement kEventsPage{
     "sync_reads_events_page",
     "SELECT p.epoch, p.high_water, e.seq, e.kind, e.artifact_id, e.revision_id, e.device_id,"
-    "       iso(e.created_at) AS created_at"
+    "       iso(e.created_at) AS created_at, coalesce(e.rev_key_gen, e.key_gen) AS ev_key_gen,"
+    "       " POUCH_REVISION_COLUMNS
     "  FROM pouches p"
     "  LEFT JOIN LATERAL ("
-    "       SELECT seq, kind, artifact_id, revision_id, device_id, created_at FROM events"
-    "        WHERE pouch_id = p.id AND epoch = p.epoch AND epoch = $4::uuid AND seq > $2::bigint"
-    "        ORDER BY seq LIMIT $3::int) e ON true"
+    "       SELECT ev.*, s.key_gen AS rev_key_gen,"
+    "              sum(s.stored_size) OVER (ORDER BY ev.seq) AS bytes_through"
+    "         FROM (SELECT seq, kind, artifact_id, revision_id, device_id, created_at, key_gen"
+    "                 FROM events"
+    "                WHERE pouch_id = p.id AND epoch = p.epoch AND epoch = $4::uuid"
+    "                  AND seq > $2::bigint"
+    "                ORDER BY seq LIMIT $3::int) ev"
+    "         LEFT JOIN LATERAL (SELECT stored_size, key_gen FROM revisions"
+    "                             WHERE pouch_id = p.id AND id = ev.revision_id LIMIT 1) s"
+    "           ON true) e ON true"
+    "  LEFT JOIN LATERAL (SELECT * FROM revisions"
+    "                      WHERE pouch_id = p.id AND id = e.revision_id"
+    "                        AND e.bytes_through <= $5::bigint LIMIT 1) r ON true"
     " WHERE p.id = $1"
     " ORDER BY e.seq"};
 

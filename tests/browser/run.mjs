@@ -868,6 +868,66 @@ await test('a_stale_upload_keeps_both_versions_as_a_conflict_copy', ['upload_the
   }
 });
 
+// Live updates say enough (docs/SYNC.md, the events extension): a tab applies what another tab
+// saves from the event log alone -- no reload of the pouch or of its list, no read per file --
+// and reads one by one only the revisions an event does not bring; a brought revision is
+// verified as a listed one (a changed signature: the file cannot be opened).
+await test('live_updates_apply_the_events_without_reading_the_list_again', ['upload_then_download_5mb_and_a_small_file'], async () => {
+  const a = watch(await ctx.newPage());
+  const b = watch(await ctx.newPage());
+  const seen = [];
+  a.on('request', (r) => {
+    const u = new URL(r.url());
+    if (u.pathname.startsWith('/v1/')) seen.push(`${r.method()} ${u.pathname}`);
+  });
+  const upload = async (names) => {
+    await b.locator('#upload').setInputFiles(names.map((name) => ({ name, mimeType: 'text/plain', buffer: Buffer.from(`${name} from tab B\n`) })));
+    for (const name of names) await a.getByRole('cell', { name, exact: true }).waitFor({ timeout: 30000 });
+  };
+  const reads = () => seen.filter((x) => !x.endsWith('/events'));
+  try {
+    await a.goto(`${BASE}/pouches/${S.pouch.id}`);
+    await a.getByText('live updates on').waitFor();
+    await b.goto(`${BASE}/pouches/${S.pouch.id}`);
+    await b.getByText('live updates on').waitFor();
+    seen.length = 0;
+    await upload(['live-1.txt', 'live-2.txt', 'live-3.txt']);
+    eq('tab A read nothing but the event log for 3 changed files', reads().join(', '), '');
+    console.log(`# tab A applied 3 files saved elsewhere with ${seen.length} requests, all GET .../events (before: each event page reloaded the pouch and the whole list, 2 + pages requests, and decrypted every file again)`);
+
+    // Tab A again with its event log rewritten (a long-poll already waiting would not be).
+    const rewritten = async (change) => {
+      await a.unrouteAll({ behavior: 'ignoreErrors' });
+      await a.route(new RegExp(`/v1/pouches/${S.pouch.id}/events`), async (route) => {
+        const res = await route.fetch();
+        const body = await res.json();
+        body.data.items.forEach(change);
+        await route.fulfill({ response: res, json: body });
+      });
+      await a.goto(`${BASE}/pouches/${S.pouch.id}`);
+      await a.getByText('live updates on').waitFor();
+      seen.length = 0;
+    };
+    // Events without their revisions (past the budget, or a server without the extension).
+    let withheld = 0;
+    await rewritten((e) => { if (e.kind === 'revision') { e.revision = null; withheld++; } });
+    await upload(['live-4.txt', 'live-5.txt', 'live-6.txt']);
+    ok(withheld >= 1, `some events came without their revision (${withheld})`);
+    eq('only the revisions not brought are read, one each', reads().filter((x) => x.includes('/revisions')).length, withheld);
+    eq('and nothing else', reads().filter((x) => !x.includes('/revisions')).join(', '), '');
+
+    // A brought revision whose signature was changed: not opened.
+    await rewritten((e) => { if (e.revision) e.revision.signature = e.revision.signature.replace(/^./, (c) => (c === 'A' ? 'B' : 'A')); });
+    await b.locator('#upload').setInputFiles([{ name: 'live-7.txt', mimeType: 'text/plain', buffer: Buffer.from('forged?\n') }]);
+    await a.getByText('its signature does not verify').waitFor({ timeout: 30000 });
+    eq('the file is not offered for download', await a.getByRole('button', { name: 'Download live-7.txt' }).count(), 0);
+  } finally {
+    await a.unrouteAll({ behavior: 'ignoreErrors' }).catch(() => {});
+    await a.close();
+    await b.close();
+  }
+});
+
 // The real `pouch login`, approved in the page: the terminal's link, code and fingerprint are
 // what the page needs and shows; the CLI then holds the account's pouch keys and reads its files.
 await test('the_real_pouch_login_is_approved_in_the_page', ['cli_login_approved_with_its_code_then_cli_decrypts_its_pouch_key'], async () => {

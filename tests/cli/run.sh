@@ -299,6 +299,44 @@ dev laptop-b sync "$B"
 expect_true "B ends with the same tree" same_tree "$A" "$B"
 check a_killed_push_resumes_and_stores_each_file_once
 
+# --- a pull reads the event page, not one head per artifact ---------------------------------------
+# The events bring each revision while a page's revisions fit 1 MiB (docs/SYNC.md): a pull of N
+# changed files is one events request instead of 1 + N; the revisions past the budget, and only
+# those, are read one by one. Counted from POUCH_API_LOG (every JSON answer the CLI receives).
+count_pull() {  # count_pull LOG: syncs B, logging its requests to LOG (and the suite's log)
+    rm -f "$1"
+    export POUCH_API_LOG=$1
+    dev laptop-b sync "$B"
+    POUCH_API_LOG=$api_log
+    [[ -n $api_log && -f $1 ]] && cat "$1" >>"$api_log"
+    [[ -n $api_log ]] || unset POUCH_API_LOG
+    events_calls=$(jq -s '[.[] | select(.path | test("/events"))] | length' "$1")
+    head_calls=$(jq -s '[.[] | select(.path | test("/revisions"))] | length' "$1")
+    not_inlined=$(jq -s '[.[] | select(.path | test("/events")) | .body | fromjson | .data.items[]
+                          | select(.kind == "revision" and .revision == null)] | length' "$1")
+}
+mkdir -p "$A/burst"
+for i in $(seq 1 30); do echo "burst $i" >"$A/burst/b$i.txt"; done
+dev laptop-a push "$A"
+count_pull "$CLI_TMP/pull-small.log"
+expect_true "the pull exits 0 and receives the 30 files ($RC: $ERR)" said 30 received
+expect_true "B holds them" same_tree "$A" "$B"
+expect_true "one events request (got $events_calls)" test "$events_calls" = 1
+expect_true "and no revision read one by one (got $head_calls; 30 before the events said enough)" test "$head_calls" = 0
+echo "# pull of 30 changed files: $events_calls events + $head_calls revisions requests ($(wc -l <"$CLI_TMP/pull-small.log") in all)"
+check a_pull_of_small_changes_reads_no_head_one_by_one
+
+# 20 files of 60 KB (inline data, ~110 KB envelopes): about 2 MiB, past the 1 MiB budget.
+for i in $(seq 1 20); do head -c 60000 /dev/urandom >"$A/burst/big$i.bin"; done
+dev laptop-a push "$A"
+count_pull "$CLI_TMP/pull-big.log"
+expect_true "the pull exits 0 and receives the 20 files ($RC: $ERR)" said 20 received
+expect_true "B holds them" same_tree "$A" "$B"
+expect_true "some revisions were past the budget (got $not_inlined)" test "$not_inlined" -gt 0 -a "$not_inlined" -lt 20
+expect_true "exactly those were read one by one ($head_calls read, $not_inlined not inlined)" test "$head_calls" = "$not_inlined"
+echo "# pull of 20 changed 60 KB files: $events_calls events + $head_calls revisions requests (21 before)"
+check a_pull_reads_one_by_one_only_the_revisions_past_the_budget
+
 # --- tokens -----------------------------------------------------------------------------------------
 
 cfgb=$CLI_TMP/laptop-b/pouch

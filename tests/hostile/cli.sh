@@ -36,7 +36,7 @@ s_conflict_label() {
     rules "$(jq -n --argjson add "$add" --arg x "$x" --arg m2 "$m2" '[
         {name: "forged_add", method: "GET", path: "/v1/account/roster", caller: "cli",
          json_append_copy: [{to: "/data/items", set: {"/index": $add.index, "/statement": $add.statement, "/signature": $add.signature}}]},
-        {name: "signer_is_m2", method: "GET", path: "/v1/pouches/[^/]+/artifacts(/.*)?", caller: "cli",
+        {name: "signer_is_m2", method: "GET", path: "/v1/pouches/[^/]+/(artifacts(/.*)?|events)", caller: "cli",
          response_body_sub: [["\"signer_member_id\":\"" + $x + "\"", "\"signer_member_id\":\"" + $m2 + "\""]]}]')"
     local before day1 day2 copies
     before=$(outside "$base" "$root")
@@ -435,7 +435,7 @@ s_kind_flip() {
     [[ $RC == 0 && -f $root/kept.txt ]] || { smoke_fail "setup: first sync $RC: $(one "$ERR")"; return 1; }
     echo "version 2" >"$T/c15-web.txt"
     web put kept.txt --file "$T/c15-web.txt" >/dev/null || return 1
-    rules '[{"name": "put_as_delete", "method": "GET", "path": "/v1/pouches/[^/]+/artifacts(/.*)?", "caller": "cli",
+    rules '[{"name": "put_as_delete", "method": "GET", "path": "/v1/pouches/[^/]+/(artifacts(/.*)?|events)", "caller": "cli",
              "response_body_sub": [["\"kind\":\"put\"", "\"kind\":\"delete\""]]}]'
     dev c15-v sync "$root"
     expect_true "the file is not removed" grep -qx "version 1" "$root/kept.txt"

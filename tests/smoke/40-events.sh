@@ -37,7 +37,9 @@ expect_json '[.data.items[].revision_id] | join(",")' "$rev1,$rev2,$rev3"
 expect_json '[.data.items[].device_id] | unique | join(",")' ""
 expect_json '.data.items[0].device_id' null
 expect_json_match '.data.items[2].created_at' '^20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z$'
-expect_json '.data.items[0] | keys | join(",")' artifact_id,created_at,device_id,kind,revision_id,seq
+# The contract's fields, plus the extension's key_gen and revision (46-events-inline.sh).
+expect_json '.data.items[0] | keys | join(",")' \
+    artifact_id,created_at,device_id,key_gen,kind,revision,revision_id,seq
 expect_json .data.high_water 3
 expect_true "high_water matches the pouch row" \
     test "$(sql "SELECT high_water FROM pouches WHERE id = '$A_POUCH'")" = 3

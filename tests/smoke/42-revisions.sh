@@ -150,6 +150,7 @@ check events_carry_the_committing_cli_device_and_null_for_web
 
 cli_req GET "/v1/pouches/$A_POUCH/events?epoch=$A_EPOCH&limit=1"
 expect_json '.data.items[0] | "\(.seq) \(.kind) \(.artifact_id) \(.revision_id)"' "1 roster null null"
+expect_json '.data.items[0].key_gen' 1  # the extension: the pouch's key_gen at the event
 check events_list_the_roster_event_of_a_device_approval
 
 cli_req GET "/v1/pouches/$A_POUCH/artifacts?limit=500"

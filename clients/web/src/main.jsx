@@ -51,11 +51,11 @@ const ALLOWED = {
 };
 const HOME = { anonymous: '/login', onboarding: '/onboarding', restore: '/restore', ready: '/pouches' };
 
-function App() {
-  const loc = useLocation();
+// The account's state (stage, account, vault), loaded once and again on reload(), apart from
+// how the app shows it; an expired session makes it anonymous.
+function useAccountState() {
   const [state, setState] = useState(null);
   const [error, setError] = useState(null);
-
   const reload = async () => {
     setError(null);
     try {
@@ -69,6 +69,30 @@ function App() {
   };
   useEffect(() => { reload(); }, []);
   useEffect(() => onSessionExpired(() => { session.clear(); setState({ stage: 'anonymous' }); }), []);
+  return { state, error, reload };
+}
+
+// Where the person's stage sends them from `loc`, or null when they may stay; remembers where
+// they were going (NEXT_KEY) until their stage lets them go there.
+function redirectFor(stage, loc) {
+  const allowed = ALLOWED[stage];
+  const stays = allowed ? allowed.includes(loc.path) : !(loc.path === '/' || ['/login', '/signup', '/onboarding', '/restore'].includes(loc.path));
+  if (stays) return null;
+  if (allowed && loc.path !== '/' && !['/login', '/signup'].includes(loc.path)) {
+    sessionStorage.setItem(NEXT_KEY, loc.path + location.search + location.hash);
+  }
+  let to = HOME[stage];
+  if (!allowed) {
+    const next = sessionStorage.getItem(NEXT_KEY);
+    sessionStorage.removeItem(NEXT_KEY);
+    if (next && next.startsWith('/') && !next.startsWith('//')) to = next;
+  }
+  return to;
+}
+
+function App() {
+  const loc = useLocation();
+  const { state, error, reload } = useAccountState();
 
   const publicShare = new RegExp(`^/s/(${UUID})$`).exec(loc.path);
   if (publicShare) return <Shell><SharePublicPage shareId={publicShare[1].toLowerCase()} /></Shell>;
@@ -85,18 +109,9 @@ function App() {
   }
   if (!state) return <Shell><Page title="Pouch"><Progress label="Loading your account and checking its roster" /></Page></Shell>;
 
-  // Send the person where their state needs them; remember where they were going.
-  const allowed = ALLOWED[state.stage];
-  if ((allowed && !allowed.includes(loc.path)) || (!allowed && (loc.path === '/' || ['/login', '/signup', '/onboarding', '/restore'].includes(loc.path)))) {
-    if (allowed && loc.path !== '/' && !['/login', '/signup'].includes(loc.path)) {
-      sessionStorage.setItem(NEXT_KEY, loc.path + location.search + location.hash);
-    }
-    let to = HOME[state.stage];
-    if (!allowed) {
-      const next = sessionStorage.getItem(NEXT_KEY);
-      sessionStorage.removeItem(NEXT_KEY);
-      if (next && next.startsWith('/') && !next.startsWith('//')) to = next;
-    }
+  // Send the person where their state needs them.
+  const to = redirectFor(state.stage, loc);
+  if (to) {
     queueMicrotask(() => navigate(to, { replace: true }));
     return <Shell state={state} reload={reload} />;
   }

@@ -287,15 +287,45 @@ export class Vault {
     const items = await getAll(`/v1/pouches/${pouchId}/artifacts`, { limit: 500 }, { signal });
     const refreshed = new Set();
     const out = [];
-    for (const a of items) {
-      // The head must be a revision of this very artifact: its id is what a delete or a
-      // replacement names, the head's what was verified.
-      const opened = a?.head?.artifact_id === a?.id
-        ? await this.openRevision(pouchId, a.head, roster, refreshed)
-        : { error: 'the service lists it with a revision of another file' };
-      out.push({ id: a.id, head: a.head, updated_at: a.updated_at, ...opened });
-    }
+    for (const a of items) out.push(await this.itemOf(pouchId, a?.id, a?.head, a?.updated_at, { roster, refreshed }));
     return out;
+  }
+
+  // A file list item {id, head, updated_at, content | error} from the head the service names
+  // for artifact `id`. The head must be a revision of this very artifact: its id is what a
+  // delete or a replacement names, the head's what was verified.
+  async itemOf(pouchId, id, head, updatedAt, { roster, refreshed }) {
+    const opened = head?.artifact_id === id
+      ? await this.openRevision(pouchId, head, roster, refreshed)
+      : { error: 'the service lists it with a revision of another file' };
+    return { id, head, updated_at: updatedAt, ...opened };
+  }
+
+  // The list item a `revision` event makes (docs/SYNC.md, the events extension): from the
+  // revision the event brings when it is the one the event names, else from the artifact's head
+  // read from the service (one request); either is verified exactly as a listed head. null when
+  // the artifact is gone or its head is a delete (the list shows live files only).
+  async eventItem(pouchId, ev, { roster, refreshed, signal } = {}) {
+    roster ??= await this.verifiedRoster();
+    let head = ev.revision;
+    if (!head || typeof head !== 'object' || head.id !== ev.revision_id || head.artifact_id !== ev.artifact_id) {
+      head = await this.headOf(pouchId, ev.artifact_id, { signal });
+    }
+    if (!head) return null;
+    if (head.kind === 'delete') return null;
+    return this.itemOf(pouchId, ev.artifact_id, head, head.created_at, { roster, refreshed });
+  }
+
+  // The artifact's head as the service names it now (its newest revision), or null when there
+  // is none.
+  async headOf(pouchId, artifactId, { signal } = {}) {
+    try {
+      const page = await get(`/v1/pouches/${pouchId}/artifacts/${artifactId}/revisions`, { query: { limit: 1 }, signal });
+      return page?.items?.[0] ?? null;
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) return null;
+      throw e;
+    }
   }
 
   async history(pouchId, artifactId) {
@@ -327,32 +357,63 @@ export class Vault {
     return fresh;
   }
 
-  async makeOp(pouch, { type, artifactId, baseRevisionId, content, blobIds = [] }) {
-    const fresh = await this.freshPouch(pouch);
-    const keyGen = fresh.key_gen;
-    const pouchKey = await this.writeKey(fresh);
+  // One op sealed under the generation `pouch` names (the pouch as the page holds it, kept
+  // current by the event log, or freshPouch's): nothing is fetched here, writeKey checks the
+  // generation against this browser's high-water mark and the key's creator. A generation that
+  // moved meanwhile comes back as `stale_key_gen` (commitOne reads the pouch then).
+  async makeOp(pouch, { type, artifactId, baseRevisionId, content, blobIds = [], conflictId = null }) {
+    const keyGen = pouch.key_gen;
+    const pouchKey = await this.writeKey(pouch);
     const revisionId = randomUuid();
     const envelope = await F.sealArtifact({ pouchId: pouch.id, artifactId, revisionId, keyGen, pouchKey, content });
     return {
-      pouch: fresh,
-      op: {
-        type, artifact_id: artifactId, revision_id: revisionId, base_revision_id: baseRevisionId ?? null,
-        merge_parent_id: null, name_index: await F.nameIndex(pouchKey, content.name), conflict_id: null,
-        key_gen: keyGen, envelope,
-        signature: await F.signRevision(this.member.sign.privateKey, pouch.id, artifactId, revisionId, envelope),
-        signer_member_id: this.memberId, blob_ids: blobIds,
-      },
+      type, artifact_id: artifactId, revision_id: revisionId, base_revision_id: baseRevisionId ?? null,
+      merge_parent_id: null, name_index: await F.nameIndex(pouchKey, content.name), conflict_id: conflictId,
+      key_gen: keyGen, envelope,
+      signature: await F.signRevision(this.member.sign.privateKey, pouch.id, artifactId, revisionId, envelope),
+      signer_member_id: this.memberId, blob_ids: blobIds,
     };
   }
 
+  // makeOp + commit of one op. When the service answers stale_key_gen (a rotation the page has
+  // not heard of yet) the pouch is read again, once, and the op sealed anew under the generation
+  // it names now (makeOp checks it). → {pouch, op, res (the op's result), r (the answer)}
+  async commitOne(pouch, spec) {
+    let p = pouch;
+    for (let round = 0; ; round++) {
+      const op = await this.makeOp(p, spec);
+      const r = await this.commit(p, [op], { refusals: 'return' });
+      const res = r.results[0];
+      if (res?.status === 'rejected' && res.code === 'stale_key_gen' && round === 0) {
+        p = await this.freshPouch(pouch);
+        continue;
+      }
+      return { pouch: p, op, res, r };
+    }
+  }
+
+  // The list item of a put this browser committed (applied at `seq`): its content is what was
+  // sealed here, so nothing is read back.
+  ownItem(op, content, seq) {
+    const head = {
+      id: op.revision_id, artifact_id: op.artifact_id, seq, kind: op.type, key_gen: op.key_gen,
+      signer_member_id: op.signer_member_id, envelope: op.envelope, signature: op.signature, blob_ids: op.blob_ids,
+      base_revision_id: op.base_revision_id, merge_parent_id: null, conflict_id: op.conflict_id, origin: 'web',
+      created_at: nowIso(),
+    };
+    return { id: op.artifact_id, head, updated_at: head.created_at, content };
+  }
+
   // Upload of a File (a Blob) as `name`; replaces `existing` (an item of listArtifacts) when
-  // given. onProgress(done, total, phase).
+  // given. onProgress(done, total, phase). → {written: [list items], stale: [artifact ids whose
+  // head moved elsewhere], conflictCopy?}: what the page updates without reading the list again.
   async upload(pouch, file, name, existing, onProgress = () => {}) {
     const problem = F.checkName(name);
     if (problem) throw new FormatError(problem);
-    // Nothing is sent, not even a chunk, to a pouch this browser may not write to now (makeOp
-    // checks again for the op itself).
-    await this.writeKey(await this.freshPouch(pouch));
+    // Nothing is sent, not even a chunk, to a pouch this browser may not write to now: the pouch
+    // is read once per upload, here, and its ops are sealed under what it names.
+    const fresh = await this.freshPouch(pouch);
+    await this.writeKey(fresh);
     const bytes = new Uint8Array(await file.arrayBuffer());
     const content = { name, kind: 'file', size: bytes.length, mtime: file.lastModified || Date.now() };
     let blobIds = [];
@@ -364,25 +425,25 @@ export class Vault {
       blobIds = [...new Set(content.chunks.map((c) => c.blob_id))];
     }
     const artifactId = existing?.id || randomUuid();
-    const { pouch: fresh, op } = await this.makeOp(pouch, {
+    onProgress(1, 1, 'saving');
+    const first = await this.commitOne(fresh, {
       type: 'put', artifactId, baseRevisionId: existing?.head?.id ?? null, content, blobIds,
     });
-    onProgress(1, 1, 'saving');
-    const r = await this.commit(fresh, [op], { refusals: 'return' });
-    const res = r.results[0];
+    const res = first.res;
     if (res.status === 'conflict' && res.code === 'stale_base' && res.head_revision_id) {
       // Someone else changed the file meanwhile: theirs stays, ours is kept beside it as a
       // conflict copy (CLIENT-FORMAT "Conflicts").
       const copy = { ...content, name: conflictName(name, fileNameLabel(this.labelOf(this.memberId))) };
       const unsafe = F.checkName(copy.name);
       if (unsafe) throw new FormatError(`the conflict copy's name: ${unsafe}`);
-      const again = await this.makeOp(fresh, { type: 'put', artifactId: randomUuid(), baseRevisionId: null, content: copy, blobIds });
-      again.op.conflict_id = res.head_revision_id;
-      await this.commit(again.pouch, [again.op]);
-      return { conflictCopy: copy.name };
+      const again = await this.commitOne(first.pouch, {
+        type: 'put', artifactId: randomUuid(), baseRevisionId: null, content: copy, blobIds, conflictId: res.head_revision_id,
+      });
+      if (again.res.status !== 'applied') throw refusal(again.res);
+      return { conflictCopy: copy.name, written: [this.ownItem(again.op, copy, again.res.seq)], stale: [artifactId] };
     }
     if (res.status !== 'applied') throw refusal(res);
-    return r;
+    return { written: [this.ownItem(first.op, content, res.seq)], stale: [] };
   }
 
   // A large file's chunks (CLIENT-FORMAT "Chunks"): each sealed and uploaded unless the
@@ -420,13 +481,15 @@ export class Vault {
     return chunks;
   }
 
+  // Deletes the file under the generation the page's `pouch` names. → {removed: [{id, seq}]}
   async remove(pouch, item) {
     const c = item.content;
-    const { pouch: fresh, op } = await this.makeOp(pouch, {
+    const { res } = await this.commitOne(pouch, {
       type: 'delete', artifactId: item.id, baseRevisionId: item.head.id,
       content: { name: c.name, kind: c.kind, size: 0, mtime: Date.now(), deleted: true },
     });
-    return this.commit(fresh, [op]);
+    if (res.status !== 'applied') throw refusal(res);
+    return { removed: [{ id: item.id, seq: res.seq }] };
   }
 
   // The plaintext of one revision's content. onProgress(done, total).

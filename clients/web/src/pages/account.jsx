@@ -65,19 +65,7 @@ export function OnboardingPage() {
 
   return (
     <Page title="Set up your encrypted account">
-      {!prep && (
-        <div class="card">
-          <p>Your files are encrypted in this browser before they leave it. To do that, this browser now makes your
-            <strong> member keys</strong>. The service never sees them.</p>
-          <ol>
-            <li>This browser makes your keys and a <strong>recovery kit</strong> protected by a recovery code.</li>
-            <li>You download the kit and write down the code. They are the only way to use your files on another browser.</li>
-            <li>Your account and your first pouch are created.</li>
-          </ol>
-          <ErrorBox error={error} />
-          <button class="primary" onClick={makeKeys} disabled={busy}>{busy ? 'Making keys…' : 'Make my keys'}</button>
-        </div>
-      )}
+      {!prep && <MakeKeysCard error={error} busy={busy} onMake={makeKeys} />}
       {prep && (
         <form class="card" onSubmit={finish}>
           <h2>Your recovery code</h2>
@@ -95,6 +83,23 @@ export function OnboardingPage() {
         </form>
       )}
     </Page>
+  );
+}
+
+// What onboarding does, before the keys are made.
+function MakeKeysCard({ error, busy, onMake }) {
+  return (
+    <div class="card">
+      <p>Your files are encrypted in this browser before they leave it. To do that, this browser now makes your
+        <strong> member keys</strong>. The service never sees them.</p>
+      <ol>
+        <li>This browser makes your keys and a <strong>recovery kit</strong> protected by a recovery code.</li>
+        <li>You download the kit and write down the code. They are the only way to use your files on another browser.</li>
+        <li>Your account and your first pouch are created.</li>
+      </ol>
+      <ErrorBox error={error} />
+      <button class="primary" onClick={onMake} disabled={busy}>{busy ? 'Making keys…' : 'Make my keys'}</button>
+    </div>
   );
 }
 

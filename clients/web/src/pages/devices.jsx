@@ -10,19 +10,22 @@ import { formatAge, formatTime } from '../errors.js';
 import { isolated, plainText } from '../text.js';
 import { ErrorBox, Field, Link, Notice, Page, Progress, Untrusted, copyText, useAction, useApp, useLocation } from '../ui.jsx';
 
-export function DevicesPage() {
+// The device list and what the page does to it (rename, revoke, rotate keys), apart from how it
+// is shown: each action reloads the list; `status` is a revoke's or a rotation's progress,
+// `done` what it did, `owed` the revoked devices whose keys the pouches still use.
+function useDevices() {
   const { vault } = useApp();
   const [devices, setDevices] = useState(null);
-  const [editing, setEditing] = useState(null);     // the device being renamed
-  const [status, setStatus] = useState(null);       // progress of a revoke or a rotation
-  const [done, setDone] = useState(null);           // what a revoke or a rotation just did
-  const { busy, error, run } = useAction();
+  const [status, setStatus] = useState(null);
+  const [done, setDone] = useState(null);
+  const action = useAction();
+  const { run } = action;
   const load = () => run(async () => setDevices(await getAll('/v1/devices')));
   useEffect(() => { load(); }, []);
 
-  const rename = (d, name) => run(async () => {
+  const rename = (d, name, renamed) => run(async () => {
     await api('PATCH', `/v1/devices/${d.id}`, { body: { name } });
-    setEditing(null);
+    renamed();
     await load();
   });
   const rotate = () => run(async () => {
@@ -31,27 +34,27 @@ export function DevicesPage() {
     setDone('Every pouch now has new keys (key rotation done).');
     await load();
   }).finally(() => setStatus(null));
-  const revoke = (d) => {
-    if (!confirm(`Revoke ${isolated(d.name)}? It loses access at once, and every pouch gets new keys.`)) return;
-    run(async () => {
-      const r = await vault.revokeDevice(d, setStatus);
-      setDone(r.rotation_pending ? null : 'Revoked. Every pouch now has new keys (key rotation done).');
-      await load();
-    }).finally(() => setStatus(null));
-  };
+  const revoke = (d) => run(async () => {
+    const r = await vault.revokeDevice(d, setStatus);
+    setDone(r.rotation_pending ? null : 'Revoked. Every pouch now has new keys (key rotation done).');
+    await load();
+  }).finally(() => setStatus(null));
   const owed = (devices || []).filter((d) => d.revoked_at && d.rotation_pending);
+  return { ...action, devices, status, done, owed, rename, rotate, revoke };
+}
 
+export function DevicesPage() {
+  const { busy, error, devices, status, done, owed, rename, rotate, revoke } = useDevices();
+  const [editing, setEditing] = useState(null);     // the device being renamed
+  const confirmRevoke = (d) => {
+    if (confirm(`Revoke ${isolated(d.name)}? It loses access at once, and every pouch gets new keys.`)) revoke(d);
+  };
   return (
     <Page title="Devices" wide>
       <p class="muted">Command-line devices that can open your pouches. <Link href="/cli/connect">Connect a new CLI</Link>.</p>
       <ErrorBox error={error} />
       {status && <Progress label={status} />}
-      {owed.length > 0 && (
-        <Notice kind="warn">
-          <span data-testid="rotation-pending">Key rotation pending: {owed.map((d, i) => <span key={d.id}>{i ? ', ' : ''}<Untrusted text={d.name} /></span>)} {owed.length === 1 ? 'was' : 'were'} revoked, but your pouches still use keys {owed.length === 1 ? 'it' : 'they'} had. </span>
-          <button type="button" disabled={busy} onClick={rotate}>Rotate keys now</button>
-        </Notice>
-      )}
+      {owed.length > 0 && <RotationOwed owed={owed} busy={busy} onRotate={rotate} />}
       {done && <Notice kind="ok">{done}</Notice>}
       {!devices && !error && <Progress label="Loading devices" />}
       {devices && (
@@ -62,7 +65,8 @@ export function DevicesPage() {
             {devices.length === 0 && <tr><td colSpan={5} class="muted">No devices yet. Connect a CLI to add one.</td></tr>}
             {devices.map((d) => (
               <DeviceRow key={d.id} d={d} busy={busy} editing={editing?.id === d.id} onEdit={() => setEditing(d)}
-                onCancel={() => setEditing(null)} onRename={(name) => rename(d, name)} onRevoke={() => revoke(d)} />
+                onCancel={() => setEditing(null)} onRename={(name) => rename(d, name, () => setEditing(null))}
+                onRevoke={() => confirmRevoke(d)} />
             ))}
           </tbody>
         </table>
@@ -75,6 +79,16 @@ export function DevicesPage() {
         </p>
       )}
     </Page>
+  );
+}
+
+// Revoked devices whose keys the pouches still use, and the button that rotates them away.
+function RotationOwed({ owed, busy, onRotate }) {
+  return (
+    <Notice kind="warn">
+      <span data-testid="rotation-pending">Key rotation pending: {owed.map((d, i) => <span key={d.id}>{i ? ', ' : ''}<Untrusted text={d.name} /></span>)} {owed.length === 1 ? 'was' : 'were'} revoked, but your pouches still use keys {owed.length === 1 ? 'it' : 'they'} had. </span>
+      <button type="button" disabled={busy} onClick={onRotate}>Rotate keys now</button>
+    </Notice>
   );
 }
 

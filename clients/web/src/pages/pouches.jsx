@@ -1,13 +1,14 @@
 // pouches.jsx -- the pouch list, and one pouch: its files (names decrypted here), upload with
-// progress, download, delete, history, share links, and live updates from the events long-poll.
+// progress, download, delete, history, share links, and live updates (its data: pouch_feed.js).
 // Uploads and deletes are off, with a banner saying why, while the vault refuses to write (a
 // rolled-back key generation, or a current key made by a removed member).
 import { useEffect, useState } from 'preact/hooks';
 
-import { ApiError, api, get, getAll } from '../api.js';
+import { api, getAll } from '../api.js';
 import { formatBytes, formatTime } from '../errors.js';
 import { isolated, plainText } from '../text.js';
 import { ErrorBox, Link, Notice, Page, Progress, Untrusted, copyText, downloadBytes, navigate, useAction, useApp } from '../ui.jsx';
+import { usePouchFiles } from './pouch_feed.js';
 
 const shortId = (id) => id.slice(0, 8);
 
@@ -42,85 +43,14 @@ export function PouchesPage() {
   );
 }
 
-// The pouch and its decrypted file list, kept fresh by the event log, and why nothing may be
-// written to it now (writeBlock, or null). A failure of the first load goes to setError.
-function usePouchFiles(pouchId, setError) {
+// What the pouch page does with its files -- upload (with a conflict copy when a file changed
+// elsewhere meanwhile), download, delete -- apart from how it is shown: `progress` and `notice`
+// say how it goes; the page's own writes go into the list through feed.own, not a reload.
+function useFileActions(pouchId, { pouch, items, feed }, run) {
   const { vault } = useApp();
-  const [pouch, setPouch] = useState(null);
-  const [items, setItems] = useState(null);
-  const [live, setLive] = useState('connecting');
-  const [writeBlock, setWriteBlock] = useState(null);
-
-  const load = async (signal) => {
-    const p = await get(`/v1/pouches/${pouchId}`);
-    setPouch(p);
-    setItems(await vault.listArtifacts(pouchId, { signal }));
-    setWriteBlock(await vault.writeProblem(p));
-    return p;
-  };
-
-  useEffect(() => {
-    const ctl = new AbortController();
-    let stopped = false;
-    (async () => {
-      let p;
-      try {
-        p = await load(ctl.signal);
-      } catch (e) {
-        if (!stopped) setError(e);
-        return;
-      }
-      await followEvents({ vault, pouchId, first: p, load, setLive, signal: ctl.signal, stopped: () => stopped });
-    })();
-    return () => { stopped = true; ctl.abort(); };
-  }, [pouchId]);
-  return { pouch, items, live, writeBlock, load };
-}
-
-// Live updates: long-poll the event log; any event reloads the whole list, so a burst is not
-// read page by page: `after` moves to the answer's high_water. Keys and roster are dropped when
-// the events name a rotation or a roster change, or when the page did not reach high_water (the
-// unread events might). Runs until stopped() or the signal aborts.
-async function followEvents({ vault, pouchId, first, load, setLive, signal, stopped }) {
-  let after = first.high_water;
-  let epoch = first.epoch;
-  while (!stopped()) {
-    try {
-      setLive('live');
-      const r = await api('GET', `/v1/pouches/${pouchId}/events`, { query: { epoch, after, wait: 25 }, signal });
-      const items = r.data.items;
-      if (items.length) {
-        const unread = items[items.length - 1].seq < r.data.high_water;
-        if (unread || items.some((e) => e.kind === 'key_rotation' || e.kind === 'roster')) vault.invalidate(pouchId);
-        await load(signal);
-      }
-      after = Math.max(after, r.data.high_water);
-    } catch (e) {
-      if (stopped() || e.name === 'AbortError') return;
-      let failure = e;
-      if (e instanceof ApiError && e.code === 'epoch_mismatch') {
-        const fresh = await load(signal).catch((err) => { failure = err; return null; });
-        if (fresh) { epoch = fresh.epoch; after = fresh.high_water; continue; }
-        if (stopped() || failure.name === 'AbortError') return;
-      }
-      setLive('paused');
-      const wait = failure instanceof ApiError && failure.retryAfter ? Number(failure.retryAfter) * 1000 : 5000;
-      await new Promise((res) => setTimeout(res, wait));
-    }
-  }
-}
-
-export function PouchPage({ pouchId }) {
-  const { vault } = useApp();
-  const { busy, error, setError, run } = useAction();
-  const { pouch, items, live, writeBlock, load } = usePouchFiles(pouchId, setError);
   const [progress, setProgress] = useState(null);
-  const [selected, setSelected] = useState(null);     // {mode: 'history'|'share', item}
   const [notice, setNotice] = useState(null);
-
-  const upload = (e) => {
-    const files = [...e.currentTarget.files];
-    e.currentTarget.value = '';
+  const upload = (files) => {
     setNotice(null);
     run(async () => {
       for (const f of files) {
@@ -130,10 +60,10 @@ export function PouchPage({ pouchId }) {
           const label = phase === 'uploading' ? `Uploading ${f.name}` : phase === 'saving' ? `Saving ${f.name}` : `Encrypting ${f.name}`;
           setProgress({ label, done, total });
         });
-        if (r?.conflictCopy) setNotice(`${f.name} was changed elsewhere meanwhile; your version was kept as “${r.conflictCopy}”.`);
+        if (r.conflictCopy) setNotice(`${f.name} was changed elsewhere meanwhile; your version was kept as “${r.conflictCopy}”.`);
+        await feed.own(r);
       }
       setProgress(null);
-      await load();
     }).finally(() => setProgress(null));
   };
   const download = (item, content = item.content) => run(async () => {
@@ -145,9 +75,22 @@ export function PouchPage({ pouchId }) {
   const remove = (item) => {
     if (!confirm(`Delete ${isolated(item.content.name)}? Its history stays.`)) return;
     run(async () => {
-      await vault.remove(pouch, item);
-      await load();
+      await feed.own(await vault.remove(pouch, item));
     });
+  };
+  return { progress, notice, upload, download, remove };
+}
+
+export function PouchPage({ pouchId }) {
+  const { busy, error, setError, run } = useAction();
+  const data = usePouchFiles(pouchId, setError);
+  const { pouch, items, live, writeBlock } = data;
+  const { progress, notice, upload, download, remove } = useFileActions(pouchId, data, run);
+  const [selected, setSelected] = useState(null);     // {mode: 'history'|'share', item}
+  const chosen = (e) => {
+    const files = [...e.currentTarget.files];
+    e.currentTarget.value = '';
+    upload(files);
   };
 
   return (
@@ -158,7 +101,7 @@ export function PouchPage({ pouchId }) {
       </p>
       <div class="toolbar">
         <label class={`button primary${writeBlock ? ' disabled' : ''}`} for="upload" aria-disabled={writeBlock ? 'true' : undefined}>Upload files</label>
-        <input id="upload" type="file" multiple class="visually-hidden" onChange={upload} disabled={busy || !pouch || !!writeBlock} />
+        <input id="upload" type="file" multiple class="visually-hidden" onChange={chosen} disabled={busy || !pouch || !!writeBlock} />
       </div>
       {writeBlock && <p class="error" role="alert" data-testid="write-blocked">{plainText(writeBlock)}</p>}
       {progress && <Progress {...progress} />}
