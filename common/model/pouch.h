@@ -6,7 +6,9 @@
 #include <optional>
 #include <string>
 
-#include "common/db/pool.h"
+#include <tuple>
+
+#include "common/db/query.h"
 
 namespace pouch::model {
 
@@ -18,19 +20,36 @@ struct PouchRow {
     long long high_water = 0;
     long long stored_bytes = 0;
     std::string created_at;
+    static auto db_columns() {
+        return std::tuple{db::col("id", &PouchRow::id),
+                          db::col("account_id", &PouchRow::account_id),
+                          db::col("epoch", &PouchRow::epoch),
+                          db::col("key_gen", &PouchRow::key_gen),
+                          db::col("high_water", &PouchRow::high_water),
+                          db::col("stored_bytes", &PouchRow::stored_bytes),
+                          db::col("created_at", &PouchRow::created_at)};
+    }
 };
 
 namespace sql {
+
+struct PouchOfAccount {
+    std::string pouch_id, account_id;
+    static auto db_params() {
+        return std::tuple{db::col("pouch_id", &PouchOfAccount::pouch_id),
+                          db::col("account_id", &PouchOfAccount::account_id)};
+    }
+};
 
 #define POUCH_ROW_COLUMNS \
     "id, account_id, epoch, key_gen, high_water, stored_bytes, iso(created_at) AS created_at"
 
 // $1 pouch id, $2 the caller's account. The commit locks the row (and so does make bench's
 // commit baseline, tools/loadgen/commit_sql.cpp).
-inline const db::Statement kPouch{"model_pouch", "SELECT " POUCH_ROW_COLUMNS
+inline const db::Query<PouchOfAccount, PouchRow> kPouch{"model_pouch", "SELECT " POUCH_ROW_COLUMNS
                                                  " FROM pouches"
                                                  " WHERE id = $1 AND account_id = $2"};
-inline const db::Statement kPouchForUpdate{"model_pouch_for_update",
+inline const db::Query<PouchOfAccount, PouchRow> kPouchForUpdate{"model_pouch_for_update",
                                            "SELECT " POUCH_ROW_COLUMNS
                                            " FROM pouches"
                                            " WHERE id = $1 AND account_id = $2 FOR UPDATE"};

@@ -21,6 +21,7 @@
 #include "common/auth/sql_caller.h"
 #include "common/auth/sql_replay.h"
 #include "common/http/sql_health.h"
+#include "common/model/pouch.h"
 #include "common/model/sql.h"
 #include "handlers/account/sql.h"
 #include "handlers/admin/sql.h"

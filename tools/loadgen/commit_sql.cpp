@@ -155,7 +155,7 @@ int commit_sql_main(int argc, char** argv) {
     s += "\\set p :client_id % :npouches\n";
     s += bind(auth_sql::kAccessToken.statement, {":token_hash"}) + ";\n";
     s += "BEGIN;\n";
-    s += bind(pouch::model::sql::kPouchForUpdate, {pouch, ":account"}) + " \\gset\n";
+    s += bind(pouch::model::sql::kPouchForUpdate.statement, {pouch, ":account"}) + " \\gset\n";
     s += bind(sync_sql::kStoredCommit, {pouch, opid}) + ";\n";
     s += bind(sync_sql::kCommitState, {pouch, revs, arts, ":account", ":no_blobs", ":signer_set"}) +
          ";\n";
