@@ -19,6 +19,10 @@
 
 // Every header that declares typed statements.
 #include "handlers/devices/sql.h"
+#include "handlers/sync/sql_blobs.h"
+#include "handlers/sync/sql_commit.h"
+#include "handlers/sync/sql_pouches.h"
+#include "handlers/sync/sql_reads.h"
 
 namespace fs = std::filesystem;
 
