@@ -9,7 +9,7 @@ int main(int argc, char** argv) {
         "sync", argc, argv,
         [](http::Router& r, const config::Config&) {
             api::add(r, sync::kListPouches, sync::list_pouches);
-            api::add(r, sync::kCreatePouch, sync::create_pouch);
+            api::add(r, sync::kCreatePouch, api::typed(sync::create_pouch));
             api::add(r, sync::kGetPouch, api::typed(sync::get_pouch));
             api::add(r, sync::kListEnvelopes, sync::list_key_envelopes);
             api::add(r, sync::kAddEnvelopes, api::typed(sync::add_key_envelopes));

@@ -52,7 +52,7 @@ Pouch get_pouch(api::Call& call) {
             .created_at = p.created_at};
 }
 
-http::Response create_pouch(api::Call& call) {
+api::Created<Pouch> create_pouch(api::Call& call) {
     http::Services& s = call.services;
     const auth::Caller& c = call.who();
     const rapidjson::Document& doc = call.body;
@@ -86,7 +86,7 @@ http::Response create_pouch(api::Call& call) {
                                c.device_id, true, model::KeyGenRule::rotation);
     model::require_within_quota(*conn, c.account_id, before);
     tx.commit();
-    return api::created(json::to_json(created));
+    return {created};
 }
 
 }  // namespace pouch::sync

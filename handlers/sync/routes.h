@@ -99,7 +99,7 @@ inline const api::Route* const kRoutes[] = {
     &kEvents,      &kArtifacts,   &kRevisions, &kCheckBlobs,    &kUploadBlob,   &kDownloadBlob};
 
 http::Response list_pouches(api::Call& call);
-http::Response create_pouch(api::Call& call);
+api::Created<Pouch> create_pouch(api::Call& call);
 Pouch get_pouch(api::Call& call);
 http::Response list_key_envelopes(api::Call& call);
 EnvelopesAnswer add_key_envelopes(api::Call& call);
