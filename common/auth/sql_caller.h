@@ -7,20 +7,18 @@
 #include <string>
 #include <tuple>
 
+#include "common/db/keys.h"
 #include "common/db/query.h"
 
 namespace pouch::auth::sql {
+
+using db::ById;
 
 // ---- parameters and rows ------------------------------------------------------------------------
 
 struct ByHash {
     std::string token_hash;
     static auto db_params() { return std::tuple{db::col("token_hash", &ByHash::token_hash)}; }
-};
-
-struct ById {
-    std::string id;
-    static auto db_params() { return std::tuple{db::col("id", &ById::id)}; }
 };
 
 struct SessionRow {

@@ -5,7 +5,7 @@ namespace pouch::model {
 
 std::optional<PouchRow> find_pouch(db::Conn& conn, const std::string& pouch_id,
                                    const std::string& account_id, bool for_update) {
-    const sql::PouchOfAccount key{.pouch_id = pouch_id, .account_id = account_id};
+    const db::PouchOfAccount key{.pouch_id = pouch_id, .account_id = account_id};
     return conn.maybe_one(for_update ? sql::kPouchForUpdate : sql::kPouch, key);
 }
 

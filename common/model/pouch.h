@@ -8,9 +8,12 @@
 
 #include <tuple>
 
+#include "common/db/keys.h"
 #include "common/db/query.h"
 
 namespace pouch::model {
+
+using db::PouchOfAccount;
 
 struct PouchRow {
     std::string id;
@@ -32,14 +35,6 @@ struct PouchRow {
 };
 
 namespace sql {
-
-struct PouchOfAccount {
-    std::string pouch_id, account_id;
-    static auto db_params() {
-        return std::tuple{db::col("pouch_id", &PouchOfAccount::pouch_id),
-                          db::col("account_id", &PouchOfAccount::account_id)};
-    }
-};
 
 #define POUCH_ROW_COLUMNS \
     "id, account_id, epoch, key_gen, high_water, stored_bytes, iso(created_at) AS created_at"

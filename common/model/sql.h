@@ -7,21 +7,15 @@
 #include <tuple>
 #include <vector>
 
+#include "common/db/keys.h"
 #include "common/db/query.h"
 
 namespace pouch::model::sql {
 
+using db::ById;
+using db::ByAccount;
+
 // ---- parameters and rows ------------------------------------------------------------------------
-
-struct ById {
-    std::string id;
-    static auto db_params() { return std::tuple{db::col("id", &ById::id)}; }
-};
-
-struct ByAccount {
-    std::string account_id;
-    static auto db_params() { return std::tuple{db::col("account_id", &ByAccount::account_id)}; }
-};
 
 struct ByDevice {
     std::string device_id;

@@ -2,18 +2,17 @@
 // parameter and row structs (common/db/query.h).
 #pragma once
 
+#include "common/db/keys.h"
 #include "common/db/query.h"
 #include "common/model/plan.h"
 #include "handlers/account/types.h"
 
 namespace pouch::account::sql {
 
-// ---- parameters and rows ------------------------------------------------------------------------
+using db::ById;
+using db::ByAccount;
 
-struct ById {
-    std::string id;
-    static auto db_params() { return std::tuple{db::col("id", &ById::id)}; }
-};
+// ---- parameters and rows ------------------------------------------------------------------------
 
 struct Id {
     std::string id;
@@ -66,11 +65,6 @@ struct UserLogin {
 struct ByUser {
     std::string user_id;
     static auto db_params() { return std::tuple{db::col("user_id", &ByUser::user_id)}; }
-};
-
-struct ByAccount {
-    std::string account_id;
-    static auto db_params() { return std::tuple{db::col("account_id", &ByAccount::account_id)}; }
 };
 
 struct HasGenesis {

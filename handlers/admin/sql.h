@@ -6,18 +6,16 @@
 #include <string>
 #include <tuple>
 
+#include "common/db/keys.h"
 #include "common/db/query.h"
 #include "common/model/plan.h"
 #include "handlers/admin/types.h"
 
 namespace pouch::admin::sql {
 
-// ---- parameters and rows ------------------------------------------------------------------------
+using db::ById;
 
-struct ById {
-    std::string id;
-    static auto db_params() { return std::tuple{db::col("id", &ById::id)}; }
-};
+// ---- parameters and rows ------------------------------------------------------------------------
 
 struct ListPlansParams {
     std::optional<long long> after_sort;  // the page key (paging.h); both NULL from the start

@@ -7,17 +7,15 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/db/keys.h"
 #include "common/db/query.h"
 #include "common/rules/login.h"
 
 namespace pouch::cliauth::sql {
 
-// ---- parameters and rows ------------------------------------------------------------------------
+using db::ById;
 
-struct ById {
-    std::string id;
-    static auto db_params() { return std::tuple{db::col("id", &ById::id)}; }
-};
+// ---- parameters and rows ------------------------------------------------------------------------
 
 struct ByTokenHash {
     std::string token_hash;

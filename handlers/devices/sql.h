@@ -1,11 +1,15 @@
 // sql.h -- every statement of the devices group.
 #pragma once
 
+#include "common/db/keys.h"
 #include "common/db/query.h"
 #include "common/paging/paging.h"
 #include "handlers/devices/types.h"
 
 namespace pouch::devices::sql {
+
+using db::ById;
+using db::PouchOfAccount;
 
 // ---- parameters and rows ------------------------------------------------------------------------
 
@@ -49,11 +53,6 @@ struct LockedDevice {
     }
 };
 
-struct ById {
-    std::string id;
-    static auto db_params() { return std::tuple{db::col("id", &ById::id)}; }
-};
-
 struct MemberOfAccount {
     std::string member_id, account_id;
     static auto db_params() {
@@ -65,14 +64,6 @@ struct MemberOfAccount {
 struct Pending {
     bool pending = false;
     static auto db_columns() { return std::tuple{db::col("pending", &Pending::pending)}; }
-};
-
-struct PouchOfAccount {
-    std::string pouch_id, account_id;
-    static auto db_params() {
-        return std::tuple{db::col("pouch_id", &PouchOfAccount::pouch_id),
-                          db::col("account_id", &PouchOfAccount::account_id)};
-    }
 };
 
 struct PouchLog {

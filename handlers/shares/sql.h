@@ -4,18 +4,16 @@
 // and the counter it guards happen in one statement (no read-then-write race).
 #pragma once
 
+#include "common/db/keys.h"
 #include "common/db/query.h"
 #include "common/paging/paging.h"
 #include "handlers/shares/types.h"
 
 namespace pouch::shares::sql {
 
-// ---- parameters and rows ------------------------------------------------------------------------
+using db::ById;
 
-struct ById {
-    std::string id;
-    static auto db_params() { return std::tuple{db::col("id", &ById::id)}; }
-};
+// ---- parameters and rows ------------------------------------------------------------------------
 
 struct OfAccount {
     std::string account_id;

@@ -9,8 +9,7 @@
 #include "common/auth/caller.h"
 #include "common/crypto/b64url.h"
 #include "common/crypto/hash.h"
-#include "common/db/array.h"
-#include "common/json/out.h"
+#include "common/json/described.h"
 #include "common/model/usage.h"
 #include "common/rules/quota.h"
 #include "common/storage/blob_store.h"
@@ -20,12 +19,6 @@
 namespace pouch::sync {
 
 namespace {
-
-std::string blob_data(const std::string& id, long long stored_size) {
-    json::Out o;
-    o.kv("id", id).kv("stored_size", stored_size);
-    return o.done();
-}
 
 // Streams the body into a staged file while hashing it. 400 when the bytes are not `size`
 // long or do not hash to `blob_id`.
@@ -61,47 +54,43 @@ Error no_reservation() {
 // Missing ids are reserved for 24 h from this call: re-checking an id that is still reserved
 // refreshes its expiry and takes the newly stated size, but never reserves it twice. Only the
 // bytes a call adds (new ids, or growth of a re-checked size) are weighed against the plan.
-http::Response check_blobs(api::Call& call) {
+CheckAnswer check_blobs(api::Call& call, const CheckRequest& body) {
     http::Services& s = call.services;
     const auth::Caller& c = call.who();
-    const rapidjson::Document& doc = call.body;
-    const auto& blobs = doc["blobs"];
+    const std::vector<BlobSize>& blobs = body.blobs;
 
     std::vector<std::string> ids;
-    std::vector<long long> sizes;
     std::unordered_map<std::string, size_t> first;
-    for (rapidjson::SizeType i = 0; i < blobs.Size(); ++i) {
-        std::string id = json::text(blobs[i]["id"]);
-        auto [it, fresh] = first.emplace(id, i);
+    for (size_t i = 0; i < blobs.size(); ++i) {
+        auto [it, fresh] = first.emplace(blobs[i].id, i);
         if (!fresh)
             throw validation_failed("/blobs/" + std::to_string(i) + "/id",
                                     "repeats /blobs/" + std::to_string(it->second) + "/id");
-        ids.push_back(std::move(id));
-        sizes.push_back(blobs[i]["stored_size"].GetInt64());
+        ids.push_back(blobs[i].id);
     }
 
-    std::vector<std::string> missing;
+    CheckAnswer answer;
     {
         auto conn = s.db.acquire();
         db::Transaction tx(*conn);
-        conn->exec(sql::kLockAccount, {c.account_id});
-        std::vector<size_t> missing_at;  // indexes into ids
+        conn->run(sql::kLockAccount, {.account_id = c.account_id});
+        std::vector<BlobSize> missing;
         if (!ids.empty()) {
-            std::string id_list = db::text_array(ids);
-            db::Result present = conn->exec(sql::kPresentBlobs, {c.account_id, id_list});
             std::unordered_map<std::string, bool> is_present;
-            for (int r = 0; r < present.rows(); ++r) is_present[present.text(r, "id")] = true;
-            db::Result held = conn->exec(sql::kActiveReservations, {c.account_id, id_list});
+            for (const sql::BlobId& b :
+                 conn->rows(sql::kPresentBlobs, {.account_id = c.account_id, .blob_ids = ids}))
+                is_present[b.id] = true;
             std::unordered_map<std::string, long long> reserved;
-            for (int r = 0; r < held.rows(); ++r)
-                reserved[held.text(r, "blob_id")] = held.int64(r, "stored_size");
+            for (const sql::Reservation& r : conn->rows(
+                     sql::kActiveReservations, {.account_id = c.account_id, .blob_ids = ids}))
+                reserved[r.blob_id] = r.stored_size;
 
             std::vector<rules::BlobAsk> asks;
-            for (size_t i = 0; i < ids.size(); ++i) {
-                auto it = reserved.find(ids[i]);
-                bool present = is_present.count(ids[i]) > 0;
-                if (!present) missing_at.push_back(i);
-                asks.push_back({sizes[i], present, it == reserved.end() ? 0 : it->second});
+            for (const BlobSize& b : blobs) {
+                auto it = reserved.find(b.id);
+                bool present = is_present.count(b.id) > 0;
+                if (!present) missing.push_back(b);
+                asks.push_back({b.stored_size, present, it == reserved.end() ? 0 : it->second});
             }
             long long requested = rules::reservation_growth(asks);
             if (requested > 0)
@@ -111,23 +100,12 @@ http::Response check_blobs(api::Call& call) {
                         *excess,
                         "these blobs would take the account over its plan's storage limit");
         }
-        if (!missing_at.empty()) {
-            std::vector<std::string> size_texts;
-            for (size_t i : missing_at) {
-                missing.push_back(ids[i]);
-                size_texts.push_back(std::to_string(sizes[i]));
-            }
-            conn->exec(sql::kReserve,
-                       {c.account_id, db::text_array(missing), db::text_array(size_texts)});
-        }
+        for (const BlobSize& b : missing) answer.missing.push_back(b.id);
+        if (!missing.empty())
+            conn->run(sql::kReserve, {.account_id = c.account_id, .blobs = {std::move(missing)}});
         tx.commit();
     }
-
-    json::Out o;
-    o.key("missing").arr();
-    for (const auto& id : missing) o.str(id);
-    o.end_arr();
-    return api::ok(o.done());
+    return answer;
 }
 
 namespace {
@@ -140,12 +118,10 @@ http::Response upload(api::Call& call) {
     long long size = 0;
     {
         auto conn = s.db.acquire();
-        db::Result b = conn->exec(sql::kBlobOrReservation, {c.account_id, blob_id});
-        if (!b.is_null(0, b.column("blob_size"))) {
-            return api::ok(blob_data(blob_id, b.int64(0, "blob_size")));
-        }
-        if (b.is_null(0, b.column("reserved_size"))) throw no_reservation();
-        size = b.int64(0, "reserved_size");
+        auto b = conn->one(sql::kBlobOrReservation, {.account_id = c.account_id, .blob_id = blob_id});
+        if (b.blob_size) return api::ok(json::to_json(BlobSize{blob_id, *b.blob_size}));
+        if (!b.reserved_size) throw no_reservation();
+        size = *b.reserved_size;
     }
     if (req.content_length != size)
         throw validation_failed("", "Content-Length must equal the reserved size of " +
@@ -157,25 +133,24 @@ http::Response upload(api::Call& call) {
 
     auto conn = s.db.acquire();
     db::Transaction tx(*conn);
-    conn->exec(sql::kLockAccount, {c.account_id});
-    db::Result b = conn->exec(sql::kBlobOrReservation, {c.account_id, blob_id});
-    if (!b.is_null(0, b.column("blob_size"))) {  // a concurrent upload of the same blob won
-        return api::ok(blob_data(blob_id, b.int64(0, "blob_size")));
-    }
+    conn->run(sql::kLockAccount, {.account_id = c.account_id});
+    auto b = conn->one(sql::kBlobOrReservation, {.account_id = c.account_id, .blob_id = blob_id});
+    // a concurrent upload of the same blob won
+    if (b.blob_size) return api::ok(json::to_json(BlobSize{blob_id, *b.blob_size}));
     // expired or released while streaming
-    if (b.is_null(0, b.column("reserved_size"))) throw no_reservation();
-    if (b.int64(0, "reserved_size") != size)
+    if (!b.reserved_size) throw no_reservation();
+    if (*b.reserved_size != size)
         throw validation_failed("", "the reservation was changed to " +
-                                        std::to_string(b.int64(0, "reserved_size")) +
+                                        std::to_string(*b.reserved_size) +
                                         " bytes during the upload");
     // File first, then the row: a row never names a missing file.
     staged.place(c.account_id, blob_id);
-    conn->exec(sql::kInsertBlob, {c.account_id, blob_id, std::to_string(size)});
-    conn->exec(sql::kDeleteReservation, {c.account_id, blob_id});
-    conn->exec(sql::kAddBlobBytes, {c.account_id, std::to_string(size)});
+    conn->run(sql::kInsertBlob, {.account_id = c.account_id, .blob_id = blob_id, .stored_size = size});
+    conn->run(sql::kDeleteReservation, {.account_id = c.account_id, .blob_id = blob_id});
+    conn->run(sql::kAddBlobBytes, {.account_id = c.account_id, .bytes = size});
     tx.commit();
 
-    return api::created(blob_data(blob_id, size));
+    return api::created(json::to_json(BlobSize{blob_id, size}));
 }
 
 }  // namespace
@@ -198,7 +173,8 @@ http::Response download_blob(api::Call& call) {
     const std::string& blob_id = req.param("blobId");
     {
         auto conn = s.db.acquire();
-        if (conn->exec(sql::kBlob, {c.account_id, blob_id}).rows() == 0) throw http::not_found();
+        if (!conn->maybe_one(sql::kBlob, {.account_id = c.account_id, .blob_id = blob_id}))
+            throw http::not_found();
     }
     http::Response r;
     r.raw = true;

@@ -6,7 +6,7 @@
 #include "common/model/key_envelopes.h"
 #include "common/auth/caller.h"
 #include "common/http/query.h"
-#include "common/json/out.h"
+#include "common/json/described.h"
 #include "common/model/schemas.h"
 #include "common/model/usage.h"
 #include "common/paging/paging.h"
@@ -20,39 +20,42 @@ http::Response list_key_envelopes(api::Call& call) {
     http::Services& s = call.services;
     const auth::Caller& c = call.who();
     const http::QueryValues& q = call.query;
-    db::Param member = q.text("member_id") ? db::Param(*q.text("member_id")) : db::Param();
+    std::optional<std::string> member = q.text("member_id");
     if (c.is_cli()) {
         if (member && *member != c.member_id)
             throw http::forbidden("a CLI device sees only its own envelopes");
         member = c.member_id;
     }
-    db::Param gen =
-        q.has("key_gen") ? db::Param(std::to_string(q.integer("key_gen"))) : db::Param();
+    std::optional<long long> gen;
+    if (q.has("key_gen")) gen = q.integer("key_gen");
     long long limit = q.integer("limit");
     auto conn = s.db.acquire();
     const PouchRow& p = call.pouch();
     // The filters are part of the scope: a cursor continues only the list it came from.
-    const paging::List list(
-        "key-envelopes/" + p.id + "/" + member.value_or("*") + "/" + gen.value_or("*"),
-        {paging::Key::positive, paging::Key::uuid});
+    const paging::List list("key-envelopes/" + p.id + "/" + member.value_or("*") + "/" +
+                                (gen ? std::to_string(*gen) : "*"),
+                            {paging::Key::positive, paging::Key::uuid});
     auto after = list.read(q);
-    db::Result r =
-        conn->exec(sql::kListEnvelopes,
-                   {p.id, member, gen, paging::after_key(after, 0), paging::after_key(after, 1),
-                    std::to_string(limit + 1), std::to_string(paging::kPageBudget)});
-    return list.page(limit, r.rows(), paging::fetched(r), [&](json::Out& o, int i) {
+    std::vector<sql::EnvelopeRow> rows =
+        conn->rows(sql::kListEnvelopes, {.pouch_id = p.id,
+                                         .member_id = member,
+                                         .key_gen = gen,
+                                         .after_gen = paging::after_number(after, 0),
+                                         .after_member = paging::after_key(after, 1),
+                                         .limit = limit + 1,
+                                         .budget = static_cast<long long>(paging::kPageBudget)});
+    int n = static_cast<int>(rows.size());
+    long long fetched = rows.empty() ? 0 : rows[0].fetched;
+    return list.page(limit, n, fetched, [&](json::Out& o, int i) {
+        const sql::EnvelopeRow& e = rows[static_cast<size_t>(i)];
         o.obj();
-        o.kv("pouch_id", r.text(i, "pouch_id")).kv("member_id", r.text(i, "member_id"));
-        o.kv("key_gen", r.int64(i, "key_gen")).kv("hpke_enc", r.text(i, "hpke_enc"));
-        o.kv("ciphertext", r.text(i, "ciphertext"));
-        o.kv("created_by_member", r.text(i, "created_by_member"));
-        o.kv("signature", r.text(i, "signature")).kv("created_at", r.text(i, "created_at"));
+        json::write_members(o, static_cast<const KeyEnvelope&>(e));
         o.end_obj();
-        return paging::Keys{r.text(i, "key_gen"), r.text(i, "member_id")};
+        return paging::Keys{std::to_string(e.key_gen), e.member_id};
     });
 }
 
-http::Response add_key_envelopes(api::Call& call) {
+EnvelopesAnswer add_key_envelopes(api::Call& call) {
     http::Request& req = call.req;
     http::Services& s = call.services;
     const auth::Caller& c = call.who();
@@ -66,7 +69,7 @@ http::Response add_key_envelopes(api::Call& call) {
     if (c.member_id.empty()) throw Error(Code::genesis_required);
 
     model::StoredEnvelopes stored;
-    db::Result state{nullptr};
+    sql::RotationState state;
     {
         auto conn = s.db.acquire();
         db::Transaction tx(*conn);
@@ -75,13 +78,11 @@ http::Response add_key_envelopes(api::Call& call) {
             model::store_key_envelopes(*conn, c.account_id, envelopes, "/key_envelopes",
                                        c.member_id, c.device_id, true, model::KeyGenRule::rotation);
         model::require_within_quota(*conn, c.account_id, before);
-        state = conn->exec(sql::kPouchRotationPending, {pouch_id});
+        state = conn->one(sql::kPouchRotationPending, {.pouch_id = pouch_id});
         tx.commit();
     }
     wakeup::publish(s.redis, wakeup::Topic::events, stored.rotated_pouches);
-    json::Out o;
-    o.kv("key_gen", state.int64(0, "key_gen")).kv("rotation_pending", state.boolean(0, "pending"));
-    return api::ok(o.done());
+    return {.key_gen = state.key_gen, .rotation_pending = state.pending};
 }
 
 }  // namespace pouch::sync

@@ -4,13 +4,12 @@
 #include "common/auth/caller.h"
 #include "common/crypto/random.h"
 #include "common/http/query.h"
-#include "common/json/out.h"
+#include "common/json/described.h"
 #include "common/model/ids_in_use.h"
 #include "common/model/key_envelopes.h"
 #include "common/model/schemas.h"
 #include "common/model/usage.h"
 #include "common/paging/paging.h"
-#include "handlers/sync/pouch_json.h"
 #include "handlers/sync/routes.h"
 #include "handlers/sync/sql_pouches.h"
 
@@ -24,24 +23,31 @@ http::Response list_pouches(api::Call& call) {
     auto after = list.read(q);
     long long limit = q.integer("limit");
     auto conn = s.db.acquire();
-    db::Result r =
-        conn->exec(sql::kListPouches, {c.account_id, paging::after_key(after, 0),
-                                       paging::after_key(after, 1), std::to_string(limit + 1)});
-    return list.page(limit, r.rows(), r.rows(), [&](json::Out& o, int i) {
-        write_pouch(o, r, i);
-        return paging::Keys{r.text(i, "created_us"), r.text(i, "id")};
+    std::vector<sql::PouchListRow> rows =
+        conn->rows(sql::kListPouches, {.account_id = c.account_id,
+                                       .after_us = paging::after_number(after, 0),
+                                       .after_id = paging::after_key(after, 1),
+                                       .limit = limit + 1});
+    int n = static_cast<int>(rows.size());
+    return list.page(limit, n, n, [&](json::Out& o, int i) {
+        const sql::PouchListRow& p = rows[static_cast<size_t>(i)];
+        o.obj();
+        json::write_members(o, static_cast<const Pouch&>(p));
+        o.end_obj();
+        return paging::Keys{std::to_string(p.created_us), p.id};
     });
 }
 
-http::Response get_pouch(api::Call& call) {
+Pouch get_pouch(api::Call& call) {
     const PouchRow& p = call.pouch();
-    json::Out o;
-    o.kv("id", p.id).kv("epoch", p.epoch).kv("key_gen", p.key_gen);
-    o.kv("high_water", p.high_water).kv("created_at", p.created_at);
-    return api::ok(o.done());
+    return {.id = p.id,
+            .epoch = p.epoch,
+            .key_gen = p.key_gen,
+            .high_water = p.high_water,
+            .created_at = p.created_at};
 }
 
-http::Response create_pouch(api::Call& call) {
+api::Created<Pouch> create_pouch(api::Call& call) {
     http::Services& s = call.services;
     const auth::Caller& c = call.who();
     const rapidjson::Document& doc = call.body;
@@ -59,24 +65,22 @@ http::Response create_pouch(api::Call& call) {
 
     auto conn = s.db.acquire();
     db::Transaction tx(*conn);
-    db::Result plan = conn->exec(sql::kLockAccountPlan, {c.account_id});
-    if (plan.int64(0, "pouches") >= plan.int64(0, "pouch_limit"))
+    sql::PouchSlots plan = conn->one(sql::kLockAccountPlan, {.account_id = c.account_id});
+    if (plan.pouches >= plan.pouch_limit)
         throw Error(Code::pouch_limit_reached,
-                    "the plan allows " + plan.text(0, "pouch_limit") + " pouches");
+                    "the plan allows " + std::to_string(plan.pouch_limit) + " pouches");
     if (model::pouch_id_in_use(*conn, id))
         throw validation_failed("/id", "this pouch id is already in use");
     model::Usage before = model::account_usage(*conn, c.account_id);  // row locked above
-    db::Result row = conn->exec(sql::kInsertPouch,
-                                {id, c.account_id, crypto::uuid_v4(), std::to_string(key_gen)});
+    Pouch created = conn->one(sql::kInsertPouch, {.id = id,
+                                                  .account_id = c.account_id,
+                                                  .epoch = crypto::uuid_v4(),
+                                                  .key_gen = key_gen});
     model::store_key_envelopes(*conn, c.account_id, envelopes, "/key_envelopes", c.member_id,
                                c.device_id, true, model::KeyGenRule::rotation);
     model::require_within_quota(*conn, c.account_id, before);
     tx.commit();
-    json::Out o;
-    o.kv("id", row.text(0, "id")).kv("epoch", row.text(0, "epoch"));
-    o.kv("key_gen", row.int64(0, "key_gen")).kv("high_water", row.int64(0, "high_water"));
-    o.kv("created_at", row.text(0, "created_at"));
-    return api::created(o.done());
+    return {created};
 }
 
 }  // namespace pouch::sync

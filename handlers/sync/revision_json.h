@@ -1,6 +1,7 @@
-// revision_json.h -- writes the Revision object (interface "Revision", plus the additive
-// fields seq, kind, base_revision_id, merge_parent_id, conflict_id) from a result row that
-// selected POUCH_REVISION_COLUMNS (handlers/sync/sql_reads.h).
+// revision_json.h -- writes the Revision object (types.h) of a row of the event page, which is
+// still a plain statement (sql_reads.h kEventsPage): its rev_* columns (POUCH_REVISION_COLUMNS)
+// are read by the names Revision::revision_columns() gives them, the one list the typed
+// artifact and revision pages read too.
 #pragma once
 
 #include "common/db/pool.h"

@@ -7,37 +7,16 @@
 #include <string>
 
 #include "common/api/route.h"
-#include "common/crypto/b64url.h"
+#include "common/api/typed.h"
 #include "common/model/schemas.h"
 #include "common/paging/paging.h"
-#include "handlers/sync/commit_schema.h"
+#include "handlers/sync/commit_types.h"
+#include "handlers/sync/types.h"
 
 namespace pouch::sync {
 
 namespace js = json::schema;
 using model::PouchRow;  // the row a route's pouch scope loads (call.pouch())
-
-inline constexpr long long kMaxBlobSize =
-    64LL * 1024 * 1024;  // decisions §5.5, = upload body limit
-
-// A blob id names 32 bytes (BLAKE3-256): 43 b64url characters whose unused bits are zero, so
-// every blob has exactly one id.
-inline bool is_canonical_blob_id(std::string_view id) {
-    if (id.size() != 43) return false;
-    auto raw = crypto::b64url_decode(id);
-    return raw && raw->size() == 32;
-}
-
-inline const js::Node kCheckBody = js::object({
-    js::req("blobs",
-            js::array(js::object({
-                          js::req("id", js::b64url().check(is_canonical_blob_id,
-                                                           "a blob id (43 b64url characters "
-                                                           "encoding 32 bytes)")),
-                          js::req("stored_size", js::integer().min(1).max(kMaxBlobSize)),
-                      }))
-                .max_items(1000)),
-});
 
 inline const js::Node kAddEnvelopesBody = js::object({
     js::req("key_envelopes", js::array(model::key_envelope()).min_items(1).max_items(2000)),
@@ -83,7 +62,7 @@ inline const api::Route kCommit{.method = "POST",
                                 .pattern = "/v1/pouches/{pouchId:uuid}/operations",
                                 .who = api::Who::any,
                                 .body_limit = 8 * http::kMiB,
-                                .schema = &kCommitBody,
+                                .schema = api::schema<CommitRequest>(),
                                 .signed_body = true,
                                 .pouch = api::PouchScope::write};
 inline const api::Route kEvents{
@@ -112,7 +91,7 @@ inline const api::Route kCheckBlobs{.method = "POST",
                                     .pattern = "/v1/pouches/{pouchId:uuid}/blobs/check",
                                     .who = api::Who::any,
                                     .body_limit = 128 * http::kKiB,
-                                    .schema = &kCheckBody,
+                                    .schema = api::schema<CheckRequest>(),
                                     .pouch = api::PouchScope::read};
 inline const api::Route kUploadBlob{.method = "PUT",
                                     .pattern = "/v1/pouches/{pouchId:uuid}/blobs/{blobId:blobid}",
@@ -127,30 +106,30 @@ inline const api::Route kDownloadBlob{.method = "GET",
                                       .pouch = api::PouchScope::read};
 
 http::Response list_pouches(api::Call& call);
-http::Response create_pouch(api::Call& call);
-http::Response get_pouch(api::Call& call);
+api::Created<Pouch> create_pouch(api::Call& call);
+Pouch get_pouch(api::Call& call);
 http::Response list_key_envelopes(api::Call& call);
-http::Response add_key_envelopes(api::Call& call);
-http::Response commit(api::Call& call);
+EnvelopesAnswer add_key_envelopes(api::Call& call);
+http::Response commit(api::Call& call, const CommitRequest& body);
 http::Response events(api::Call& call);
 http::Response list_artifacts(api::Call& call);
 http::Response list_revisions(api::Call& call);
-http::Response check_blobs(api::Call& call);
+CheckAnswer check_blobs(api::Call& call, const CheckRequest& body);
 http::Response upload_blob(api::Call& call);
 http::Response download_blob(api::Call& call);
 
 // The group's one route table: main.cpp installs it, the unit tests read it.
 inline const api::Entry kRoutes[] = {
     {kListPouches, list_pouches},
-    {kCreatePouch, create_pouch},
-    {kGetPouch, get_pouch},
+    {kCreatePouch, api::typed(create_pouch)},
+    {kGetPouch, api::typed(get_pouch)},
     {kListEnvelopes, list_key_envelopes},
-    {kAddEnvelopes, add_key_envelopes},
-    {kCommit, commit},
+    {kAddEnvelopes, api::typed(add_key_envelopes)},
+    {kCommit, api::typed(commit)},
     {kEvents, events},
     {kArtifacts, list_artifacts},
     {kRevisions, list_revisions},
-    {kCheckBlobs, check_blobs},
+    {kCheckBlobs, api::typed(check_blobs)},
     {kUploadBlob, upload_blob},
     {kDownloadBlob, download_blob},
 };

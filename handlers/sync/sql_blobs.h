@@ -1,56 +1,152 @@
 // sql_blobs.h -- every statement of the blob endpoints (decisions §5.5), named for what it
-// does. Blob checks and uploads of one account serialise on its storage_accounts row; the
-// usage they compare with the plan is read after that lock, so it includes every committed
-// check and upload before it. Id lists travel as text[] literals of b64url ids.
+// does and typed by its parameter and row structs (common/db/query.h). Blob checks and uploads
+// of one account serialise on its storage_accounts row; the usage they compare with the plan is
+// read after that lock, so it includes every committed check and upload before it. Id lists
+// travel as text[] of b64url ids, reservations as one jsonb array of BlobSize.
 #pragma once
 
-#include "common/db/pool.h"
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "common/db/query.h"
+#include "handlers/sync/types.h"
 
 namespace pouch::sync::sql {
 
-inline const db::Statement kLockAccount{"blobs_lock_account",
-                                        "SELECT id FROM storage_accounts WHERE id = $1 FOR UPDATE"};
+// ---- parameters and rows ------------------------------------------------------------------------
 
-inline const db::Statement kPresentBlobs{
+struct AccountParam {
+    std::string account_id;
+    static auto db_params() { return std::tuple{db::col("account_id", &AccountParam::account_id)}; }
+};
+
+struct AccountRow {
+    std::string id;
+    static auto db_columns() { return std::tuple{db::col("id", &AccountRow::id)}; }
+};
+
+struct BlobsOfAccount {
+    std::string account_id;
+    std::vector<std::string> blob_ids;
+    static auto db_params() {
+        return std::tuple{db::col("account_id", &BlobsOfAccount::account_id),
+                          db::col("blob_ids", &BlobsOfAccount::blob_ids)};
+    }
+};
+
+struct BlobId {
+    std::string id;
+    static auto db_columns() { return std::tuple{db::col("id", &BlobId::id)}; }
+};
+
+struct Reservation {
+    std::string blob_id;
+    long long stored_size = 0;
+    static auto db_columns() {
+        return std::tuple{db::col("blob_id", &Reservation::blob_id),
+                          db::col("stored_size", &Reservation::stored_size)};
+    }
+};
+
+struct ReserveParams {
+    std::string account_id;
+    db::Json<std::vector<BlobSize>> blobs;
+    static auto db_params() {
+        return std::tuple{db::col("account_id", &ReserveParams::account_id),
+                          db::col("blobs", &ReserveParams::blobs)};
+    }
+};
+
+struct BlobOfAccount {
+    std::string account_id, blob_id;
+    static auto db_params() {
+        return std::tuple{db::col("account_id", &BlobOfAccount::account_id),
+                          db::col("blob_id", &BlobOfAccount::blob_id)};
+    }
+};
+
+struct StoredSize {
+    long long stored_size = 0;
+    static auto db_columns() { return std::tuple{db::col("stored_size", &StoredSize::stored_size)}; }
+};
+
+struct BlobOrReservation {
+    std::optional<long long> blob_size;      // stored: its size
+    std::optional<long long> reserved_size;  // otherwise its active reservation's
+    static auto db_columns() {
+        return std::tuple{db::col("blob_size", &BlobOrReservation::blob_size),
+                          db::col("reserved_size", &BlobOrReservation::reserved_size)};
+    }
+};
+
+struct InsertBlob {
+    std::string account_id, blob_id;
+    long long stored_size = 0;
+    static auto db_params() {
+        return std::tuple{db::col("account_id", &InsertBlob::account_id),
+                          db::col("blob_id", &InsertBlob::blob_id),
+                          db::col("stored_size", &InsertBlob::stored_size)};
+    }
+};
+
+struct AddBlobBytes {
+    std::string account_id;
+    long long bytes = 0;
+    static auto db_params() {
+        return std::tuple{db::col("account_id", &AddBlobBytes::account_id),
+                          db::col("bytes", &AddBlobBytes::bytes)};
+    }
+};
+
+// ---- statements ---------------------------------------------------------------------------------
+
+inline const db::Query<AccountParam, AccountRow> kLockAccount{
+    "blobs_lock_account", "SELECT id FROM storage_accounts WHERE id = $1 FOR UPDATE"};
+
+inline const db::Query<BlobsOfAccount, BlobId> kPresentBlobs{
     "blobs_present", "SELECT id FROM blobs WHERE account_id = $1 AND id = ANY($2::text[])"};
 
-inline const db::Statement kActiveReservations{
+inline const db::Query<BlobsOfAccount, Reservation> kActiveReservations{
     "blobs_active_reservations",
     "SELECT blob_id, stored_size FROM blob_reservations"
     " WHERE account_id = $1 AND blob_id = ANY($2::text[]) AND expires_at > now()"};
 
-// Reserves (or re-reserves) each id for 24 h from now. An existing row takes the new size and
-// expiry; it keeps its created_at unless it had already expired.
-inline const db::Statement kReserve{
+// Reserves (or re-reserves) each blob of the jsonb array $2 (BlobSize) for 24 h from now. An
+// existing row takes the new size and expiry; it keeps its created_at unless it had already
+// expired.
+#define POUCH_BLOB_SIZE_RECORD "id text, stored_size bigint"
+inline const db::Query<ReserveParams> kReserve{
     "blobs_reserve",
     "INSERT INTO blob_reservations (account_id, blob_id, stored_size, expires_at)"
-    " SELECT $1, u.id, u.size, now() + interval '24 hours'"
-    "   FROM unnest($2::text[], $3::bigint[]) AS u(id, size)"
+    " SELECT $1, u.id, u.stored_size, now() + interval '24 hours'"
+    "   FROM jsonb_to_recordset($2::jsonb) AS u(" POUCH_BLOB_SIZE_RECORD ")"
     " ON CONFLICT (account_id, blob_id) DO UPDATE"
     "   SET stored_size = EXCLUDED.stored_size, expires_at = EXCLUDED.expires_at,"
     "       created_at = CASE WHEN blob_reservations.expires_at > now()"
     "                         THEN blob_reservations.created_at ELSE now() END"};
 
-inline const db::Statement kBlob{"blobs_blob",
-                                 "SELECT stored_size FROM blobs WHERE account_id = $1 AND id = $2"};
+inline const db::Query<BlobOfAccount, StoredSize> kBlob{
+    "blobs_blob", "SELECT stored_size FROM blobs WHERE account_id = $1 AND id = $2"};
 
 // Whether the blob is stored and, if not, its active reservation -- in one statement, so both
 // come from one snapshot: read separately, an upload committing in between (which inserts the
 // blob and deletes the reservation) would make the blob look neither stored nor reserved.
-inline const db::Statement kBlobOrReservation{
+inline const db::Query<BlobOfAccount, BlobOrReservation> kBlobOrReservation{
     "blobs_blob_or_reservation",
     "SELECT (SELECT stored_size FROM blobs WHERE account_id = $1 AND id = $2) AS blob_size,"
     "       (SELECT stored_size FROM blob_reservations"
     "         WHERE account_id = $1 AND blob_id = $2 AND expires_at > now()) AS reserved_size"};
 
-inline const db::Statement kInsertBlob{
+inline const db::Query<InsertBlob> kInsertBlob{
     "blobs_insert_blob", "INSERT INTO blobs (account_id, id, stored_size) VALUES ($1, $2, $3)"};
 
-inline const db::Statement kDeleteReservation{
+inline const db::Query<BlobOfAccount> kDeleteReservation{
     "blobs_delete_reservation",
     "DELETE FROM blob_reservations WHERE account_id = $1 AND blob_id = $2"};
 
-inline const db::Statement kAddBlobBytes{
+inline const db::Query<AddBlobBytes> kAddBlobBytes{
     "blobs_add_blob_bytes",
     "UPDATE storage_accounts SET blob_bytes = blob_bytes + $2 WHERE id = $1"};
 

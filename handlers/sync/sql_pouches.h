@@ -1,28 +1,127 @@
-// sql_pouches.h -- statements of the pouch and key-envelope endpoints of the sync group.
+// sql_pouches.h -- statements of the pouch and key-envelope endpoints of the sync group, typed
+// by their parameter and row structs (common/db/query.h). The pouch row itself is the
+// pipeline's (common/model/pouch.h).
 #pragma once
 
+#include <optional>
+#include <string>
+#include <tuple>
+
 #include "common/db/pool.h"
+#include "common/db/query.h"
 #include "common/paging/paging.h"
+#include "handlers/sync/types.h"
 
 namespace pouch::sync::sql {
+
+// ---- parameters and rows ------------------------------------------------------------------------
+
+struct ListPouchesParams {
+    std::string account_id;
+    std::optional<long long> after_us;  // the page key (paging.h); both NULL from the start
+    std::optional<std::string> after_id;
+    long long limit = 0;
+    static auto db_params() {
+        return std::tuple{db::col("account_id", &ListPouchesParams::account_id),
+                          db::col("after_us", &ListPouchesParams::after_us),
+                          db::col("after_id", &ListPouchesParams::after_id),
+                          db::col("limit", &ListPouchesParams::limit)};
+    }
+};
+
+// A listed pouch and its page key (microseconds of created_at).
+struct PouchListRow : Pouch {
+    long long created_us = 0;
+    static auto db_columns() {
+        return std::tuple_cat(Pouch::json_fields(),
+                              std::tuple{db::col("created_us", &PouchListRow::created_us)});
+    }
+};
+
+struct AccountOfPlan {
+    std::string account_id;
+    static auto db_params() { return std::tuple{db::col("account_id", &AccountOfPlan::account_id)}; }
+};
+
+struct PouchSlots {
+    long long pouch_limit = 0, pouches = 0;
+    static auto db_columns() {
+        return std::tuple{db::col("pouch_limit", &PouchSlots::pouch_limit),
+                          db::col("pouches", &PouchSlots::pouches)};
+    }
+};
+
+struct InsertPouch {
+    std::string id, account_id, epoch;
+    long long key_gen = 0;
+    static auto db_params() {
+        return std::tuple{db::col("id", &InsertPouch::id),
+                          db::col("account_id", &InsertPouch::account_id),
+                          db::col("epoch", &InsertPouch::epoch),
+                          db::col("key_gen", &InsertPouch::key_gen)};
+    }
+};
+
+struct ListEnvelopesParams {
+    std::string pouch_id;
+    std::optional<std::string> member_id;  // filters, when set
+    std::optional<long long> key_gen;
+    std::optional<long long> after_gen;  // the page key; both NULL from the start
+    std::optional<std::string> after_member;
+    long long limit = 0, budget = 0;
+    static auto db_params() {
+        return std::tuple{db::col("pouch_id", &ListEnvelopesParams::pouch_id),
+                          db::col("member_id", &ListEnvelopesParams::member_id),
+                          db::col("key_gen", &ListEnvelopesParams::key_gen),
+                          db::col("after_gen", &ListEnvelopesParams::after_gen),
+                          db::col("after_member", &ListEnvelopesParams::after_member),
+                          db::col("limit", &ListEnvelopesParams::limit),
+                          db::col("budget", &ListEnvelopesParams::budget)};
+    }
+};
+
+struct EnvelopeRow : KeyEnvelope {
+    long long bytes_before = 0, fetched = 0;  // the page's byte cut (paging::fetched)
+    static auto db_columns() {
+        return std::tuple_cat(KeyEnvelope::json_fields(),
+                              std::tuple{db::col("bytes_before", &EnvelopeRow::bytes_before),
+                                         db::col("fetched", &EnvelopeRow::fetched)});
+    }
+};
+
+struct PouchParam {
+    std::string pouch_id;
+    static auto db_params() { return std::tuple{db::col("pouch_id", &PouchParam::pouch_id)}; }
+};
+
+struct RotationState {
+    long long key_gen = 0;
+    bool pending = false;
+    static auto db_columns() {
+        return std::tuple{db::col("key_gen", &RotationState::key_gen),
+                          db::col("pending", &RotationState::pending)};
+    }
+};
+
+// ---- statements ---------------------------------------------------------------------------------
 
 #define POUCH_JSON_COLUMNS "id, epoch, key_gen, high_water, iso(created_at) AS created_at"
 
 // One page (decisions §13): after ($2 created µs, $3 id), at most $4 rows; $2 NULL = start.
-inline const db::Statement kListPouches{
+inline const db::Query<ListPouchesParams, PouchListRow> kListPouches{
     "sync_list_pouches",
     "SELECT " POUCH_JSON_COLUMNS ", " POUCH_PAGING_MICROS("created_at") " AS created_us"
     "  FROM pouches WHERE account_id = $1"
     "   AND ($2::bigint IS NULL OR (created_at, id) > (" POUCH_PAGING_FROM_MICROS("$2") ", $3::uuid))"
     " ORDER BY created_at, id LIMIT $4"};
 
-inline const db::Statement kLockAccountPlan{
+inline const db::Query<AccountOfPlan, PouchSlots> kLockAccountPlan{
     "sync_lock_account_plan",
     "SELECT p.pouch_limit, (SELECT count(*) FROM pouches WHERE account_id = a.id) AS pouches"
     "  FROM storage_accounts a JOIN plans p ON p.id = a.plan_id"
     " WHERE a.id = $1 FOR UPDATE OF a"};
 
-inline const db::Statement kInsertPouch{
+inline const db::Query<InsertPouch, Pouch> kInsertPouch{
     "sync_insert_pouch",
     "INSERT INTO pouches (id, account_id, epoch, key_gen) VALUES ($1, $2, $3, $4)"
     " RETURNING " POUCH_JSON_COLUMNS};
@@ -31,13 +130,13 @@ inline const db::Statement kInsertPouch{
 // $4 NULL = start. $2/$3 filter by member and key_gen when not NULL. Rows come only while the
 // stored bytes of the rows before them stay within $7 (the page budget), so a page never
 // reads 1,000 envelopes of 6 KB; `fetched` counts the rows before that cut.
-inline const db::Statement kListEnvelopes{
+inline const db::Query<ListEnvelopesParams, EnvelopeRow> kListEnvelopes{
     "sync_list_envelopes",
     "SELECT * FROM ("
     "  SELECT pouch_id, member_id, key_gen, hpke_enc, ciphertext, created_by_member, signature,"
     "         iso(created_at) AS created_at,"
-    "         coalesce(sum(envelope_bytes(hpke_enc, ciphertext, signature)) OVER w, 0)"
-    "           - envelope_bytes(hpke_enc, ciphertext, signature) AS bytes_before,"
+    "         (coalesce(sum(envelope_bytes(hpke_enc, ciphertext, signature)) OVER w, 0)"
+    "           - envelope_bytes(hpke_enc, ciphertext, signature))::bigint AS bytes_before,"
     "         count(*) OVER () AS fetched"
     "    FROM (SELECT * FROM key_envelopes"
     "           WHERE pouch_id = $1 AND ($2::uuid IS NULL OR member_id = $2)"
@@ -48,7 +147,7 @@ inline const db::Statement kListEnvelopes{
     " WHERE bytes_before <= $7::bigint ORDER BY key_gen, member_id"};
 
 // decisions §5.6: pending while some active member lacks an envelope at the current key_gen.
-inline const db::Statement kPouchRotationPending{
+inline const db::Query<PouchParam, RotationState> kPouchRotationPending{
     "sync_pouch_rotation_pending",
     "SELECT p.key_gen, EXISTS ("
     "  SELECT 1 FROM members m WHERE m.account_id = p.account_id AND m.removed_at IS NULL"

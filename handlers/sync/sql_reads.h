@@ -1,21 +1,97 @@
 // sql_reads.h -- the statements of the sync group's read paths (decisions §5.2, §5.4):
 // the event log page, the artifact list and an artifact's revision history. Pages are keyset
 // pages (no OFFSET) that PostgreSQL answers from artifacts_keyset(_live), revisions_history
-// and the events primary key, so page N costs what page 1 costs.
+// and the events primary key, so page N costs what page 1 costs. The artifact and revision
+// pages are typed statements (common/db/query.h); the event page is still a plain statement.
 #pragma once
 
 #include "common/db/pool.h"
+#include "common/db/query.h"
+#include "handlers/sync/types.h"
 
 namespace pouch::sync::sql {
 
-// The Revision object's columns (handlers/sync/revision_json.h reads them by these names)
-// from a `revisions` row aliased `r`.
+// ---- parameters and rows ------------------------------------------------------------------------
+
+// A page of a pouch's artifacts after (after_seq, after_id), at most `limit` rows within
+// `budget` stored bytes.
+struct ArtifactsPageParams {
+    std::string pouch_id;
+    long long after_seq = 0;
+    std::string after_id;
+    long long limit = 0, budget = 0;
+    static auto db_params() {
+        return std::tuple{db::col("pouch_id", &ArtifactsPageParams::pouch_id),
+                          db::col("after_seq", &ArtifactsPageParams::after_seq),
+                          db::col("after_id", &ArtifactsPageParams::after_id),
+                          db::col("limit", &ArtifactsPageParams::limit),
+                          db::col("budget", &ArtifactsPageParams::budget)};
+    }
+};
+
+// An artifact of a page with its head revision (the Revision members).
+struct ArtifactRow : Revision {
+    std::string artifact{}, name_index{}, updated_at{};
+    long long head_seq = 0;
+    long long bytes_before = 0, fetched = 0;  // the page's byte cut (paging::fetched)
+    static auto db_columns() {
+        return std::tuple_cat(std::tuple{db::col("id", &ArtifactRow::artifact),
+                                         db::col("name_index", &ArtifactRow::name_index),
+                                         db::col("updated_at", &ArtifactRow::updated_at),
+                                         db::col("head_seq", &ArtifactRow::head_seq)},
+                              Revision::revision_columns(),
+                              std::tuple{db::col("bytes_before", &ArtifactRow::bytes_before),
+                                         db::col("fetched", &ArtifactRow::fetched)});
+    }
+};
+
+struct ArtifactOfPouch {
+    std::string pouch_id, artifact_id;
+    static auto db_params() {
+        return std::tuple{db::col("pouch_id", &ArtifactOfPouch::pouch_id),
+                          db::col("artifact_id", &ArtifactOfPouch::artifact_id)};
+    }
+};
+
+struct Found {
+    std::string id;
+    static auto db_columns() { return std::tuple{db::col("id", &Found::id)}; }
+};
+
+// A page of an artifact's revisions with seq below `below`, at most `limit` rows within
+// `budget` stored bytes.
+struct RevisionsPageParams {
+    std::string pouch_id, artifact_id;
+    long long below = 0;
+    long long limit = 0, budget = 0;
+    static auto db_params() {
+        return std::tuple{db::col("pouch_id", &RevisionsPageParams::pouch_id),
+                          db::col("artifact_id", &RevisionsPageParams::artifact_id),
+                          db::col("below", &RevisionsPageParams::below),
+                          db::col("limit", &RevisionsPageParams::limit),
+                          db::col("budget", &RevisionsPageParams::budget)};
+    }
+};
+
+struct RevisionRow : Revision {
+    long long bytes_before = 0, fetched = 0;
+    static auto db_columns() {
+        return std::tuple_cat(Revision::revision_columns(),
+                              std::tuple{db::col("bytes_before", &RevisionRow::bytes_before),
+                                         db::col("fetched", &RevisionRow::fetched)});
+    }
+};
+
+// ---- statements ---------------------------------------------------------------------------------
+
+// The Revision object's columns (Revision::revision_columns in types.h, and revision_json.h for
+// the event page) from a `revisions` row aliased `r`.
 #define POUCH_REVISION_COLUMNS                                                               \
     "r.id AS rev_id, r.artifact_id AS rev_artifact_id, r.envelope AS rev_envelope,"          \
     " r.envelope_hash AS rev_envelope_hash, r.signature AS rev_signature,"                   \
     " r.signer_member_id AS rev_signer_member_id, r.key_gen AS rev_key_gen,"                 \
     " r.stored_size AS rev_stored_size, r.origin AS rev_origin,"                             \
-    " array_to_json(r.blob_ids)::text AS rev_blob_ids, iso(r.created_at) AS rev_created_at," \
+    " array_to_json(r.blob_ids) AS rev_blob_ids, iso(r.created_at) AS rev_created_at,"       \
     " r.seq AS rev_seq, r.kind AS rev_kind, r.base_revision_id AS rev_base_revision_id,"     \
     " r.merge_parent_id AS rev_merge_parent_id, r.conflict_id AS rev_conflict_id"
 
@@ -62,7 +138,7 @@ inline const db::Statement kEventsPage{
     "SELECT * FROM ("                                                                      \
     "  SELECT a.id, a.name_index, iso(a.updated_at) AS updated_at, a.head_seq, "           \
     POUCH_REVISION_COLUMNS ","                                                             \
-    "         coalesce(sum(r.stored_size) OVER w, 0) - coalesce(r.stored_size, 0)"         \
+    "         (coalesce(sum(r.stored_size) OVER w, 0) - coalesce(r.stored_size, 0))::bigint"\
     "           AS bytes_before,"                                                          \
     "         count(*) OVER () AS fetched"                                                 \
     "    FROM (SELECT id, name_index, updated_at, head_seq, head_revision_id"              \
@@ -77,20 +153,20 @@ inline const db::Statement kEventsPage{
     " WHERE bytes_before <= $5::bigint"                                                    \
     " ORDER BY head_seq, id"
 
-inline const db::Statement kLiveArtifactsPage{"sync_reads_live_artifacts_page",
-                                              POUCH_ARTIFACTS_PAGE(" AND NOT deleted")};
-inline const db::Statement kAllArtifactsPage{"sync_reads_all_artifacts_page",
-                                             POUCH_ARTIFACTS_PAGE("")};
+inline const db::Query<ArtifactsPageParams, ArtifactRow> kLiveArtifactsPage{
+    "sync_reads_live_artifacts_page", POUCH_ARTIFACTS_PAGE(" AND NOT deleted")};
+inline const db::Query<ArtifactsPageParams, ArtifactRow> kAllArtifactsPage{
+    "sync_reads_all_artifacts_page", POUCH_ARTIFACTS_PAGE("")};
 
-inline const db::Statement kArtifactExists{
-    "sync_reads_artifact_exists", "SELECT 1 FROM artifacts WHERE pouch_id = $1 AND id = $2"};
+inline const db::Query<ArtifactOfPouch, Found> kArtifactExists{
+    "sync_reads_artifact_exists", "SELECT id FROM artifacts WHERE pouch_id = $1 AND id = $2"};
 
 // Revisions of one artifact, newest first, with seq below $3; same row budget as above.
-inline const db::Statement kRevisionsPage{
+inline const db::Query<RevisionsPageParams, RevisionRow> kRevisionsPage{
     "sync_reads_revisions_page",
     "SELECT * FROM ("
     "  SELECT " POUCH_REVISION_COLUMNS ","
-    "         sum(r.stored_size) OVER w - r.stored_size AS bytes_before,"
+    "         (sum(r.stored_size) OVER w - r.stored_size)::bigint AS bytes_before,"
     "         count(*) OVER () AS fetched"
     "    FROM (SELECT * FROM revisions"
     "           WHERE pouch_id = $1 AND artifact_id = $2 AND seq < $3::bigint"

@@ -12,7 +12,7 @@
 
 #include "common/json/parse.h"
 #include "common/json/schema.h"
-#include "handlers/sync/commit_schema.h"
+#include "handlers/sync/commit_types.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace js = pouch::json::schema;
@@ -106,7 +106,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     pouch::fuzz::require(doc.IsObject(), "parse_strict returns an object");
     pouch::fuzz::require(require_within_budget(doc, 1) <= pouch::json::kMaxValues,
                          "values within the budget");
-    validate_expecting_400(doc, pouch::sync::kCommitBody);
+    validate_expecting_400(doc, pouch::json::schema_of<pouch::sync::CommitRequest>());
     validate_expecting_400(doc, credentials_schema());
     validate_expecting_400(doc, device_schema());
     auto jwk = doc.FindMember("jwk");

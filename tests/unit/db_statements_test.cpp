@@ -30,6 +30,10 @@
 #include "handlers/shares/sql.h"
 #include "tools/pouchctl/sql_gc.h"
 #include "tools/pouchctl/sql_user_role.h"
+#include "handlers/sync/sql_blobs.h"
+#include "handlers/sync/sql_commit.h"
+#include "handlers/sync/sql_pouches.h"
+#include "handlers/sync/sql_reads.h"
 
 namespace fs = std::filesystem;
 

@@ -35,8 +35,8 @@ class CommitPlans : public ::testing::Test {
         c_->exec_sql("CREATE TEMP TABLE revisions (LIKE public.revisions INCLUDING ALL)");
         c_->exec_sql("CREATE TEMP TABLE artifacts (LIKE public.artifacts INCLUDING ALL)");
         pouch_ = c_->exec_sql("SELECT gen_random_uuid()").text(0, 0);
-        prepare("plan_state", pouch::sync::sql::kCommitState);
-        prepare("plan_page", pouch::sync::sql::kLiveArtifactsPage);
+        prepare("plan_state", pouch::sync::sql::kCommitState.statement);
+        prepare("plan_page", pouch::sync::sql::kLiveArtifactsPage.statement);
     }
 
     void prepare(const std::string& name, const pouch::db::Statement& st) {

@@ -87,9 +87,9 @@ class ReadPlans : public ::testing::Test {
         c.exec_sql("ANALYZE artifacts");
         c.exec_sql("ANALYZE revisions");
         // The handler's statements, prepared under their own names as the pool prepares them.
-        prepare("plan_live", pouch::sync::sql::kLiveArtifactsPage);
-        prepare("plan_all", pouch::sync::sql::kAllArtifactsPage);
-        prepare("plan_revisions", pouch::sync::sql::kRevisionsPage);
+        prepare("plan_live", pouch::sync::sql::kLiveArtifactsPage.statement);
+        prepare("plan_all", pouch::sync::sql::kAllArtifactsPage.statement);
+        prepare("plan_revisions", pouch::sync::sql::kRevisionsPage.statement);
     }
 
     static void TearDownTestSuite() {

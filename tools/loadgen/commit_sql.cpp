@@ -4,7 +4,8 @@
 // handlers/sync/sql_commit.h), so a change to one is a change to the other:
 //
 //   token lookup; BEGIN; pouch row lock; idempotency probe; the state read (every bulk check
-//   in one statement); revisions + events (one INSERT ... SELECT unnest each, one statement);
+//   in one statement); revisions + events (one INSERT ... SELECT from the jsonb ops, one
+//   statement);
 //   artifacts (one upsert); the pouch update; the commit_log row; COMMIT.
 //
 // What the handler runs besides is left out on purpose: the pipeline's pouch-access probe
@@ -30,6 +31,7 @@
 #include "common/crypto/b64url.h"
 #include "common/crypto/random.h"
 #include "common/db/array.h"
+#include "common/json/described.h"
 #include "common/model/pouch.h"
 #include "handlers/sync/sql_commit.h"
 #include "tools/loadgen/client.h"
@@ -94,30 +96,24 @@ int commit_sql_main(int argc, char** argv) {
     using pouch::db::text_array;
     const std::string pouch = "(" + v4(":seed::text || :p::text") + ")";
     const std::string revs = uuids_expr("r", batch), arts = uuids_expr("a", batch);
-    const std::string seqs = "(ARRAY(SELECT :high_water::bigint + g FROM generate_series(1, " +
-                             std::to_string(batch) + ") g))";
     const std::string opid = uuid_expr("o");
 
     // What the loadgen's commits carry (tools/loadgen/client.cpp put_ops_body): 96-byte
-    // envelopes, the same signature, no blobs, the device's member as signer.
-    std::vector<std::string> kinds, key_gens, envelopes, hashes, signatures, signers, sizes,
-        blob_lists, names, deleted;
-    std::vector<std::optional<std::string>> nulls;
+    // envelopes, the same signature, no blobs, the device's member as signer; as the handler
+    // sends them, ONE jsonb array of applied ops (handlers/sync/commit_types.h AppliedOp) whose
+    // ids and seqs the statement fills in per transaction.
+    std::vector<pouch::sync::AppliedOp> ops;
     std::string response = R"({"results":[)";
     for (int i = 0; i < batch; ++i) {
-        std::string env = pouch::crypto::b64url_encode(pouch::crypto::random_bytes(96));
-        std::string sig = "c2lnbmF0dXJl";
-        kinds.push_back("put");
-        key_gens.push_back("1");
-        envelopes.push_back(env);
-        hashes.push_back(pouch::crypto::b64url_encode(pouch::crypto::random_bytes(32)));
-        signatures.push_back(sig);
-        signers.push_back(o["--member"]);
-        sizes.push_back(std::to_string(env.size() + sig.size()));
-        blob_lists.push_back("{}");
-        names.push_back("");
-        deleted.push_back("false");
-        nulls.push_back(std::nullopt);
+        pouch::sync::AppliedOp op;
+        op.type = "put";
+        op.key_gen = 1;
+        op.envelope = pouch::crypto::b64url_encode(pouch::crypto::random_bytes(96));
+        op.signature = "c2lnbmF0dXJl";
+        op.signer_member_id = o["--member"];
+        op.envelope_hash = pouch::crypto::b64url_encode(pouch::crypto::random_bytes(32));
+        op.stored_size = static_cast<long long>(op.envelope.size() + op.signature.size());
+        ops.push_back(std::move(op));
         if (i) response += ',';
         response += R"({"status":"applied","artifact_id":")" + pouch::crypto::uuid_v4() +
                     R"(","revision_id":")" + pouch::crypto::uuid_v4() + R"(","seq":)" +
@@ -131,21 +127,23 @@ int commit_sql_main(int argc, char** argv) {
         {"origin", "cli"},
         {"no_blobs", "{}"},
         {"signer_set", text_array(std::vector<std::string>{o["--member"]})},
-        {"kinds", text_array(kinds)},
-        {"nulls", text_array(nulls)},
-        {"key_gens", text_array(key_gens)},
-        {"envelopes", text_array(envelopes)},
-        {"hashes", text_array(hashes)},
-        {"signatures", text_array(signatures)},
-        {"signers", text_array(signers)},
-        {"sizes", text_array(sizes)},
-        {"blob_lists", text_array(blob_lists)},
-        {"names", text_array(names)},
-        {"deleted", text_array(deleted)},
+        {"ops", pouch::json::to_json(ops)},
         {"bytes", std::to_string(batch * (128 + 12))},
         {"body_hash", pouch::crypto::b64url_encode(pouch::crypto::random_bytes(32))},
         {"response", response},
     };
+    // The ops with this transaction's ids (those of revs and arts) and seqs.
+    const std::string applied =
+        "(SELECT jsonb_agg(o || jsonb_build_object('artifact_id', " +
+        v4(":k::text || '.a' || g") + ", 'revision_id', " + v4(":k::text || '.r' || g") +
+        ", 'seq', :high_water::bigint + g) ORDER BY g)"
+        " FROM jsonb_array_elements(:ops::jsonb) WITH ORDINALITY AS t(o, g))";
+    const std::string heads = "(SELECT jsonb_agg(jsonb_build_object('artifact_id', " +
+                              v4(":k::text || '.a' || g") + ", 'head_revision_id', " +
+                              v4(":k::text || '.r' || g") +
+                              ", 'head_seq', :high_water::bigint + g, 'deleted', false))"
+                              " FROM generate_series(1, " +
+                              std::to_string(batch) + ") g)";
 
     std::string s;
     s += "-- generated by pouch-loadgen commit-sql (tools/loadgen/commit_sql.cpp): one CLI "
@@ -156,18 +154,17 @@ int commit_sql_main(int argc, char** argv) {
     s += bind(auth_sql::kAccessToken.statement, {":token_hash"}) + ";\n";
     s += "BEGIN;\n";
     s += bind(pouch::model::sql::kPouchForUpdate.statement, {pouch, ":account"}) + " \\gset\n";
-    s += bind(sync_sql::kStoredCommit, {pouch, opid}) + ";\n";
-    s += bind(sync_sql::kCommitState, {pouch, revs, arts, ":account", ":no_blobs", ":signer_set"}) +
+    s += bind(sync_sql::kStoredCommit.statement, {pouch, opid}) + ";\n";
+    s += bind(sync_sql::kCommitState.statement,
+              {pouch, revs, arts, ":account", ":no_blobs", ":signer_set"}) +
          ";\n";
-    s += bind(sync_sql::kInsertRevisions,
-              {pouch, ":origin", ":device", revs, arts, seqs, ":kinds", ":nulls", ":nulls",
-               ":nulls", ":key_gens", ":envelopes", ":hashes", ":signatures", ":signers", ":sizes",
-               ":blob_lists", ":epoch"}) +
+    s += bind(sync_sql::kInsertRevisions.statement,
+              {pouch, ":origin", ":device", applied, ":epoch"}) +
          ";\n";
-    s += bind(sync_sql::kUpsertArtifacts, {pouch, arts, revs, seqs, ":names", ":deleted"}) + ";\n";
+    s += bind(sync_sql::kUpsertArtifacts.statement, {pouch, heads}) + ";\n";
     s += "\\set hw :high_water + " + std::to_string(batch) + "\n";
-    s += bind(sync_sql::kAdvancePouch, {pouch, ":hw", ":bytes"}) + ";\n";
-    s += bind(sync_sql::kStoreCommit, {pouch, opid, ":body_hash", ":response"}) + ";\n";
+    s += bind(sync_sql::kAdvancePouch.statement, {pouch, ":hw", ":bytes"}) + ";\n";
+    s += bind(sync_sql::kStoreCommit.statement, {pouch, opid, ":body_hash", ":response"}) + ";\n";
     s += "COMMIT;\n";
 
     std::ofstream script(o["--script"]), args(o["--defines"]);

@@ -6,16 +6,14 @@
 #include <tuple>
 #include <vector>
 
+#include "common/db/keys.h"
 #include "common/db/query.h"
 
 namespace pouchctl::sql {
 
 namespace db = pouch::db;
+using db::ByAccount;
 
-struct ByAccount {
-    std::string account_id;
-    static auto db_params() { return std::tuple{db::col("account_id", &ByAccount::account_id)}; }
-};
 struct ByPouch {
     std::string pouch_id;
     static auto db_params() { return std::tuple{db::col("pouch_id", &ByPouch::pouch_id)}; }
