@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <string_view>
 
 namespace pouch::db {
 
@@ -16,6 +17,13 @@ namespace detail {
 
 void register_shape(const Shape* shape) {
     registry().push_back(shape);
+}
+
+void expect_column(const Result& r, int col, const char* statement, const char* name) {
+    const char* got = PQfname(r.raw(), col);
+    if (!got || std::string_view(got) != name)
+        throw std::logic_error(std::string("db: ") + statement + " column " + std::to_string(col) +
+                               " is " + (got ? got : "absent") + ", not " + name);
 }
 
 void null_in(const char* statement, const char* column) {

@@ -67,6 +67,19 @@ constexpr Col<S, T> col(const char* name, T S::*member) {
     return {name, member};
 }
 
+// A run of a row's columns read into one optional struct member (a joined row that may be
+// absent): nullopt when its first column is NULL, else every column read into G.
+//   db::group(&EventRow::revision, Revision::revision_columns())
+template <class S, class G, class Cols>
+struct Group {
+    std::optional<G> S::*member;
+    Cols cols;
+};
+template <class S, class G, class Cols>
+Group<S, G, Cols> group(std::optional<G> S::*member, Cols cols) {
+    return {member, std::move(cols)};
+}
+
 // A row struct's columns: its db_columns(), or, for a struct described as JSON
 // (json/described.h) without them, its JSON fields, named as its columns are.
 template <class R>
@@ -256,18 +269,51 @@ long long Conn::run(const Query<P, R>& q, const P& p) {
 
 namespace detail {
 
+template <class S, class T>
+void add_shape(std::vector<FieldShape>& out, const Col<S, T>& c) {
+    using V = std::remove_cvref_t<T>;
+    out.push_back(FieldShape{c.name, type_of<V>::oids(), typeid(V).name()});
+}
+template <class S, class T>
+void add_shape(std::vector<FieldShape>& out, const json::Field<S, T>& c) {
+    using V = std::remove_cvref_t<T>;
+    out.push_back(FieldShape{c.name, type_of<V>::oids(), typeid(V).name()});
+}
+template <class S, class G, class Cols>
+void add_shape(std::vector<FieldShape>& out, const Group<S, G, Cols>& g) {
+    std::apply([&](const auto&... c) { (add_shape(out, c), ...); }, g.cols);
+}
+
 template <class S, class Tuple>
 std::vector<FieldShape> field_shapes(const Tuple& fields) {
     std::vector<FieldShape> out;
-    std::apply(
-        [&](const auto&... c) {
-            (out.push_back(FieldShape{
-                 c.name, type_of<std::remove_cvref_t<decltype(std::declval<S>().*(c.member))>>::oids(),
-                 typeid(std::remove_cvref_t<decltype(std::declval<S>().*(c.member))>).name()}),
-             ...);
-        },
-        fields);
+    std::apply([&](const auto&... c) { (add_shape(out, c), ...); }, fields);
     return out;
+}
+
+// Reads the column(s) of one field descriptor at `col` on, checking their names.
+void expect_column(const Result& r, int col, const char* statement, const char* name);
+
+template <class Out, class F>
+void read_field(const Result& r, int row, int& col, const char* statement, Out& out, const F& c) {
+    if constexpr (requires { c.cols; }) {
+        int first = col;
+        bool absent = PQgetisnull(r.raw(), row, first);
+        using G = typename std::remove_cvref_t<decltype(out.*(c.member))>::value_type;
+        if (absent) {
+            out.*(c.member) = std::nullopt;
+            col += static_cast<int>(std::tuple_size_v<decltype(c.cols)>);
+            return;
+        }
+        G g{};
+        std::apply([&](const auto&... inner) { (read_field(r, row, col, statement, g, inner), ...); },
+                   c.cols);
+        out.*(c.member) = std::move(g);
+    } else {
+        expect_column(r, col, statement, c.name);
+        read(r, row, col, statement, c.name, out.*(c.member));
+        ++col;
+    }
 }
 
 void register_shape(const Shape* shape);
@@ -286,21 +332,8 @@ template <class P, class R>
 R Query<P, R>::row(const Result& r, int row) const {
     R out{};
     int col = 0;
-    std::apply(
-        [&](const auto&... c) {
-            (
-                [&] {
-                    const char* got = PQfname(r.raw(), col);
-                    if (!got || std::string_view(got) != c.name)
-                        throw std::logic_error(std::string("db: ") + statement.name + " column " +
-                                               std::to_string(col) + " is " + (got ? got : "absent") +
-                                               ", not " + c.name);
-                    detail::read(r, row, col, statement.name, c.name, out.*(c.member));
-                    ++col;
-                }(),
-                ...);
-        },
-        columns_of<R>());
+    std::apply([&](const auto&... c) { (detail::read_field(r, row, col, statement.name, out, c), ...); },
+               columns_of<R>());
     return out;
 }
 

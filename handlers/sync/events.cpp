@@ -12,9 +12,7 @@
 #include "common/auth/caller.h"
 #include "common/http/error.h"
 #include "common/http/query.h"
-#include "common/json/out.h"
 #include "common/wakeup/wakeup.h"
-#include "handlers/sync/revision_json.h"
 #include "handlers/sync/routes.h"
 #include "handlers/sync/sql_reads.h"
 
@@ -28,45 +26,37 @@ constexpr long long kInlineBudget = 1024 * 1024;
 
 // Reads one page; throws epoch_mismatch when the pouch has moved to another epoch and
 // not_found when it is gone.
-db::Result read_page(db::Conn& conn, const std::string& pouch_id, const std::string& epoch,
-                     long long after, long long limit) {
-    db::Result r = conn.exec(sql::kEventsPage, {pouch_id, std::to_string(after), std::to_string(limit),
-                                                epoch, std::to_string(kInlineBudget)});
-    if (r.rows() == 0) throw http::not_found();
-    if (r.text(0, "epoch") != epoch)
-        throw http::epoch_mismatch(r.text(0, "epoch"), r.int64(0, "high_water"));
-    return r;
+std::vector<sql::EventRow> read_page(db::Conn& conn, const std::string& pouch_id,
+                                     const std::string& epoch, long long after, long long limit) {
+    std::vector<sql::EventRow> rows = conn.rows(sql::kEventsPage, {.pouch_id = pouch_id,
+                                                                   .after = after,
+                                                                   .limit = limit,
+                                                                   .epoch = epoch,
+                                                                   .inline_budget = kInlineBudget});
+    if (rows.empty()) throw http::not_found();
+    if (rows[0].epoch != epoch) throw http::epoch_mismatch(rows[0].epoch, rows[0].high_water);
+    return rows;
 }
 
-bool has_items(const db::Result& r) {
-    return !r.is_null(0, r.column("seq"));
+bool has_items(const std::vector<sql::EventRow>& rows) {
+    return rows[0].seq.has_value();
 }
 
-http::Response page_response(const db::Result& page) {
-    json::Out o;
-    o.key("items").arr();
-    if (has_items(page)) {
-        for (int i = 0; i < page.rows(); ++i) {
-            o.obj();
-            o.kv("seq", page.int64(i, "seq")).kv("kind", page.text(i, "kind"));
-            o.kv("artifact_id", page.opt(i, "artifact_id"));
-            o.kv("revision_id", page.opt(i, "revision_id"));
-            o.kv("device_id", page.opt(i, "device_id"));
-            o.kv("created_at", page.text(i, "created_at"));
-            if (page.is_null(i, page.column("ev_key_gen")))
-                o.kv_null("key_gen");
-            else
-                o.kv("key_gen", page.int64(i, "ev_key_gen"));
-            if (page.text(i, "kind") == "revision") {
-                o.key("revision");
-                write_revision(o, page, i);  // null when over the budget
-            }
-            o.end_obj();
+http::Response page_response(const std::vector<sql::EventRow>& rows) {
+    EventsPage page{.high_water = rows[0].high_water};
+    if (has_items(rows)) {
+        for (const sql::EventRow& r : rows) {
+            Event& e = page.items.emplace_back(Event{.seq = *r.seq,
+                                                     .kind = *r.kind,
+                                                     .artifact_id = r.artifact_id,
+                                                     .revision_id = r.revision_id,
+                                                     .device_id = r.device_id,
+                                                     .created_at = *r.created_at,
+                                                     .key_gen = r.ev_key_gen});
+            if (e.kind == "revision") e.revision = r.revision;  // null when over the budget
         }
     }
-    o.end_arr();
-    o.kv("high_water", page.int64(0, "high_water"));
-    return api::ok(o.done());
+    return api::ok(json::to_json(page));
 }
 
 }  // namespace
@@ -82,7 +72,7 @@ http::Response events(api::Call& call) {
 
     const std::string pouch_id = call.pouch().id;
     std::uint64_t seen = 0;
-    db::Result page = [&] {
+    std::vector<sql::EventRow> page = [&] {
         auto conn = s.db.acquire();
         if (s.parking)
             seen = s.parking->stamp(
@@ -100,7 +90,7 @@ http::Response events(api::Call& call) {
     lp->share_key = epoch + "|" + std::to_string(after) + "|" + std::to_string(limit);
     lp->owner = c.account_id;  // at most POUCH_MAX_WAITERS_PER_ACCOUNT parked per account
     lp->poll = [&s, pouch_id, epoch, after, limit](bool final) -> std::optional<http::Response> {
-        db::Result now = [&] {
+        std::vector<sql::EventRow> now = [&] {
             auto conn = s.db.acquire();
             return read_page(*conn, pouch_id, epoch, after, limit);
         }();

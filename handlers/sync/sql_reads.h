@@ -2,16 +2,54 @@
 // the event log page, the artifact list and an artifact's revision history. Pages are keyset
 // pages (no OFFSET) that PostgreSQL answers from artifacts_keyset(_live), revisions_history
 // and the events primary key, so page N costs what page 1 costs. The artifact and revision
-// pages are typed statements (common/db/query.h); the event page is still a plain statement.
+// pages and the event page are typed statements (common/db/query.h).
 #pragma once
 
-#include "common/db/pool.h"
 #include "common/db/query.h"
 #include "handlers/sync/types.h"
 
 namespace pouch::sync::sql {
 
 // ---- parameters and rows ------------------------------------------------------------------------
+
+// The event page after `after`, at most `limit` events, only while the pouch is in `epoch`,
+// inlining revisions within `inline_budget` stored bytes.
+struct EventsPageParams {
+    std::string pouch_id;
+    long long after = 0, limit = 0;
+    std::string epoch;
+    long long inline_budget = 0;
+    static auto db_params() {
+        return std::tuple{db::col("pouch_id", &EventsPageParams::pouch_id),
+                          db::col("after", &EventsPageParams::after),
+                          db::col("limit", &EventsPageParams::limit),
+                          db::col("epoch", &EventsPageParams::epoch),
+                          db::col("inline_budget", &EventsPageParams::inline_budget)};
+    }
+};
+
+// One row of the event page: the pouch's epoch and high_water on every row; the event's
+// columns NULL in the one row of an empty page; the revision when it is inlined.
+struct EventRow {
+    std::string epoch;
+    long long high_water = 0;
+    std::optional<long long> seq;
+    std::optional<std::string> kind, artifact_id, revision_id, device_id, created_at;
+    std::optional<long long> ev_key_gen;
+    std::optional<Revision> revision;
+    static auto db_columns() {
+        return std::tuple{db::col("epoch", &EventRow::epoch),
+                          db::col("high_water", &EventRow::high_water),
+                          db::col("seq", &EventRow::seq),
+                          db::col("kind", &EventRow::kind),
+                          db::col("artifact_id", &EventRow::artifact_id),
+                          db::col("revision_id", &EventRow::revision_id),
+                          db::col("device_id", &EventRow::device_id),
+                          db::col("created_at", &EventRow::created_at),
+                          db::col("ev_key_gen", &EventRow::ev_key_gen),
+                          db::group(&EventRow::revision, Revision::revision_columns())};
+    }
+};
 
 // A page of a pouch's artifacts after (after_seq, after_id), at most `limit` rows within
 // `budget` stored bytes.
@@ -84,8 +122,8 @@ struct RevisionRow : Revision {
 
 // ---- statements ---------------------------------------------------------------------------------
 
-// The Revision object's columns (Revision::revision_columns in types.h, and revision_json.h for
-// the event page) from a `revisions` row aliased `r`.
+// The Revision object's columns (Revision::revision_columns in types.h; the event page reads
+// them as a db::group, absent when NULL) from a `revisions` row aliased `r`.
 #define POUCH_REVISION_COLUMNS                                                               \
     "r.id AS rev_id, r.artifact_id AS rev_artifact_id, r.envelope AS rev_envelope,"          \
     " r.envelope_hash AS rev_envelope_hash, r.signature AS rev_signature,"                   \
@@ -103,7 +141,7 @@ struct RevisionRow : Revision {
 // comes along (POUCH_REVISION_COLUMNS, NULL otherwise) while the stored bytes of the page's
 // revisions up to and including it stay within $5 (the inline budget, docs/SYNC.md): only
 // stored_size is read for the others, so a page of 1 MiB envelopes reads $5 bytes at most.
-inline const db::Statement kEventsPage{
+inline const db::Query<EventsPageParams, EventRow> kEventsPage{
     "sync_reads_events_page",
     "SELECT p.epoch, p.high_water, e.seq, e.kind, e.artifact_id, e.revision_id, e.device_id,"
     "       iso(e.created_at) AS created_at, coalesce(e.rev_key_gen, e.key_gen) AS ev_key_gen,"

@@ -129,6 +129,36 @@ struct Revision {
     }
 };
 
+// An event as GET .../events lists it (decisions §5.2); key_gen and, on a revision event,
+// revision (null past the page's inline budget) are the extension of docs/SYNC.md.
+struct Event {
+    long long seq = 0;
+    std::string kind{};
+    std::optional<std::string> artifact_id{}, revision_id{}, device_id{};
+    std::string created_at{};
+    std::optional<long long> key_gen{};
+    std::optional<std::optional<Revision>> revision{};  // absent unless kind is revision
+    static auto json_fields() {
+        return std::tuple{json::field("seq", &Event::seq),
+                          json::field("kind", &Event::kind),
+                          json::field("artifact_id", &Event::artifact_id),
+                          json::field("revision_id", &Event::revision_id),
+                          json::field("device_id", &Event::device_id),
+                          json::field("created_at", &Event::created_at),
+                          json::field("key_gen", &Event::key_gen),
+                          json::field("revision", &Event::revision).omit()};
+    }
+};
+
+struct EventsPage {
+    std::vector<Event> items{};
+    long long high_water = 0;
+    static auto json_fields() {
+        return std::tuple{json::field("items", &EventsPage::items),
+                          json::field("high_water", &EventsPage::high_water)};
+    }
+};
+
 // An artifact as GET .../artifacts lists it. head is never null in practice: artifacts_head_fk
 // keeps every head revision stored (sql/001_init.sql).
 struct Artifact {
