@@ -237,6 +237,19 @@ await test('approval_page_explains_unknown_and_denied_requests', ['cli_login_app
   await page.goto(shown.link);
   await page.getByRole('button', { name: 'Deny' }).click();
   await page.getByText('Denied.').waitFor();
+  // A refusal is not shown as a success: a neutral box, not the green one of "Approved."
+  const denied = page.locator('p.notice', { hasText: 'Denied.' });
+  eq('style of "Denied."', await denied.getAttribute('class'), 'notice refused');
+  const okGreen = await page.evaluate(() => {
+    const p = document.createElement('p');
+    p.className = 'notice ok';
+    document.body.append(p);
+    const c = getComputedStyle(p).backgroundColor;
+    p.remove();
+    return c;
+  });
+  ok(await denied.evaluate((el, g) => getComputedStyle(el).backgroundColor !== g, okGreen), '"Denied." has the success background');
+  await shot(page, 'cli-approve-denied');
   const r = await other.call('POST', '/v1/cli-auth/token', { request_id: other.requestId, code_verifier: other.verifier, wait: 0 });
   eq('denied redeem', `${r.status} ${r.json.error?.code}`, '403 access_denied');
   other.cleanup();
