@@ -398,8 +398,18 @@ await test('share_link_opens_without_session_and_one_time_link_once', ['upload_t
   await shot(page, 'shares');
   const shareId = link.split('/s/')[1].split('#')[0];
   const row = page.getByTestId(`share-${shareId}`);
+  // Each link offers only what still makes sense: an active one copy and revoke, a used
+  // one-time link (and, below, a revoked one) its state and no button.
+  const buttons = async (r) => (await r.getByRole('button').allTextContents()).join(',');
+  const usedRow = page.getByTestId(`share-${oneTime.split('/s/')[1].split('#')[0]}`);
+  eq('state of the used one-time link', (await usedRow.locator('.state').textContent()).trim(), 'consumed');
+  eq('buttons of the used one-time link', await buttons(usedRow), '');
+  eq('state of the active link', (await row.locator('.state').textContent()).trim(), 'active');
+  eq('buttons of the active link', await buttons(row), 'Copy link,Revoke');
   await row.getByRole('button', { name: 'Revoke the link of hello.txt' }).click();
   await row.getByText('revoked', { exact: true }).waitFor();
+  eq('buttons of the revoked link', await buttons(row), '');
+  await shot(page, 'shares-revoked');
   const f = await fetch(`${BASE}/v1/shares/${shareId}`);
   eq('revoked share fetch', f.status, 410);
 });

@@ -271,8 +271,10 @@ export function SharesPage() {
                 <td data-label="Expires">{s.expires_at ? formatTime(s.expires_at) : 'never'}</td>
                 <td data-label="Views">{s.views}</td>
                 <td class="actions">
-                  {link && <button onClick={async () => { if (await copyText(link)) setCopied(s.id); }} aria-label={`Copy the link of ${plainText(label)}`}>{copied === s.id ? 'Copied' : 'Copy link'}</button>}
-                  {s.state !== 'revoked' && <button class="danger" disabled={busy} onClick={() => revoke(s)} aria-label={`Revoke the link of ${label !== null ? plainText(label) : shortId(s.id)}`}>Revoke</button>}
+                  {/* Only a link that still opens is worth copying or revoking; a used, expired or
+                      revoked one shows its state and nothing to do. */}
+                  {s.state === 'active' && link && <button onClick={async () => { if (await copyText(link)) setCopied(s.id); }} aria-label={`Copy the link of ${plainText(label)}`}>{copied === s.id ? 'Copied' : 'Copy link'}</button>}
+                  {s.state === 'active' && <button class="danger" disabled={busy} onClick={() => revoke(s)} aria-label={`Revoke the link of ${label !== null ? plainText(label) : shortId(s.id)}`}>Revoke</button>}
                 </td>
               </tr>
             ))}
