@@ -804,6 +804,26 @@ await test('admin_pages_refuse_a_non_admin_and_serve_an_admin', ['onboarding_mak
   await page.getByRole('button', { name: 'Refresh' }).click();
   await page.getByRole('cell', { name: 'browser suite raises the limit' }).first().waitFor();
   await shot(page, 'admin');
+  // A submit clears the result of the one before: a refusal never stands beside an old success.
+  const role = page.getByRole('region', { name: "Set a user's role" });
+  ok(S.account.user_id, 'GET /v1/account names the user');
+  await role.getByLabel('User id').fill(S.account.user_id);
+  await role.getByLabel('Role').selectOption('admin');
+  await role.getByRole('button', { name: 'Set role' }).click();
+  await role.getByText('Role unchanged (admin).').waitFor();
+  const unknownUser = nodeCrypto.randomUUID();
+  await role.getByLabel('User id').fill(unknownUser);
+  await role.getByRole('button', { name: 'Set role' }).click();
+  await role.getByRole('alert').waitFor();
+  eq('role notices beside the refusal', await role.locator('p.notice').count(), 0);
+  await shot(page, 'admin-role-refused');
+  eq('no user was changed', (await apiAs(S.token, 'GET', '/v1/account')).json.data.role, 'admin');
+  // The same for plans: one past the service's pouch limit (INT_MAX) is refused by the service.
+  await form.getByLabel('Pouch limit').fill('2147483648');
+  await form.getByRole('button', { name: 'Save plan' }).click();
+  await page.getByRole('region', { name: 'Plans' }).getByRole('alert').waitFor();
+  eq('"saved" beside the refused save', await page.getByText(`Plan “${plan.slug}” saved.`).count(), 0);
+  eq('the refused save stored nothing', (await apiAs(S.token, 'GET', `/v1/admin/plans/${plan.id}`)).json.data.pouch_limit, plan.pouch_limit + 1);
   // Put the plan back for the suites that follow.
   const back = await apiAs(S.token, 'PUT', `/v1/admin/plans/${plan.id}`, { pouch_limit: plan.pouch_limit, name: plan.name, storage_bytes: plan.storage_bytes, is_active: plan.is_active });
   eq('plan restored', back.status, 200);
