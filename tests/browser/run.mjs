@@ -99,6 +99,8 @@ await test('onboarding_makes_keys_kit_roster_and_first_pouch', [], async () => {
   await page.goto(`${BASE}/`);
   await page.getByRole('heading', { name: 'Log in' }).waitFor();
   eq('redirect of /', new URL(page.url()).pathname, '/login');
+  // Signed out there is nothing to navigate to: no "Main" navigation landmark (not an empty one).
+  eq('navigation landmarks signed out', await page.getByRole('navigation').count(), 0);
   await shot(page, 'login');
   await page.getByRole('link', { name: 'Create an account' }).click();
   await page.getByLabel('Email').fill(email);
@@ -120,6 +122,9 @@ await test('onboarding_makes_keys_kit_roster_and_first_pouch', [], async () => {
   await page.getByRole('button', { name: 'Create my account' }).click();
   await page.getByRole('link', { name: 'Pouch 1' }).waitFor();
   eq('after genesis', new URL(page.url()).pathname, '/pouches');
+  const mainNav = page.getByRole('navigation', { name: 'Main' });
+  eq('the Main navigation signed in', (await mainNav.getByRole('listitem').allTextContents()).join(','),
+    'Pouches,Shares,Devices,Connect CLI,Log out');
   await shot(page, 'pouches');
 
   S.token = await token();
@@ -371,6 +376,7 @@ await test('share_link_opens_without_session_and_one_time_link_once', ['upload_t
     eq('shared name', await p.getByTestId('share-name').textContent(), 'hello.txt');
     eq('shared text', await p.getByTestId('share-text').textContent(), S.small.toString());
     if (i === 0) await shot(p, 'share-public');
+    eq('navigation landmarks on a share opened signed out', await p.getByRole('navigation').count(), 0);
     eq('no session in a fresh context', await p.evaluate(() => localStorage.getItem('pouch.session')), null);
     await c.close();
   }
