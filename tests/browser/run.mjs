@@ -161,14 +161,37 @@ await test('upload_then_download_5mb_and_a_small_file', ['onboarding_makes_keys_
   await page.getByText('live updates on').waitFor();
   S.big = nodeCrypto.randomBytes(5 * 1024 * 1024);
   S.small = Buffer.from('Hello from the browser suite.\n');
+  // "Upload files" is a label over a hidden input: reached by Tab, it shows the focus ring;
+  // while an upload runs it looks disabled (as its input is).
+  const uploadLabel = page.locator('label.button', { hasText: 'Upload files' });
+  const look = () => uploadLabel.evaluate((el) => {
+    const c = getComputedStyle(el);
+    return `${c.outlineStyle === 'none' ? 'none' : `${c.outlineStyle} ${c.outlineWidth}`} ${c.opacity}`;
+  });
+  eq('the upload label unfocused', await look(), 'none 1');
+  await page.getByRole('link', { name: 'All pouches' }).focus();
+  await page.keyboard.press('Tab');
+  eq('Tab after "All pouches"', await page.evaluate(() => document.activeElement.id), 'upload');
+  eq('the upload label with keyboard focus', await look(), 'solid 3px 1');
+  await page.keyboard.press('Shift+Tab');
+  // Read in one go, the first moment the label is dimmed: is its input disabled, how does it look.
+  const sawDisabledLook = page.waitForFunction(() => {
+    const input = document.getElementById('upload');
+    const label = input?.closest('label');
+    if (!label?.classList.contains('disabled')) return null;
+    const c = getComputedStyle(label);
+    return [input.disabled, `${c.outlineStyle === 'none' ? 'none' : `${c.outlineStyle} ${c.outlineWidth}`} ${c.opacity}`];
+  }, null, { timeout: 20000, polling: 'raf' }).then((h) => h.jsonValue(), () => null);
   const sawProgress = page.locator('progress').first().waitFor({ timeout: 20000 }).then(() => true, () => false);
   await page.locator('#upload').setInputFiles([
     { name: 'big.bin', mimeType: 'application/octet-stream', buffer: S.big },
     { name: 'hello.txt', mimeType: 'text/plain', buffer: S.small },
   ]);
   ok(await sawProgress, 'a progress bar is shown while uploading');
+  eq('while uploading: the input disabled, the label dimmed', JSON.stringify(await sawDisabledLook), JSON.stringify([true, 'none 0.55']));
   await page.getByRole('cell', { name: 'hello.txt', exact: true }).waitFor({ timeout: 60000 });
   await page.getByRole('cell', { name: 'big.bin', exact: true }).waitFor();
+  await page.locator('label.button:not(.disabled)', { hasText: 'Upload files' }).waitFor();
   await shot(page, 'pouch');
   const arts = (await apiAs(S.token, 'GET', `/v1/pouches/${S.pouch.id}/artifacts`)).json.data.items;
   eq('artifacts', arts.length, 2);

@@ -87,6 +87,7 @@ export function PouchPage({ pouchId }) {
   const { pouch, items, live, writeBlock } = data;
   const { progress, notice, upload, download, remove } = useFileActions(pouchId, data, run);
   const [selected, setSelected] = useState(null);     // {mode: 'history'|'share', item}
+  const uploadOff = busy || !pouch || !!writeBlock;
   const chosen = (e) => {
     const files = [...e.currentTarget.files];
     e.currentTarget.value = '';
@@ -100,8 +101,12 @@ export function PouchPage({ pouchId }) {
         {pouch && <> · key generation {pouch.key_gen} · <span data-testid="live">{live === 'live' ? 'live updates on' : live === 'paused' ? 'live updates paused, retrying' : 'connecting'}</span></>}
       </p>
       <div class="toolbar">
-        <label class={`button primary${writeBlock ? ' disabled' : ''}`} for="upload" aria-disabled={writeBlock ? 'true' : undefined}>Upload files</label>
-        <input id="upload" type="file" multiple class="visually-hidden" onChange={chosen} disabled={busy || !pouch || !!writeBlock} />
+        {/* The input sits inside its label, so the label shows the input's keyboard focus
+            (:focus-within) and looks disabled exactly while the input is. */}
+        <label class={`button primary${uploadOff ? ' disabled' : ''}`}>
+          Upload files
+          <input id="upload" type="file" multiple class="visually-hidden" onChange={chosen} disabled={uploadOff} />
+        </label>
       </div>
       {writeBlock && <p class="error" role="alert" data-testid="write-blocked">{plainText(writeBlock)}</p>}
       {progress && <Progress {...progress} />}
