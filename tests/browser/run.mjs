@@ -173,6 +173,7 @@ await test('upload_then_download_5mb_and_a_small_file', ['onboarding_makes_keys_
   await page.keyboard.press('Tab');
   eq('Tab after "All pouches"', await page.evaluate(() => document.activeElement.id), 'upload');
   eq('the upload label with keyboard focus', await look(), 'solid 3px 1');
+  await shot(page, 'pouch-upload-focus');
   await page.keyboard.press('Shift+Tab');
   // Read in one go, the first moment the label is dimmed: is its input disabled, how does it look.
   const sawDisabledLook = page.waitForFunction(() => {
