@@ -99,6 +99,8 @@ await test('onboarding_makes_keys_kit_roster_and_first_pouch', [], async () => {
   await page.goto(`${BASE}/`);
   await page.getByRole('heading', { name: 'Log in' }).waitFor();
   eq('redirect of /', new URL(page.url()).pathname, '/login');
+  // Signed out there is nothing to navigate to: no "Main" navigation landmark (not an empty one).
+  eq('navigation landmarks signed out', await page.getByRole('navigation').count(), 0);
   await shot(page, 'login');
   await page.getByRole('link', { name: 'Create an account' }).click();
   await page.getByLabel('Email').fill(email);
@@ -120,6 +122,9 @@ await test('onboarding_makes_keys_kit_roster_and_first_pouch', [], async () => {
   await page.getByRole('button', { name: 'Create my account' }).click();
   await page.getByRole('link', { name: 'Pouch 1' }).waitFor();
   eq('after genesis', new URL(page.url()).pathname, '/pouches');
+  const mainNav = page.getByRole('navigation', { name: 'Main' });
+  eq('the Main navigation signed in', (await mainNav.getByRole('listitem').allTextContents()).join(','),
+    'Pouches,Shares,Devices,Connect CLI,Log out');
   await shot(page, 'pouches');
 
   S.token = await token();
@@ -156,14 +161,38 @@ await test('upload_then_download_5mb_and_a_small_file', ['onboarding_makes_keys_
   await page.getByText('live updates on').waitFor();
   S.big = nodeCrypto.randomBytes(5 * 1024 * 1024);
   S.small = Buffer.from('Hello from the browser suite.\n');
+  // "Upload files" is a label over a hidden input: reached by Tab, it shows the focus ring;
+  // while an upload runs it looks disabled (as its input is).
+  const uploadLabel = page.locator('label.button', { hasText: 'Upload files' });
+  const look = () => uploadLabel.evaluate((el) => {
+    const c = getComputedStyle(el);
+    return `${c.outlineStyle === 'none' ? 'none' : `${c.outlineStyle} ${c.outlineWidth}`} ${c.opacity}`;
+  });
+  eq('the upload label unfocused', await look(), 'none 1');
+  await page.getByRole('link', { name: 'All pouches' }).focus();
+  await page.keyboard.press('Tab');
+  eq('Tab after "All pouches"', await page.evaluate(() => document.activeElement.id), 'upload');
+  eq('the upload label with keyboard focus', await look(), 'solid 3px 1');
+  await shot(page, 'pouch-upload-focus');
+  await page.keyboard.press('Shift+Tab');
+  // Read in one go, the first moment the label is dimmed: is its input disabled, how does it look.
+  const sawDisabledLook = page.waitForFunction(() => {
+    const input = document.getElementById('upload');
+    const label = input?.closest('label');
+    if (!label?.classList.contains('disabled')) return null;
+    const c = getComputedStyle(label);
+    return [input.disabled, `${c.outlineStyle === 'none' ? 'none' : `${c.outlineStyle} ${c.outlineWidth}`} ${c.opacity}`];
+  }, null, { timeout: 20000, polling: 'raf' }).then((h) => h.jsonValue(), () => null);
   const sawProgress = page.locator('progress').first().waitFor({ timeout: 20000 }).then(() => true, () => false);
   await page.locator('#upload').setInputFiles([
     { name: 'big.bin', mimeType: 'application/octet-stream', buffer: S.big },
     { name: 'hello.txt', mimeType: 'text/plain', buffer: S.small },
   ]);
   ok(await sawProgress, 'a progress bar is shown while uploading');
+  eq('while uploading: the input disabled, the label dimmed', JSON.stringify(await sawDisabledLook), JSON.stringify([true, 'none 0.55']));
   await page.getByRole('cell', { name: 'hello.txt', exact: true }).waitFor({ timeout: 60000 });
   await page.getByRole('cell', { name: 'big.bin', exact: true }).waitFor();
+  await page.locator('label.button:not(.disabled)', { hasText: 'Upload files' }).waitFor();
   await shot(page, 'pouch');
   const arts = (await apiAs(S.token, 'GET', `/v1/pouches/${S.pouch.id}/artifacts`)).json.data.items;
   eq('artifacts', arts.length, 2);
@@ -237,6 +266,19 @@ await test('approval_page_explains_unknown_and_denied_requests', ['cli_login_app
   await page.goto(shown.link);
   await page.getByRole('button', { name: 'Deny' }).click();
   await page.getByText('Denied.').waitFor();
+  // A refusal is not shown as a success: a neutral box, not the green one of "Approved."
+  const denied = page.locator('p.notice', { hasText: 'Denied.' });
+  eq('style of "Denied."', await denied.getAttribute('class'), 'notice refused');
+  const okGreen = await page.evaluate(() => {
+    const p = document.createElement('p');
+    p.className = 'notice ok';
+    document.body.append(p);
+    const c = getComputedStyle(p).backgroundColor;
+    p.remove();
+    return c;
+  });
+  ok(await denied.evaluate((el, g) => getComputedStyle(el).backgroundColor !== g, okGreen), '"Denied." has the success background');
+  await shot(page, 'cli-approve-denied');
   const r = await other.call('POST', '/v1/cli-auth/token', { request_id: other.requestId, code_verifier: other.verifier, wait: 0 });
   eq('denied redeem', `${r.status} ${r.json.error?.code}`, '403 access_denied');
   other.cleanup();
@@ -358,6 +400,7 @@ await test('share_link_opens_without_session_and_one_time_link_once', ['upload_t
     eq('shared name', await p.getByTestId('share-name').textContent(), 'hello.txt');
     eq('shared text', await p.getByTestId('share-text').textContent(), S.small.toString());
     if (i === 0) await shot(p, 'share-public');
+    eq('navigation landmarks on a share opened signed out', await p.getByRole('navigation').count(), 0);
     eq('no session in a fresh context', await p.evaluate(() => localStorage.getItem('pouch.session')), null);
     await c.close();
   }
@@ -385,8 +428,18 @@ await test('share_link_opens_without_session_and_one_time_link_once', ['upload_t
   await shot(page, 'shares');
   const shareId = link.split('/s/')[1].split('#')[0];
   const row = page.getByTestId(`share-${shareId}`);
+  // Each link offers only what still makes sense: an active one copy and revoke, a used
+  // one-time link (and, below, a revoked one) its state and no button.
+  const buttons = async (r) => (await r.getByRole('button').allTextContents()).join(',');
+  const usedRow = page.getByTestId(`share-${oneTime.split('/s/')[1].split('#')[0]}`);
+  eq('state of the used one-time link', (await usedRow.locator('.state').textContent()).trim(), 'consumed');
+  eq('buttons of the used one-time link', await buttons(usedRow), '');
+  eq('state of the active link', (await row.locator('.state').textContent()).trim(), 'active');
+  eq('buttons of the active link', await buttons(row), 'Copy link,Revoke');
   await row.getByRole('button', { name: 'Revoke the link of hello.txt' }).click();
   await row.getByText('revoked', { exact: true }).waitFor();
+  eq('buttons of the revoked link', await buttons(row), '');
+  await shot(page, 'shares-revoked');
   const f = await fetch(`${BASE}/v1/shares/${shareId}`);
   eq('revoked share fetch', f.status, 410);
 });
@@ -781,6 +834,26 @@ await test('admin_pages_refuse_a_non_admin_and_serve_an_admin', ['onboarding_mak
   await page.getByRole('button', { name: 'Refresh' }).click();
   await page.getByRole('cell', { name: 'browser suite raises the limit' }).first().waitFor();
   await shot(page, 'admin');
+  // A submit clears the result of the one before: a refusal never stands beside an old success.
+  const role = page.getByRole('region', { name: "Set a user's role" });
+  ok(S.account.user_id, 'GET /v1/account names the user');
+  await role.getByLabel('User id').fill(S.account.user_id);
+  await role.getByLabel('Role').selectOption('admin');
+  await role.getByRole('button', { name: 'Set role' }).click();
+  await role.getByText('Role unchanged (admin).').waitFor();
+  const unknownUser = nodeCrypto.randomUUID();
+  await role.getByLabel('User id').fill(unknownUser);
+  await role.getByRole('button', { name: 'Set role' }).click();
+  await role.getByRole('alert').waitFor();
+  eq('role notices beside the refusal', await role.locator('p.notice').count(), 0);
+  await shot(page, 'admin-role-refused');
+  eq('no user was changed', (await apiAs(S.token, 'GET', '/v1/account')).json.data.role, 'admin');
+  // The same for plans: one past the service's pouch limit (INT_MAX) is refused by the service.
+  await form.getByLabel('Pouch limit').fill('2147483648');
+  await form.getByRole('button', { name: 'Save plan' }).click();
+  await page.getByRole('region', { name: 'Plans' }).getByRole('alert').waitFor();
+  eq('"saved" beside the refused save', await page.getByText(`Plan “${plan.slug}” saved.`).count(), 0);
+  eq('the refused save stored nothing', (await apiAs(S.token, 'GET', `/v1/admin/plans/${plan.id}`)).json.data.pouch_limit, plan.pouch_limit + 1);
   // Put the plan back for the suites that follow.
   const back = await apiAs(S.token, 'PUT', `/v1/admin/plans/${plan.id}`, { pouch_limit: plan.pouch_limit, name: plan.name, storage_bytes: plan.storage_bytes, is_active: plan.is_active });
   eq('plan restored', back.status, 200);

@@ -146,23 +146,23 @@ function Shell({ state, reload, children }) {
   const loc = useLocation();
   const ready = state?.stage === 'ready';
   const nav = (href, label) => (
-    <li><Link href={href} aria-current={loc.path === href || (href !== '/' && loc.path.startsWith(`${href}/`)) ? 'page' : undefined}>{label}</Link></li>
+    <li key={href}><Link href={href} aria-current={loc.path === href || (href !== '/' && loc.path.startsWith(`${href}/`)) ? 'page' : undefined}>{label}</Link></li>
   );
+  // Signed out there is nothing to navigate to: then no "Main" landmark at all, not an empty one.
+  const items = [
+    ready && nav('/pouches', 'Pouches'),
+    ready && nav('/shares', 'Shares'),
+    ready && nav('/devices', 'Devices'),
+    ready && nav('/cli/connect', 'Connect CLI'),
+    ready && state.account.role === 'admin' && nav('/admin', 'Admin'),
+    state && state.stage !== 'anonymous' && <li key="logout"><button class="link" onClick={() => logout(reload)}>Log out</button></li>,
+  ].filter(Boolean);
   return (
     <>
       <a class="skip" href="#main">Skip to content</a>
       <header class="top">
         <Link href="/" class="brand">Pouch</Link>
-        <nav aria-label="Main">
-          <ul>
-            {ready && nav('/pouches', 'Pouches')}
-            {ready && nav('/shares', 'Shares')}
-            {ready && nav('/devices', 'Devices')}
-            {ready && nav('/cli/connect', 'Connect CLI')}
-            {ready && state.account.role === 'admin' && nav('/admin', 'Admin')}
-            {state && state.stage !== 'anonymous' && <li><button class="link" onClick={() => logout(reload)}>Log out</button></li>}
-          </ul>
-        </nav>
+        {items.length > 0 && <nav aria-label="Main"><ul>{items}</ul></nav>}
         {state?.account && <span class="who" aria-label="Signed in as">{state.account.email}</span>}
       </header>
       <main id="main">{children}</main>

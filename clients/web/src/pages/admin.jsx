@@ -35,6 +35,7 @@ function Plans() {
   const save = (plan) => (e) => {
     e.preventDefault();
     const f = new FormData(e.currentTarget);
+    setSaved(null);                // the result of an earlier save is not this one's
     run(async () => {
       const body = {
         name: String(f.get('name')),
@@ -86,6 +87,7 @@ function Role() {
   const { busy, error, run } = useAction();
   const submit = (e) => {
     e.preventDefault();
+    setDone(null);                 // a refusal must not stand beside the previous change's result
     run(async () => setDone(await post(`/v1/admin/users/${userId.trim()}/role`, { role, reason })));
   };
   return (

@@ -193,7 +193,7 @@ export function ApprovePage() {
           <RequestFacts details={details} fingerprint={checked?.fingerprint} />
           {decided && !done && <Notice kind="warn">{STATUS_WORDS[expired && details.status === 'pending' ? 'expired' : details.status] || `This request is ${plainText(details.status)}.`}</Notice>}
           {done?.approved && <Notice kind="ok">Approved. <Untrusted text={details.device_name} /> is now a device of your account; the terminal signs in by itself.</Notice>}
-          {done && !done.approved && <Notice kind="ok">Denied. The terminal is told the login was refused.</Notice>}
+          {done && !done.approved && <Notice kind="refused">Denied. The terminal is told the login was refused.</Notice>}
           {open && refusal && (
             <Notice kind="warn"><span data-testid="refusal">This login cannot be approved here: {refusal}</span></Notice>
           )}

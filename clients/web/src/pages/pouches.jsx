@@ -87,6 +87,7 @@ export function PouchPage({ pouchId }) {
   const { pouch, items, live, writeBlock } = data;
   const { progress, notice, upload, download, remove } = useFileActions(pouchId, data, run);
   const [selected, setSelected] = useState(null);     // {mode: 'history'|'share', item}
+  const uploadOff = busy || !pouch || !!writeBlock;
   const chosen = (e) => {
     const files = [...e.currentTarget.files];
     e.currentTarget.value = '';
@@ -100,8 +101,12 @@ export function PouchPage({ pouchId }) {
         {pouch && <> · key generation {pouch.key_gen} · <span data-testid="live">{live === 'live' ? 'live updates on' : live === 'paused' ? 'live updates paused, retrying' : 'connecting'}</span></>}
       </p>
       <div class="toolbar">
-        <label class={`button primary${writeBlock ? ' disabled' : ''}`} for="upload" aria-disabled={writeBlock ? 'true' : undefined}>Upload files</label>
-        <input id="upload" type="file" multiple class="visually-hidden" onChange={chosen} disabled={busy || !pouch || !!writeBlock} />
+        {/* The input sits inside its label, so the label shows the input's keyboard focus
+            (:focus-within) and looks disabled exactly while the input is. */}
+        <label class={`button primary${uploadOff ? ' disabled' : ''}`}>
+          Upload files
+          <input id="upload" type="file" multiple class="visually-hidden" onChange={chosen} disabled={uploadOff} />
+        </label>
       </div>
       {writeBlock && <p class="error" role="alert" data-testid="write-blocked">{plainText(writeBlock)}</p>}
       {progress && <Progress {...progress} />}
@@ -271,8 +276,10 @@ export function SharesPage() {
                 <td data-label="Expires">{s.expires_at ? formatTime(s.expires_at) : 'never'}</td>
                 <td data-label="Views">{s.views}</td>
                 <td class="actions">
-                  {link && <button onClick={async () => { if (await copyText(link)) setCopied(s.id); }} aria-label={`Copy the link of ${plainText(label)}`}>{copied === s.id ? 'Copied' : 'Copy link'}</button>}
-                  {s.state !== 'revoked' && <button class="danger" disabled={busy} onClick={() => revoke(s)} aria-label={`Revoke the link of ${label !== null ? plainText(label) : shortId(s.id)}`}>Revoke</button>}
+                  {/* Only a link that still opens is worth copying or revoking; a used, expired or
+                      revoked one shows its state and nothing to do. */}
+                  {s.state === 'active' && link && <button onClick={async () => { if (await copyText(link)) setCopied(s.id); }} aria-label={`Copy the link of ${plainText(label)}`}>{copied === s.id ? 'Copied' : 'Copy link'}</button>}
+                  {s.state === 'active' && <button class="danger" disabled={busy} onClick={() => revoke(s)} aria-label={`Revoke the link of ${label !== null ? plainText(label) : shortId(s.id)}`}>Revoke</button>}
                 </td>
               </tr>
             ))}
