@@ -88,7 +88,9 @@ for ((i = 1; i <= flood_n; i++)); do
     printf 'write-out = "%%{http_code} %%{time_total}\\n"\nmax-time = 30\n'
 done >"$flood/config"
 # The same 100 GETs before the flood: the bound below is relative to them, so a machine busy
-# with other work moves both (a starved handler answers in hash times: most of a second).
+# with other work moves both (a starved handler answers in hash times: most of a second). The
+# fixed part of the bound is a quarter of a second: far below a starved answer, and above the
+# scheduling noise of a 2-core machine running 60 Argon2id hashes (one GET took 106 ms there).
 account_get_p99_ms() {
     local times=() t i
     for ((i = 0; i < 100; i++)); do
@@ -109,13 +111,13 @@ p99_ms=$(account_get_p99_ms)
 still_flooding=$(kill -0 "$flood_pid" 2>/dev/null && echo yes || echo no)
 touch "$flood/stop"
 wait "$flood_pid" || true
-bound_ms=$((100 + 3 * quiet_p99_ms))
+bound_ms=$((250 + 3 * quiet_p99_ms))
 logins=$(wc -l <"$flood/statuses")
 l401=$(grep -c '^401 ' "$flood/statuses" || true)
 l503=$(grep -c '^503 ' "$flood/statuses" || true)
 slowest=$(awk '{ print $2 }' "$flood/statuses" | sort -n | tail -1)
 echo "FIGURE login_flood logins=$logins 401=$l401 503=$l503 slowest_login_s=$slowest account_get_p99_ms=$p99_ms quiet_p99_ms=$quiet_p99_ms (flood still running after the 100 GETs: $still_flooding)"
-expect_true "GET /v1/account p99 ${p99_ms} ms during the flood (want < 100 + 3 x ${quiet_p99_ms} ms before it)" test "$p99_ms" -lt "$bound_ms"
+expect_true "GET /v1/account p99 ${p99_ms} ms during the flood (want < 250 + 3 x ${quiet_p99_ms} ms before it)" test "$p99_ms" -lt "$bound_ms"
 expect_true "the flood outlasted the measurement" test "$still_flooding" = yes
 expect_true "every login answered 401 or 503: $logins, $l401, $l503" test "$((l401 + l503))" = "$logins" -a "$logins" -ge "$flood_n"
 expect_true "some logins were hashed ($l401)" test "$l401" -gt 0
