@@ -142,8 +142,19 @@ struct AccessList {
     std::string hash_at(long long seq) const;
 };
 
+// What verify_access_list throws: the index of the first statement that fails and the body
+// member that breaks the rule ("statement" when it does not decode, else one of pouch_id, seq,
+// prev, kind, by, account_id, identity, role, key_gen, signature), for 409 access_conflict's
+// `field`.
+struct AccessListError : FormatError {
+    AccessListError(const std::string& what, long long index_, std::string field_)
+        : FormatError(what), index(index_), field(std::move(field_)) {}
+    long long index;
+    std::string field;
+};
+
 // Verifies the whole list as SHARING.md §4 says (steps 1 to 6) for `pouch_id`; throws
-// FormatError("access statement N: why") at the first statement that fails. The service calls
+// AccessListError("access statement N: why") at the first statement that fails. The service calls
 // it with the stored list plus the statements a request appends. Of step 5 the list alone
 // checks key_gen >= every earlier one (> for remove, leave and a lowering role); that a share
 // or raise names the pouch's current generation, and a rotation current + 1, is the caller's
