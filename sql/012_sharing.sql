@@ -40,6 +40,9 @@ CREATE TRIGGER pouches_owner_access AFTER INSERT ON pouches
 CREATE TABLE access_statements (
     pouch_id   uuid NOT NULL REFERENCES pouches (id) ON DELETE CASCADE,
     idx        bigint NOT NULL CHECK (idx >= 0),
+    kind       text NOT NULL CHECK (kind IN ('share', 'role', 'remove', 'leave')),
+    account_id uuid NOT NULL,         -- the account the statement is about
+    key_gen    bigint NOT NULL CHECK (key_gen >= 1),  -- from which it applies (rotation_pending)
     statement  text NOT NULL,
     signature  text NOT NULL,
     created_at timestamptz NOT NULL DEFAULT now(),
@@ -81,3 +84,32 @@ CREATE INDEX invitations_invitee ON invitations (invitee_account_id, created_at)
 CREATE INDEX invitations_pouch ON invitations (pouch_id, created_at);
 -- The limit of 100 pending invitations per inviting account counts these.
 CREATE INDEX invitations_pending ON invitations (inviter_account_id) WHERE state = 'pending';
+
+-- What sharing stores counts against the owner's plan (SHARING.md §8), like key envelopes
+-- (sql/008_tenant_bounds.sql): key_grants have the same byte columns and reuse its trigger
+-- function; access statements count as roster statements do.
+CREATE TRIGGER key_grants_meta_ins AFTER INSERT ON key_grants
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION meta_bytes_envelopes();
+CREATE TRIGGER key_grants_meta_del AFTER DELETE ON key_grants
+    REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION meta_bytes_envelopes();
+
+CREATE FUNCTION meta_bytes_access() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        UPDATE storage_accounts a SET meta_bytes = a.meta_bytes + d.bytes
+          FROM (SELECT p.account_id, sum(statement_bytes(n.statement, n.signature)) AS bytes
+                  FROM new_rows n JOIN pouches p ON p.id = n.pouch_id GROUP BY 1) d
+         WHERE a.id = d.account_id AND d.bytes <> 0;
+    ELSE
+        UPDATE storage_accounts a SET meta_bytes = a.meta_bytes - d.bytes
+          FROM (SELECT p.account_id, sum(statement_bytes(o.statement, o.signature)) AS bytes
+                  FROM old_rows o JOIN pouches p ON p.id = o.pouch_id GROUP BY 1) d
+         WHERE a.id = d.account_id AND d.bytes <> 0;
+    END IF;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER access_statements_meta_ins AFTER INSERT ON access_statements
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION meta_bytes_access();
+CREATE TRIGGER access_statements_meta_del AFTER DELETE ON access_statements
+    REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION meta_bytes_access();

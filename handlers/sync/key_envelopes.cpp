@@ -73,11 +73,13 @@ EnvelopesAnswer add_key_envelopes(api::Call& call) {
     {
         auto conn = s.db.acquire();
         db::Transaction tx(*conn);
-        model::Usage before = model::lock_account_usage(*conn, c.account_id);
+        // The envelopes' bytes count against the owner (docs/SHARING.md §8).
+        const std::string& owner = call.pouch().owner();
+        model::Usage before = model::lock_account_usage(*conn, owner);
         stored =
             model::store_key_envelopes(*conn, c.account_id, envelopes, "/key_envelopes",
                                        c.member_id, c.device_id, true, model::KeyGenRule::rotation);
-        model::require_within_quota(*conn, c.account_id, before);
+        model::require_within_quota(*conn, owner, before);
         state = conn->one(sql::kPouchRotationPending, {.pouch_id = pouch_id});
         tx.commit();
     }
