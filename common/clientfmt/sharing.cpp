@@ -330,6 +330,13 @@ bool AccessList::may_write_at(const std::string& account_id, long long k) const 
     return r == "write" || r == "admin";
 }
 
+std::string AccessList::revision_refusal(const std::string& account_id, long long k) const {
+    const AccessEntry* e = find(account_id);
+    std::string r = e ? e->role_at(k) : "";
+    if (r.empty()) return "not_in_access_list";
+    return r == "read" ? "role_forbids_write" : "";
+}
+
 std::string AccessList::hash_at(long long seq) const {
     if (seq < 0 || seq >= static_cast<long long>(statements.size()))
         throw FormatError("the access list has no statement " + std::to_string(seq));

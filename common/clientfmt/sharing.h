@@ -135,6 +135,10 @@ struct AccessList {
 
     const AccessEntry* find(const std::string& account_id) const;
     bool may_write_at(const std::string& account_id, long long key_gen) const;  // write or admin
+    // Why a reader refuses a revision signed by a member of account_id at key_gen (SHARING.md
+    // §4 "What clients refuse"), or "": "not_in_access_list" (no role at key_gen),
+    // "role_forbids_write" (role read). The member's own roster is checked apart.
+    std::string revision_refusal(const std::string& account_id, long long key_gen) const;
     std::string hash_at(long long seq) const;
 };
 

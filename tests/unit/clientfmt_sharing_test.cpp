@@ -285,6 +285,11 @@ TEST(AccessList, ShareRoleRemoveLeaveVerifiesWithRolesByGeneration) {
     EXPECT_FALSE(r.may_write_at(bea.id, 4));
     EXPECT_TRUE(r.may_write_at(bea.id, 5));
     EXPECT_FALSE(r.may_write_at(crypto::uuid_v4(), 2));
+    EXPECT_EQ(r.revision_refusal(bea.id, 2), "");
+    EXPECT_EQ(r.revision_refusal(bea.id, 3), "role_forbids_write");
+    EXPECT_EQ(r.revision_refusal(bea.id, 4), "not_in_access_list");
+    EXPECT_EQ(r.revision_refusal(owner.id, 5), "not_in_access_list");
+    EXPECT_EQ(r.revision_refusal(crypto::uuid_v4(), 2), "not_in_access_list");
     EXPECT_EQ(r.find(crypto::uuid_v4()), nullptr);
 
     EXPECT_EQ(decode_access(l.s[5].statement).rotated_to, 4);
