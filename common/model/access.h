@@ -48,12 +48,18 @@ struct Appended {
 // then stores them and moves pouch_access: a share makes its account `invited` (the owner's
 // own statement 0 keeps it `active`), a role changes the role, a remove or leave the state
 // (`states`). Throws 409 last_admin when a statement would leave no admin.
+// `pouch_key_gen` is the pouch's current generation: a share or a raise names it, a remove, a
+// leave or a lowered role the next one (SHARING.md §4, step 5, as the service checks it).
 Appended append_access(db::Conn& conn, const std::string& pouch_id, const std::string& owner,
-                       const std::string& signer_account, const std::vector<NewStatement>& statements,
-                       const AppendStates& states = {});
+                       const std::string& signer_account, long long pouch_key_gen,
+                       const std::vector<NewStatement>& statements, const AppendStates& states = {});
 
-// The public identity `account_id` has published (account_identities), or its stand-in when
-// it has none (docs/SHARING.md §2); nullopt when neither can be made.
+// An accepted invitation: the account's `invited` row becomes `active` (it reaches the pouch).
+void activate_access(db::Conn& conn, const std::string& pouch_id, const std::string& account_id);
+
+// The public identity `account_id` has published (account_identities). nullopt for an id
+// that is no account: a stand-in (docs/SHARING.md §2), whose identity the service does not
+// re-derive here (nobody can answer for it). 409 identity_required for an account without one.
 std::optional<clientfmt::PublicIdentity> published_identity(db::Conn& conn,
                                                             const std::string& account_id);
 

@@ -86,18 +86,21 @@ struct SharingAudit {
     }
 };
 
+struct AccountExists {
+    bool found = false;
+    static auto db_columns() { return std::tuple{db::col("found", &AccountExists::found)}; }
+};
+
+struct KeyGenRow {
+    long long key_gen = 0;
+    static auto db_columns() { return std::tuple{db::col("key_gen", &KeyGenRow::key_gen)}; }
+};
+
 struct ExpireParams {
     std::optional<std::string> account_id, pouch_id;
     static auto db_params() {
         return std::tuple{db::col("account_id", &ExpireParams::account_id),
                           db::col("pouch_id", &ExpireParams::pouch_id)};
-    }
-};
-
-struct IdentityStatement {
-    std::string statement;
-    static auto db_columns() {
-        return std::tuple{db::col("statement", &IdentityStatement::statement)};
     }
 };
 
@@ -129,6 +132,11 @@ inline const db::Query<AccessChange> kAccessState{
     "model_access_state",
     "UPDATE pouch_access SET state = $4, since = now(), access_index = $5"
     " WHERE pouch_id = $1 AND account_id = $2 AND $3::text IS NOT NULL"};
+
+inline const db::Query<db::PouchOfAccount> kActivateAccess{
+    "model_access_activate",
+    "UPDATE pouch_access SET state = 'active', since = now()"
+    " WHERE pouch_id = $1 AND account_id = $2 AND state = 'invited'"};
 
 // true when the grant was stored; false when the same (pouch, account, key_gen) is stored
 // already with exactly these values (a retry). A different stored grant is neither: no row.
@@ -170,8 +178,12 @@ inline const db::Query<ExpireParams> kExpireInvitations{
     "        p.account_id"
     "   FROM x JOIN pouches p ON p.id = x.pouch_id"};
 
-inline const db::Query<db::ByAccount, IdentityStatement> kPublishedIdentity{
-    "model_access_published_identity",
-    "SELECT statement FROM account_identities WHERE account_id = $1"};
+
+inline const db::Query<ByPouch, KeyGenRow> kPouchKeyGen{
+    "model_access_pouch_key_gen", "SELECT key_gen FROM pouches WHERE id = $1"};
+
+inline const db::Query<db::ByAccount, AccountExists> kAccountExists{
+    "model_access_account_exists",
+    "SELECT EXISTS (SELECT 1 FROM storage_accounts WHERE id = $1) AS found"};
 
 }  // namespace pouch::model::sql
