@@ -154,6 +154,11 @@ TEST(RouteMatrix, BodyLimitsAreTheDecidedOnes) {
         {"POST /v1/pouches/{pouchId:uuid}/shares", 12 * http::kMiB},
         {"PUT /v1/pouches/{pouchId:uuid}/blobs/{blobId:blobid}", 64 * http::kMiB},
         {"POST /v1/pouches/{pouchId:uuid}/blobs/check", 128 * http::kKiB},
+        // docs/SHARING.md §9: a statement with a rotation's envelopes; 1,000 grants.
+        {"POST /v1/pouches/{pouchId:uuid}/access", 16 * http::kMiB},
+        {"POST /v1/pouches/{pouchId:uuid}/invitations", 1 * http::kMiB},
+        {"POST /v1/invitations/{id:uuid}/accept", 16 * http::kMiB},
+        {"POST /v1/invitations/{id:uuid}/withdraw", 16 * http::kMiB},
     };
     for (const Route* r : all_routes()) {
         std::string key = r->method + " " + r->pattern;
@@ -163,11 +168,14 @@ TEST(RouteMatrix, BodyLimitsAreTheDecidedOnes) {
 }
 
 // A route under /v1/pouches/{pouchId} declares its pouch scope, so the pipeline loads the row
-// (404 for another account's) and no handler loads it again; only the commit locks it.
+// (404 for another account's) and no handler loads it again; only the commit locks it. The
+// one exception: an invited account reads a pouch's access list before it is in the pouch
+// (docs/SHARING.md §9), so that route checks the account's row itself.
 TEST(RouteMatrix, PouchRoutesDeclareTheirPouchScope) {
     for (const Route* r : all_routes()) {
         std::string key = r->method + " " + r->pattern;
-        bool under_pouch = r->pattern.find("{pouchId:") != std::string::npos;
+        bool under_pouch = r->pattern.find("{pouchId:") != std::string::npos &&
+                           key != "GET /v1/pouches/{pouchId:uuid}/access";
         EXPECT_EQ(r->pouch != PouchScope::none, under_pouch) << key;
         bool commit = key == "POST /v1/pouches/{pouchId:uuid}/operations";
         EXPECT_EQ(r->pouch == PouchScope::write, commit) << key;
