@@ -543,6 +543,46 @@ TEST(AccessList, Step6RefusesLeavingThePouchWithoutAnAdmin) {
     }
 }
 
+// The index and the member that breaks the rule, for 409 access_conflict's `field`.
+TEST(AccessList, ErrorsNameTheIndexAndTheFieldThatBreaksTheRule) {
+    Account o, b;
+    auto field_of = [](const List& l) -> std::pair<long long, std::string> {
+        try {
+            verify_access_list(l.pouch_id, l.s);
+        } catch (const AccessListError& e) {
+            return {e.index, e.field};
+        }
+        return {-1, ""};
+    };
+    List seq;
+    seq.add("share", o, o, "admin", 1);
+    AccessBody x = seq.body("share", o, b, "read", 1);
+    x.seq = 5;
+    seq.add_body(x, o.identity.sign);
+    EXPECT_EQ(field_of(seq), (std::pair<long long, std::string>{1, "seq"}));
+    List gen;
+    gen.add("share", o, o, "admin", 1).add("share", o, b, "read", 1).add("remove", o, b, "read", 1);
+    EXPECT_EQ(field_of(gen), (std::pair<long long, std::string>{2, "key_gen"}));
+    List sig;
+    sig.add("share", o, o, "admin", 1);
+    sig.add_body(sig.body("share", o, b, "read", 1), b.identity.sign);
+    EXPECT_EQ(field_of(sig), (std::pair<long long, std::string>{1, "signature"}));
+    List twice;
+    twice.add("share", o, o, "admin", 1)
+        .add("share", o, b, "read", 1)
+        .add("share", o, b, "read", 1);
+    EXPECT_EQ(field_of(twice), (std::pair<long long, std::string>{2, "account_id"}));
+    List writer;
+    writer.add("share", o, o, "admin", 1)
+        .add("share", o, b, "write", 1)
+        .add("role", b, o, "read", 2);
+    EXPECT_EQ(field_of(writer), (std::pair<long long, std::string>{2, "by"}));
+    List shape;
+    shape.s.push_back({"not-json", "x"});
+    EXPECT_EQ(field_of(shape), (std::pair<long long, std::string>{0, "statement"}));
+    EXPECT_EQ(field_of(List()), (std::pair<long long, std::string>{0, "statement"}));
+}
+
 // ---- key grants --------------------------------------------------------------------------
 
 TEST(KeyGrant, SealedGrantOpensWithTheAccountsIdentityKeyOnly) {

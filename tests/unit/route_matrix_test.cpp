@@ -142,10 +142,12 @@ TEST(RouteMatrix, WhoMayCallIsWhatTheMatrixExpects) {
 
 // The phases a route declares keep the contract's limits (decisions §3): bodies of the
 // envelope-carrying routes up to 16 MiB, the commit 8 MiB, share create 12 MiB, blob upload
-// 64 MiB streamed, blob check 128 KiB, everything else 64 KiB.
+// 64 MiB streamed, blob check 128 KiB, the account identity (up to 2,000 identity envelopes)
+// 4 MiB, everything else 64 KiB.
 TEST(RouteMatrix, BodyLimitsAreTheDecidedOnes) {
     std::map<std::string, size_t> want = {
         {"POST /v1/account/roster/genesis", 16 * http::kMiB},
+        {"PUT /v1/account/identity", 4 * http::kMiB},
         {"POST /v1/cli-auth/requests/{id:uuid}/approve", 16 * http::kMiB},
         {"POST /v1/devices/{id:uuid}/revoke", 16 * http::kMiB},
         {"POST /v1/pouches", 16 * http::kMiB},
