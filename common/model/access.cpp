@@ -123,6 +123,12 @@ Appended append_access(db::Conn& conn, const std::string& pouch_id, const std::s
     }
     try {
         out.list = clientfmt::verify_access_list(pouch_id, all);
+    } catch (const clientfmt::AccessListError& e) {
+        // The failing statement is one of this request's: the stored ones verified before.
+        long long k = e.index - first;
+        bool ours = k >= 0 && k < static_cast<long long>(statements.size());
+        throw conflict(ours ? statements[static_cast<size_t>(k)].pointer + "/statement" : "",
+                       e.what());
     } catch (const clientfmt::FormatError& e) {
         throw conflict(statements.empty() ? "" : statements.back().pointer + "/statement", e.what());
     }
