@@ -44,10 +44,10 @@ sh_user() {
     printf -v "${n}_EPOCH" %s "$(sql "SELECT epoch FROM pouches WHERE id = '$pouch'")"
 }
 
-# as NAME METHOD PATH [BODY]: a request as NAME's web session.
+# as NAME METHOD PATH [BODY [curl args]]: a request as NAME's web session.
 as() {
     local tok="${1}_TOKEN"
-    req "$2" "$3" "${4-}" -H "Authorization: Bearer ${!tok}"
+    req "$2" "$3" "${4-}" -H "Authorization: Bearer ${!tok}" "${@:5}"
 }
 
 # stmt POUCH SEQ PREV KIND BY SIGNER_NAME ABOUT ABOUT_NAME ROLE KEY_GEN: an access statement
