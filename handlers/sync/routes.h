@@ -18,8 +18,11 @@ namespace pouch::sync {
 namespace js = json::schema;
 using model::PouchRow;  // the row a route's pouch scope loads (call.pouch())
 
+// A shared pouch also takes envelopes of past generations for the caller's own members, and a
+// rotation of it key_grants for the other accounts (docs/SHARING.md §9).
 inline const js::Node kAddEnvelopesBody = js::object({
     js::req("key_envelopes", js::array(model::key_envelope()).min_items(1).max_items(2000)),
+    js::opt("key_grants", js::array(model::key_grant()).min_items(1).max_items(1000)),
 });
 
 inline const js::Node kCreatePouchBody = js::object({

@@ -333,6 +333,13 @@ expect_error 409 last_admin
 expect_sql "SELECT count(*) FROM access_statements WHERE pouch_id = '$P'" 5
 check the_last_admin_cannot_leave
 
+# The leave's rotation, made by the admin with POST key-envelopes (nobody else is left to grant).
+as A POST "/v1/pouches/$P/key-envelopes" "{\"key_envelopes\":$(envs "$P" "$A_MEMBER" 3)}"
+expect_status 200
+expect_json .data.key_gen 3
+expect_json .data.rotation_pending false
+check admin_makes_the_rotation_a_leave_owes
+
 expect_sql "SELECT string_agg(action, ',' ORDER BY id) FROM audit_log WHERE account_id = '$A_ACCOUNT' AND action LIKE 'sharing.%'" \
     "sharing.invite,sharing.accept,sharing.invite,sharing.accept,sharing.remove,sharing.leave"
 check every_sharing_change_is_audited_under_the_owner
@@ -435,5 +442,14 @@ done
 expect_sql "SELECT count(*) FROM invitations WHERE inviter_account_id = '$G_ACCOUNT' AND state = 'pending'" 100
 expect_sql "SELECT count(*) FROM access_statements WHERE pouch_id = '$V'" 4
 check invitation_limit_at_100_and_101
+
+# A rotation of a shared pouch carries a grant for every other account in its list (here the
+# expired invitee and the two pending stand-ins): 409 and nothing stored without them.
+as G POST "/v1/pouches/$V/key-envelopes" "{\"key_envelopes\":$(envs "$V" "$G_MEMBER" 2)}"
+expect_error 409 access_conflict
+expect_json .error.field /key_grants
+expect_sql "SELECT key_gen FROM pouches WHERE id = '$V'" 1
+expect_sql "SELECT count(*) FROM key_envelopes WHERE pouch_id = '$V' AND key_gen = 2" 0
+check shared_rotation_without_grants_is_refused
 
 smoke_done
