@@ -17,7 +17,7 @@ js::Node identity_envelope() {
         js::req("account_id", js::uuid()),
         js::req("member_id", js::uuid()),
         js::req("hpke_enc", js::b64url().min_chars(1).max_chars(342)),
-        js::req("ciphertext", js::b64url().min_chars(1).max_chars(5462)),
+        js::req("ciphertext", js::b64url().min_chars(1).max_chars(1024)),
         js::req("created_by_member", js::uuid()),
         js::req("signature", js::b64url().min_chars(1).max_chars(342)),
     });
