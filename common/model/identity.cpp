@@ -60,8 +60,8 @@ void check_identity_envelope(const rapidjson::Value& e, const std::string& point
     // The signed bytes: JCS of the five other members (SHARING.md §1).
     rapidjson::Document signed_part(rapidjson::kObjectType);
     auto& a = signed_part.GetAllocator();
-    for (const char* name : {"account_id", "member_id", "hpke_enc", "ciphertext",
-                             "created_by_member"})
+    for (const char* name :
+         {"account_id", "member_id", "hpke_enc", "ciphertext", "created_by_member"})
         signed_part.AddMember(rapidjson::StringRef(name), rapidjson::Value(e[name], a), a);
     auto bytes = json::jcs(signed_part);
     auto key = crypto::P256PublicKey::from_jwk(creator.sign_pub.x, creator.sign_pub.y);
