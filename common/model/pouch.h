@@ -21,6 +21,7 @@ struct PouchRow {
     std::string epoch;
     long long key_gen = 0;
     long long high_water = 0;
+    long long file_changes = 0;
     long long stored_bytes = 0;
     std::string created_at;
     static auto db_columns() {
@@ -29,6 +30,7 @@ struct PouchRow {
                           db::col("epoch", &PouchRow::epoch),
                           db::col("key_gen", &PouchRow::key_gen),
                           db::col("high_water", &PouchRow::high_water),
+                          db::col("file_changes", &PouchRow::file_changes),
                           db::col("stored_bytes", &PouchRow::stored_bytes),
                           db::col("created_at", &PouchRow::created_at)};
     }
@@ -37,7 +39,8 @@ struct PouchRow {
 namespace sql {
 
 #define POUCH_ROW_COLUMNS \
-    "id, account_id, epoch, key_gen, high_water, stored_bytes, iso(created_at) AS created_at"
+    "id, account_id, epoch, key_gen, high_water, file_changes, stored_bytes,"             \
+    " iso(created_at) AS created_at"
 
 // $1 pouch id, $2 the caller's account. The commit locks the row (and so does make bench's
 // commit baseline, tools/loadgen/commit_sql.cpp).

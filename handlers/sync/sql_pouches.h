@@ -105,7 +105,8 @@ struct RotationState {
 
 // ---- statements ---------------------------------------------------------------------------------
 
-#define POUCH_JSON_COLUMNS "id, epoch, key_gen, high_water, iso(created_at) AS created_at"
+#define POUCH_JSON_COLUMNS \
+    "id, epoch, key_gen, high_water, file_changes, iso(created_at) AS created_at"
 
 // One page (decisions §13): after ($2 created µs, $3 id), at most $4 rows; $2 NULL = start.
 inline const db::Query<ListPouchesParams, PouchListRow> kListPouches{
