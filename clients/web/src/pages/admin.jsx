@@ -184,6 +184,7 @@ function valueWords(field, v) {
   if (field === 'storage_bytes' && typeof v === 'number') return `${formatBytes(v)} (${v.toLocaleString('en')} bytes)`;
   if (field === 'price_cents' && typeof v === 'number') return (v / 100).toFixed(2);
   if (typeof v === 'boolean') return v ? 'yes' : 'no';
+  if (field === 'role' && typeof v === 'string') return v;    // one of three words, no quotes
   if (typeof v === 'string') return `“${v}”`;
   return JSON.stringify(v);
 }
@@ -226,7 +227,7 @@ function Audit() {
               <td data-label="When">{formatTime(a.at)}</td>
               <td data-label="Who"><Who a={a} /></td>
               <td data-label="What"><What a={a} /></td>
-              <td data-label="Change">{changeLines(a.before, a.after).map((line, i) => <div key={i}><Untrusted text={line} /></div>)}</td>
+              <td data-label="Change" class="change">{changeLines(a.before, a.after).map((line, i) => <div key={i}><Untrusted text={line} /></div>)}</td>
               <td data-label="Reason"><Untrusted text={a.reason || ''} /></td>
             </tr>
           ))}

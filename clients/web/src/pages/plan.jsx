@@ -6,8 +6,13 @@ import { get } from '../api.js';
 import { formatBytes } from '../errors.js';
 import { ErrorBox, Notice, Page, Progress, Untrusted, useAction } from '../ui.jsx';
 
-// Share of a limit in use, in whole percent (a limit of 0 with nothing in use is 0 %).
-const percent = (used, limit) => (limit > 0 ? Math.min(100, Math.floor((100 * used) / limit)) : used > 0 ? 100 : 0);
+// Share of a limit in use, in whole percent; something in use never reads "0 %".
+function percent(used, limit) {
+  if (used <= 0) return '0 %';
+  if (limit <= 0 || used >= limit) return '100 %';
+  const p = Math.floor((100 * used) / limit);
+  return p === 0 ? 'less than 1 %' : `${p} %`;
+}
 
 export function AccountPage() {
   const [account, setAccount] = useState(null);
@@ -35,7 +40,7 @@ function AccountFacts({ a }) {
       </dl>
       <h2>Storage</h2>
       <div class="meter-row">
-        <label for="storage-meter">{formatBytes(used)} of {formatBytes(plan.storage_bytes)} used ({percent(used, plan.storage_bytes)} %)</label>
+        <label for="storage-meter">{formatBytes(used)} of {formatBytes(plan.storage_bytes)} used ({percent(used, plan.storage_bytes)})</label>
         <meter id="storage-meter" min={0} max={Math.max(plan.storage_bytes, 1)} value={Math.min(used, Math.max(plan.storage_bytes, 1))} />
       </div>
       {usage.reserved_bytes > 0 && <p class="muted">{formatBytes(usage.reserved_bytes)} of it is reserved by uploads in progress.</p>}

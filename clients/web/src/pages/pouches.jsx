@@ -280,7 +280,7 @@ export function SharesPage() {
             {rows.map(({ s, label, link, pouchNo }) => (
               <tr key={s.id} data-testid={`share-${s.id}`}>
                 <td data-label="File">
-                  {label !== null ? <Untrusted text={label} /> : <span data-testid="share-unnamed">A file of {formatBytes(s.size)} (sealed) from <Link href={`/pouches/${s.pouch_id}`}>Pouch {pouchNo}</Link> <span class="muted">· name known only to the browser that made the link</span></span>}
+                  {label !== null ? <Untrusted text={label} /> : <span data-testid="share-unnamed">A file ({formatBytes(s.size)} sealed) from <Link href={`/pouches/${s.pouch_id}`}>Pouch {pouchNo}</Link> <span class="muted">· name known only to the browser that made the link</span></span>}
                   {s.one_time ? ' · one-time' : ''}
                 </td>
                 <td data-label="Made">{formatTime(s.created_at)}</td>
