@@ -1,5 +1,6 @@
 // admin.jsx -- the admin pages (role admin): plans and their limits, a user's role (the user
-// found by e-mail), the audit log in words. The service refuses everyone else (403 forbidden); the page says so in words.
+// found by e-mail), the audit log in words. The service refuses everyone else (403 forbidden);
+// the page says so in words.
 import { useEffect, useState } from 'preact/hooks';
 
 import { ApiError, api, get, getAll, post } from '../api.js';
@@ -31,7 +32,7 @@ const gibText = (bytes) => String(+(bytes / GIB).toFixed(3));
 
 // The storage limit the field asks for: the plan's exact byte count while the field still shows
 // what it was drawn with (so saving a renamed plan never rounds its limit), else the typed GiB.
-export function storageBytesOf(fieldText, plan) {
+function storageBytesOf(fieldText, plan) {
   if (fieldText.trim() === gibText(plan.storage_bytes)) return plan.storage_bytes;
   const gib = Number(fieldText);
   return fieldText.trim() === '' || !Number.isFinite(gib) ? NaN : Math.round(gib * GIB);
@@ -196,7 +197,7 @@ const FIELD_WORDS = {
 };
 
 // "role: user → admin", one line per changed field.
-export function changeLines(before, after) {
+function changeLines(before, after) {
   const b = before && typeof before === 'object' ? before : {};
   const f = after && typeof after === 'object' ? after : {};
   const fields = [...new Set([...Object.keys(b), ...Object.keys(f)])];

@@ -113,7 +113,7 @@ function RotationOwed({ owed, busy, onRotate }) {
 // The service records a device's last request at most once a minute (in the authentication
 // path): a time under a minute old means "some request within the last minute", not "exactly
 // then", so it reads so; older times are at most a minute early, which the words round away.
-export function lastSeenWords(iso) {
+function lastSeenWords(iso) {
   if (!iso) return 'never';
   return Date.now() - Date.parse(iso) < 60000 ? 'within the last minute' : formatAge(iso);
 }
