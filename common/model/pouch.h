@@ -38,8 +38,8 @@ struct PouchRow {
 
 namespace sql {
 
-#define POUCH_ROW_COLUMNS \
-    "id, account_id, epoch, key_gen, high_water, file_changes, stored_bytes,"             \
+#define POUCH_ROW_COLUMNS                                                     \
+    "id, account_id, epoch, key_gen, high_water, file_changes, stored_bytes," \
     " iso(created_at) AS created_at"
 
 // $1 pouch id, $2 the caller's account. The commit locks the row (and so does make bench's
