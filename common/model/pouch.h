@@ -33,6 +33,7 @@ struct PouchRow {
     std::string epoch;
     long long key_gen = 0;
     long long high_water = 0;
+    long long file_changes = 0;
     long long stored_bytes = 0;
     std::string created_at;
     std::string role;     // the caller's account's role
@@ -43,6 +44,7 @@ struct PouchRow {
                           db::col("epoch", &PouchRow::epoch),
                           db::col("key_gen", &PouchRow::key_gen),
                           db::col("high_water", &PouchRow::high_water),
+                          db::col("file_changes", &PouchRow::file_changes),
                           db::col("stored_bytes", &PouchRow::stored_bytes),
                           db::col("created_at", &PouchRow::created_at),
                           db::col("role", &PouchRow::role),
@@ -55,7 +57,7 @@ struct PouchRow {
 namespace sql {
 
 #define POUCH_ROW_COLUMNS                                                                   \
-    "p.id, p.account_id, p.epoch, p.key_gen, p.high_water, p.stored_bytes,"                 \
+    "p.id, p.account_id, p.epoch, p.key_gen, p.high_water, p.file_changes, p.stored_bytes,"  \
     " iso(p.created_at) AS created_at, a.role,"                                              \
     " EXISTS (SELECT 1 FROM access_statements s WHERE s.pouch_id = p.id) AS shared"
 #define POUCH_ROW_FROM                                                                       \

@@ -44,6 +44,7 @@ Pouch get_pouch(api::Call& call) {
             .epoch = p.epoch,
             .key_gen = p.key_gen,
             .high_water = p.high_water,
+            .file_changes = p.file_changes,
             .created_at = p.created_at,
             .role = p.role,
             .owner_account_id = p.owner(),

@@ -105,13 +105,15 @@ struct RotationState {
 
 // ---- statements ---------------------------------------------------------------------------------
 
-#define POUCH_JSON_COLUMNS "id, epoch, key_gen, high_water, iso(created_at) AS created_at"
+#define POUCH_JSON_COLUMNS \
+    "id, epoch, key_gen, high_water, file_changes, iso(created_at) AS created_at"
 
 // One page (decisions §13) of the pouches the account reaches (its own and those shared with
 // it): after ($2 created µs, $3 id), at most $4 rows; $2 NULL = start.
 inline const db::Query<ListPouchesParams, PouchListRow> kListPouches{
     "sync_list_pouches",
-    "SELECT p.id, p.epoch, p.key_gen, p.high_water, iso(p.created_at) AS created_at, a.role,"
+    "SELECT p.id, p.epoch, p.key_gen, p.high_water, p.file_changes,"
+    "       iso(p.created_at) AS created_at, a.role,"
     "       p.account_id AS owner_account_id,"
     "       EXISTS (SELECT 1 FROM access_statements s WHERE s.pouch_id = p.id) AS shared,"
     "       " POUCH_PAGING_MICROS("p.created_at") " AS created_us"
