@@ -39,6 +39,10 @@ int cmd_ls(const Args& a);
 int cmd_push(const Args& a);
 int cmd_pull(const Args& a);
 int cmd_sync(const Args& a);
+int cmd_shared(const Args& a);
+int cmd_invitations(const Args& a);
+int cmd_members(const Args& a);
+int cmd_verify(const Args& a);
 
 // Set by SIGINT/SIGTERM while `sync --watch` runs.
 bool interrupted();
