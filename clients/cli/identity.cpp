@@ -38,8 +38,93 @@ std::string changed_message(const std::string& account_id) {
 
 }  // namespace
 
-Identities::Identities(Api& api, const Config& cfg, DeviceState& device, Trust& trust)
-    : api_(api), cfg_(cfg), device_(device), trust_(trust) {}
+Identities::Identities(Api& api, const Config& cfg, DeviceState& device, Trust& trust,
+                       const crypto::P256PrivateKey& member_sign)
+    : api_(api), cfg_(cfg), device_(device), trust_(trust), member_sign_(member_sign) {}
+
+bool Identities::is_shared(const std::string& pouch_id) {
+    return access_list(pouch_id).has_value();
+}
+
+bool Identities::may_write_at(const std::string& pouch_id, const std::string& account_id,
+                              long long key_gen) {
+    const auto& list = access_list(pouch_id);
+    return !list || list->may_write_at(fmt::lower_uuid(account_id), key_gen);
+}
+
+int Identities::fill_keys(const std::string& pouch_id) {
+    return fill_from_grants(pouch_id, member_sign_);
+}
+
+// The roster of another account of the pouch, verified as a chain and bound to the identity
+// the access list holds for it: the account's identity statement (from `…/members`) verifies
+// against the roster's statement 0 and names the list's keys. nullptr when the service has
+// none to give (an account that never accepted); CliError kExitIntegrity when one does not
+// verify.
+const fmt::Roster* Identities::roster_of(const std::string& pouch_id, const std::string& account_id) {
+    std::string key = pouch_id + "/" + account_id;
+    auto cached = rosters_.find(key);
+    if (cached != rosters_.end()) return cached->second ? &*cached->second : nullptr;
+    std::optional<fmt::SignedStatement> identity;
+    api_.list("/v1/pouches/" + pouch_id + "/members", "", [&](const rapidjson::Value& m) {
+        if (fmt::lower_uuid(jstr(m, "account_id")) != account_id) return;
+        if (!m.HasMember("identity") || !m["identity"].IsObject()) return;
+        const auto& idv = m["identity"];
+        identity = fmt::SignedStatement{jstr(idv, "statement"), jstr(idv, "signature")};
+    });
+    std::vector<fmt::SignedStatement> items;
+    if (!identity) {
+        rosters_[key] = std::nullopt;
+        return nullptr;
+    }
+    api_.list("/v1/pouches/" + pouch_id + "/rosters/" + account_id, "", [&](const rapidjson::Value& it) {
+        if (jint(it, "index") != static_cast<long long>(items.size()))
+            throw CliError(kExitIntegrity, "the roster's pages are out of order");
+        items.push_back({jstr(it, "statement"), jstr(it, "signature")});
+    });
+    const fmt::AccessEntry* entry = access_list(pouch_id)->find(account_id);
+    try {
+        fmt::Roster r = fmt::verify_roster(std::move(items));
+        fmt::IdentityBody b = fmt::verify_identity(*identity, r.statements.at(0));
+        if (b.account_id != account_id) throw fmt::FormatError("its identity names another account");
+        if (!entry || !(b.sign_pub == entry->sign_pub) || !(b.enc_pub == entry->enc_pub))
+            throw fmt::FormatError("its identity is not the one the access list holds");
+        auto pin = pin_of(account_id);
+        if (pin && !pin->genesis_hash.empty() && pin->genesis_hash != r.genesis_hash)
+            throw fmt::FormatError("its genesis is not the one pinned");
+        rosters_[key] = std::move(r);
+    } catch (const fmt::FormatError& e) {
+        throw CliError(kExitIntegrity, "the roster of account " + account_id + " (pouch " +
+                                           pouch_id + ") does not verify: " + e.what() +
+                                           ". Nothing was trusted or changed.");
+    }
+    return &*rosters_[key];
+}
+
+const fmt::Member& Identities::other_signer(const std::string& pouch_id,
+                                            const std::string& member_id, long long key_gen) {
+    std::string pid = fmt::lower_uuid(pouch_id);
+    const auto& list = access_list(pid);
+    std::string where = "signed at key generation " + std::to_string(key_gen) + " by " + member_id;
+    if (list) {
+        for (const auto& [acc, entry] : list->accounts) {
+            if (acc == fmt::lower_uuid(device_.account_id)) continue;
+            const fmt::Roster* r = roster_of(pid, acc);
+            const fmt::Member* m = r ? r->find(fmt::lower_uuid(member_id)) : nullptr;
+            if (!m) continue;
+            if (!m->trusted_at(key_gen))
+                throw UntrustedItem(where + " of account " + acc +
+                                    ", removed from its roster with rotated_to " +
+                                    std::to_string(m->rotated_to.value_or(0)));
+            if (!list->may_write_at(acc, key_gen))
+                throw UntrustedItem(where + " of account " + acc +
+                                    ", whose role in the pouch's access list did not allow "
+                                    "writing at that generation");
+            return *m;
+        }
+    }
+    throw UntrustedItem(where + ", a member of no account of the pouch's access list");
+}
 
 const fmt::PublicIdentity& Identities::mine() {
     if (mine_) return *mine_;

@@ -25,9 +25,20 @@ struct Pin {
 // How a use of an identity compares with its pin.
 enum class PinState { first_use, same, changed };
 
-class Identities {
+class Identities : public SharedAccess {
   public:
-    Identities(Api& api, const Config& cfg, DeviceState& device, Trust& trust);
+    Identities(Api& api, const Config& cfg, DeviceState& device, Trust& trust,
+               const crypto::P256PrivateKey& member_sign);
+
+    // SharedAccess (trust.h), from the verified access list and the other accounts' rosters
+    // (`GET /v1/pouches/{id}/rosters/{account}`, verified as a chain and bound to the account's
+    // identity by its identity statement, which `…/members` carries).
+    bool is_shared(const std::string& pouch_id) override;
+    bool may_write_at(const std::string& pouch_id, const std::string& account_id,
+                      long long key_gen) override;
+    const clientfmt::Member& other_signer(const std::string& pouch_id,
+                                          const std::string& member_id, long long key_gen) override;
+    int fill_keys(const std::string& pouch_id) override;
 
     // This account's identity: its statement, verified against the account's own verified
     // roster (statement 0 and `by` still active), and its private keys, opened from this
@@ -76,11 +87,14 @@ class Identities {
 
   private:
     std::map<std::string, Pin>& pins();
+    const clientfmt::Roster* roster_of(const std::string& pouch_id, const std::string& account_id);
     void save_pins();
     Api& api_;
     const Config& cfg_;
     DeviceState& device_;
     Trust& trust_;
+    const crypto::P256PrivateKey& member_sign_;
+    std::map<std::string, std::optional<clientfmt::Roster>> rosters_;  // pouch/account ->
     std::optional<clientfmt::PublicIdentity> mine_;
     std::optional<clientfmt::IdentityKeys> keys_;
     std::optional<std::map<std::string, Pin>> pins_;

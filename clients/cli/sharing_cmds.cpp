@@ -64,8 +64,8 @@ const char* pin_word(PinState s, bool verified) {
 
 struct Sharing {
     Session s;
-    Identities ids;
-    explicit Sharing(const Args& a) : s(a), ids(s.api, s.cfg, s.device, s.trust) {}
+    Identities& ids;
+    explicit Sharing(const Args& a) : s(a), ids(s.ids) {}
 
     std::string me() { return fmt::lower_uuid(s.device.account_id); }
 
