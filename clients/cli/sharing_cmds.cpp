@@ -178,7 +178,7 @@ int decline(Sharing& sh, const std::string& id) {
     // names (the service answers access_conflict when the pouch is further on).
     long long gen = list.key_gen;
     if (inv.HasMember("key_gen") && inv["key_gen"].IsInt64())
-        gen = std::max(gen, inv["key_gen"].GetInt64());
+        gen = std::max<long long>(gen, inv["key_gen"].GetInt64());
     b.key_gen = gen + 1;
     b.rotated_to = b.key_gen;
     b.at = fmt::rfc3339_utc(fmt::now_unix());
