@@ -1,0 +1,87 @@
+// identity_stand_in_test.cpp -- the lookup's stand-ins (handlers/account/stand_in.h,
+// docs/SHARING.md §2) and the deterministic ES256 they are signed with: the same address
+// gives the same bytes on every call, a stand-in verifies as a real identity does (the
+// client format's own verify_identity and verify_roster), and nothing is shared between two
+// addresses or two service secrets.
+#include <gtest/gtest.h>
+
+#include "common/clientfmt/roster.h"
+#include "common/clientfmt/sharing.h"
+#include "common/crypto/es256.h"
+#include "common/crypto/es256_deterministic.h"
+#include "common/crypto/p256_private.h"
+#include "handlers/account/stand_in.h"
+
+namespace pouch {
+namespace {
+
+const std::string kSecret(32, '\x5a');
+constexpr long long kSecretMade = 1795000000;  // 2026-11-17
+
+TEST(DeterministicEs256, SameKeyAndMessageGiveTheSameLowSSignatureThatVerifies) {
+    auto key = crypto::P256PrivateKey::generate();
+    std::string a = crypto::sign_es256_deterministic(key, "message one");
+    std::string b = crypto::sign_es256_deterministic(key, "message one");
+    ASSERT_EQ(a.size(), 64u);
+    EXPECT_EQ(a, b);
+    EXPECT_TRUE(crypto::es256_is_low_s(a));
+    auto pub = crypto::P256PublicKey::from_jwk(key.x(), key.y());
+    ASSERT_TRUE(pub);
+    EXPECT_TRUE(pub->verify("message one", a));
+    EXPECT_FALSE(pub->verify("message two", a));
+}
+
+TEST(DeterministicEs256, AnotherMessageOrKeyGivesAnotherSignature) {
+    auto key = crypto::P256PrivateKey::generate();
+    auto other = crypto::P256PrivateKey::generate();
+    std::string a = crypto::sign_es256_deterministic(key, "m");
+    EXPECT_NE(a, crypto::sign_es256_deterministic(key, "n"));
+    EXPECT_NE(a, crypto::sign_es256_deterministic(other, "m"));
+    // The nonce differs per message: the R halves differ too (a shared R would leak the key).
+    EXPECT_NE(a.substr(0, 32), crypto::sign_es256_deterministic(key, "n").substr(0, 32));
+}
+
+TEST(StandIn, IsTheSameOnEveryCallForOneAddress) {
+    account::StandIn a = account::stand_in(kSecret, kSecretMade, "bea@example.com");
+    account::StandIn b = account::stand_in(kSecret, kSecretMade, "bea@example.com");
+    EXPECT_EQ(a.account_id, b.account_id);
+    EXPECT_EQ(a.identity.statement, b.identity.statement);
+    EXPECT_EQ(a.identity.signature, b.identity.signature);
+    EXPECT_EQ(a.genesis.statement, b.genesis.statement);
+    EXPECT_EQ(a.genesis.signature, b.genesis.signature);
+}
+
+TEST(StandIn, VerifiesAsARealIdentityBoundToItsGenesis) {
+    account::StandIn s = account::stand_in(kSecret, kSecretMade, "bea@example.com");
+    EXPECT_TRUE(clientfmt::is_uuid(s.account_id));
+    EXPECT_EQ(s.account_id[14], '4');  // a v4 uuid, like the ids signup draws
+    clientfmt::Roster roster = clientfmt::verify_roster({s.genesis});
+    ASSERT_EQ(roster.bodies.size(), 1u);
+    EXPECT_EQ(roster.bodies[0].label, "web");
+    EXPECT_FALSE(roster.bodies[0].device_id.has_value());
+    clientfmt::IdentityBody b = clientfmt::verify_identity(s.identity, s.genesis);
+    EXPECT_EQ(b.account_id, s.account_id);
+    EXPECT_EQ(b.by, roster.bodies[0].member_id);
+    EXPECT_EQ(b.genesis_hash, roster.genesis_hash);
+    EXPECT_EQ(b.at, roster.bodies[0].at);
+    // `at` lies within the 180 days before the secret was drawn.
+    EXPECT_LE(b.at, clientfmt::rfc3339_utc(kSecretMade));
+    EXPECT_GE(b.at, clientfmt::rfc3339_utc(kSecretMade - 180LL * 86400));
+}
+
+TEST(StandIn, TwoAddressesOrTwoSecretsShareNothing) {
+    account::StandIn a = account::stand_in(kSecret, kSecretMade, "bea@example.com");
+    account::StandIn b = account::stand_in(kSecret, kSecretMade, "cid@example.com");
+    account::StandIn c = account::stand_in(std::string(32, '\x01'), kSecretMade, "bea@example.com");
+    for (const account::StandIn* o : {&b, &c}) {
+        EXPECT_NE(a.account_id, o->account_id);
+        clientfmt::IdentityBody x = clientfmt::decode_identity(a.identity.statement);
+        clientfmt::IdentityBody y = clientfmt::decode_identity(o->identity.statement);
+        EXPECT_FALSE(x.sign_pub == y.sign_pub);
+        EXPECT_FALSE(x.enc_pub == y.enc_pub);
+        EXPECT_NE(x.by, y.by);
+    }
+}
+
+}  // namespace
+}  // namespace pouch
