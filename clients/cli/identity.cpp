@@ -9,6 +9,7 @@
 #include "clients/cli/files.h"
 #include "clients/cli/terminal_text.h"
 #include "common/clientfmt/key_envelope.h"
+#include "common/clientfmt/proofs.h"
 #include "common/json/out.h"
 
 namespace pouch::cli {
@@ -57,7 +58,7 @@ int Identities::fill_keys(const std::string& pouch_id) {
 }
 
 // The roster of another account of the pouch, verified as a chain and bound to the identity
-// the access list holds for it: the account's identity statement (from `…/members`) verifies
+// the access list holds for it: the account's identity statement (`identity_statement` of `…/members`) verifies
 // against the roster's statement 0 and names the list's keys. nullptr when the service has
 // none to give (an account that never accepted); CliError kExitIntegrity when one does not
 // verify.
@@ -68,8 +69,8 @@ const fmt::Roster* Identities::roster_of(const std::string& pouch_id, const std:
     std::optional<fmt::SignedStatement> identity;
     api_.list("/v1/pouches/" + pouch_id + "/members", "", [&](const rapidjson::Value& m) {
         if (fmt::lower_uuid(jstr(m, "account_id")) != account_id) return;
-        if (!m.HasMember("identity") || !m["identity"].IsObject()) return;
-        const auto& idv = m["identity"];
+        if (!m.HasMember("identity_statement") || !m["identity_statement"].IsObject()) return;
+        const auto& idv = m["identity_statement"];
         identity = fmt::SignedStatement{jstr(idv, "statement"), jstr(idv, "signature")};
     });
     std::vector<fmt::SignedStatement> items;
@@ -377,8 +378,10 @@ int Identities::fill_from_grants(const std::string& pouch_id,
             fmt::KeyEnvelope e = fmt::seal_key_envelope(pid, m->id, g.key_gen, m->enc_pub, key,
                                                         fmt::lower_uuid(device_.member_id),
                                                         member_sign);
-            ApiAnswer r = api_.call("POST", "/v1/pouches/" + pid + "/key-envelopes",
-                                    "{\"key_envelopes\":[" + e.json() + "]}");
+            std::string body = "{\"key_envelopes\":[" + e.json() + "]}";
+            ApiAnswer r = api_.call("POST", "/v1/pouches/" + pid + "/key-envelopes", body,
+                                    {"Service-Signature: " +
+                                     fmt::make_service_signature(member_sign, body)});
             if (r.ok())
                 ++sealed;
             else if (r.code != "key_gen_conflict")  // that member has its envelope already

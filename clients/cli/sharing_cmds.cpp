@@ -15,6 +15,7 @@
 #include "clients/cli/session.h"
 #include "clients/cli/terminal_text.h"
 #include "common/clientfmt/key_envelope.h"
+#include "common/clientfmt/proofs.h"
 #include "common/json/out.h"
 
 namespace pouch::cli {
@@ -145,7 +146,9 @@ int accept(Sharing& sh, const std::string& id) {
     Identities::Checked by = sh.inviter(inv);
     sh.list_for(inv, by);
     std::string pouch = fmt::lower_uuid(jstr(inv, "pouch_id"));
-    ApiAnswer r = sh.s.api.call("POST", "/v1/invitations/" + id + "/accept", "{\"key_envelopes\":[]}");
+    std::string body = "{\"key_envelopes\":[]}";
+    ApiAnswer r = sh.s.api.call("POST", "/v1/invitations/" + id + "/accept", body,
+                                {"Service-Signature: " + fmt::make_service_signature(sh.s.sign, body)});
     if (!r.ok()) throw CliError(kExitFailure, "accept: " + describe(r));
     int sealed = sh.ids.fill_from_grants(pouch, sh.s.sign);
     std::printf("accepted: pouch %s is shared with this account as %s (%d key%s sealed to this "
@@ -185,7 +188,9 @@ int decline(Sharing& sh, const std::string& id) {
     fmt::SignedStatement st = fmt::sign_access(b, sh.ids.my_keys().sign);
     json::Out o;
     o.kv("statement", st.statement).kv("signature", st.signature);
-    ApiAnswer r = sh.s.api.call("POST", "/v1/invitations/" + id + "/decline", o.done());
+    std::string body = o.done();
+    ApiAnswer r = sh.s.api.call("POST", "/v1/invitations/" + id + "/decline", body,
+                                {"Service-Signature: " + fmt::make_service_signature(sh.s.sign, body)});
     if (!r.ok()) throw CliError(kExitFailure, "decline: " + describe(r));
     std::printf("declined the invitation to pouch %s\n", list.pouch_id.c_str());
     return kExitOk;

@@ -172,7 +172,8 @@ int cmd_invite(const Args& argv) {
     b.key_gen = std::max(gen, grown->key_gen);
     add_statement(o, fmt::sign_access(b, m.isign));
     o.end_arr().key("key_grants").arr();
-    for (const auto& [g, key] : w.keys(w.roster())[pouch])
+    PouchKeyMap held = w.keys(w.roster());
+    for (const auto& [g, key] : held[pouch])
         o.raw(fmt::seal_key_grant(pouch, account, g, them.enc_pub, key, w.st.account_id, m.isign)
                   .json());
     o.end_arr();
