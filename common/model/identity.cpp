@@ -17,7 +17,7 @@ js::Node identity_envelope() {
         js::req("account_id", js::uuid()),
         js::req("member_id", js::uuid()),
         js::req("hpke_enc", js::b64url().min_chars(1).max_chars(342)),
-        js::req("ciphertext", js::b64url().min_chars(1).max_chars(5462)),
+        js::req("ciphertext", js::b64url().min_chars(1).max_chars(1024)),
         js::req("created_by_member", js::uuid()),
         js::req("signature", js::b64url().min_chars(1).max_chars(342)),
     });
@@ -60,8 +60,8 @@ void check_identity_envelope(const rapidjson::Value& e, const std::string& point
     // The signed bytes: JCS of the five other members (SHARING.md §1).
     rapidjson::Document signed_part(rapidjson::kObjectType);
     auto& a = signed_part.GetAllocator();
-    for (const char* name : {"account_id", "member_id", "hpke_enc", "ciphertext",
-                             "created_by_member"})
+    for (const char* name :
+         {"account_id", "member_id", "hpke_enc", "ciphertext", "created_by_member"})
         signed_part.AddMember(rapidjson::StringRef(name), rapidjson::Value(e[name], a), a);
     auto bytes = json::jcs(signed_part);
     auto key = crypto::P256PublicKey::from_jwk(creator.sign_pub.x, creator.sign_pub.y);

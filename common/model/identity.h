@@ -21,7 +21,8 @@ namespace pouch::model {
 // created_by_member, signature}, the bounds of a key envelope's fields (decisions §3).
 json::schema::Node identity_envelope();
 
-std::optional<clientfmt::SignedStatement> identity_of(db::Conn& conn, const std::string& account_id);
+std::optional<clientfmt::SignedStatement> identity_of(db::Conn& conn,
+                                                      const std::string& account_id);
 std::optional<clientfmt::SignedStatement> genesis_of(db::Conn& conn, const std::string& account_id);
 
 // The member that made the account's roster (roster statement 0's member_id, the web member)

@@ -156,7 +156,7 @@ inline const db::Query<GrantRow, Inserted> kInsertGrant{
 inline const db::Query<SharingAudit> kSharingAudit{
     "model_access_audit",
     "INSERT INTO audit_log (actor_user_id, action, target, after, request_id, account_id)"
-    " VALUES ($2, $3, 'pouch:' || $4, $5::jsonb, $6, $1)"};
+    " VALUES ($2, $3, 'pouch:' || $4, $5::text::jsonb, $6, $1)"};
 
 // Pending invitations past expires_at of account $1 (inviter or invitee) or of pouch $2 become
 // expired, with their pouch_access rows still `invited`, and leave an audit entry each.

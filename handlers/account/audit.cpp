@@ -19,9 +19,9 @@ http::Response account_audit(api::Call& call) {
     auto from = list.read(q);
     long long before_id = paging::after_number(from, 0).value_or(LLONG_MAX);
     auto conn = call.services.db.acquire();
-    std::vector<AccountAuditEntry> rows = conn->rows(
-        sql::kAccountAuditPage,
-        {.account_id = c.account_id, .before_id = before_id, .limit = limit + 1});
+    std::vector<AccountAuditEntry> rows =
+        conn->rows(sql::kAccountAuditPage,
+                   {.account_id = c.account_id, .before_id = before_id, .limit = limit + 1});
     int n = static_cast<int>(rows.size());
     return list.page(limit, n, n, [&](json::Out& o, int i) {
         const AccountAuditEntry& e = rows[static_cast<size_t>(i)];

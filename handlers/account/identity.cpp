@@ -55,8 +55,7 @@ clientfmt::IdentityBody check_statement(const clientfmt::SignedStatement& st,
 void check_envelopes(db::Conn& conn, const rapidjson::Value& envelopes,
                      const std::string& account_id, const model::GenesisMember& creator) {
     std::set<std::string> active;
-    for (auto& m : conn.rows(msql::kActiveMembers, {.account_id = account_id}))
-        active.insert(m.id);
+    for (auto& m : conn.rows(msql::kActiveMembers, {.account_id = account_id})) active.insert(m.id);
     std::set<std::string> seen;
     for (rapidjson::SizeType i = 0; i < envelopes.Size(); ++i) {
         const std::string at = "/envelopes/" + std::to_string(i);
@@ -88,8 +87,7 @@ IdentityAnswer get_identity(api::Call& call) {
 api::Created<IdentityStored> put_identity(api::Call& call) {
     const auth::Caller& c = call.who();
     const rapidjson::Document& doc = call.body;
-    const clientfmt::SignedStatement st{json::text(doc["statement"]),
-                                        json::text(doc["signature"])};
+    const clientfmt::SignedStatement st{json::text(doc["statement"]), json::text(doc["signature"])};
     auto conn = call.services.db.acquire();
     db::Transaction tx(*conn);
     model::lock_roster(*conn, c.account_id);

@@ -54,11 +54,11 @@ LookupAnswer lookup_identity(api::Call& call) {
     const Secret secret = stand_in_secret(*conn);
     const StandIn s = stand_in(secret.bytes, secret.created_unix, email);
     if (auto r = conn->maybe_one(sql::kLookupIdentity, {.email = email}))
-        return {.account_id = r->account_id,
-                .email = email,
-                .identity = {.statement = r->identity_statement,
-                             .signature = r->identity_signature},
-                .genesis = {.statement = r->genesis_statement, .signature = r->genesis_signature}};
+        return {
+            .account_id = r->account_id,
+            .email = email,
+            .identity = {.statement = r->identity_statement, .signature = r->identity_signature},
+            .genesis = {.statement = r->genesis_statement, .signature = r->genesis_signature}};
     return {.account_id = s.account_id,
             .email = email,
             .identity = {.statement = s.identity.statement, .signature = s.identity.signature},

@@ -145,7 +145,7 @@ inline const db::Query<NewInvitation, IdRow> kInsertInvitation{
     "sharing_insert_invitation",
     "INSERT INTO invitations (id, pouch_id, inviter_account_id, invitee_account_id, email, role,"
     "                         expires_at, access_index)"
-    " VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7), $8)"
+    " VALUES ($1, $2, $3, $4, $5, $6, now() + $7::bigint * interval '1 second', $8)"
     " ON CONFLICT (id) DO NOTHING RETURNING id"};
 
 inline const db::Query<db::ById, InvitationRow> kInvitation{

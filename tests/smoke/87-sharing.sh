@@ -387,6 +387,46 @@ expect_sql "SELECT state FROM pouch_access WHERE pouch_id = '$R' AND account_id 
 expect_sql "SELECT key_gen FROM pouches WHERE id = '$R'" 2
 check withdraw_removes_with_a_rotation
 
+# Roles change by an admin: a raise without a rotation, a lowering with one.
+U3=$(stmt "$R" 3 "$(jq -r .statement <<<"$U2")" share "$F_ACCOUNT" F "$E_ACCOUNT" E read 2)
+INV_R=$(flow_uuid)
+as F POST "/v1/pouches/$R/invitations" "$(invite_body "$INV_R" "$E_ACCOUNT" "$E_EMAIL" read "[$U3]" \
+    "[$(grant "$R" "$E_ACCOUNT" "$E_DIR" 1 "$F_ACCOUNT" F),$(grant "$R" "$E_ACCOUNT" "$E_DIR" 2 "$F_ACCOUNT" F)]")"
+expect_status 201
+as E POST "/v1/invitations/$INV_R/accept" "{\"key_envelopes\":$(envs "$R" "$E_MEMBER" 1 2)}"
+expect_status 200
+expect_sql "SELECT count(*) FROM key_envelopes WHERE pouch_id = '$R' AND member_id = '$E_MEMBER'" 2
+check invitation_grants_every_generation_and_accept_fills_them_in
+
+U4=$(stmt "$R" 4 "$(jq -r .statement <<<"$U3")" role "$F_ACCOUNT" F "$E_ACCOUNT" E write 2)
+as F POST "/v1/pouches/$R/access" "$(jq -c --argjson e "$(envs "$R" "$F_MEMBER" 3)" '. + {key_envelopes:$e}' <<<"$U4")"
+expect_error 400 validation_failed
+expect_json .error.field /key_envelopes
+as F POST "/v1/pouches/$R/access" "$U4"
+expect_status 201
+expect_json .data.index 4
+expect_json .data.key_gen 2
+expect_sql "SELECT role FROM pouch_access WHERE pouch_id = '$R' AND account_id = '$E_ACCOUNT'" write
+check raising_a_role_needs_no_rotation
+
+U5=$(stmt "$R" 5 "$(jq -r .statement <<<"$U4")" role "$F_ACCOUNT" F "$E_ACCOUNT" E read 3)
+as F POST "/v1/pouches/$R/access" "$U5"
+expect_error 400 validation_failed
+expect_json .error.field /key_envelopes
+expect_sql "SELECT role FROM pouch_access WHERE pouch_id = '$R' AND account_id = '$E_ACCOUNT'" write
+as F POST "/v1/pouches/$R/access" "$(jq -c --argjson e "$(envs "$R" "$F_MEMBER" 3)" \
+    --argjson g "[$(grant "$R" "$E_ACCOUNT" "$E_DIR" 3 "$F_ACCOUNT" F)]" '. + {key_envelopes:$e, key_grants:$g}' <<<"$U5")"
+expect_status 201
+expect_json .data.key_gen 3
+expect_sql "SELECT role FROM pouch_access WHERE pouch_id = '$R' AND account_id = '$E_ACCOUNT'" read
+check lowering_a_role_rotates_with_grants
+
+U6=$(stmt "$R" 6 "$(jq -r .statement <<<"$U5")" role "$F_ACCOUNT" F "$F_ACCOUNT" F write 4)
+as F POST "/v1/pouches/$R/access" "$U6"
+expect_error 409 last_admin
+expect_sql "SELECT count(*) FROM access_statements WHERE pouch_id = '$R'" 6
+check the_last_admin_cannot_be_lowered
+
 # Expiry: an invitation past its time is expired on the next read and cannot be accepted.
 sh_user G
 V=$G_POUCH

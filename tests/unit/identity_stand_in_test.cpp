@@ -1,15 +1,19 @@
 // identity_stand_in_test.cpp -- the lookup's stand-ins (handlers/account/stand_in.h,
-// docs/SHARING.md §2) and the deterministic ES256 they are signed with: the same address
-// gives the same bytes on every call, a stand-in verifies as a real identity does (the
-// client format's own verify_identity and verify_roster), and nothing is shared between two
-// addresses or two service secrets.
+// docs/SHARING.md §2): the same address gives the same bytes on every call, a stand-in
+// verifies as a real identity does (the client format's own verify_identity and
+// verify_roster), and nothing is shared between two addresses or two service secrets; the
+// deterministic ES256 they are signed with; and the service's check of an identity envelope
+// (common/model/identity.h) against envelopes the client format seals.
 #include <gtest/gtest.h>
+#include <rapidjson/document.h>
 
 #include "common/clientfmt/roster.h"
 #include "common/clientfmt/sharing.h"
 #include "common/crypto/es256.h"
 #include "common/crypto/es256_deterministic.h"
 #include "common/crypto/p256_private.h"
+#include "common/model/identity.h"
+#include "common/types/error.h"
 #include "handlers/account/stand_in.h"
 
 namespace pouch {
@@ -81,6 +85,66 @@ TEST(StandIn, TwoAddressesOrTwoSecretsShareNothing) {
         EXPECT_FALSE(x.enc_pub == y.enc_pub);
         EXPECT_NE(x.by, y.by);
     }
+}
+
+}  // namespace
+}  // namespace pouch
+
+// ---- identity envelopes as the service checks them (common/model/identity.h) ----------------
+
+namespace pouch {
+namespace {
+
+struct EnvelopeCase {
+    std::string account = "11111111-1111-4111-8111-111111111111";
+    std::string member = "22222222-2222-4222-8222-222222222222";
+    std::string creator = "33333333-3333-4333-8333-333333333333";
+    crypto::P256PrivateKey creator_key = crypto::P256PrivateKey::generate();
+    crypto::P256PrivateKey member_enc = crypto::P256PrivateKey::generate();
+    clientfmt::IdentityKeys identity{crypto::P256PrivateKey::generate(),
+                                     crypto::P256PrivateKey::generate()};
+
+    rapidjson::Document sealed(const std::string& for_account, const std::string& by,
+                               const crypto::P256PrivateKey& key) const {
+        clientfmt::IdentityEnvelope e = clientfmt::seal_identity_envelope(
+            for_account, member, {member_enc.x(), member_enc.y()}, identity, by, key);
+        rapidjson::Document d;
+        d.Parse(e.json().c_str());
+        return d;
+    }
+    model::GenesisMember genesis() const {
+        return {.member_id = creator, .sign_pub = {creator_key.x(), creator_key.y()}};
+    }
+};
+
+// The field of the invalid_field a check throws, or "" when it passes.
+std::string refusal(const rapidjson::Value& e, const EnvelopeCase& c) {
+    try {
+        model::check_identity_envelope(e, "/envelopes/0", c.account, c.genesis());
+        return "";
+    } catch (const Error& err) {
+        EXPECT_EQ(err.id, Code::invalid_field);
+        return err.field;
+    }
+}
+
+TEST(IdentityEnvelopeCheck, AcceptsOneSealedByTheGenesisMemberForTheAccount) {
+    EnvelopeCase c;
+    EXPECT_EQ(refusal(c.sealed(c.account, c.creator, c.creator_key), c), "");
+}
+
+TEST(IdentityEnvelopeCheck, RefusesAnotherAccountAnotherCreatorAndABadSignature) {
+    EnvelopeCase c;
+    EXPECT_EQ(
+        refusal(c.sealed("44444444-4444-4444-8444-444444444444", c.creator, c.creator_key), c),
+        "/envelopes/0/account_id");
+    EXPECT_EQ(refusal(c.sealed(c.account, c.member, c.creator_key), c),
+              "/envelopes/0/created_by_member");
+    auto other = crypto::P256PrivateKey::generate();
+    EXPECT_EQ(refusal(c.sealed(c.account, c.creator, other), c), "/envelopes/0/signature");
+    rapidjson::Document changed = c.sealed(c.account, c.creator, c.creator_key);
+    changed["ciphertext"].SetString("AAAA", changed.GetAllocator());
+    EXPECT_EQ(refusal(changed, c), "/envelopes/0/signature");
 }
 
 }  // namespace
