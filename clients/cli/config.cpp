@@ -199,7 +199,8 @@ void Config::save_keys(const Keyring& k) const {
 }
 
 void Config::forget_everything() const {
-    for (const char* f : {"device.json", "keys.json", "login.json", "sign.pem", "enc.pem"})
+    for (const char* f : {"device.json", "keys.json", "login.json", "sign.pem", "enc.pem",
+                          "identity.pem", "identity-enc.pem", "identities.json"})
         remove_file(path(f));
     if (DIR* d = ::opendir(path("folders").c_str())) {
         while (dirent* e = ::readdir(d)) {

@@ -113,6 +113,46 @@ const std::vector<CommandDoc> kCommands = {
      "noticed through inotify, each within about a second. Stop it with Ctrl-C.",
      {{"--pouch POUCH", "bind a new folder to this pouch (id or prefix)"},
       {"--watch", "keep the folder in sync until interrupted"}}},
+    {"shared",
+     "shared [--json]",
+     "list the pouches shared between this account and others",
+     "Lists every pouch this account shares with other accounts: those it was invited to and "
+     "accepted, and its own that it shared, with this account's role (read, write or admin) "
+     "and the owner, whose plan pays for the pouch's storage. A shared pouch syncs like any "
+     "other (pouch sync DIR --pouch POUCH); with the role read, pouch refuses to push to it.",
+     {{"--json", "print one JSON object"}}},
+    {"invitations",
+     "invitations [accept|decline INVITATION] [--json]",
+     "list, accept or decline invitations to other accounts' pouches",
+     "Without arguments, lists the invitations this account received and those it sent. "
+     "accept checks the invitation before it says yes: the inviter's identity against its "
+     "account's genesis and the identity pinned on this device (a changed one stops, exit 5), "
+     "and the pouch's signed access list, which must name this account with this account's "
+     "identity and the invited role. Then it opens the pouch keys granted to this account and "
+     "seals them to each of this account's devices, and prints the safety number to compare "
+     "with the inviter. decline signs this account's leave statement.",
+     {{"--json", "print one JSON object (the list)"}}},
+    {"members",
+     "members POUCH [--json]",
+     "list the accounts of a shared pouch",
+     "Verifies the pouch's access list in full (every statement signed by an admin's identity, "
+     "chained to the one before and to what this device verified earlier) and lists each "
+     "account with the role the list gives it, the state the service reports (active, "
+     "invited, expired) and whether you compared its safety number. A role the service "
+     "reports differently from the list is shown with both.",
+     {{"--json", "print one JSON object"}}},
+    {"verify",
+     "verify ACCOUNT|EMAIL [--compared] [--accept-new] [--json]",
+     "show the safety number of this account and another",
+     "Prints the 60-digit safety number of this account's identity and another account's, the "
+     "same on both sides: compare it in person or on a call. An account named by e-mail is "
+     "looked up (the answer looks the same whether the address has an account or not); one "
+     "named by its id must be pinned on this device already. The first identity seen for an "
+     "account is pinned; a different one later is refused everywhere (exit 5) until you accept "
+     "it with --accept-new, after comparing the new number.",
+     {{"--compared", "record that you compared the number and it matched"},
+      {"--accept-new", "pin the account's new identity (with an e-mail address)"},
+      {"--json", "print one JSON object"}}},
     {"help",
      "help [COMMAND] [--man]",
      "show help",

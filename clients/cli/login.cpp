@@ -312,6 +312,15 @@ void enrol(const Config& cfg, Http& http, const LoginArgs& l, const Started& s,
         std::printf("Logged in to %s as \"%s\" (device %s). This device holds %d pouch key%s.\n",
                     dev.server.c_str(), defang(l.name).c_str(), defang(dev.device_id).c_str(), keys,
                     keys == 1 ? "" : "s");
+        // The account's identity (docs/SHARING.md §1), when the approver sealed it to this
+        // device; an account without one yet gets it at its next web sign-in, and the commands
+        // that need it open it then.
+        Identities ids(authed, cfg, dev, trust, k.sign);
+        try {
+            ids.mine();
+        } catch (const CliError& e) {
+            if (e.code == kExitIntegrity) throw;
+        }
     } catch (const fmt::FormatError& e) {
         throw CliError(kExitIntegrity,
                        std::string("the approval does not check out: ") + e.what() +

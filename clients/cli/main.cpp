@@ -33,6 +33,10 @@ const Command kCommands[] = {
     {"push", cmd_push, {"pouch"}, {}},
     {"pull", cmd_pull, {"pouch"}, {}},
     {"sync", cmd_sync, {"pouch"}, {"watch"}},
+    {"shared", cmd_shared, {}, {"json"}},
+    {"invitations", cmd_invitations, {}, {"json"}},
+    {"members", cmd_members, {}, {"json"}},
+    {"verify", cmd_verify, {}, {"compared", "accept-new", "json"}},
 };
 
 int help(const std::vector<std::string>& rest) {

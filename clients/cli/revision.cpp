@@ -33,7 +33,7 @@ Revision open_revision(Trust& trust, const std::string& pouch_id, const rapidjso
     std::string where = "revision " + h.revision_id + " of artifact " + h.artifact_id + ": ";
     const fmt::Member* signer = nullptr;
     try {
-        signer = &trust.revision_signer(h.signer, h.key_gen);
+        signer = &trust.revision_signer(pouch_id, h.signer, h.key_gen);
     } catch (const UntrustedItem& e) {
         throw UntrustedItem(where + e.what());
     }

@@ -47,7 +47,10 @@ Session::Session(const Args& a)
       device(checked_device(cfg)),
       sign(cfg.sign_key()),
       api(http, cfg, device, sign),
-      trust(api, cfg, device) {}
+      trust(api, cfg, device),
+      ids(api, cfg, device, trust, sign) {
+    trust.set_shared(&ids);
+}
 
 bool interrupted() {
     return g_interrupted != 0;

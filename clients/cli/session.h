@@ -10,6 +10,7 @@
 #include "clients/cli/args.h"
 #include "clients/cli/config.h"
 #include "clients/cli/http.h"
+#include "clients/cli/identity.h"
 #include "clients/cli/progress.h"
 #include "clients/cli/trust.h"
 
@@ -24,6 +25,7 @@ struct Session {
     Http http;
     Api api;
     Trust trust;
+    Identities ids;  // installed in trust for shared pouches
     Progress progress;
 
     explicit Session(const Args& a);  // CliError kExitNeedLogin when not logged in
@@ -39,6 +41,10 @@ int cmd_ls(const Args& a);
 int cmd_push(const Args& a);
 int cmd_pull(const Args& a);
 int cmd_sync(const Args& a);
+int cmd_shared(const Args& a);
+int cmd_invitations(const Args& a);
+int cmd_members(const Args& a);
+int cmd_verify(const Args& a);
 
 // Set by SIGINT/SIGTERM while `sync --watch` runs.
 bool interrupted();

@@ -924,6 +924,7 @@ void SyncEngine::record_result(const rapidjson::Value& r, const OpIntent& in) {
 
 bool SyncEngine::may_write() {
     try {
+        trust_.check_may_write(s_.pouch_id, key_gen_);
         trust_.write_key(s_.pouch_id, key_gen_);
         return true;
     } catch (const ItemSkipped& e) {

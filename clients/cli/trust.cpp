@@ -71,16 +71,31 @@ std::string Trust::label_of(const std::string& member_id) {
     return m ? m->label : "";
 }
 
-const fmt::Member& Trust::revision_signer(const std::string& member_id, long long key_gen) {
+const fmt::Member& Trust::revision_signer(const std::string& pouch_id,
+                                          const std::string& member_id, long long key_gen) {
     const fmt::Member* m = roster().find(member_id);
     if (!m) {
         reload();
         m = roster().find(member_id);
     }
+    bool shared = shared_ && shared_->is_shared(pouch_id);
+    if (!m && shared) return shared_->other_signer(pouch_id, member_id, key_gen);
     if (!m || !m->trusted_at(key_gen))
         throw UntrustedItem("signed at key generation " + gen_text(key_gen) + " by " +
                             untrusted_why(m, member_id));
+    if (shared && !shared_->may_write_at(pouch_id, device_.account_id, key_gen))
+        throw UntrustedItem("signed at key generation " + gen_text(key_gen) + " by " + member_id +
+                            " of this account, whose role in the pouch's access list did not "
+                            "allow writing at that generation");
     return *m;
+}
+
+void Trust::check_may_write(const std::string& pouch_id, long long key_gen) {
+    if (shared_ && shared_->is_shared(pouch_id) &&
+        !shared_->may_write_at(pouch_id, device_.account_id, key_gen))
+        throw WriteHeld("this account may only read pouch " + pouch_id +
+                        " (its role in the pouch's access list is read): nothing was sent; "
+                        "the local changes stay");
 }
 
 std::string Trust::my_label() {
@@ -115,8 +130,13 @@ std::string Trust::refusal(const std::string& pouch_id, long long key_gen) const
 }
 
 std::string Trust::pouch_key(const std::string& pouch_id, long long key_gen) {
-    if (!has_key(pouch_id, key_gen) && looked_for_[pouch_id].insert(key_gen).second)
-        fetch_keys(pouch_id);
+    if (!has_key(pouch_id, key_gen) && looked_for_[pouch_id].insert(key_gen).second) {
+        // In a shared pouch another account may have rotated: its grant to this account is
+        // sealed to this account's members first.
+        if (fetch_keys(pouch_id) == 0 && !has_key(pouch_id, key_gen) && shared_ &&
+            shared_->is_shared(pouch_id) && shared_->fill_keys(pouch_id) > 0)
+            fetch_keys(pouch_id);
+    }
     const HeldKey* held = verified_key(pouch_id, key_gen);
     if (!held) {
         std::string why = refusal(pouch_id, key_gen);

@@ -36,6 +36,26 @@ struct WriteHeld : ItemSkipped {
     using ItemSkipped::ItemSkipped;
 };
 
+// What Trust asks about a pouch shared between accounts (docs/SHARING.md §4, §10);
+// clients/cli/identity.h's Identities answers, from the pouch's verified access list.
+class SharedAccess {
+  public:
+    virtual ~SharedAccess() = default;
+    // Whether the pouch has an access list (it was shared).
+    virtual bool is_shared(const std::string& pouch_id) = 0;
+    // Whether the access list lets `account_id` write at key_gen (role write or admin).
+    virtual bool may_write_at(const std::string& pouch_id, const std::string& account_id,
+                              long long key_gen) = 0;
+    // A member of another account of the list, from that account's verified roster (bound to
+    // its identity), trusted at key_gen; UntrustedItem when it is none.
+    virtual const clientfmt::Member& other_signer(const std::string& pouch_id,
+                                                  const std::string& member_id,
+                                                  long long key_gen) = 0;
+    // Seals the keys granted to this account to its members (after a rotation by another
+    // account); how many envelopes were stored.
+    virtual int fill_keys(const std::string& pouch_id) = 0;
+};
+
 class Trust {
   public:
     Trust(Api& api, const Config& cfg, DeviceState& device);
@@ -50,9 +70,18 @@ class Trust {
     // side's name in a conflict copy. Another member's text: conflict_name reduces it.
     std::string label_of(const std::string& member_id);
 
-    // The signer of a revision written under key_gen: a member of the verified roster that is
-    // trusted at key_gen (active, or removed with rotated_to > key_gen). UntrustedItem if not.
-    const clientfmt::Member& revision_signer(const std::string& member_id, long long key_gen);
+    // The signer of a revision of the pouch written under key_gen: a member of the verified
+    // roster that is trusted at key_gen (active, or removed with rotated_to > key_gen); in a
+    // shared pouch also a member of another account of the access list, and either way one
+    // whose account's role at key_gen allowed writes. UntrustedItem if not.
+    const clientfmt::Member& revision_signer(const std::string& pouch_id,
+                                             const std::string& member_id, long long key_gen);
+
+    // Installs the access-list checks of shared pouches (Session does, with its Identities).
+    void set_shared(SharedAccess* shared) { shared_ = shared; }
+    // UntrustedItem-like WriteHeld when this account's role in a shared pouch does not allow
+    // writing at key_gen (read): nothing is sent, the local changes stay.
+    void check_may_write(const std::string& pouch_id, long long key_gen);
 
     // This device's roster label (its device name at approval), for conflict copies.
     std::string my_label();
@@ -103,6 +132,7 @@ class Trust {
     Api& api_;
     const Config& cfg_;
     DeviceState& device_;
+    SharedAccess* shared_ = nullptr;
     std::optional<clientfmt::Roster> roster_;
     std::optional<Keyring> keys_;
     std::map<std::string, std::set<long long>> looked_for_;  // pouch -> generations fetched for

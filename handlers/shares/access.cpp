@@ -153,6 +153,11 @@ http::Response members(api::Call& call) {
         } else {
             o.null();  // the owner of a pouch never shared
         }
+        o.key("identity_statement");
+        if (r.identity_statement && r.identity_signature)
+            o.obj().kv("statement", *r.identity_statement).kv("signature", *r.identity_signature).end_obj();
+        else
+            o.null();  // a stand-in, or an account without an identity
         o.end_obj();
     }
     o.end_arr();

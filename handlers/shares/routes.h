@@ -66,7 +66,7 @@ inline const js::Node kInviteBody = js::object({
     js::req("key_grants", js::array(model::key_grant()).min_items(1).max_items(1000)),
 });
 inline const js::Node kAcceptBody = js::object({
-    js::req("key_envelopes", js::array(model::key_envelope()).min_items(1).max_items(2000)),
+    js::req("key_envelopes", js::array(model::key_envelope()).min_items(0).max_items(2000)),
 });
 inline const js::Node kWithdrawBody = js::object({
     js::req("statement", js::b64url().min_chars(1).max_chars(87382)),

@@ -203,8 +203,10 @@ inline const db::Query<db::ById, MemberRow> kMembers{
     "                (SELECT i.email FROM invitations i WHERE i.pouch_id = a.pouch_id"
     "                    AND i.invitee_account_id = a.account_id"
     "                  ORDER BY i.created_at DESC LIMIT 1)) AS email,"
-    "       a.role, a.state, iso(a.since) AS since"
-    "  FROM pouch_access a WHERE a.pouch_id = $1 AND a.state IN ('active', 'invited', 'expired')"
+    "       a.role, a.state, iso(a.since) AS since,"
+    "       ai.statement AS identity_statement, ai.signature AS identity_signature"
+    "  FROM pouch_access a LEFT JOIN account_identities ai ON ai.account_id = a.account_id"
+    " WHERE a.pouch_id = $1 AND a.state IN ('active', 'invited', 'expired')"
     " ORDER BY a.shared_at, a.account_id"};
 
 // The caller's row of a pouch in any state (an invitee reads the access list before accepting).

@@ -548,6 +548,7 @@ check a_connect_token_binds_the_login_to_the_account
 
 # --- the file system side: symlinks, type clashes, unsafe names, modes, 100,000 files -------------
 
+source tests/cli/sharing.sh
 source tests/cli/files.sh
 
 # --- the command line itself ----------------------------------------------------------------------

@@ -465,6 +465,91 @@ s_stale_key_gen() {
     expect_true "and the push does not call that a success: exit 7 (got $RC: $(one "$ERR"))" test "$RC" = 7
 }
 
+# --- sharing between accounts (issue 24) ---------------------------------------------------------
+
+# sharer NAME: a fresh account with its identity and one device NAME-d; WEB_STATE stays NAME's.
+sharer() {
+    account "$1" && web identity && login "$1-d"
+}
+email_of() { jq -r .email "$T/web-$1/web.json"; }
+account_of() { jq -r .account_id "$T/web-$1/web.json"; }
+
+# A server that swaps an identity: the lookup (and an invitation) name the same account with an
+# identity it made itself, bound to a genesis it made too (a server can sign anything with keys
+# of its own). The device pinned the real one: it refuses, and accepts nothing.
+s_identity_swap() {
+    sharer c17a && sharer c17b || return 1
+    local ada ada_email fake=$T/c17-fake gen st inv
+    ada=$(account_of c17a) ada_email=$(email_of c17a)
+    WEB_STATE=$T/web-c17b
+    dev c17b-d verify "$ada_email" --json
+    expect_true "the real identity is pinned first ($RC: $(one "$ERR"))" test "$RC" = 0
+    local pins_before
+    pins_before=$(cat "$(cfg c17b-d)/identities.json")
+    mkdir -p "$fake"
+    openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$fake/member.pem" 2>/dev/null || return 1
+    gen=$("$POUCHCTL" genesis-statement --member "$(cat /proc/sys/kernel/random/uuid)" --key "$fake/member.pem") || return 1
+    st=$("$POUCHCTL" identity-statement --account "$ada" --genesis "$(jq -r .statement <<<"$gen")" \
+        --key "$fake/member.pem" --sign-out "$fake/isign.pem" --enc-out "$fake/ienc.pem") || return 1
+    rules "$(jq -n --argjson g "$gen" --argjson s "$st" '[
+        {name: "swap_lookup", method: "GET", path: "/v1/identities", caller: "cli",
+         json_set: {"/data/identity": {statement: $s.statement, signature: $s.signature},
+                    "/data/genesis": {statement: $g.statement, signature: $g.signature}}},
+        {name: "swap_inviter", method: "GET", path: "/v1/invitations", caller: "cli",
+         json_set: {"/data/items/0/inviter_identity": {statement: $s.statement, signature: $s.signature,
+                    genesis: {statement: $g.statement, signature: $g.signature}}}}]')"
+    log_mark
+    dev c17b-d verify "$ada_email"
+    expect_served swap_lookup
+    expect_true "pouch verify refuses the changed identity: exit 5 naming the account (got $RC: $(one "$ERR"))" \
+        test "$RC" = 5 -a -n "$(grep -o "$ada" <<<"$ERR")"
+    expect_true "and keeps the pin" test "$(cat "$(cfg c17b-d)/identities.json")" = "$pins_before"
+    WEB_STATE=$T/web-c17a
+    inv=$(web invite --email "$(email_of c17b)" --role write) || return 1
+    log_mark
+    dev c17b-d invitations accept "$inv"
+    expect_served swap_inviter
+    expect_true "accepting an invitation whose inviter's identity changed: exit 5 (got $RC: $(one "$ERR"))" test "$RC" = 5
+    expect_true "no acceptance was sent" test "$(requests_matching "/v1/invitations/$inv/accept")" = 0
+    expect_true "the invitation is still pending" test "$(sql "SELECT state FROM invitations WHERE id = '$inv'")" = pending
+    rules '[]'
+    dev c17b-d invitations accept "$inv"
+    expect_true "with the real identity it is accepted (got $RC: $(one "$ERR"))" test "$RC" = 0
+}
+
+# A member of an account whose role is read signs a revision: the service refuses the commit,
+# and when a server serves it anyway every client of the pouch refuses it.
+s_read_member_forges_a_write() {
+    sharer c18a && sharer c18c || return 1
+    local shared inv op root=$T/c18/root
+    shared=$(jq -r .pouch_id "$T/web-c18a/web.json")
+    WEB_STATE=$T/web-c18a
+    inv=$(web invite --email "$(email_of c18c)" --role read) || return 1
+    dev c18c-d invitations accept "$inv"
+    expect_true "the read invitation is accepted ($RC: $(one "$ERR"))" test "$RC" = 0
+    attacker revision --config "$(cfg c18c-d)" --pouch "$shared" --name forged.txt --data "written by a reader" --commit >"$T/c18.out" 2>"$T/c18.err"
+    expect_true "the service refuses the reader's commit ($(one "$(cat "$T/c18.err")"))" grep -q insufficient_role "$T/c18.err"
+    expect_true "and stores nothing" test "$(sql "SELECT count(*) FROM revisions WHERE pouch_id = '$shared'")" = 0
+    op=$(attacker revision --config "$(cfg c18c-d)" --pouch "$shared" --name forged.txt --data "written by a reader") || return 1
+    mkdir -p "$root"
+    echo "the owner's file" >"$root/mine.txt"
+    dev c18a-d sync "$root" --pouch "$shared"
+    expect_true "the owner's device syncs the pouch ($RC: $(one "$ERR"))" test "$RC" = 0
+    rules "$(jq -n --arg p "$shared" --argjson op "$op" '[
+        {name: "forged_by_reader", method: "GET", path: ("/v1/pouches/" + $p + "/artifacts"), caller: "cli",
+         json_append_copy: [{to: "/data/items", from: "/data/items/0",
+           set: {"/id": $op.artifact_id, "/head/id": $op.revision_id, "/head/artifact_id": $op.artifact_id,
+                 "/head/envelope": $op.envelope, "/head/signature": $op.signature, "/head/key_gen": $op.key_gen,
+                 "/head/signer_member_id": $op.signer_member_id}}]}]')"
+    mkdir -p "$T/c18/fresh"
+    log_mark
+    dev c18a-d pull "$T/c18/fresh" --pouch "$shared"
+    expect_served forged_by_reader
+    expect_true "the owner's device does not write the reader's forged file" test ! -e "$T/c18/fresh/forged.txt"
+    expect_true "it says the role did not allow it, exit 7 (got $RC: $(one "$ERR"))" \
+        test "$RC" = 7 -a -n "$(grep -o 'did not allow writing' <<<"$ERR")"
+}
+
 scenario member_label_cannot_walk_a_conflict_copy_out_of_the_folder s_conflict_label
 scenario service_refuses_labels_outside_the_alphabet s_service_refuses_bad_labels
 scenario unsafe_names_are_skipped_reported_and_the_sync_goes_on s_unsafe_names
@@ -481,6 +566,8 @@ scenario the_approval_link_and_code_are_the_terminals_own s_approval_binding
 scenario a_blob_id_from_content_never_reaches_a_url s_blob_id
 scenario a_put_the_server_lists_as_a_delete_removes_nothing s_kind_flip
 scenario nothing_leaves_under_the_old_key_after_stale_key_gen s_stale_key_gen
+scenario a_swapped_identity_is_refused_and_nothing_is_accepted s_identity_swap
+scenario a_read_member_that_forges_a_write_is_refused_by_service_and_clients s_read_member_forges_a_write
 
 echo "HOSTILE END"
 exit $((SMOKE_FAILED > 0))

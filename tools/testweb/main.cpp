@@ -10,6 +10,7 @@
 //   pouch-testweb get     --state DIR NAME            (the content on stdout)
 //   pouch-testweb hpke    < requests.jsonl             (the interop suite's HPKE driver)
 //   pouch-testweb craft   --state DIR NAME [--data T] [--mode OCTAL] [--kind K]  (craft.cpp)
+//   pouch-testweb identity|invite|role|remove ...  (sharing between accounts: sharing.cpp)
 #include <cstdio>
 #include <cstring>
 
@@ -138,6 +139,8 @@ const Command kCommands[] = {
     {"rotate", testweb::cmd_rotate},   {"seal", testweb::cmd_seal},
     {"put", testweb::cmd_put},         {"get", testweb::cmd_get},
     {"hpke", testweb::cmd_hpke},       {"craft", testweb::cmd_craft},
+    {"identity", testweb::cmd_identity}, {"invite", testweb::cmd_invite},
+    {"role", testweb::cmd_role},       {"remove", testweb::cmd_remove},
 };
 
 }  // namespace

@@ -193,6 +193,7 @@ int cmd_approve(const Args& argv) {
     fmt::Welcome wel{w.st.account_id, r.genesis_hash, b.seq,   fmt::statement_hash(st.statement),
                      w.st.member_id,  jwk(sign),      jwk(enc)};
     o.kv("welcome", fmt::seal_welcome(wel, enc_pub, req));  // no confirm_code (decisions §15)
+    if (auto ie = identity_envelope_for(w, member, enc_pub)) o.key("identity_envelope").raw(*ie);
     auto ans = w.call("POST", "/v1/cli-auth/requests/" + req + "/approve", o.done());
     if (!ans.ok()) throw CliError(1, "approve: " + pouch::cli::describe(ans));
     std::printf("%s\n", jstr(ans.data(), "device_id").c_str());

@@ -78,6 +78,15 @@ int cmd_rotate(const Args& a);
 int cmd_seal(const Args& a);
 int cmd_put(const Args& a);
 int cmd_get(const Args& a);
+int cmd_identity(const Args& a);
+int cmd_invite(const Args& a);
+int cmd_role(const Args& a);
+int cmd_remove(const Args& a);
+
+// The identity envelope (JSON) of a member being approved, when this account has made its
+// identity (sharing.cpp); nullopt before.
+std::optional<std::string> identity_envelope_for(Web& w, const std::string& member_id,
+                                                 const pouch::clientfmt::PublicJwk& enc_pub);
 int cmd_craft(const Args& a);  // any name, mode or kind, for the CLI suite (craft.cpp)
 int cmd_hpke(const Args& a);   // the interop suite's HPKE driver (hpke.cpp)
 
