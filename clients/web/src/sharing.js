@@ -48,6 +48,8 @@ const C = {
   openKeyGrant: (g, identityEncPair) => fmt('openKeyGrant')(g, identityEncPair),
 };
 
+class NoIdentity extends Error {}
+
 // ---- errors in words -------------------------------------------------------------------
 
 // A pinned account whose identity the service now names differently: nothing involving it is
@@ -103,7 +105,7 @@ async function genesisOf() {
 // IndexedDB cannot be exported: sealing the identity to another member opens it again).
 async function identitySecret(vault, roster) {
   const r = await get('/v1/account/identity');
-  if (!r.identity || !r.envelope) throw new FormatError('the service holds no identity envelope for this browser\'s member');
+  if (!r.identity || !r.envelope) throw new NoIdentity();
   const body = await C.verifyIdentity(r.identity, await genesisOf());
   await checkOwnIdentity(vault, body);
   const creator = roster.members.get(String(r.envelope.created_by_member).toLowerCase());
@@ -190,8 +192,10 @@ export async function identityEnvelopeFor(vault, roster, memberId, memberEncPub)
   try {
     r = await identitySecret(vault, roster);
   } catch (e) {
-    if (e instanceof SharingUnavailable) return undefined;
-    if (e instanceof FormatError && /holds no identity envelope/.test(e.message)) return undefined;
+    // No identity to seal (none yet, a build or a service without sharing): the approval goes
+    // on without one. An identity that fails its checks stops the approval.
+    if (e instanceof SharingUnavailable || e instanceof NoIdentity) return undefined;
+    if (e instanceof ApiError && e.status === 404) return undefined;
     throw e;
   }
   return C.sealIdentityEnvelope({
