@@ -364,7 +364,6 @@ async function grantsOfHistory(vault, pouch, to, me) {
 // A new pouch key at generation `gen`: envelopes to this account's active members and grants to
 // every other account in `list` except `without`. → {key_envelopes, key_grants}
 export async function rotation(vault, pouchId, gen, list, { without = [] } = {}) {
-  const me = await ownIdentity(vault);
   const roster = await vault.refreshRoster();
   const key = randomBytes(32);
   const key_envelopes = [];
@@ -372,13 +371,7 @@ export async function rotation(vault, pouchId, gen, list, { without = [] } = {})
     key_envelopes.push(await F.sealKeyEnvelope({ pouchId, memberId: m.member_id, keyGen: gen, pouchKey: key,
       encPub: m.enc_pub, creatorId: vault.memberId, creatorSignKey: vault.member.sign.privateKey }));
   }
-  const key_grants = [];
-  for (const [accountId, entry] of list ? accountsOf(list) : []) {
-    if (accountId === vault.accountId || without.includes(accountId) || !inList(entry)) continue;
-    const pin = await pinIdentity(vault, { account_id: accountId, sign_pub: entry.sign_pub, enc_pub: entry.enc_pub });
-    key_grants.push(await C.sealKeyGrant({ pouchId, accountId, keyGen: gen, encPub: pin.enc_pub, pouchKey: key,
-      grantedBy: vault.accountId, granterSignKey: me.sign.privateKey }));
-  }
+  const key_grants = await grantsForKey(vault, pouchId, gen, key, list, { without });
   return { key_envelopes, key_grants };
 }
 
@@ -582,4 +575,91 @@ export async function withdraw(vault, inv) {
   const r = await post(`/v1/invitations/${inv.id}/withdraw`, { ...s, key_envelopes: keys.key_envelopes, key_grants: keys.key_grants });
   vault.invalidate(inv.pouch_id);
   return r;
+}
+
+// ---- reading a shared pouch (SHARING.md §4 "What clients refuse", §10) ------------------------
+
+// The signers of a shared pouch: the verified access list and, fetched when first needed, the
+// verified roster of each other account (chained to its pinned genesis_hash; the first roster
+// seen pins it when the identity came from the list alone). Kept per pouch until invalidated.
+export class SharedReaders {
+  constructor(vault, pouchId) {
+    this.vault = vault;
+    this.pouchId = pouchId;
+    this.listPromise = null;
+    this.rosters = new Map();  // account id → Promise(verified roster)
+  }
+
+  list() {
+    this.listPromise ??= accessList(this.vault, this.pouchId).catch((e) => {
+      // A changed identity is refused where it signs; the list is still read.
+      if (e instanceof IdentityChanged && e.list) return e.list;
+      this.listPromise = null;
+      throw e;
+    });
+    return this.listPromise;
+  }
+
+  roster(accountId) {
+    if (!this.rosters.has(accountId)) {
+      const p = this.fetchRoster(accountId);
+      p.catch(() => this.rosters.delete(accountId));
+      this.rosters.set(accountId, p);
+    }
+    return this.rosters.get(accountId);
+  }
+
+  async fetchRoster(accountId) {
+    const items = await getAll(`/v1/pouches/${this.pouchId}/rosters/${accountId}`, { limit: 1000 });
+    const roster = await F.verifyRoster(items);
+    const pin = await store.loadIdentityPin(this.vault.accountId, accountId);
+    if (!pin) throw new FormatError('the account is not pinned');
+    if (pin.changed) throw new IdentityChanged(accountId, pin.email);
+    if (pin.genesis_hash && pin.genesis_hash !== roster.genesisHash) {
+      throw new FormatError(`the roster the service shows for ${pin.email || accountId} is not the one its identity is bound to`);
+    }
+    if (!pin.genesis_hash) await store.saveIdentityPin(this.vault.accountId, { ...pin, genesis_hash: roster.genesisHash });
+    return roster;
+  }
+
+  // Why a revision signed by `memberId` at `keyGen` is refused, or null; `ownRoster` is the
+  // reader's account's. → {error} | {signer (the member, with sign_pub)}
+  async signer(memberId, keyGen, ownRoster) {
+    const list = await this.list();
+    const own = ownRoster.members.get(memberId);
+    let accountId = own ? this.vault.accountId : null;
+    let member = own;
+    if (!member) {
+      for (const [id] of accountsOf(list)) {
+        if (id === this.vault.accountId) continue;
+        let r;
+        try { r = await this.roster(id); } catch (e) {
+          if (e instanceof IdentityChanged) return { error: `signed by a member of ${e.accountId}, whose identity changed: refused until you accept the new one` };
+          continue;
+        }
+        if (r.members.has(memberId)) { accountId = id; member = r.members.get(memberId); break; }
+      }
+    }
+    if (!member) return { error: 'signed by someone who is in no roster of the accounts in this pouch' };
+    if (!F.trustedAt(member, keyGen)) return { error: `signed at key generation ${keyGen} by a member removed from its account's roster at generation ${member.rotated_to}: refused` };
+    const role = roleAt(list, accountId, keyGen);
+    if (!role) return { error: `signed by a member of an account that was not in the pouch at key generation ${keyGen} (not_in_access_list): refused` };
+    if (role !== 'write' && role !== 'admin') return { error: `signed by a member of an account whose role at key generation ${keyGen} was ${role} (role_forbids_write): refused` };
+    return { signer: member };
+  }
+}
+
+// Grants of `key` at generation `gen` to every account in `list` but this one and `without`
+// (a rotation of a shared pouch, SHARING.md §7). [] for a pouch never shared.
+export async function grantsForKey(vault, pouchId, gen, key, list, { without = [] } = {}) {
+  if (!list) return [];
+  const me = await ownIdentity(vault);
+  const out = [];
+  for (const [accountId, entry] of accountsOf(list)) {
+    if (accountId === vault.accountId || without.includes(accountId) || !inList(entry)) continue;
+    const pin = await pinIdentity(vault, { account_id: accountId, sign_pub: entry.sign_pub, enc_pub: entry.enc_pub });
+    out.push(await C.sealKeyGrant({ pouchId, accountId, keyGen: gen, encPub: pin.enc_pub, pouchKey: key,
+      grantedBy: vault.accountId, granterSignKey: me.sign.privateKey }));
+  }
+  return out;
 }
