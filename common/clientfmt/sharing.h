@@ -30,7 +30,8 @@ struct IdentityBody {
     std::string jcs() const;  // v 1, kind "identity", exactly 8 members
 };
 
-SignedStatement sign_identity(const IdentityBody& body, const crypto::P256PrivateKey& genesis_member_key);
+SignedStatement sign_identity(const IdentityBody& body,
+                              const crypto::P256PrivateKey& genesis_member_key);
 
 // Decodes (b64url of canonical JCS, exactly 8 members, typed); throws FormatError.
 IdentityBody decode_identity(std::string_view statement);
@@ -55,7 +56,8 @@ struct IdentityKeys {
 };
 
 IdentityEnvelope seal_identity_envelope(std::string_view account_id, std::string_view member_id,
-                                        const PublicJwk& member_enc_pub, const IdentityKeys& identity,
+                                        const PublicJwk& member_enc_pub,
+                                        const IdentityKeys& identity,
                                         std::string_view creator_member_id,
                                         const crypto::P256PrivateKey& creator_sign_key,
                                         const crypto::P256PrivateKey* ephemeral = nullptr);
@@ -91,28 +93,34 @@ struct AccessBody {
     std::string by;    // account id
     std::string account_id;
     PublicJwk identity_sign_pub, identity_enc_pub;  // JSON: identity {sign_pub, enc_pub}
-    std::string role;  // read | write | admin
+    std::string role;                               // read | write | admin
     long long key_gen = 0;
     std::string at;
     std::optional<long long> rotated_to;  // remove and leave only (= key_gen)
     std::string jcs() const;
 };
 
-SignedStatement sign_access(const AccessBody& body, const crypto::P256PrivateKey& identity_sign_key);
+SignedStatement sign_access(const AccessBody& body,
+                            const crypto::P256PrivateKey& identity_sign_key);
 AccessBody decode_access(std::string_view statement);  // throws FormatError
 
 struct AccessEntry {
     std::string account_id;
-    PublicJwk sign_pub, enc_pub;   // the identity the list holds for it
-    std::string role;              // current role ("" once removed or left)
-    bool in_list = false;          // shared and not removed or left
-    long long shared_seq = 0;      // index of its latest share
+    PublicJwk sign_pub, enc_pub;  // the identity the list holds for it
+    std::string role;             // current role ("" once removed or left)
+    bool in_list = false;         // shared and not removed or left
+    long long shared_seq = 0;     // index of its latest share
     // role of every statement about it, in order: (key_gen from which it applies, role or
     // "" for remove/leave)
     std::vector<std::pair<long long, std::string>> history;
     // The role at generation k (SHARING.md §4): of the last statement with key_gen <= k; ""
-    // when none or removed/left by then.
+    // when none or removed/left by then. The owner's statement 0 applies from generation 1
+    // (the pouch was its alone before it was shared).
     std::string role_at(long long key_gen) const;
+    // Whether a grant this account made at generation k is trusted (SHARING.md §4, §5): it is
+    // in the list (it may grant any generation it holds, also those from before its share), or
+    // it was removed or left with rotated_to > k (it held that key legitimately).
+    bool grants_trusted_at(long long key_gen) const;
 };
 
 struct AccessList {
@@ -147,7 +155,8 @@ struct KeyGrant {
 };
 
 // info = "pouch/key-grant/v1" || id(pouch_id) || id(account_id) || u64be(key_gen)
-std::string key_grant_info(std::string_view pouch_id, std::string_view account_id, long long key_gen);
+std::string key_grant_info(std::string_view pouch_id, std::string_view account_id,
+                           long long key_gen);
 
 KeyGrant seal_key_grant(std::string_view pouch_id, std::string_view account_id, long long key_gen,
                         const PublicJwk& account_identity_enc_pub, std::string_view pouch_key,
@@ -156,7 +165,7 @@ KeyGrant seal_key_grant(std::string_view pouch_id, std::string_view account_id, 
                         const crypto::P256PrivateKey* ephemeral = nullptr);
 
 // Why a reader refuses the grant, or "": "wrong_pouch", "wrong_account", "unknown_granter"
-// (granted_by not in the list at key_gen), "bad_signature".
+// (granted_by never in the list, or not grants_trusted_at(key_gen)), "bad_signature".
 std::string grant_refusal(const KeyGrant& g, const AccessList& list, std::string_view pouch_id,
                           std::string_view account_id);
 

@@ -698,5 +698,274 @@ await check('random_round_trips_web_to_independent', async () => {
   }
 });
 
+// ---- sharing (docs/SHARING.md) -------------------------------------------------------------
+
+const SH = V.sharing;
+const pubOfD = (d) => {
+  const pub = p256.getPublicKey(d, false);
+  return { x: b64u(pub.subarray(1, 33)), y: b64u(pub.subarray(33)) };
+};
+const samePub = (a, b) => a.x === b.x && a.y === b.y;
+// b64url of JCS of an object, decoded strictly (canonical base64url, canonical JCS).
+function jcsObject(s) {
+  const bytes = unb64u(s);
+  if (b64u(bytes) !== s) throw new Error('not canonical b64url');
+  const text = new TextDecoder().decode(bytes);
+  const o = JSON.parse(text);
+  if (canonicalize(o) !== text) throw new Error('not JCS');
+  return o;
+}
+const fieldsAre = (o, names) => Object.keys(o).sort().join(',') === [...names].sort().join(',');
+
+// SHARING.md §1, written from the text: genesis = roster statement 0 whose own signature
+// verifies, hashed to genesis_hash, whose member_id signs the identity statement.
+function identityIndependent(identity, genesis) {
+  const g = jcsObject(genesis.statement);
+  if (g.kind !== 'genesis' || g.seq !== 0 || g.prev !== '' || g.by !== g.member_id) return 'genesis is not a genesis';
+  if (!es256ok(g.sign_pub, unb64u(genesis.statement), unb64u(genesis.signature))) return 'genesis signature';
+  const b = jcsObject(identity.statement);
+  if (!fieldsAre(b, ['v', 'kind', 'account_id', 'genesis_hash', 'by', 'sign_pub', 'enc_pub', 'at']) || b.v !== 1 || b.kind !== 'identity') return 'shape';
+  if (b.genesis_hash !== b64u(blake3(utf8(genesis.statement)))) return 'genesis_hash';
+  if (b.by !== g.member_id) return 'by';
+  if (!es256ok(g.sign_pub, unb64u(identity.statement), unb64u(identity.signature))) return 'signature';
+  return null;
+}
+
+// SHARING.md §4 steps 1 to 6, written from the text. Returns {accounts: Map(id → {pub, in, role,
+// history}), keyGen} or throws an Error whose `at` is the index of the failing statement.
+const ROLE_RANK = { read: 1, write: 2, admin: 3 };
+function accessIndependent(pouchId, items) {
+  const accounts = new Map();
+  let keyGen = 0;
+  let prev = '';
+  items.forEach(({ statement, signature }, i) => {
+    const fail = (why) => { const e = new Error(`statement ${i}: ${why}`); e.at = i; throw e; };
+    let b;
+    try { b = jcsObject(statement); } catch (e) { fail(e.message); }
+    const rot = b.kind === 'remove' || b.kind === 'leave';
+    const names = ['v', 'pouch_id', 'seq', 'prev', 'kind', 'by', 'account_id', 'identity', 'role', 'key_gen', 'at', ...(rot ? ['rotated_to'] : [])];
+    if (!fieldsAre(b, names) || b.v !== 1) fail('members');
+    if (!['share', 'role', 'remove', 'leave'].includes(b.kind) || !ROLE_RANK[b.role]) fail('kind or role');
+    if (b.pouch_id !== pouchId || b.seq !== i || b.prev !== prev) fail('chain');
+    if (!Number.isSafeInteger(b.key_gen) || b.key_gen < 1 || (rot && b.rotated_to !== b.key_gen)) fail('key_gen');
+    if (!fieldsAre(b.identity, ['sign_pub', 'enc_pub'])) fail('identity');
+    const msg = unb64u(statement);
+    const sig = unb64u(signature);
+    const about = accounts.get(b.account_id);
+    if (i === 0) {
+      if (b.kind !== 'share' || b.by !== b.account_id || b.role !== 'admin') fail('statement 0');
+      if (!es256ok(b.identity.sign_pub, msg, sig)) fail('signature');
+      accounts.set(b.by, { pub: b.identity, in: true, role: 'admin', history: [[1, 'admin']] });
+    } else {
+      const by = accounts.get(b.by);
+      if (!by?.in) fail('signer not in the list');
+      if (b.kind === 'leave' ? b.by !== b.account_id : by.role !== 'admin') fail('signer may not');
+      if (!es256ok(by.pub.sign_pub, msg, sig)) fail('signature');
+      if (about?.in && (!samePub(about.pub.sign_pub, b.identity.sign_pub) || !samePub(about.pub.enc_pub, b.identity.enc_pub))) fail('identity changed');
+      if ((b.kind === 'share') === !!about?.in) fail('in the list or not');
+      if (b.kind === 'remove' && b.by === b.account_id) fail('removes itself');
+      if (rot && b.role !== about.role) fail('role it had');
+      if (b.key_gen < keyGen) fail('generation goes down');
+      if ((rot || (b.kind === 'role' && ROLE_RANK[b.role] < ROLE_RANK[about.role])) && b.key_gen <= keyGen) fail('no new generation');
+      const e = about ?? { history: [] };
+      if (b.kind === 'share') e.pub = b.identity;
+      e.in = !rot;
+      e.role = rot ? '' : b.role;
+      e.history.push([b.key_gen, e.role]);
+      accounts.set(b.account_id, e);
+    }
+    keyGen = b.key_gen;
+    if (![...accounts.values()].some((a) => a.in && a.role === 'admin')) fail('no admin');
+    prev = b64u(blake3(utf8(statement)));
+  });
+  return { accounts, keyGen };
+}
+const roleAtIndependent = (list, account, k) => (list.accounts.get(account)?.history ?? []).reduce((r, [from, role]) => (from <= k ? role : r), '');
+
+function grantRefusalIndependent(g, list, pouchId, accountId) {
+  if (g.pouch_id !== pouchId) return 'wrong_pouch';
+  if (g.account_id !== accountId) return 'wrong_account';
+  const a = list.accounts.get(g.granted_by);
+  if (!a) return 'unknown_granter';
+  if (!a.in) {
+    const out = [...a.history].reverse().find(([, role]) => role === '');
+    if (!(g.key_gen < out[0])) return 'unknown_granter';
+  }
+  const { signature, ...unsigned } = g;
+  return es256ok(a.pub.sign_pub, utf8(canonicalize(unsigned)), unb64u(signature)) ? null : 'bad_signature';
+}
+
+function fingerprintIndependent(x) {
+  return blake3(cat(utf8('pouch/safety-number/v1'), utf8(x.account_id), utf8(canonicalize(x.sign_pub)), utf8(canonicalize(x.enc_pub))));
+}
+
+await check('sharing_identities_independent', async () => {
+  for (const [name, a] of Object.entries(SH.accounts)) {
+    eq(`${name} identity JCS`, canonicalize(a.identity_body), a.identity_jcs);
+    eq(`${name} statement`, a.identity.statement, b64u(utf8(a.identity_jcs)));
+    eq(`${name} binding`, identityIndependent(a.identity, a.genesis), null);
+    eq(`${name} genesis_hash`, a.genesis_hash, b64u(blake3(utf8(a.genesis.statement))));
+    eq(`${name} identity sign key`, samePub(pubOfD(dOf(a.identity_sign_private_jwk)), a.identity_body.sign_pub), true);
+    eq(`${name} identity enc key`, samePub(pubOfD(dOf(a.identity_enc_private_jwk)), a.identity_body.enc_pub), true);
+  }
+  for (const c of SH.refusals.identities) if (identityIndependent(c.identity, c.genesis) === null) return `${c.case} was accepted`;
+});
+
+await check('sharing_identities_web_module', async () => {
+  for (const [name, a] of Object.entries(SH.accounts)) eq(`${name} account`, (await W.verifyIdentity(a.identity, a.genesis)).account_id, a.account_id);
+  for (const c of SH.refusals.identities) await refuses(c.case, () => W.verifyIdentity(c.identity, c.genesis));
+});
+
+await check('sharing_identity_envelope_independent_and_web_module', async () => {
+  const v = SH.identity_envelope;
+  const e = v.envelope;
+  const bea = SH.accounts.bea;
+  eq('info', hx(cat(utf8('pouch/identity-envelope/v1'), utf8(v.account_id), utf8(v.member_id))), v.info_hex);
+  const { signature, ...unsigned } = e;
+  eq('signing input', canonicalize(unsigned), v.signing_input_jcs);
+  eq('signature', es256ok(v.creator_public_jwk, utf8(v.signing_input_jcs), unb64u(signature)), true);
+  const secret = new TextDecoder().decode(hpkeOpenIndependent(dOf(v.recipient_private_jwk), unhx(v.info_hex), unb64u(e.hpke_enc), unb64u(e.ciphertext)));
+  eq('secret', secret, v.secret_jcs);
+  const { sign_d, enc_d } = JSON.parse(secret);
+  eq('sign_d gives the identity sign_pub', samePub(pubOfD(unb64u(sign_d)), bea.identity_body.sign_pub), true);
+  eq('enc_d gives the identity enc_pub', samePub(pubOfD(unb64u(enc_d)), bea.identity_body.enc_pub), true);
+  const pair = await WP.importEncryptionPair(v.recipient_private_jwk);
+  const opened = await W.openIdentityEnvelope(e, pair, v.creator_public_jwk, bea.identity_body);
+  eq('web sign d', opened.signPriv.d, sign_d);
+  eq('web enc d', opened.encPriv.d, enc_d);
+  for (const c of SH.refusals.identity_envelopes) {
+    await refuses(c.case, () => W.openIdentityEnvelope(c.envelope, pair, v.creator_public_jwk, SH.accounts[c.account].identity_body));
+  }
+  // independently: the keys of the first refusal are not the statement's
+  const wrong = SH.refusals.identity_envelopes[0].envelope;
+  const ws = JSON.parse(new TextDecoder().decode(hpkeOpenIndependent(dOf(v.recipient_private_jwk), unhx(v.info_hex), unb64u(wrong.hpke_enc), unb64u(wrong.ciphertext))));
+  eq('wrong keys differ', samePub(pubOfD(unb64u(ws.sign_d)), bea.identity_body.sign_pub), false);
+});
+
+await check('sharing_safety_numbers_independent_and_web_module', async () => {
+  for (const c of SH.safety_numbers) {
+    eq('fp(a)', hx(fingerprintIndependent(c.a)), c.fingerprint_a_hex);
+    eq('fp(b)', hx(fingerprintIndependent(c.b)), c.fingerprint_b_hex);
+    const [p, q] = c.a.account_id < c.b.account_id ? [c.a, c.b] : [c.b, c.a];
+    const bytes = cat(fingerprintIndependent(p), fingerprintIndependent(q));
+    eq('bytes', hx(bytes), c.bytes_hex);
+    const digits = Array.from({ length: 12 }, (_, i) => String(BigInt(`0x${hx(bytes.subarray(5 * i, 5 * i + 5))}`) % 100000n).padStart(5, '0')).join(' ');
+    eq('digits', digits, c.digits);
+    if (!/^(\d{5} ){11}\d{5}$/.test(c.digits)) return `${c.digits} is not 12 groups of 5 digits`;
+    eq('qr', `pouch-sn1:${b64u(bytes)}`, c.qr_text);
+    eq('web digits', W.safetyNumber(c.a, c.b), c.digits);
+    eq('web digits, other way', W.safetyNumber(c.b, c.a), c.digits);
+    eq('web qr', W.safetyNumberQrText(c.b, c.a), c.qr_text);
+  }
+  eq('(a, b) and (b, a)', SH.safety_numbers[0].digits, SH.safety_numbers[1].digits);
+  const a = SH.safety_numbers[0].a;
+  await refuses('one account twice', async () => W.safetyNumber(a, { ...a, account_id: a.account_id.toUpperCase() }));
+});
+
+await check('sharing_access_list_independent', async () => {
+  const v = SH.access_list;
+  let prev = '';
+  for (const e of v.entries) {
+    eq('JCS of body', canonicalize(e.body), e.jcs);
+    eq('statement', e.statement, b64u(utf8(e.jcs)));
+    eq('prev', e.body.prev, prev);
+    eq('hash', e.hash, b64u(blake3(utf8(e.statement))));
+    prev = e.hash;
+  }
+  const list = accessIndependent(v.pouch_id, v.entries);
+  eq('key_gen', list.keyGen, v.key_gen);
+  eq('head', v.head.hash, prev);
+  for (const r of v.role_at) eq(`role of ${r.account_id} at ${r.key_gen}`, roleAtIndependent(list, r.account_id, r.key_gen), r.role);
+  const kinds = new Set(v.entries.map((e) => e.body.kind));
+  for (const k of ['share', 'role', 'remove', 'leave']) if (!kinds.has(k)) return `no ${k} statement`;
+  const rules = new Set();
+  for (const c of SH.refusals.access_lists) {
+    accessIndependent(c.pouch_id, c.items.slice(0, c.fails_at));
+    try {
+      accessIndependent(c.pouch_id, c.items);
+      return `${c.case} was accepted`;
+    } catch (e) {
+      if (e.at !== c.fails_at) return `${c.case}: refused at ${e.at} (${e.message}), not ${c.fails_at}`;
+    }
+    rules.add(c.rule);
+  }
+  eq('every rule has a refusal', [...rules].sort().join(','), '1,2,3,4,5,6');
+});
+
+await check('sharing_access_list_web_module', async () => {
+  const v = SH.access_list;
+  const list = await W.verifyAccessList(v.pouch_id, v.entries);
+  eq('owner', list.owner, v.owner);
+  eq('key_gen', list.keyGen, v.key_gen);
+  eq('head', list.head.hash, v.head.hash);
+  for (const r of v.role_at) eq(`role of ${r.account_id} at ${r.key_gen}`, list.roleAt(r.account_id, r.key_gen), r.role);
+  for (const c of SH.refusals.access_lists) {
+    await W.verifyAccessList(c.pouch_id, c.items.slice(0, c.fails_at).length ? c.items.slice(0, c.fails_at) : [v.entries[0]]);
+    try {
+      await W.verifyAccessList(c.pouch_id, c.items);
+      return `${c.case} was accepted`;
+    } catch (e) {
+      if (!(e instanceof FormatError)) return `${c.case} threw ${e.name}: ${e.message}`;
+      if (!e.message.startsWith(`access statement ${c.fails_at}:`)) return `${c.case}: ${e.message}`;
+    }
+  }
+});
+
+await check('sharing_key_grants_independent_and_web_module', async () => {
+  const v = SH.key_grants;
+  const list = accessIndependent(SH.access_list.pouch_id, SH.access_list.entries);
+  const webList = await W.verifyAccessList(SH.access_list.pouch_id, SH.access_list.entries);
+  const pair = await WP.importEncryptionPair(v.reader_private_jwk);
+  for (const c of v.grants) {
+    const g = c.grant;
+    eq('info', hx(cat(utf8('pouch/key-grant/v1'), utf8(g.pouch_id), utf8(g.account_id), u64(g.key_gen))), c.info_hex);
+    const { signature, ...unsigned } = g;
+    eq('signing input', canonicalize(unsigned), c.signing_input_jcs);
+    eq('refusal', grantRefusalIndependent(g, list, v.pouch_id, v.reader_account_id), null);
+    eq('opens', hx(hpkeOpenIndependent(dOf(v.reader_private_jwk), unhx(c.info_hex), unb64u(g.hpke_enc), unb64u(g.ciphertext))), c.pouch_key_hex);
+    eq('web refusal', await W.keyGrantRefusal(g, webList, v.pouch_id, v.reader_account_id), null);
+    eq('web opens', hx(await W.openKeyGrant(g, pair)), c.pouch_key_hex);
+  }
+  const seen = new Set();
+  for (const c of SH.refusals.key_grants) {
+    const g = c.grant;
+    eq(`${c.case}: refusal`, grantRefusalIndependent(g, list, v.pouch_id, v.reader_account_id), c.refusal);
+    eq(`${c.case}: web refusal`, await W.keyGrantRefusal(g, webList, v.pouch_id, v.reader_account_id), c.refusal);
+    seen.add(c.refusal);
+    if (c.refusal !== null) continue;
+    const info = cat(utf8('pouch/key-grant/v1'), utf8(g.pouch_id), utf8(g.account_id), u64(g.key_gen));
+    let opened = null;
+    try { opened = hx(hpkeOpenIndependent(dOf(v.reader_private_jwk), info, unb64u(g.hpke_enc), unb64u(g.ciphertext))); } catch { opened = null; }
+    eq(`${c.case}: accepted`, opened !== null, c.accepted);
+    if (c.accepted) eq(`${c.case}: key`, opened, c.pouch_key_hex);
+    else await refuses(`${c.case}: web open`, () => W.openKeyGrant(g, pair));
+  }
+  for (const r of ['wrong_pouch', 'wrong_account', 'unknown_granter', 'bad_signature', null]) if (!seen.has(r)) return `no refusal case ${r}`;
+});
+
+await check('sharing_random_round_trips_web_to_independent', async () => {
+  for (let i = 0; i < 5; i++) {
+    const sign = await WP.generateSigningKey(true);
+    const enc = await WP.generateEncryptionKey(true);
+    const signJwk = await WP.exportJwk(sign.privateKey);
+    const encJwk = await WP.exportJwk(enc.privateKey);
+    const [account, member, pouch] = Array.from({ length: 3 }, () => nodeCrypto.randomUUID());
+    const body = W.accessBody({ pouch_id: pouch, seq: 0, prev: '', kind: 'share', by: account, account_id: account,
+      identity: { sign_pub: signJwk, enc_pub: encJwk }, role: 'admin', key_gen: i + 1, at: '2026-11-27T10:00:00Z' });
+    const st = await W.signAccess(body, sign.privateKey);
+    eq('access statement low-S', lowS(unb64u(st.signature)), true);
+    eq('independent verify', accessIndependent(pouch, [st]).keyGen, i + 1);
+    const pouchKey = nodeCrypto.randomBytes(32);
+    const g = await W.sealKeyGrant({ pouchId: pouch, accountId: account, keyGen: i + 1, pouchKey, encPub: encJwk, grantedBy: account, granterSignKey: sign.privateKey });
+    const info = cat(utf8('pouch/key-grant/v1'), utf8(pouch), utf8(account), u64(i + 1));
+    eq('grant opens', hx(hpkeOpenIndependent(dOf(encJwk), info, unb64u(g.hpke_enc), unb64u(g.ciphertext))), hx(pouchKey));
+    const e = await W.sealIdentityEnvelope({ accountId: account, memberId: member, encPub: encJwk, signPriv: signJwk, encPriv: encJwk, creatorId: member, creatorSignKey: sign.privateKey });
+    const secret = JSON.parse(new TextDecoder().decode(hpkeOpenIndependent(dOf(encJwk), cat(utf8('pouch/identity-envelope/v1'), utf8(account), utf8(member)), unb64u(e.hpke_enc), unb64u(e.ciphertext))));
+    eq('identity envelope sign_d', secret.sign_d, signJwk.d);
+    const opened = await W.openIdentityEnvelope(e, await WP.importEncryptionPair(encJwk), signJwk, { account_id: account, sign_pub: signJwk, enc_pub: encJwk });
+    eq('identity envelope opens in the web module', opened.encPriv.d, encJwk.d);
+  }
+});
+
 console.log(failed ? `# client-format vectors: ${failed} failed` : '# client-format vectors: all passed');
 process.exit(failed ? 1 : 0);

@@ -27,6 +27,14 @@ const Command kCommands[] = {
     {"confirm-code", pouchctl::cmd_confirm_code, "confirm-code REQUEST_ID JKT  login confirm code"},
     {"genesis-statement", pouchctl::cmd_genesis_statement,
      "genesis-statement --member M [--by B] [--label L] [--key K] [--kind K]  signed statement 0"},
+    {"identity-statement", pouchctl::cmd_identity_statement,
+     "identity-statement --account A --genesis G --key K --sign-out F --enc-out F  identity"},
+    {"identity-envelope", pouchctl::cmd_identity_envelope,
+     "identity-envelope --account A --member M --to PUB ...  identity keys sealed to a member"},
+    {"access-statement", pouchctl::cmd_access_statement,
+     "access-statement --pouch P --seq N --kind K ...  signed access list statement"},
+    {"key-grant", pouchctl::cmd_key_grant,
+     "key-grant --pouch P --account A --key-gen G --to PUB ...  pouch key sealed to an identity"},
 };
 
 int usage(FILE* to) {

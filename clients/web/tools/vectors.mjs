@@ -358,6 +358,207 @@ async function refusals() {
   };
 }
 
+// ---- sharing (docs/SHARING.md) ----------------------------------------------------------------
+
+// Three accounts, each with a genesis (web) member and an identity; a pouch the owner shares with
+// bea and cy. Every key and id here is new: the members above `sharing` are unchanged.
+const S = {
+  ids: {
+    owner_account_id: 'a0000000-0000-4000-8000-00000000000a',
+    bea_account_id: 'b0000000-0000-4000-8000-00000000000b',
+    cy_account_id: '0c000000-0000-4000-8000-00000000000c',
+    owner_member_id: 'a1111111-1111-4111-8111-111111111111',
+    bea_member_id: 'b2222222-2222-4222-8222-222222222222',
+    cy_member_id: 'c3333333-3333-4333-8333-333333333333',
+    bea_cli_member_id: 'b4444444-4444-4444-8444-444444444444',
+    pouch_id: 'd5555555-5555-4555-8555-555555555555',
+    other_pouch_id: 'e6666666-6666-4666-8666-666666666666',
+    stranger_account_id: 'f7777777-7777-4777-8777-777777777777',
+  },
+  keys: Object.fromEntries(['owner', 'bea', 'cy', 'stranger'].flatMap((a) => [
+    [`${a}_member_sign`, keyFrom(`pouch vectors: sharing ${a} member sign key`)],
+    [`${a}_member_enc`, keyFrom(`pouch vectors: sharing ${a} member enc key`)],
+    [`${a}_identity_sign`, keyFrom(`pouch vectors: sharing ${a} identity sign key`)],
+    [`${a}_identity_enc`, keyFrom(`pouch vectors: sharing ${a} identity enc key`)],
+  ]).concat([['bea_cli_enc', keyFrom('pouch vectors: sharing bea cli member enc key')]])),
+};
+const SHARING_AT = '2026-11-27T10:00:00Z';
+const accountOf = (name) => S.ids[`${name}_account_id`];
+const identityOf = (name) => ({ sign_pub: S.keys[`${name}_identity_sign`].pub, enc_pub: S.keys[`${name}_identity_enc`].pub });
+const pouchKeyAt = (gen) => bytesOf(`pouch vectors: sharing pouch key, key_gen ${gen}`, 32);
+
+async function sharingAccount(name) {
+  const member = S.ids[`${name}_member_id`] ?? 'f8888888-8888-4888-8888-888888888888';
+  const body0 = F.statementBody({ seq: 0, prev: '', kind: 'genesis', by: member, member_id: member,
+    sign_pub: S.keys[`${name}_member_sign`].pub, enc_pub: S.keys[`${name}_member_enc`].pub, label: 'web', at: SHARING_AT });
+  const genesis = await F.signStatement(body0, S.keys[`${name}_member_sign`].sign);
+  const body = F.identityBody({ account_id: accountOf(name), genesis_hash: F.statementHash(genesis.statement), by: member,
+    ...identityOf(name), at: SHARING_AT });
+  const identity = await F.signIdentity(body, S.keys[`${name}_member_sign`].sign);
+  await F.verifyIdentity(identity, genesis);
+  return {
+    account_id: accountOf(name), genesis_member_id: member, genesis, genesis_hash: body.genesis_hash,
+    identity_body: body, identity_jcs: jcsText(body), identity,
+    member_sign_private_jwk: S.keys[`${name}_member_sign`].priv, member_enc_private_jwk: S.keys[`${name}_member_enc`].priv,
+    identity_sign_private_jwk: S.keys[`${name}_identity_sign`].priv, identity_enc_private_jwk: S.keys[`${name}_identity_enc`].priv,
+  };
+}
+
+// One access list statement about `about` by `by`, chained after `prev` (a list of signed items).
+async function accessItem(items, { kind, by, about, role, key_gen, signer, identity, patch }) {
+  const seq = items.length;
+  let body = F.accessBody({ pouch_id: S.ids.pouch_id, seq, prev: seq ? F.statementHash(items[seq - 1].statement) : '', kind,
+    by: accountOf(by), account_id: accountOf(about), identity: identity ?? identityOf(about), role, key_gen, at: SHARING_AT });
+  if (patch) body = patch(body);
+  const signed = await F.signAccess(body, S.keys[`${signer ?? by}_identity_sign`].sign);
+  return { index: seq, body, jcs: jcsText(body), statement: signed.statement, signature: signed.signature, hash: F.statementHash(signed.statement) };
+}
+
+// The list of the vectors: the pouch was at generation 2 when the owner first shared it.
+const ACCESS_STEPS = [
+  { kind: 'share', by: 'owner', about: 'owner', role: 'admin', key_gen: 2 },
+  { kind: 'share', by: 'owner', about: 'bea', role: 'write', key_gen: 2 },
+  { kind: 'share', by: 'owner', about: 'cy', role: 'read', key_gen: 2 },
+  { kind: 'role', by: 'owner', about: 'cy', role: 'admin', key_gen: 2 },
+  { kind: 'role', by: 'cy', about: 'bea', role: 'read', key_gen: 3 },
+  { kind: 'remove', by: 'cy', about: 'bea', role: 'read', key_gen: 4 },
+  { kind: 'share', by: 'cy', about: 'bea', role: 'write', key_gen: 4 },
+  { kind: 'leave', by: 'owner', about: 'owner', role: 'admin', key_gen: 5 },
+];
+
+async function accessList(steps) {
+  const items = [];
+  for (const s of steps) items.push(await accessItem(items, s));
+  return items;
+}
+
+async function sharingRefusals(good) {
+  const prefix = (n) => good.slice(0, n).map(({ index, statement, signature }) => ({ index, statement, signature }));
+  // A list of the first n good statements, then `step`; the reader must refuse statement n.
+  const withBad = async (name, n, step, rule) => {
+    const items = good.slice(0, n);
+    const bad = await accessItem(items, step);
+    return { case: name, rule, pouch_id: S.ids.pouch_id, items: [...prefix(n), { index: n, statement: bad.statement, signature: bad.signature }], fails_at: n };
+  };
+  const lists = [
+    await withBad('seq skips an index', 2, { kind: 'share', by: 'owner', about: 'cy', role: 'read', key_gen: 2, patch: (b) => ({ ...b, seq: 3 }) }, 1),
+    await withBad('prev does not hash the previous statement', 2, { kind: 'share', by: 'owner', about: 'cy', role: 'read', key_gen: 2, patch: (b) => ({ ...b, prev: good[0].hash }) }, 1),
+    await withBad('another pouch', 2, { kind: 'share', by: 'owner', about: 'cy', role: 'read', key_gen: 2, patch: (b) => ({ ...b, pouch_id: S.ids.other_pouch_id }) }, 1),
+    await withBad('a share with rotated_to', 2, { kind: 'share', by: 'owner', about: 'cy', role: 'read', key_gen: 2, patch: (b) => ({ ...b, rotated_to: 2 }) }, 1),
+    await withBad('a remove whose rotated_to is not its key_gen', 3, { kind: 'remove', by: 'owner', about: 'cy', role: 'read', key_gen: 3, patch: (b) => ({ ...b, rotated_to: 4 }) }, 1),
+    await withBad('statement 0 shares with another account', 0, { kind: 'share', by: 'owner', about: 'bea', role: 'admin', key_gen: 2 }, 2),
+    await withBad('statement 0 gives the owner role write', 0, { kind: 'share', by: 'owner', about: 'owner', role: 'write', key_gen: 2 }, 2),
+    await withBad('statement 0 signed with another identity', 0, { kind: 'share', by: 'owner', about: 'owner', role: 'admin', key_gen: 2, signer: 'bea' }, 2),
+    await withBad('signed by a writer', 3, { kind: 'role', by: 'bea', about: 'cy', role: 'write', key_gen: 2 }, 3),
+    await withBad('signed by an account not in the list', 2, { kind: 'share', by: 'stranger', about: 'cy', role: 'read', key_gen: 2 }, 3),
+    await withBad('signature by another identity', 2, { kind: 'share', by: 'owner', about: 'cy', role: 'read', key_gen: 2, signer: 'cy' }, 3),
+    await withBad('a leave signed by another account', 3, { kind: 'leave', by: 'owner', about: 'cy', role: 'read', key_gen: 3 }, 3),
+    await withBad('names an account in the list with another identity', 3, { kind: 'role', by: 'owner', about: 'cy', role: 'write', key_gen: 2, identity: identityOf('stranger') }, 3),
+    await withBad('shares with an account already in the list', 2, { kind: 'share', by: 'owner', about: 'bea', role: 'read', key_gen: 2 }, 4),
+    await withBad('changes the role of an account not in the list', 2, { kind: 'role', by: 'owner', about: 'cy', role: 'write', key_gen: 2 }, 4),
+    await withBad('removes itself', 4, { kind: 'remove', by: 'cy', about: 'cy', role: 'admin', key_gen: 3 }, 4),
+    await withBad('key_gen goes down', 2, { kind: 'share', by: 'owner', about: 'cy', role: 'read', key_gen: 1 }, 5),
+    await withBad('a remove without a new generation', 3, { kind: 'remove', by: 'owner', about: 'cy', role: 'read', key_gen: 2 }, 5),
+    await withBad('lowering a role without a new generation', 3, { kind: 'role', by: 'owner', about: 'bea', role: 'read', key_gen: 2 }, 5),
+    await withBad('the last admin leaves', 3, { kind: 'leave', by: 'owner', about: 'owner', role: 'admin', key_gen: 3 }, 6),
+  ];
+  return lists;
+}
+
+async function sharing() {
+  const accounts = {};
+  for (const name of ['owner', 'bea', 'cy', 'stranger']) accounts[name] = await sharingAccount(name);
+
+  // Bea's web member seals the identity to her CLI member.
+  const ekm = bytesOf('pouch vectors: hpke ekm, identity envelope', 32);
+  const envelope = await F.sealIdentityEnvelope({ accountId: accountOf('bea'), memberId: S.ids.bea_cli_member_id,
+    encPub: S.keys.bea_cli_enc.pub, signPriv: S.keys.bea_identity_sign.priv, encPriv: S.keys.bea_identity_enc.priv,
+    creatorId: S.ids.bea_member_id, creatorSignKey: S.keys.bea_member_sign.sign, ekm });
+  // The same, sealing the stranger's identity keys under bea's account: opens, but to keys that
+  // are not bea's identity statement's.
+  const wrongKeys = await F.sealIdentityEnvelope({ accountId: accountOf('bea'), memberId: S.ids.bea_cli_member_id,
+    encPub: S.keys.bea_cli_enc.pub, signPriv: S.keys.stranger_identity_sign.priv, encPriv: S.keys.stranger_identity_enc.priv,
+    creatorId: S.ids.bea_member_id, creatorSignKey: S.keys.bea_member_sign.sign, ekm: bytesOf('pouch vectors: hpke ekm, wrong identity envelope', 32) });
+
+  const entries = await accessList(ACCESS_STEPS);
+  const list = await F.verifyAccessList(S.ids.pouch_id, entries);
+  const roleAt = [];
+  for (const name of ['owner', 'bea', 'cy', 'stranger']) {
+    for (let k = 1; k <= 6; k++) roleAt.push({ account_id: accountOf(name), key_gen: k, role: list.roleAt(accountOf(name), k) });
+  }
+
+  // Grants to bea: the owner's of generations 1 and 2 (the invitation), cy's of 3 and 5
+  // (rotations), the owner's of 4 (before it left at 5).
+  const grant = async (gen, by, o = {}) => F.sealKeyGrant({ pouchId: S.ids.pouch_id, accountId: accountOf('bea'), keyGen: gen,
+    pouchKey: pouchKeyAt(gen), encPub: S.keys.bea_identity_enc.pub, grantedBy: accountOf(by),
+    granterSignKey: S.keys[`${by}_identity_sign`].sign, ekm: bytesOf(`pouch vectors: hpke ekm, grant ${gen} by ${by}${o.label ?? ''}`, 32), ...o.args });
+  const grants = [];
+  for (const [gen, by] of [[1, 'owner'], [2, 'owner'], [3, 'cy'], [4, 'owner'], [5, 'cy']]) {
+    const g = await grant(gen, by);
+    grants.push({ key_gen: gen, granted_by: accountOf(by), pouch_key_hex: hex(pouchKeyAt(gen)),
+      info_hex: hex(F.keyGrantInfo(S.ids.pouch_id, accountOf('bea'), gen)),
+      ekm_hex: hex(bytesOf(`pouch vectors: hpke ekm, grant ${gen} by ${by}`, 32)),
+      signing_input_jcs: new TextDecoder().decode(F.keyGrantSigningInput(g)), grant: g });
+  }
+  const g2 = grants[1].grant;
+  const grantCase = (name, g, refusal, accepted) => ({ case: name, grant: g, refusal, accepted, ...(accepted ? { pouch_key_hex: hex(pouchKeyAt(g.key_gen)) } : {}) });
+  const grantRefusals = [
+    grantCase('the owner\'s grant of a generation before its share', grants[0].grant, null, true),
+    grantCase('for another pouch', await grant(2, 'owner', { label: ', other pouch', args: { pouchId: S.ids.other_pouch_id } }), 'wrong_pouch', false),
+    grantCase('to another account', await grant(2, 'owner', { label: ', to cy', args: { accountId: accountOf('cy'), encPub: S.keys.cy_identity_enc.pub } }), 'wrong_account', false),
+    grantCase('by an account never in the list', await grant(2, 'stranger'), 'unknown_granter', false),
+    grantCase('by an account that left, at its rotated_to', await grant(5, 'owner'), 'unknown_granter', false),
+    grantCase('by an account that left, below its rotated_to', grants[3].grant, null, true),
+    grantCase('with another grant\'s signature', { ...g2, signature: grants[0].grant.signature }, 'bad_signature', false),
+    grantCase('signed by another identity than granted_by\'s', await grant(2, 'owner', { label: ', signed by cy', args: { granterSignKey: S.keys.cy_identity_sign.sign } }), 'bad_signature', false),
+    grantCase('sealed to another identity', await grant(2, 'owner', { label: ', sealed to cy', args: { encPub: S.keys.cy_identity_enc.pub } }), null, false),
+  ];
+
+  const pub = (name) => ({ account_id: accountOf(name), ...identityOf(name) });
+  const safety = [['owner', 'bea'], ['bea', 'owner'], ['bea', 'cy']].map(([a, b]) => ({
+    a: pub(a), b: pub(b),
+    fingerprint_a_hex: hex(F.identityFingerprint(pub(a))), fingerprint_b_hex: hex(F.identityFingerprint(pub(b))),
+    bytes_hex: hex(F.safetyNumberBytes(pub(a), pub(b))), digits: F.safetyNumber(pub(a), pub(b)), qr_text: F.safetyNumberQrText(pub(a), pub(b)),
+  }));
+
+  const forgedIdentity = await F.signIdentity(accounts.bea.identity_body, S.keys.bea_identity_sign.sign);
+  const byOther = F.identityBody({ ...accounts.bea.identity_body, by: S.ids.bea_cli_member_id });
+  return {
+    about: 'docs/SHARING.md: identity statements bound to their genesis (§1), an identity envelope, the safety number (§3), '
+      + 'an access list with the role at each generation (§4), key grants (§5), and what a reader refuses. For each '
+      + 'refusals.access_lists case the first fails_at statements verify and the whole list is refused at statement fails_at '
+      + '(rule: the step of §4 it breaks).',
+    ids: S.ids,
+    accounts,
+    identity_envelope: {
+      account_id: accountOf('bea'), member_id: S.ids.bea_cli_member_id, created_by_member: S.ids.bea_member_id,
+      creator_public_jwk: S.keys.bea_member_sign.pub, recipient_public_jwk: S.keys.bea_cli_enc.pub, recipient_private_jwk: S.keys.bea_cli_enc.priv,
+      info_hex: hex(F.identityEnvelopeInfo(accountOf('bea'), S.ids.bea_cli_member_id)),
+      secret_jcs: jcsText({ sign_d: S.keys.bea_identity_sign.priv.d, enc_d: S.keys.bea_identity_enc.priv.d }),
+      ekm_hex: hex(ekm), signing_input_jcs: new TextDecoder().decode(F.identityEnvelopeSigningInput(envelope)), envelope,
+    },
+    access_list: {
+      pouch_id: S.ids.pouch_id, owner: accountOf('owner'), key_gen: list.keyGen, head: list.head,
+      entries, role_at: roleAt,
+    },
+    key_grants: { reader_account_id: accountOf('bea'), reader_private_jwk: S.keys.bea_identity_enc.priv, pouch_id: S.ids.pouch_id, grants },
+    safety_numbers: safety,
+    refusals: {
+      identities: [
+        { case: 'the genesis of another account', identity: accounts.bea.identity, genesis: accounts.cy.genesis },
+        { case: 'signed with the identity key, not the genesis member\'s', identity: forgedIdentity, genesis: accounts.bea.genesis },
+        { case: 'by a member that is not the genesis member', identity: await F.signIdentity(byOther, S.keys.bea_member_sign.sign), genesis: accounts.bea.genesis },
+      ],
+      identity_envelopes: [
+        { case: 'holds keys other than the identity statement\'s', envelope: wrongKeys, account: 'bea' },
+        { case: 'with another envelope\'s signature', envelope: { ...envelope, signature: wrongKeys.signature }, account: 'bea' },
+      ],
+      access_lists: await sharingRefusals(entries),
+      key_grants: grantRefusals,
+    },
+  };
+}
+
 export async function makeVectors() {
   const chunkVectors = await chunks();
   const rosterVectors = await roster();
@@ -383,6 +584,7 @@ export async function makeVectors() {
     confirm_code: await confirmCodes(),
     confirm_code_v2: await confirmCodesV2(),
     refusals: await refusals(),
+    sharing: await sharing(),
   };
 }
 

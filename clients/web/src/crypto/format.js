@@ -2,7 +2,8 @@
 // roster statements and chain verification, key envelopes and the reader's checks of them,
 // artifact envelopes, content shapes and chunks, name_index, share bundles, the welcome, the
 // recovery kit and the service's v1 confirm code (for its vectors; the approval page's v2 code
-// is approval.js's). Every random
+// is approval.js's); and sharing (docs/SHARING.md): identity statements and envelopes, the
+// safety number, the access list and key grants. Every random
 // input (nonces, keys, HPKE ephemeral key material) can be passed in, so the vectors in
 // docs/client-format-vectors.json are made by this very code. Relies on primitives.js.
 import {
@@ -11,7 +12,7 @@ import {
 } from './bytes.js';
 import {
   aesGcmOpen, aesGcmSeal, blake3, es256Sign, es256Verify, hkdf, hmacSha256, hpkeOpen,
-  hpkeSeal, jcs, jcsText, publicJwk, sameJwk, sha256,
+  hpkeSeal, importEncryptionPair, importSigningPair, jcs, jcsText, publicJwk, sameJwk, sha256,
 } from './primitives.js';
 
 const LABELS = {
@@ -436,3 +437,364 @@ export async function confirmCode(requestId, jkt) {
   return `${s.slice(0, 4)}-${s.slice(4)}`;
 }
 
+
+// ---- sharing: account identity (docs/SHARING.md §1) ---------------------------------------
+
+const SHARING_LABELS = {
+  identityEnvelope: 'pouch/identity-envelope/v1',
+  safetyNumber: 'pouch/safety-number/v1',
+  keyGrant: 'pouch/key-grant/v1',
+  qr: 'pouch-sn1:',
+};
+
+// Decodes b64url(JCS(object)) and refuses anything that is not exactly JCS of an object.
+function decodeJcsObject(statement, what) {
+  let text;
+  let body;
+  try {
+    text = fromUtf8(unb64url(statement));
+    body = JSON.parse(text);
+  } catch {
+    throw new FormatError(`${what} is not b64url of JSON`);
+  }
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new FormatError(`${what} is not an object`);
+  if (jcsText(body) !== text) throw new FormatError(`${what} is not in canonical (JCS) form`);
+  return body;
+}
+
+const lowerUuid = (s, what) => {
+  if (typeof s !== 'string' || uuidText(s) !== s) throw new FormatError(`${what} must be a lower-case UUID`);
+  return s;
+};
+
+export function identityBody({ account_id, genesis_hash, by, sign_pub, enc_pub, at }) {
+  return {
+    v: 1, kind: 'identity', account_id: uuidText(account_id), genesis_hash, by: uuidText(by),
+    sign_pub: publicJwk(sign_pub), enc_pub: publicJwk(enc_pub), at,
+  };
+}
+
+// Signed by the genesis member's signing key; the statement has the roster's shape.
+export const signIdentity = (body, genesisMemberSignKey) => signStatement(body, genesisMemberSignKey);
+
+export function decodeIdentity(statement) {
+  const body = decodeJcsObject(statement, 'an identity statement');
+  const keys = Object.keys(body).sort().join(',');
+  if (keys !== 'account_id,at,by,enc_pub,genesis_hash,kind,sign_pub,v') throw new FormatError(`an identity statement has the wrong fields (${keys})`);
+  if (body.v !== 1 || body.kind !== 'identity') throw new FormatError('not a v1 identity statement');
+  lowerUuid(body.account_id, 'account_id');
+  lowerUuid(body.by, 'by');
+  if (typeof body.genesis_hash !== 'string' || body.genesis_hash.length !== 43 || unb64url(body.genesis_hash).length !== 32) {
+    throw new FormatError('genesis_hash is not a BLAKE3 hash');
+  }
+  publicJwk(body.sign_pub);
+  publicJwk(body.enc_pub);
+  if (typeof body.at !== 'string') throw new FormatError('bad identity time');
+  return body;
+}
+
+// The binding of SHARING.md §1: `genesis` is roster statement 0 of the account (its own
+// signature verifies), it hashes to genesis_hash, its member_id is `by`, and the statement's
+// signature verifies with its sign_pub. Returns the identity body.
+export async function verifyIdentity(identity, genesis) {
+  const body = decodeIdentity(identity.statement);
+  let roster;
+  try {
+    roster = await verifyRoster([{ statement: genesis.statement, signature: genesis.signature }]);
+  } catch (e) {
+    throw new FormatError(`the identity's genesis does not verify (${e.message})`);
+  }
+  if (roster.genesisHash !== body.genesis_hash) throw new FormatError('genesis_hash does not hash the genesis given');
+  const member = roster.active[0];
+  if (member.member_id !== body.by) throw new FormatError('the identity is not signed by the genesis member');
+  let sig;
+  try { sig = unb64url(identity.signature); } catch { throw new FormatError('bad identity signature encoding'); }
+  if (!(await es256Verify(member.sign_pub, unb64url(identity.statement), sig))) {
+    throw new FormatError('the identity signature does not verify with the genesis member\'s key');
+  }
+  return body;
+}
+
+export const identityEnvelopeInfo = (accountId, memberId) =>
+  concat(utf8(SHARING_LABELS.identityEnvelope), id(accountId), id(memberId));
+
+export function identityEnvelopeSigningInput(e) {
+  return jcs({
+    account_id: uuidText(e.account_id), member_id: uuidText(e.member_id), hpke_enc: e.hpke_enc,
+    ciphertext: e.ciphertext, created_by_member: uuidText(e.created_by_member),
+  });
+}
+
+// Seals the identity's private keys (private JWKs, their `d`) to a member's enc_pub, signed by
+// the creating member.
+export async function sealIdentityEnvelope({ accountId, memberId, encPub, signPriv, encPriv, creatorId, creatorSignKey, ekm }) {
+  const secret = jcs({ sign_d: signPriv.d, enc_d: encPriv.d });
+  const { enc, ct } = await hpkeSeal(encPub, identityEnvelopeInfo(accountId, memberId), secret, ekm);
+  const e = {
+    account_id: uuidText(accountId), member_id: uuidText(memberId), hpke_enc: b64url(enc), ciphertext: b64url(ct),
+    created_by_member: uuidText(creatorId),
+  };
+  e.signature = b64url(await es256Sign(creatorSignKey, identityEnvelopeSigningInput(e)));
+  return e;
+}
+
+// Whether the scalar d belongs to the public key: a signature made with (pub, d) verifies with
+// pub, and ECDH with d agrees with ECDH against pub (WebCrypto cannot derive a public key).
+async function signScalarMatches(pub, d) {
+  try {
+    const pair = await importSigningPair({ ...pub, d });
+    const msg = utf8('pouch/identity-check');
+    return await es256Verify(pub, msg, await es256Sign(pair.privateKey, msg));
+  } catch {
+    return false;
+  }
+}
+async function encScalarMatches(pub, d) {
+  try {
+    const subtle = globalThis.crypto.subtle;
+    const ecdh = { name: 'ECDH', namedCurve: 'P-256' };
+    const pair = await importEncryptionPair({ ...pub, d });
+    const eph = await subtle.generateKey(ecdh, false, ['deriveBits']);
+    const a = new Uint8Array(await subtle.deriveBits({ name: 'ECDH', public: eph.publicKey }, pair.privateKey, 256));
+    const b = new Uint8Array(await subtle.deriveBits({ name: 'ECDH', public: pair.publicKey }, eph.privateKey, 256));
+    return a.length === 32 && a.every((x, i) => x === b[i]);
+  } catch {
+    return false;
+  }
+}
+
+// Opens an identity envelope addressed to us: the creator's signature first, then HPKE, then
+// the scalars must give exactly the identity statement's public keys. Returns private JWKs
+// {signPriv, encPriv}.
+export async function openIdentityEnvelope(e, encPair, creatorSignPub, identity) {
+  if (e.account_id !== identity.account_id) throw new FormatError('an identity envelope of another account');
+  if (!(await es256Verify(creatorSignPub, identityEnvelopeSigningInput(e), unb64url(e.signature)))) {
+    throw new FormatError('an identity envelope signature does not verify');
+  }
+  const pt = await hpkeOpen(encPair, identityEnvelopeInfo(e.account_id, e.member_id), unb64url(e.hpke_enc), unb64url(e.ciphertext));
+  const secret = decodeJcsObject(b64url(pt), 'an identity envelope\'s secret');
+  if (Object.keys(secret).sort().join(',') !== 'enc_d,sign_d') throw new FormatError('an identity envelope\'s secret must be {sign_d, enc_d}');
+  for (const d of [secret.sign_d, secret.enc_d]) {
+    if (typeof d !== 'string' || d.length !== 43 || unb64url(d).length !== 32) throw new FormatError('an identity scalar is not 32 bytes');
+  }
+  const signPriv = { ...publicJwk(identity.sign_pub), d: secret.sign_d };
+  const encPriv = { ...publicJwk(identity.enc_pub), d: secret.enc_d };
+  if (!(await signScalarMatches(identity.sign_pub, secret.sign_d)) || !(await encScalarMatches(identity.enc_pub, secret.enc_d))) {
+    throw new FormatError('the identity envelope holds keys other than the account identity\'s');
+  }
+  return { signPriv, encPriv };
+}
+
+// ---- sharing: the safety number (§3) ----------------------------------------------------
+
+// fp(X) of an identity {account_id, sign_pub, enc_pub}: 32 bytes.
+export const identityFingerprint = (x) => blake3(concat(utf8(SHARING_LABELS.safetyNumber), id(x.account_id),
+  jcs(publicJwk(x.sign_pub)), jcs(publicJwk(x.enc_pub))));
+
+export function safetyNumberBytes(a, b) {
+  const ia = uuidText(a.account_id);
+  const ib = uuidText(b.account_id);
+  if (ia === ib) throw new FormatError('a safety number needs two different accounts');
+  const [p, q] = ia < ib ? [a, b] : [b, a];
+  return concat(identityFingerprint(p), identityFingerprint(q));
+}
+
+// 12 groups of 5 digits separated by single spaces (shown in 3 rows of 4).
+export function safetyNumber(a, b) {
+  const bytes = safetyNumberBytes(a, b);
+  const groups = [];
+  for (let i = 0; i < 12; i++) {
+    const n = bytes.subarray(5 * i, 5 * i + 5).reduce((acc, x) => acc * 256 + x, 0);  // < 2^40: exact
+    groups.push(String(n % 100000).padStart(5, '0'));
+  }
+  return groups.join(' ');
+}
+
+export const safetyNumberQrText = (a, b) => SHARING_LABELS.qr + b64url(safetyNumberBytes(a, b));
+
+// ---- sharing: the access list (§4) ------------------------------------------------------
+
+const ROLES = ['read', 'write', 'admin'];
+const ROTATING = ['remove', 'leave'];
+
+export function accessBody({ pouch_id, seq, prev, kind, by, account_id, identity, role, key_gen, at, rotated_to }) {
+  const body = {
+    v: 1, pouch_id: uuidText(pouch_id), seq, prev, kind, by: uuidText(by), account_id: uuidText(account_id),
+    identity: { sign_pub: publicJwk(identity.sign_pub), enc_pub: publicJwk(identity.enc_pub) }, role, key_gen, at,
+  };
+  if (ROTATING.includes(kind)) body.rotated_to = rotated_to ?? key_gen;
+  else if (rotated_to !== undefined) throw new FormatError('only a remove or leave carries rotated_to');
+  return body;
+}
+
+export const signAccess = (body, identitySignKey) => signStatement(body, identitySignKey);
+
+export function decodeAccess(statement) {
+  const body = decodeJcsObject(statement, 'an access statement');
+  if (body.v !== 1) throw new FormatError('unknown access statement version');
+  if (!['share', 'role', ...ROTATING].includes(body.kind)) throw new FormatError(`unknown access statement kind ${body.kind}`);
+  const keys = Object.keys(body).sort().join(',');
+  const want = 'account_id,at,by,identity,key_gen,kind,pouch_id,prev,role,' + (ROTATING.includes(body.kind) ? 'rotated_to,' : '') + 'seq,v';
+  if (keys !== want) throw new FormatError(`an access ${body.kind} statement has the wrong fields (${keys})`);
+  lowerUuid(body.pouch_id, 'pouch_id');
+  lowerUuid(body.by, 'by');
+  lowerUuid(body.account_id, 'account_id');
+  if (!Number.isSafeInteger(body.seq) || typeof body.prev !== 'string') throw new FormatError('bad seq or prev');
+  const ident = body.identity;
+  if (!ident || typeof ident !== 'object' || Object.keys(ident).sort().join(',') !== 'enc_pub,sign_pub') {
+    throw new FormatError('identity must have exactly sign_pub and enc_pub');
+  }
+  publicJwk(ident.sign_pub);
+  publicJwk(ident.enc_pub);
+  if (!ROLES.includes(body.role)) throw new FormatError('role must be read, write or admin');
+  if (!Number.isSafeInteger(body.key_gen) || body.key_gen < 1) throw new FormatError('key_gen must be 1 or more');
+  if (typeof body.at !== 'string') throw new FormatError('bad access statement time');
+  if (ROTATING.includes(body.kind) && body.rotated_to !== body.key_gen) throw new FormatError('rotated_to must equal key_gen');
+  return body;
+}
+
+// The role at generation k of an account entry (SHARING.md §4): of the last statement about it
+// with key_gen <= k; '' when none, or removed or left by then. The owner's statement 0 applies
+// from generation 1.
+export function roleAt(entry, k) {
+  let role = '';
+  for (const [from, r] of entry?.history ?? []) if (from <= k) role = r;
+  return role;
+}
+
+// Whether a grant the account made at generation k is trusted: in the list now, or removed or
+// left with rotated_to > k.
+export function grantsTrustedAt(entry, k) {
+  if (!entry) return false;
+  if (entry.in_list) return true;
+  for (let i = entry.history.length - 1; i >= 0; i--) if (entry.history[i][1] === '') return k < entry.history[i][0];
+  return false;
+}
+
+const RANK = { read: 1, write: 2, admin: 3 };
+
+// Verifies the whole access list of `pouchId` (SHARING.md §4 steps 1 to 6). `items` are
+// [{index?, statement, signature}] in index order. Throws FormatError('access statement i: …')
+// at the first statement that fails; returns {pouchId, owner, accounts: Map(account_id →
+// {account_id, sign_pub, enc_pub, role, in_list, shared_seq, history}), keyGen, hashes, head,
+// roleAt(account, k), mayWriteAt(account, k)}.
+export async function verifyAccessList(pouchId, items) {
+  const pouch = uuidText(pouchId);
+  if (!items.length) throw new FormatError('the access list is empty');
+  const accounts = new Map();
+  const hashes = [];
+  let owner = null;
+  let keyGen = 0;
+  for (let i = 0; i < items.length; i++) {
+    const fail = (why) => new FormatError(`access statement ${i}: ${why}`);
+    const { statement, signature } = items[i];
+    if (items[i].index !== undefined && items[i].index !== i) throw fail(`has index ${items[i].index}`);
+    let b;
+    try { b = decodeAccess(statement); } catch (e) { throw fail(e.message); }
+    if (b.pouch_id !== pouch) throw fail(`names pouch ${b.pouch_id}`);
+    if (b.seq !== i) throw fail(`seq is ${b.seq}`);
+    if (b.prev !== (i === 0 ? '' : hashes[i - 1])) throw fail('prev does not hash the previous statement');
+    let sig;
+    try { sig = unb64url(signature); } catch { throw fail('bad signature encoding'); }
+    const msg = unb64url(statement);
+    const ident = b.identity;
+    if (i === 0) {
+      if (b.kind !== 'share') throw fail('statement 0 must be a share');
+      if (b.by !== b.account_id) throw fail('statement 0 must be the owner\'s own share');
+      if (b.role !== 'admin') throw fail('statement 0 must give the owner role admin');
+      if (!(await es256Verify(ident.sign_pub, msg, sig))) throw fail('signature does not verify with the owner\'s identity');
+      owner = b.account_id;
+      accounts.set(owner, { account_id: owner, sign_pub: ident.sign_pub, enc_pub: ident.enc_pub, role: 'admin', in_list: true, shared_seq: 0, history: [[1, 'admin']] });
+    } else {
+      const signer = accounts.get(b.by);
+      if (b.kind === 'leave') {
+        if (b.by !== b.account_id) throw fail('a leave must be signed by its own account');
+        if (!signer?.in_list) throw fail(`leave by ${b.by}, not in the list`);
+      } else {
+        if (!signer?.in_list) throw fail(`signed by ${b.by}, not in the list`);
+        if (signer.role !== 'admin') throw fail(`signed by ${b.by} with role ${signer.role}, not admin`);
+      }
+      if (!(await es256Verify(signer.sign_pub, msg, sig))) throw fail(`signature does not verify with ${b.by}'s identity`);
+      const about = accounts.get(b.account_id);
+      const inList = !!about?.in_list;
+      if (inList && (!sameJwk(about.sign_pub, ident.sign_pub) || !sameJwk(about.enc_pub, ident.enc_pub))) {
+        throw fail(`names ${b.account_id} with an identity other than its own`);
+      }
+      if (b.kind === 'share' && inList) throw fail(`shares with ${b.account_id}, already in the list`);
+      if (b.kind !== 'share' && !inList) throw fail(`${b.kind} of ${b.account_id}, not in the list`);
+      if (b.kind === 'remove' && b.account_id === b.by) throw fail('an account cannot remove itself (it leaves)');
+      if (ROTATING.includes(b.kind) && b.role !== about.role) throw fail(`${b.kind} of ${b.account_id} names role ${b.role}, not its role ${about.role}`);
+      if (b.key_gen < keyGen) throw fail(`key_gen ${b.key_gen} is below ${keyGen}`);
+      const lowers = b.kind === 'role' && RANK[b.role] < RANK[about.role];
+      if ((ROTATING.includes(b.kind) || lowers) && b.key_gen <= keyGen) {
+        throw fail(`${b.kind}${lowers ? ' lowering a role' : ''} must move to a new generation above ${keyGen}`);
+      }
+      const e = about ?? { account_id: b.account_id, history: [] };
+      if (b.kind === 'share') {
+        e.sign_pub = ident.sign_pub;
+        e.enc_pub = ident.enc_pub;
+        e.shared_seq = i;
+      }
+      const out = ROTATING.includes(b.kind);
+      e.in_list = !out;
+      e.role = out ? '' : b.role;
+      e.history.push([b.key_gen, e.role]);
+      accounts.set(b.account_id, e);
+    }
+    keyGen = b.key_gen;
+    if (![...accounts.values()].some((a) => a.in_list && a.role === 'admin')) throw fail('leaves the pouch without an admin');
+    hashes.push(statementHash(statement));
+  }
+  return {
+    pouchId: pouch, owner, accounts, keyGen, hashes,
+    head: { seq: hashes.length - 1, hash: hashes[hashes.length - 1] },
+    roleAt: (account, k) => roleAt(accounts.get(String(account).toLowerCase()), k),
+    mayWriteAt: (account, k) => ['write', 'admin'].includes(roleAt(accounts.get(String(account).toLowerCase()), k)),
+  };
+}
+
+// ---- sharing: key grants (§5) -----------------------------------------------------------
+
+export const keyGrantInfo = (pouchId, accountId, keyGen) =>
+  concat(utf8(SHARING_LABELS.keyGrant), id(pouchId), id(accountId), u64be(keyGen));
+
+export function keyGrantSigningInput(g) {
+  return jcs({
+    pouch_id: uuidText(g.pouch_id), account_id: uuidText(g.account_id), key_gen: g.key_gen,
+    hpke_enc: g.hpke_enc, ciphertext: g.ciphertext, granted_by: uuidText(g.granted_by),
+  });
+}
+
+// Seals `pouchKey` to an account identity's enc_pub, signed with the granting account's
+// identity signing key.
+export async function sealKeyGrant({ pouchId, accountId, keyGen, pouchKey, encPub, grantedBy, granterSignKey, ekm }) {
+  if (pouchKey.length !== 32) throw new FormatError('a pouch key is 32 bytes');
+  const { enc, ct } = await hpkeSeal(encPub, keyGrantInfo(pouchId, accountId, keyGen), pouchKey, ekm);
+  const g = {
+    pouch_id: uuidText(pouchId), account_id: uuidText(accountId), key_gen: keyGen,
+    hpke_enc: b64url(enc), ciphertext: b64url(ct), granted_by: uuidText(grantedBy),
+  };
+  g.signature = b64url(await es256Sign(granterSignKey, keyGrantSigningInput(g)));
+  return g;
+}
+
+// Why a reader refuses a grant, or null: 'wrong_pouch', 'wrong_account', 'unknown_granter'
+// (granted_by never in the verified list `list`, or removed or left at a rotated_to <= key_gen),
+// 'bad_signature' (not by granted_by's identity as the list holds it).
+export async function keyGrantRefusal(g, list, pouchId, accountId) {
+  if (typeof g?.pouch_id !== 'string' || g.pouch_id.toLowerCase() !== String(pouchId).toLowerCase() || list.pouchId !== g.pouch_id.toLowerCase()) return 'wrong_pouch';
+  if (typeof g.account_id !== 'string' || g.account_id.toLowerCase() !== String(accountId).toLowerCase()) return 'wrong_account';
+  if (!Number.isSafeInteger(g.key_gen) || g.key_gen < 1) return 'unknown_granter';
+  const granter = typeof g.granted_by === 'string' ? list.accounts.get(g.granted_by.toLowerCase()) : undefined;
+  if (!grantsTrustedAt(granter, g.key_gen)) return 'unknown_granter';
+  let ok = false;
+  try { ok = await es256Verify(granter.sign_pub, keyGrantSigningInput(g), unb64url(g.signature)); } catch { ok = false; }
+  return ok ? null : 'bad_signature';
+}
+
+// Opens the pouch key with the account identity's HPKE key pair (after keyGrantRefusal said null).
+export async function openKeyGrant(g, identityEncPair) {
+  const key = await hpkeOpen(identityEncPair, keyGrantInfo(g.pouch_id, g.account_id, g.key_gen), unb64url(g.hpke_enc), unb64url(g.ciphertext));
+  if (key.length !== 32) throw new FormatError('a pouch key is not 32 bytes');
+  return key;
+}
