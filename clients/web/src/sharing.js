@@ -32,17 +32,23 @@ function fmt(name) {
 }
 
 const C = {
-  // → {statement, signature}, signed with the genesis member's key.
-  makeIdentity: (fields, genesisSignKey) => fmt('makeIdentityStatement')(fields, genesisSignKey),
+  // fields {account_id, genesis_hash, by, sign_pub, enc_pub, at} → {statement, signature}.
+  makeIdentity: (fields, genesisSignKey) => fmt('signIdentity')(fmt('identityBody')(fields), genesisSignKey),
   // identity {statement, signature}, genesis {statement, signature} → body (throws FormatError).
-  verifyIdentity: (identity, genesis) => fmt('verifyIdentityStatement')(identity, genesis),
-  sealIdentityEnvelope: (args) => fmt('sealIdentityEnvelope')(args),
+  verifyIdentity: (identity, genesis) => fmt('verifyIdentity')(identity, genesis),
+  sealIdentityEnvelope: ({ accountId, memberId, memberEncPub, signD, encD, creatorId, creatorSignKey }) =>
+    fmt('sealIdentityEnvelope')({ accountId, memberId, encPub: memberEncPub, signPriv: { d: signD }, encPriv: { d: encD }, creatorId, creatorSignKey }),
   // → {sign_d, enc_d} after every check of §1 (throws FormatError).
-  openIdentityEnvelope: (e, memberEncPair, creatorSignPub, expected) => fmt('openIdentityEnvelope')(e, memberEncPair, creatorSignPub, expected),
+  openIdentityEnvelope: async (e, memberEncPair, creatorSignPub, expected) => {
+    const { signPriv, encPriv } = await fmt('openIdentityEnvelope')(e, memberEncPair, creatorSignPub, expected);
+    return { sign_d: signPriv.d, enc_d: encPriv.d };
+  },
   safetyNumber: (a, b) => fmt('safetyNumber')(a, b),
   safetyNumberQrText: (a, b) => fmt('safetyNumberQrText')(a, b),
-  makeAccess: (fields, identitySignKey) => fmt('makeAccessStatement')(fields, identitySignKey),
-  verifyAccessList: (pouchId, items, pins) => fmt('verifyAccessList')(pouchId, items, pins),
+  // fields of SHARING.md §4's body (without v) → {statement, signature}.
+  makeAccess: (fields, identitySignKey) => fmt('signAccess')(fmt('accessBody')(fields), identitySignKey),
+  // → {owner, accounts: Map(id → {sign_pub, enc_pub, role, in_list, history}), keyGen, hashes, head, roleAt}
+  verifyAccessList: (pouchId, items) => fmt('verifyAccessList')(pouchId, items),
   sealKeyGrant: (args) => fmt('sealKeyGrant')(args),
   keyGrantRefusal: (g, list, pouchId, accountId) => fmt('keyGrantRefusal')(g, list, pouchId, accountId),
   openKeyGrant: (g, identityEncPair) => fmt('openKeyGrant')(g, identityEncPair),
@@ -135,6 +141,7 @@ export async function ensureIdentity(vault) {
     await checkOwnIdentity(vault, body);
     if (kept) return kept;
     if (!r.envelope) throw new FormatError('the account has an identity but this browser\'s member has no envelope of it');
+    if (String(r.envelope.member_id).toLowerCase() !== vault.memberId) throw new FormatError('the identity envelope the service gives is sealed to another member');
     const creator = roster.members.get(String(r.envelope.created_by_member).toLowerCase());
     if (!creator || creator.removed_seq !== null) throw new FormatError('this member\'s identity envelope was made by someone not active in the roster');
     const s = await C.openIdentityEnvelope(r.envelope, vault.member.enc, creator.sign_pub, body);
@@ -299,7 +306,10 @@ export async function accessList(vault, pouchId) {
   const items = await getAll(`/v1/pouches/${pouchId}/access`);
   if (!items.length) return null;
   const pinned = await store.loadAccessHead(vault.accountId, pouchId);
-  const list = await C.verifyAccessList(pouchId, items, pinned ? [pinned] : []);
+  const list = await C.verifyAccessList(pouchId, items);
+  if (pinned && list.hashes[pinned.seq] !== pinned.hash) {
+    throw new FormatError(`the pouch's access list no longer holds the statement this browser verified at ${pinned.seq}: it was rewritten`);
+  }
   await store.saveAccessHead(vault.accountId, pouchId, list.head);
   let changed = null;
   for (const [accountId, entry] of accountsOf(list)) {
@@ -319,10 +329,10 @@ export async function accessList(vault, pouchId) {
   return list;
 }
 
-// [account id, entry] of every account the list names.
-const accountsOf = (list) => (list.accounts instanceof Map ? [...list.accounts.entries()] : Object.entries(list.accounts || {}));
-const entryOf = (list, accountId) => (list.accounts instanceof Map ? list.accounts.get(accountId) : list.accounts?.[accountId]);
-const inList = (e) => !!e && (e.in_list ?? e.inList);
+// [account id, entry] of every account the list names (format.js verifyAccessList's Map).
+const accountsOf = (list) => [...list.accounts.entries()];
+const entryOf = (list, accountId) => list.accounts.get(uuidText(accountId));
+const inList = (e) => !!e?.in_list;
 
 // This account's role in the pouch: the list's, or `admin` for a pouch never shared.
 export function roleIn(list, accountId) {
@@ -331,17 +341,14 @@ export function roleIn(list, accountId) {
   return inList(e) ? e.role : null;
 }
 
-// The role of `accountId` at key generation k (SHARING.md §4).
-export function roleAt(list, accountId, k) {
-  if (typeof list.roleAt === 'function') return list.roleAt(accountId, k);
-  return entryOf(list, accountId)?.roleAt?.(k) ?? null;
-}
+// The role of `accountId` at key generation k (SHARING.md §4), or '' for none.
+export const roleAt = (list, accountId, k) => list.roleAt(accountId, k);
 
 function nextSeq(list) { return list ? list.head.seq + 1 : 0; }
 function prevOf(list) { return list ? list.head.hash : ''; }
 
 async function signAccess(vault, me, fields) {
-  return C.makeAccess({ v: 1, by: vault.accountId, at: nowIso(), ...fields }, me.sign.privateKey);
+  return C.makeAccess({ by: vault.accountId, at: nowIso(), ...fields }, me.sign.privateKey);
 }
 
 // ---- keys: grants out and in (SHARING.md §5) ---------------------------------------------
@@ -388,7 +395,7 @@ export async function fillFromGrants(vault, pouchId) {
   const envs = [];
   for (const g of grants) {
     if (!Number.isSafeInteger(g?.key_gen) || held.has(g.key_gen)) continue;
-    if (C.keyGrantRefusal(g, list, pouchId, vault.accountId)) continue;
+    if (await C.keyGrantRefusal(g, list, pouchId, vault.accountId)) continue;
     let key;
     try { key = await C.openKeyGrant(g, me.enc); } catch { continue; }
     held.set(g.key_gen, key);
@@ -514,7 +521,7 @@ export async function leave(vault, pouchId) {
   const list = await accessList(vault, pouchId);
   const entry = list && entryOf(list, vault.accountId);
   if (!inList(entry)) throw new FormatError('this account is not in the pouch\'s access list');
-  const gen = Math.max(list.key_gen ?? list.keyGen ?? 0, 0) + 1;
+  const gen = Math.max(list.keyGen, await pouchGen(pouchId)) + 1;
   const s = await signAccess(vault, me, {
     pouch_id: pouchId, seq: nextSeq(list), prev: prevOf(list), kind: 'leave', account_id: vault.accountId,
     identity: { sign_pub: me.sign_pub, enc_pub: me.enc_pub }, role: entry.role, key_gen: gen, rotated_to: gen,
@@ -522,6 +529,18 @@ export async function leave(vault, pouchId) {
   const r = await post(`/v1/pouches/${pouchId}/leave`, s);
   vault.invalidate(pouchId);
   return r;
+}
+
+// The pouch's key_gen as the service names it (0 when it does not show the pouch: an invitee
+// before accepting).
+async function pouchGen(pouchId) {
+  try {
+    const p = await get(`/v1/pouches/${pouchId}`);
+    return Number.isSafeInteger(p?.key_gen) ? p.key_gen : 0;
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 404) return 0;
+    throw e;
+  }
 }
 
 // ---- invitations (SHARING.md §6) --------------------------------------------------------
@@ -560,7 +579,7 @@ export async function decline(vault, inv) {
   const list = await accessList(vault, inv.pouch_id);
   const entry = list && entryOf(list, vault.accountId);
   if (!inList(entry)) throw new FormatError('the pouch\'s access list does not name this account');
-  const gen = (list.key_gen ?? list.keyGen) + 1;
+  const gen = Math.max(list.keyGen, await pouchGen(inv.pouch_id)) + 1;
   const s = await signAccess(vault, me, {
     pouch_id: inv.pouch_id, seq: nextSeq(list), prev: prevOf(list), kind: 'leave', account_id: vault.accountId,
     identity: { sign_pub: me.sign_pub, enc_pub: me.enc_pub }, role: entry.role, key_gen: gen, rotated_to: gen,
