@@ -450,7 +450,15 @@ export async function invite(vault, pouch, target, role, expiresIn) {
 const RANK = { read: 1, write: 2, admin: 3 };
 
 // The members page's data: {members (the service's list), list (verified), myRole, changed}.
+// null from a service without sharing (404 for the members).
 export async function members(vault, pouchId) {
+  let rows;
+  try {
+    rows = (await get(`/v1/pouches/${pouchId}/members`)).items || [];
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 404) return null;
+    throw e;
+  }
   let list;
   let changed = null;
   try {
@@ -460,7 +468,6 @@ export async function members(vault, pouchId) {
     list = e.list;
     changed = e;
   }
-  const rows = (await get(`/v1/pouches/${pouchId}/members`)).items || [];
   // The service's rows are shown; the role each has is the verified list's word.
   const checked = rows.map((m) => {
     const id = uuidText(m.account_id);
@@ -613,6 +620,8 @@ export class SharedReaders {
     this.listPromise ??= accessList(this.vault, this.pouchId).catch((e) => {
       // A changed identity is refused where it signs; the list is still read.
       if (e instanceof IdentityChanged && e.list) return e.list;
+      // A service without sharing: the pouch is as before sharing existed.
+      if (e instanceof ApiError && e.status === 404) return null;
       this.listPromise = null;
       throw e;
     });

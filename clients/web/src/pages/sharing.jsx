@@ -170,7 +170,7 @@ export function PouchSharing({ pouch, onChanged }) {
   const { busy, error, run } = useAction();
   const load = () => run(async () => setData(await S.members(vault, pouch.id)));
   useEffect(() => { if (pouch) load(); }, [pouch?.id, pouch?.key_gen]);
-  if (!pouch) return null;
+  if (!pouch || (data === null && !busy && !error)) return null;
   const admin = data?.myRole === 'admin';
   const act = (fn) => run(async () => { await fn(); vault.invalidate(pouch.id); onChanged?.(); await load(); });
   const setRole = (m, role) => {
