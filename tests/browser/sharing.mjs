@@ -56,7 +56,7 @@ export async function sharingSteps(h) {
     S.bea = await onboard('bea');
     await page.goto(`${BASE}/pouches/${S.pouch.id}`);
     await page.getByTestId('members').waitFor();
-    await page.getByRole('button', { name: 'Share' }).click();
+    await page.getByRole('button', { name: 'Share this pouch' }).click();
     await page.getByLabel('Their e-mail address').fill(S.bea.email);
     await page.getByRole('button', { name: 'Look up' }).click();
     await page.getByTestId('safety-number').waitFor();
@@ -91,7 +91,7 @@ export async function sharingSteps(h) {
   await test('sharing_a_read_role_turns_uploads_off_with_a_note', ['sharing_invite_shows_the_same_safety_number_on_both_sides_and_accept_reads_the_files'], async () => {
     S.cy = await onboard('cy');
     await page.goto(`${BASE}/pouches/${S.pouch.id}`);
-    await page.getByRole('button', { name: 'Share' }).click();
+    await page.getByRole('button', { name: 'Share this pouch' }).click();
     await page.getByLabel('Their e-mail address').fill(S.cy.email);
     await page.getByRole('button', { name: 'Look up' }).click();
     await page.getByTestId('safety-number').waitFor();
@@ -149,7 +149,7 @@ export async function sharingSteps(h) {
       body: JSON.stringify({ ok: true, data: { account_id: S.bea.account.storage_account_id, email: S.bea.email, identity, genesis }, meta: {} }) }));
     try {
       await page.goto(`${BASE}/pouches/${S.pouch.id}`);
-      await page.getByRole('button', { name: 'Share' }).click();
+      await page.getByRole('button', { name: 'Share this pouch' }).click();
       await page.getByLabel('Their e-mail address').fill(S.bea.email);
       await page.getByRole('button', { name: 'Look up' }).click();
       const banner = page.getByTestId('identity-banner');

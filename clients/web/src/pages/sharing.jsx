@@ -127,8 +127,8 @@ function ShareDialog({ pouch, onDone, onClose }) {
     onDone?.();
   });
   return (
-    <div class="dialog" role="dialog" aria-labelledby="share-title" data-testid="share-dialog">
-      <h2 id="share-title">Share this pouch with another account</h2>
+    <div class="dialog" role="dialog" aria-labelledby="pouch-share-title" data-testid="share-dialog">
+      <h2 id="pouch-share-title">Share this pouch with another account</h2>
       {sent ? (
         <>
           <Notice>Invitation sent to <Untrusted text={target.email} /> as {role}. It waits for them to accept it (it expires in 7 days).</Notice>
@@ -224,7 +224,7 @@ export function PouchSharing({ pouch, onChanged }) {
           </tbody>
         </table>
       )}
-      {admin && !sharing && <button onClick={() => setSharing(true)} disabled={busy}>Share</button>}
+      {admin && !sharing && <button onClick={() => setSharing(true)} disabled={busy}>Share this pouch</button>}
       {sharing && <ShareDialog pouch={pouch} onDone={load} onClose={() => { setSharing(false); load(); }} />}
       {busy && !data && <Progress label="Loading the members and checking the access list" />}
       <ErrorBox error={sharingError(error)} />
