@@ -330,6 +330,13 @@ bool AccessList::may_write_at(const std::string& account_id, long long k) const 
     return r == "write" || r == "admin";
 }
 
+std::string AccessList::revision_refusal(const std::string& account_id, long long k) const {
+    const AccessEntry* e = find(account_id);
+    std::string r = e ? e->role_at(k) : "";
+    if (r.empty()) return "not_in_access_list";
+    return r == "read" ? "role_forbids_write" : "";
+}
+
 std::string AccessList::hash_at(long long seq) const {
     if (seq < 0 || seq >= static_cast<long long>(statements.size()))
         throw FormatError("the access list has no statement " + std::to_string(seq));
@@ -339,33 +346,36 @@ std::string AccessList::hash_at(long long seq) const {
 AccessList verify_access_list(std::string_view pouch_id, std::vector<SignedStatement> statements) {
     AccessList l;
     l.pouch_id = lower_uuid(pouch_id);
-    if (statements.empty()) throw FormatError("the access list is empty");
+    if (statements.empty()) throw AccessListError("the access list is empty", 0, "statement");
     for (size_t i = 0; i < statements.size(); ++i) {
         const SignedStatement& s = statements[i];
-        auto fail = [&](const std::string& why) {
-            return FormatError("access statement " + std::to_string(i) + ": " + why);
+        auto fail = [&](const std::string& why, const char* field) {
+            return AccessListError("access statement " + std::to_string(i) + ": " + why,
+                                   static_cast<long long>(i), field);
         };
         // 1. shape and chain
         AccessBody b;
         try {
             b = decode_access(s.statement);
         } catch (const FormatError& e) {
-            throw fail(e.what());
+            throw fail(e.what(), "statement");
         }
-        if (b.pouch_id != l.pouch_id) throw fail("names pouch " + b.pouch_id);
-        if (b.seq != static_cast<long long>(i)) throw fail("seq is " + std::to_string(b.seq));
+        if (b.pouch_id != l.pouch_id) throw fail("names pouch " + b.pouch_id, "pouch_id");
+        if (b.seq != static_cast<long long>(i))
+            throw fail("seq is " + std::to_string(b.seq), "seq");
         std::string want_prev = i == 0 ? "" : statement_hash(statements[i - 1].statement);
-        if (b.prev != want_prev) throw fail("prev does not hash the previous statement");
+        if (b.prev != want_prev) throw fail("prev does not hash the previous statement", "prev");
         std::string signed_bytes = *crypto::b64url_decode(s.statement);
         PublicJwk ident_sign = b.identity_sign_pub, ident_enc = b.identity_enc_pub;
 
         if (i == 0) {
             // 2. the owner's own entry
-            if (b.kind != "share") throw fail("statement 0 must be a share");
-            if (b.by != b.account_id) throw fail("statement 0 must be the owner's own share");
-            if (b.role != "admin") throw fail("statement 0 must give the owner role admin");
+            if (b.kind != "share") throw fail("statement 0 must be a share", "kind");
+            if (b.by != b.account_id)
+                throw fail("statement 0 must be the owner's own share", "account_id");
+            if (b.role != "admin") throw fail("statement 0 must give the owner role admin", "role");
             if (!verifies(ident_sign, signed_bytes, s.signature))
-                throw fail("signature does not verify with the owner's identity");
+                throw fail("signature does not verify with the owner's identity", "signature");
             l.owner = b.account_id;
             AccessEntry& e = l.accounts[b.account_id];
             e.account_id = b.account_id;
@@ -381,40 +391,46 @@ AccessList verify_access_list(std::string_view pouch_id, std::vector<SignedState
             // 3. who signs
             const AccessEntry* signer = l.find(b.by);
             if (b.kind == "leave") {
-                if (b.by != b.account_id) throw fail("a leave must be signed by its own account");
+                if (b.by != b.account_id)
+                    throw fail("a leave must be signed by its own account", "by");
                 if (!signer || !signer->in_list)
-                    throw fail("leave by " + b.by + ", not in the list");
+                    throw fail("leave by " + b.by + ", not in the list", "by");
             } else {
                 if (!signer || !signer->in_list)
-                    throw fail("signed by " + b.by + ", not in the list");
+                    throw fail("signed by " + b.by + ", not in the list", "by");
                 if (signer->role != "admin")
-                    throw fail("signed by " + b.by + " with role " + signer->role + ", not admin");
+                    throw fail("signed by " + b.by + " with role " + signer->role + ", not admin",
+                               "by");
             }
             if (!verifies(signer->sign_pub, signed_bytes, s.signature))
-                throw fail("signature does not verify with " + b.by + "'s identity");
+                throw fail("signature does not verify with " + b.by + "'s identity", "signature");
             const AccessEntry* about = l.find(b.account_id);
             bool in = about && about->in_list;
             if (in && (!(about->sign_pub == ident_sign) || !(about->enc_pub == ident_enc)))
-                throw fail("names " + b.account_id + " with an identity other than its own");
+                throw fail("names " + b.account_id + " with an identity other than its own",
+                           "identity");
             // 4. what it may say about whom
             if (b.kind == "share" && in)
-                throw fail("shares with " + b.account_id + ", already in the list");
+                throw fail("shares with " + b.account_id + ", already in the list", "account_id");
             if (b.kind != "share" && !in)
-                throw fail(b.kind + " of " + b.account_id + ", not in the list");
+                throw fail(b.kind + " of " + b.account_id + ", not in the list", "account_id");
             if (b.kind == "remove" && b.account_id == b.by)
-                throw fail("an account cannot remove itself (it leaves)");
+                throw fail("an account cannot remove itself (it leaves)", "account_id");
             if ((b.kind == "remove" || b.kind == "leave") && b.role != about->role)
                 throw fail(b.kind + " of " + b.account_id + " names role " + b.role +
-                           ", not its role " + about->role);
+                               ", not its role " + about->role,
+                           "role");
             // 5. generations
             if (b.key_gen < l.key_gen)
                 throw fail("key_gen " + std::to_string(b.key_gen) + " is below " +
-                           std::to_string(l.key_gen));
+                               std::to_string(l.key_gen),
+                           "key_gen");
             bool lowers = b.kind == "role" && role_rank(b.role) < role_rank(about->role);
             bool rotates = b.kind == "remove" || b.kind == "leave" || lowers;
             if (rotates && b.key_gen <= l.key_gen)
                 throw fail(b.kind + (lowers ? " lowering a role" : "") +
-                           " must move to a new generation above " + std::to_string(l.key_gen));
+                               " must move to a new generation above " + std::to_string(l.key_gen),
+                           "key_gen");
             AccessEntry& e = l.accounts[b.account_id];
             e.account_id = b.account_id;
             if (b.kind == "share") {
@@ -431,7 +447,7 @@ AccessList verify_access_list(std::string_view pouch_id, std::vector<SignedState
         // 6. an admin always remains
         bool admin = false;
         for (const auto& [id, e] : l.accounts) admin = admin || (e.in_list && e.role == "admin");
-        if (!admin) throw fail("leaves the pouch without an admin");
+        if (!admin) throw fail("leaves the pouch without an admin", "role");
         l.bodies.push_back(std::move(b));
     }
     l.head_seq = static_cast<long long>(statements.size()) - 1;

@@ -125,7 +125,7 @@ struct AccessEntry {
 
 struct AccessList {
     std::string pouch_id;
-    std::string owner;  // statement 0's account
+    std::string owner;  // statement 0's account (the service's owner moves on a leave, §7)
     std::vector<SignedStatement> statements;
     std::vector<AccessBody> bodies;
     std::map<std::string, AccessEntry> accounts;  // every account ever named, by id
@@ -135,12 +135,30 @@ struct AccessList {
 
     const AccessEntry* find(const std::string& account_id) const;
     bool may_write_at(const std::string& account_id, long long key_gen) const;  // write or admin
+    // Why a reader refuses a revision signed by a member of account_id at key_gen (SHARING.md
+    // §4 "What clients refuse"), or "": "not_in_access_list" (no role at key_gen),
+    // "role_forbids_write" (role read). The member's own roster is checked apart.
+    std::string revision_refusal(const std::string& account_id, long long key_gen) const;
     std::string hash_at(long long seq) const;
 };
 
+// What verify_access_list throws: the index of the first statement that fails and the body
+// member that breaks the rule ("statement" when it does not decode, else one of pouch_id, seq,
+// prev, kind, by, account_id, identity, role, key_gen, signature), for 409 access_conflict's
+// `field`.
+struct AccessListError : FormatError {
+    AccessListError(const std::string& what, long long index_, std::string field_)
+        : FormatError(what), index(index_), field(std::move(field_)) {}
+    long long index;
+    std::string field;
+};
+
 // Verifies the whole list as SHARING.md §4 says (steps 1 to 6) for `pouch_id`; throws
-// FormatError naming the first statement that fails and why. The service calls it with the
-// stored list plus the statements a request appends.
+// AccessListError("access statement N: why") at the first statement that fails. The service calls
+// it with the stored list plus the statements a request appends. Of step 5 the list alone
+// checks key_gen >= every earlier one (> for remove, leave and a lowering role); that a share
+// or raise names the pouch's current generation, and a rotation current + 1, is the caller's
+// check (other rotations do not write to the list).
 AccessList verify_access_list(std::string_view pouch_id, std::vector<SignedStatement> statements);
 
 // ---- key grants (SHARING.md §5) --------------------------------------------------------

@@ -3,7 +3,8 @@
 # @noble/hashes, @noble/curves, @hpke/core) into a git-ignored folder, then runs interop.mjs
 # against pouchctl and pouch-interop-verify, vectors.mjs: docs/client-format-vectors.json
 # against the web app's crypto module (clients/web, installed by `make build`) and independent
-# code, and hpke.mjs: the C++ HPKE against @hpke/core through pouch-testweb's HPKE driver.
+# code, pouchctl_sharing.mjs: pouchctl's sharing strings in that module, and hpke.mjs: the
+# C++ HPKE against @hpke/core through pouch-testweb's HPKE driver.
 # Prints `PASS name` / `FAIL name: detail`, exits 1 on any failure. Env: POUCHCTL,
 # POUCH_INTEROP_VERIFY, POUCH_TESTWEB, INTEROP_SEED, INTEROP_CASES, INTEROP_HPKE_CASES, BUILD.
 set -eu
@@ -42,4 +43,6 @@ if [ ! -f "$root/clients/web/node_modules/.package-lock.json" ]; then
     exit 1
 fi
 POUCH_ROOT=$root node "$node_dir/vectors.mjs" || status=1
+# The sharing strings pouchctl makes for the smoke tests, in the web module (node builtins only).
+POUCH_ROOT=$root node "$here/pouchctl_sharing.mjs" || status=1
 exit $status

@@ -890,6 +890,14 @@ await check('sharing_access_list_independent', async () => {
     rules.add(c.rule);
   }
   eq('every rule has a refusal', [...rules].sort().join(','), '1,2,3,4,5,6');
+  const seen = new Set();
+  for (const r of SH.refusals.revisions) {
+    const role = roleAtIndependent(list, r.account_id, r.key_gen);
+    const want = !role ? 'not_in_access_list' : role === 'read' ? 'role_forbids_write' : null;
+    eq(r.case, r.refusal, want);
+    seen.add(want);
+  }
+  if (seen.size !== 3) return 'revisions: not every refusal and an accepted one';
 });
 
 await check('sharing_access_list_web_module', async () => {
@@ -899,6 +907,7 @@ await check('sharing_access_list_web_module', async () => {
   eq('key_gen', list.keyGen, v.key_gen);
   eq('head', list.head.hash, v.head.hash);
   for (const r of v.role_at) eq(`role of ${r.account_id} at ${r.key_gen}`, list.roleAt(r.account_id, r.key_gen), r.role);
+  for (const r of SH.refusals.revisions) eq(r.case, list.revisionRefusal(r.account_id, r.key_gen), r.refusal);
   for (const c of SH.refusals.access_lists) {
     await W.verifyAccessList(c.pouch_id, c.items.slice(0, c.fails_at).length ? c.items.slice(0, c.fails_at) : [v.entries[0]]);
     try {

@@ -285,6 +285,11 @@ TEST(AccessList, ShareRoleRemoveLeaveVerifiesWithRolesByGeneration) {
     EXPECT_FALSE(r.may_write_at(bea.id, 4));
     EXPECT_TRUE(r.may_write_at(bea.id, 5));
     EXPECT_FALSE(r.may_write_at(crypto::uuid_v4(), 2));
+    EXPECT_EQ(r.revision_refusal(bea.id, 2), "");
+    EXPECT_EQ(r.revision_refusal(bea.id, 3), "role_forbids_write");
+    EXPECT_EQ(r.revision_refusal(bea.id, 4), "not_in_access_list");
+    EXPECT_EQ(r.revision_refusal(owner.id, 5), "not_in_access_list");
+    EXPECT_EQ(r.revision_refusal(crypto::uuid_v4(), 2), "not_in_access_list");
     EXPECT_EQ(r.find(crypto::uuid_v4()), nullptr);
 
     EXPECT_EQ(decode_access(l.s[5].statement).rotated_to, 4);
@@ -536,6 +541,46 @@ TEST(AccessList, Step6RefusesLeavingThePouchWithoutAnAdmin) {
         l.add("share", o, o, "admin", 1).add("role", o, o, "write", 2);
         EXPECT_NE(l.error().find("without an admin"), std::string::npos) << l.error();
     }
+}
+
+// The index and the member that breaks the rule, for 409 access_conflict's `field`.
+TEST(AccessList, ErrorsNameTheIndexAndTheFieldThatBreaksTheRule) {
+    Account o, b;
+    auto field_of = [](const List& l) -> std::pair<long long, std::string> {
+        try {
+            verify_access_list(l.pouch_id, l.s);
+        } catch (const AccessListError& e) {
+            return {e.index, e.field};
+        }
+        return {-1, ""};
+    };
+    List seq;
+    seq.add("share", o, o, "admin", 1);
+    AccessBody x = seq.body("share", o, b, "read", 1);
+    x.seq = 5;
+    seq.add_body(x, o.identity.sign);
+    EXPECT_EQ(field_of(seq), (std::pair<long long, std::string>{1, "seq"}));
+    List gen;
+    gen.add("share", o, o, "admin", 1).add("share", o, b, "read", 1).add("remove", o, b, "read", 1);
+    EXPECT_EQ(field_of(gen), (std::pair<long long, std::string>{2, "key_gen"}));
+    List sig;
+    sig.add("share", o, o, "admin", 1);
+    sig.add_body(sig.body("share", o, b, "read", 1), b.identity.sign);
+    EXPECT_EQ(field_of(sig), (std::pair<long long, std::string>{1, "signature"}));
+    List twice;
+    twice.add("share", o, o, "admin", 1)
+        .add("share", o, b, "read", 1)
+        .add("share", o, b, "read", 1);
+    EXPECT_EQ(field_of(twice), (std::pair<long long, std::string>{2, "account_id"}));
+    List writer;
+    writer.add("share", o, o, "admin", 1)
+        .add("share", o, b, "write", 1)
+        .add("role", b, o, "read", 2);
+    EXPECT_EQ(field_of(writer), (std::pair<long long, std::string>{2, "by"}));
+    List shape;
+    shape.s.push_back({"not-json", "x"});
+    EXPECT_EQ(field_of(shape), (std::pair<long long, std::string>{0, "statement"}));
+    EXPECT_EQ(field_of(List()), (std::pair<long long, std::string>{0, "statement"}));
 }
 
 // ---- key grants --------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 // clientfmt_vectors_test.cpp -- the C++ client format (common/clientfmt, common/crypto and the
 // CLI's NFC) against docs/client-format-vectors.json, the vectors the web app's crypto module
-// made from fixed inputs: a file pushed by one client opens in the other. Deterministic parts
+// made from fixed inputs: a file pushed by one client opens in the other. `sharing` (docs/
+// SHARING.md) is checked with common/clientfmt/sharing.h. Deterministic parts
 // (JCS, hashes, HKDF, AES-GCM with the given nonces, HPKE with the given ekm) must match byte
 // for byte; signatures are checked by verifying.
 #include <gtest/gtest.h>
@@ -20,6 +21,7 @@
 #include "common/clientfmt/key_envelope.h"
 #include "common/clientfmt/roster.h"
 #include "common/clientfmt/rotation.h"
+#include "common/clientfmt/sharing.h"
 #include "common/clientfmt/welcome.h"
 #include "common/crypto/aead.h"
 #include "common/crypto/b64url.h"
@@ -451,5 +453,193 @@ TEST(ClientFormatVectors, AReaderRefusesWhatTheRefusalVectorsRefuse) {
         EXPECT_EQ(signer->trusted_at(ids.key_gen), c["accepted"].GetBool());
         EXPECT_EQ(open_envelope(unhex(str(c, "pouch_key_hex")), ids, str(c, "envelope")).jcs(),
                   str(c, "content_jcs"));
+    }
+}
+
+// ---- sharing (docs/SHARING.md) -----------------------------------------------------------
+
+namespace {
+
+const rapidjson::Value& SH(const char* k) {
+    return V("sharing")[k];
+}
+
+SignedStatement signed_of(const rapidjson::Value& v) {
+    return {str(v, "statement"), str(v, "signature")};
+}
+
+std::vector<SignedStatement> items_of(const rapidjson::Value& arr, size_t n) {
+    std::vector<SignedStatement> out;
+    for (rapidjson::SizeType i = 0; i < arr.Size() && out.size() < n; ++i)
+        out.push_back(signed_of(arr[i]));
+    return out;
+}
+
+IdentityBody identity_body_of(const rapidjson::Value& b) {
+    IdentityBody out;
+    out.account_id = str(b, "account_id");
+    out.genesis_hash = str(b, "genesis_hash");
+    out.by = str(b, "by");
+    out.sign_pub = jwk(b["sign_pub"]);
+    out.enc_pub = jwk(b["enc_pub"]);
+    out.at = str(b, "at");
+    return out;
+}
+
+PublicIdentity public_identity_of(const rapidjson::Value& v) {
+    return {str(v, "account_id"), jwk(v["sign_pub"]), jwk(v["enc_pub"])};
+}
+
+}  // namespace
+
+TEST(ClientFormatVectors, SharingIdentitiesAreOurJcsAndBindToTheirGenesis) {
+    for (const auto& a : SH("accounts").GetObject()) {
+        const auto& v = a.value;
+        IdentityBody body = identity_body_of(v["identity_body"]);
+        EXPECT_EQ(body.jcs(), str(v, "identity_jcs"));
+        EXPECT_EQ(statement_hash(str(v["genesis"], "statement")), str(v, "genesis_hash"));
+        IdentityBody got = verify_identity(signed_of(v["identity"]), signed_of(v["genesis"]));
+        EXPECT_EQ(got.account_id, str(v, "account_id"));
+        EXPECT_EQ(got.by, str(v, "genesis_member_id"));
+        EXPECT_EQ(priv(v["identity_sign_private_jwk"]).x(), got.sign_pub.x);
+        EXPECT_EQ(priv(v["identity_enc_private_jwk"]).y(), got.enc_pub.y);
+    }
+    for (const auto& c : SH("refusals")["identities"].GetArray())
+        EXPECT_THROW(verify_identity(signed_of(c["identity"]), signed_of(c["genesis"])),
+                     FormatError)
+            << str(c, "case");
+}
+
+TEST(ClientFormatVectors, SharingIdentityEnvelopeSealsByteForByteAndOpens) {
+    const auto& v = SH("identity_envelope");
+    const auto& bea = SH("accounts")["bea"];
+    IdentityBody expected = identity_body_of(bea["identity_body"]);
+    EXPECT_EQ(crypto::to_hex(identity_envelope_info(str(v, "account_id"), str(v, "member_id"))),
+              str(v, "info_hex"));
+    P256PrivateKey eph = crypto::hpke::derive_key_pair(unhex(str(v, "ekm_hex")));
+    IdentityKeys keys{priv(bea["identity_sign_private_jwk"]),
+                      priv(bea["identity_enc_private_jwk"])};
+    IdentityEnvelope ours = seal_identity_envelope(
+        str(v, "account_id"), str(v, "member_id"), jwk(v["recipient_public_jwk"]), keys,
+        str(v, "created_by_member"), priv(bea["member_sign_private_jwk"]), &eph);
+    EXPECT_EQ(ours.hpke_enc, str(v["envelope"], "hpke_enc"));
+    EXPECT_EQ(ours.ciphertext, str(v["envelope"], "ciphertext"));
+    IdentityEnvelope theirs = IdentityEnvelope::from_json(v["envelope"]);
+    EXPECT_EQ(theirs.signed_bytes(), str(v, "signing_input_jcs"));
+    IdentityKeys opened = open_identity_envelope(theirs, jwk(v["creator_public_jwk"]),
+                                                 priv(v["recipient_private_jwk"]), expected);
+    EXPECT_EQ(opened.sign.scalar(), keys.sign.scalar());
+    EXPECT_EQ(opened.enc.scalar(), keys.enc.scalar());
+    open_identity_envelope(ours, jwk(v["creator_public_jwk"]), priv(v["recipient_private_jwk"]),
+                           expected);
+    for (const auto& c : SH("refusals")["identity_envelopes"].GetArray())
+        EXPECT_THROW(
+            open_identity_envelope(
+                IdentityEnvelope::from_json(c["envelope"]), jwk(v["creator_public_jwk"]),
+                priv(v["recipient_private_jwk"]),
+                identity_body_of(SH("accounts")[str(c, "account").c_str()]["identity_body"])),
+            FormatError)
+            << str(c, "case");
+}
+
+TEST(ClientFormatVectors, SharingSafetyNumbersMatchBothWays) {
+    for (const auto& c : SH("safety_numbers").GetArray()) {
+        PublicIdentity a = public_identity_of(c["a"]), b = public_identity_of(c["b"]);
+        EXPECT_EQ(crypto::to_hex(identity_fingerprint(a)), str(c, "fingerprint_a_hex"));
+        EXPECT_EQ(crypto::to_hex(identity_fingerprint(b)), str(c, "fingerprint_b_hex"));
+        EXPECT_EQ(crypto::to_hex(safety_number_bytes(a, b)), str(c, "bytes_hex"));
+        EXPECT_EQ(safety_number(a, b), str(c, "digits"));
+        EXPECT_EQ(safety_number(b, a), str(c, "digits"));
+        EXPECT_EQ(safety_number_qr_text(a, b), str(c, "qr_text"));
+    }
+}
+
+TEST(ClientFormatVectors, SharingAccessListIsOurJcsVerifiesAndGivesTheRolesByGeneration) {
+    const auto& v = SH("access_list");
+    for (const auto& e : v["entries"].GetArray()) {
+        const auto& b = e["body"];
+        AccessBody body;
+        body.pouch_id = str(b, "pouch_id");
+        body.seq = b["seq"].GetInt64();
+        body.prev = str(b, "prev");
+        body.kind = str(b, "kind");
+        body.by = str(b, "by");
+        body.account_id = str(b, "account_id");
+        body.identity_sign_pub = jwk(b["identity"]["sign_pub"]);
+        body.identity_enc_pub = jwk(b["identity"]["enc_pub"]);
+        body.role = str(b, "role");
+        body.key_gen = b["key_gen"].GetInt64();
+        body.at = str(b, "at");
+        if (b.HasMember("rotated_to")) body.rotated_to = b["rotated_to"].GetInt64();
+        EXPECT_EQ(body.jcs(), str(e, "jcs"));
+        EXPECT_EQ(decode_access(str(e, "statement")).jcs(), str(e, "jcs"));
+        EXPECT_EQ(statement_hash(str(e, "statement")), str(e, "hash"));
+    }
+    AccessList list = verify_access_list(str(v, "pouch_id"), items_of(v["entries"], 1000));
+    EXPECT_EQ(list.owner, str(v, "owner"));
+    EXPECT_EQ(list.key_gen, v["key_gen"].GetInt64());
+    EXPECT_EQ(list.head_seq, v["head"]["seq"].GetInt64());
+    EXPECT_EQ(list.head_hash, str(v["head"], "hash"));
+    for (const auto& r : v["role_at"].GetArray()) {
+        const AccessEntry* e = list.find(str(r, "account_id"));
+        std::string got = e ? e->role_at(r["key_gen"].GetInt64()) : "";
+        EXPECT_EQ(got, str(r, "role")) << str(r, "account_id") << " at " << r["key_gen"].GetInt64();
+    }
+    for (const auto& r : SH("refusals")["revisions"].GetArray()) {
+        std::string want = r["refusal"].IsNull() ? "" : str(r, "refusal");
+        EXPECT_EQ(list.revision_refusal(str(r, "account_id"), r["key_gen"].GetInt64()), want)
+            << str(r, "case");
+    }
+}
+
+TEST(ClientFormatVectors, SharingAccessListsAreRefusedAtTheStatementTheVectorsName) {
+    for (const auto& c : SH("refusals")["access_lists"].GetArray()) {
+        size_t at = static_cast<size_t>(c["fails_at"].GetInt64());
+        if (at > 0) verify_access_list(str(c, "pouch_id"), items_of(c["items"], at));
+        try {
+            verify_access_list(str(c, "pouch_id"), items_of(c["items"], 1000));
+            ADD_FAILURE() << str(c, "case") << " was accepted";
+        } catch (const FormatError& e) {
+            EXPECT_EQ(
+                std::string(e.what()).rfind("access statement " + std::to_string(at) + ":", 0), 0u)
+                << str(c, "case") << ": " << e.what();
+        }
+    }
+}
+
+TEST(ClientFormatVectors, SharingKeyGrantsSealByteForByteAndAReaderRefusesWhatTheyRefuse) {
+    const auto& v = SH("key_grants");
+    const auto& al = SH("access_list");
+    AccessList list = verify_access_list(str(al, "pouch_id"), items_of(al["entries"], 1000));
+    P256PrivateKey reader = priv(v["reader_private_jwk"]);
+    std::string pouch = str(v, "pouch_id"), account = str(v, "reader_account_id");
+    for (const auto& c : v["grants"].GetArray()) {
+        KeyGrant theirs = KeyGrant::from_json(c["grant"]);
+        EXPECT_EQ(crypto::to_hex(key_grant_info(pouch, account, theirs.key_gen)),
+                  str(c, "info_hex"));
+        EXPECT_EQ(theirs.signed_bytes(), str(c, "signing_input_jcs"));
+        P256PrivateKey eph = crypto::hpke::derive_key_pair(unhex(str(c, "ekm_hex")));
+        std::string by = str(c, "granted_by");
+        const char* name = by == str(SH("accounts")["owner"], "account_id") ? "owner" : "cy";
+        KeyGrant ours = seal_key_grant(
+            pouch, account, theirs.key_gen, jwk(SH("accounts")["bea"]["identity_body"]["enc_pub"]),
+            unhex(str(c, "pouch_key_hex")), by,
+            priv(SH("accounts")[name]["identity_sign_private_jwk"]), &eph);
+        EXPECT_EQ(ours.hpke_enc, theirs.hpke_enc);
+        EXPECT_EQ(ours.ciphertext, theirs.ciphertext);
+        EXPECT_EQ(grant_refusal(theirs, list, pouch, account), "");
+        EXPECT_EQ(grant_refusal(ours, list, pouch, account), "");
+        EXPECT_EQ(crypto::to_hex(open_key_grant(theirs, reader)), str(c, "pouch_key_hex"));
+    }
+    for (const auto& c : SH("refusals")["key_grants"].GetArray()) {
+        KeyGrant g = KeyGrant::from_json(c["grant"]);
+        std::string want = c["refusal"].IsNull() ? "" : str(c, "refusal");
+        EXPECT_EQ(grant_refusal(g, list, pouch, account), want) << str(c, "case");
+        if (!want.empty()) continue;
+        if (c["accepted"].GetBool())
+            EXPECT_EQ(crypto::to_hex(open_key_grant(g, reader)), str(c, "pouch_key_hex"))
+                << str(c, "case");
+        else
+            EXPECT_THROW(open_key_grant(g, reader), FormatError) << str(c, "case");
     }
 }

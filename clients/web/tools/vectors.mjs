@@ -554,6 +554,11 @@ async function sharing() {
         { case: 'with another envelope\'s signature', envelope: { ...envelope, signature: wrongKeys.signature }, account: 'bea' },
       ],
       access_lists: await sharingRefusals(entries),
+      // A revision signed by a member of account_id at key_gen (its own roster aside).
+      revisions: [['bea', 2, 'write'], ['bea', 3, 'read'], ['bea', 4, 'write'], ['cy', 2, 'admin'], ['owner', 1, 'admin'],
+        ['owner', 5, 'left'], ['bea', 1, 'before its share'], ['stranger', 2, 'never in the list']].map(([name, k, why]) => ({
+        case: `${name} at ${k} (${why})`, account_id: accountOf(name), key_gen: k, refusal: list.revisionRefusal(accountOf(name), k),
+      })),
       key_grants: grantRefusals,
     },
   };

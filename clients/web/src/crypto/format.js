@@ -677,7 +677,7 @@ const RANK = { read: 1, write: 2, admin: 3 };
 // [{index?, statement, signature}] in index order. Throws FormatError('access statement i: …')
 // at the first statement that fails; returns {pouchId, owner, accounts: Map(account_id →
 // {account_id, sign_pub, enc_pub, role, in_list, shared_seq, history}), keyGen, hashes, head,
-// roleAt(account, k), mayWriteAt(account, k)}.
+// roleAt(account, k), mayWriteAt(account, k), revisionRefusal(account, k)}.
 export async function verifyAccessList(pouchId, items) {
   const pouch = uuidText(pouchId);
   if (!items.length) throw new FormatError('the access list is empty');
@@ -750,6 +750,12 @@ export async function verifyAccessList(pouchId, items) {
     head: { seq: hashes.length - 1, hash: hashes[hashes.length - 1] },
     roleAt: (account, k) => roleAt(accounts.get(String(account).toLowerCase()), k),
     mayWriteAt: (account, k) => ['write', 'admin'].includes(roleAt(accounts.get(String(account).toLowerCase()), k)),
+    // Why a revision signed by a member of `account` at generation k is refused, or null.
+    revisionRefusal: (account, k) => {
+      const role = roleAt(accounts.get(String(account).toLowerCase()), k);
+      if (!role) return 'not_in_access_list';
+      return role === 'read' ? 'role_forbids_write' : null;
+    },
   };
 }
 
