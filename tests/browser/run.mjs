@@ -717,7 +717,7 @@ await test('a_file_listed_with_another_files_revision_is_not_opened', ['upload_t
   try {
     await page.goto(`${BASE}/pouches/${S.pouch.id}`);
     await page.getByText('the service lists it with a revision of another file').waitFor();
-    const rows = await page.locator('tbody tr').count();
+    const rows = await page.locator('table.files tbody tr').count();
     const deletes = await page.getByRole('button', { name: /^Delete / }).count();
     eq('every other file is listed with its Delete button', deletes, rows - 1);
   } finally {

@@ -64,7 +64,7 @@ export async function sharingSteps(h) {
     ok(/^(\d{5} ){11}\d{5}$/.test(ours), `60 digits in 12 groups: ${ours}`);
     ok(await page.locator('svg.qr path').count() === 1, 'a QR code is drawn');
     await shot(page, 'share-dialog-safety-number');
-    await page.getByLabel(/^Write:/).check();
+    await page.getByRole('radio', { name: /Write:/ }).check();
     await page.getByRole('button', { name: 'Invite' }).click();
     await page.getByText('Invitation sent to').waitFor({ timeout: 30000 });
     await shot(page, 'share-dialog-sent');
