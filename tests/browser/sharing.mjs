@@ -31,6 +31,15 @@ export async function sharingSteps(h) {
     return { c, p, email, token, account };
   }
 
+  // Waits for `loc` on page p; an error the page shows meanwhile fails the step with its words.
+  async function settle(p, loc, timeout = 30000) {
+    const err = p.locator('p.error[role=alert]').first();
+    await Promise.race([
+      loc.waitFor({ timeout }),
+      err.waitFor({ timeout }).then(async () => { throw new Error(`the page says: ${await err.textContent()}`); }, () => {}),
+    ]);
+  }
+
   const digitsOn = async (p) => (await p.getByTestId('safety-number').first().locator('.safety-digits').getAttribute('aria-label')).replace('Safety number: ', '');
 
   await test('sharing_the_identity_is_made_at_genesis_and_kept_unexportable', [first], async () => {
@@ -66,7 +75,7 @@ export async function sharingSteps(h) {
     await shot(page, 'share-dialog-safety-number');
     await page.getByRole('radio', { name: /Write:/ }).check();
     await page.getByRole('button', { name: 'Invite' }).click();
-    await page.getByText('Invitation sent to').waitFor({ timeout: 30000 });
+    await settle(page, page.getByText('Invitation sent to'));
     await shot(page, 'share-dialog-sent');
 
     const b = S.bea.p;
@@ -75,7 +84,7 @@ export async function sharingSteps(h) {
     eq('the invitee sees the same safety number', await digitsOn(b), ours);
     await shot(b, 'invitations-received');
     await b.getByRole('button', { name: 'Accept' }).click();
-    await b.getByText('No invitations wait for you.').waitFor({ timeout: 30000 });
+    await settle(b, b.getByText('No invitations wait for you.'));
     await b.goto(`${BASE}/pouches/${S.pouch.id}`);
     await b.getByRole('cell', { name: 'hello.txt', exact: true }).waitFor({ timeout: 30000 });
     eq('bea\'s role', await b.getByTestId('my-role').textContent(), 'write');
@@ -96,11 +105,11 @@ export async function sharingSteps(h) {
     await page.getByRole('button', { name: 'Look up' }).click();
     await page.getByTestId('safety-number').waitFor();
     await page.getByRole('button', { name: 'Invite' }).click();  // read is the default role
-    await page.getByText('Invitation sent to').waitFor({ timeout: 30000 });
+    await settle(page, page.getByText('Invitation sent to'));
     const c = S.cy.p;
     await c.goto(`${BASE}/invitations`);
     await c.getByRole('button', { name: 'Accept' }).click();
-    await c.getByText('No invitations wait for you.').waitFor({ timeout: 30000 });
+    await settle(c, c.getByText('No invitations wait for you.'));
     await c.goto(`${BASE}/pouches/${S.pouch.id}`);
     await c.getByRole('cell', { name: 'from-bea.txt', exact: true }).waitFor({ timeout: 30000 });
     await c.getByTestId('read-only').waitFor();

@@ -388,8 +388,20 @@ export async function rotation(vault, pouchId, gen, list, { without = [] } = {})
 export async function fillFromGrants(vault, pouchId) {
   const list = await accessList(vault, pouchId);
   if (!list) return 0;
-  const me = await ownIdentity(vault);
   const held = await vault.pouchKeys(pouchId, { fresh: true });
+  const envs = await envelopesFromGrants(vault, pouchId, list, held);
+  for (let at = 0; at < envs.length; at += 2000) {
+    await post(`/v1/pouches/${pouchId}/key-envelopes`, { key_envelopes: envs.slice(at, at + 2000) });
+  }
+  if (envs.length) vault.invalidate(pouchId);
+  return envs.length;
+}
+
+// The key envelopes, for every active member of this account, of each grant to it at a
+// generation not in `held` (Map key_gen → key), the grant checked (§4, §5) and opened with the
+// identity's HPKE key. A refused grant is skipped.
+async function envelopesFromGrants(vault, pouchId, list, held) {
+  const me = await ownIdentity(vault);
   const grants = await getAll(`/v1/pouches/${pouchId}/key-grants`);
   const roster = await vault.refreshRoster();
   const envs = [];
@@ -404,11 +416,7 @@ export async function fillFromGrants(vault, pouchId) {
         encPub: m.enc_pub, creatorId: vault.memberId, creatorSignKey: vault.member.sign.privateKey }));
     }
   }
-  for (let at = 0; at < envs.length; at += 2000) {
-    await post(`/v1/pouches/${pouchId}/key-envelopes`, { key_envelopes: envs.slice(at, at + 2000) });
-  }
-  if (envs.length) vault.invalidate(pouchId);
-  return envs.length;
+  return envs;
 }
 
 // ---- inviting (SHARING.md §6) -------------------------------------------------------------
@@ -572,10 +580,19 @@ export async function checkInvitation(vault, inv) {
 }
 
 // Accepts: the grants opened and sealed to this account's members, sent with the acceptance
-// when the service shows them before (else filled in right after it).
+// (SHARING.md §6). A service that shows an invitee no grant before it accepts gets the
+// acceptance alone, and the keys are filled in right after it (as after any rotation).
 export async function accept(vault, inv) {
-  await checkInvitation(vault, inv);
-  const r = await post(`/v1/invitations/${inv.id}/accept`, { key_envelopes: [] });
+  const { list } = await checkInvitation(vault, inv);
+  let envs = [];
+  try {
+    envs = await envelopesFromGrants(vault, inv.pouch_id, list, new Map());
+  } catch (e) {
+    if (!(e instanceof ApiError && e.status === 404)) throw e;
+  }
+  if (envs.length > 2000) envs = [];  // a long history: filled in after, 2,000 at a time
+  const r = await post(`/v1/invitations/${inv.id}/accept`, { key_envelopes: envs });
+  vault.invalidate(inv.pouch_id);
   await fillFromGrants(vault, inv.pouch_id);
   return r;
 }
