@@ -34,10 +34,15 @@ export async function sharingSteps(h) {
   // Waits for `loc` on page p; an error the page shows meanwhile fails the step with its words.
   async function settle(p, loc, timeout = 30000) {
     const err = p.locator('p.error[role=alert]').first();
-    await Promise.race([
-      loc.waitFor({ timeout }),
-      err.waitFor({ timeout }).then(async () => { throw new Error(`the page says: ${await err.textContent()}`); }, () => {}),
-    ]);
+    try {
+      await Promise.race([
+        loc.waitFor({ timeout }),
+        err.waitFor({ timeout }).then(async () => { throw new Error(`the page says: ${await err.textContent()}`); }, () => {}),
+      ]);
+    } catch (e) {
+      await shot(p, `FAILED-${nodeCrypto.randomUUID().slice(0, 6)}`);  // the other account's page
+      throw e;
+    }
   }
 
   const digitsOn = async (p) => (await p.getByTestId('safety-number').first().locator('.safety-digits').getAttribute('aria-label')).replace('Safety number: ', '');
@@ -108,6 +113,7 @@ export async function sharingSteps(h) {
     await settle(page, page.getByText('Invitation sent to'));
     const c = S.cy.p;
     await c.goto(`${BASE}/invitations`);
+    await settle(c, c.getByTestId('safety-number'));
     await c.getByRole('button', { name: 'Accept' }).click();
     await settle(c, c.getByText('No invitations wait for you.'));
     await c.goto(`${BASE}/pouches/${S.pouch.id}`);
@@ -125,7 +131,7 @@ export async function sharingSteps(h) {
     await page.goto(`${BASE}/pouches/${S.pouch.id}`);
     const row = page.getByTestId('member-' + S.bea.email);
     await row.getByRole('button', { name: 'Remove' }).click();
-    await row.waitFor({ state: 'detached', timeout: 30000 });
+    await settle(page, row, 30000).then(() => row.waitFor({ state: 'detached', timeout: 30000 }));
     const after = (await apiAs(S.token, 'GET', `/v1/pouches/${S.pouch.id}`)).json.data.key_gen;
     eq('the removal rotated the pouch key', after, before + 1);
     await page.locator('#upload').setInputFiles([{ name: 'after-removal.txt', mimeType: 'text/plain', buffer: Buffer.from('not for bea\n') }]);

@@ -374,12 +374,20 @@ export async function rotation(vault, pouchId, gen, list, { without = [] } = {})
   const roster = await vault.refreshRoster();
   const key = randomBytes(32);
   const key_envelopes = [];
-  for (const m of roster.active) {
+  for (const m of await sealableMembers(vault, roster)) {
     key_envelopes.push(await F.sealKeyEnvelope({ pouchId, memberId: m.member_id, keyGen: gen, pouchKey: key,
       encPub: m.enc_pub, creatorId: vault.memberId, creatorSignKey: vault.member.sign.privateKey }));
   }
   const key_grants = await grantsForKey(vault, pouchId, gen, key, list, { without });
   return { key_envelopes, key_grants };
+}
+
+// The members a new key is sealed to: the roster's active ones, less those whose device the
+// service lists as revoked while the roster has no removal yet (a device that revoked itself):
+// as Devices' "Rotate keys now" does. This browser's own member is never left out.
+async function sealableMembers(vault, roster) {
+  const revoked = new Set((await getAll('/v1/devices')).filter((d) => d.revoked_at).map((d) => String(d.member_id).toLowerCase()));
+  return roster.active.filter((m) => m.member_id === vault.memberId || !revoked.has(m.member_id));
 }
 
 // Grants to this account at generations its members hold no envelope of (after accepting,
@@ -411,7 +419,7 @@ async function envelopesFromGrants(vault, pouchId, list, held) {
     let key;
     try { key = await C.openKeyGrant(g, me.enc); } catch { continue; }
     held.set(g.key_gen, key);
-    for (const m of roster.active) {
+    for (const m of await sealableMembers(vault, roster)) {
       envs.push(await F.sealKeyEnvelope({ pouchId, memberId: m.member_id, keyGen: g.key_gen, pouchKey: key,
         encPub: m.enc_pub, creatorId: vault.memberId, creatorSignKey: vault.member.sign.privateKey }));
     }
@@ -467,15 +475,10 @@ export async function members(vault, pouchId) {
     if (e instanceof ApiError && e.status === 404) return null;
     throw e;
   }
-  let list;
-  let changed = null;
-  try {
-    list = await accessList(vault, pouchId);
-  } catch (e) {
-    if (!(e instanceof IdentityChanged)) throw e;
-    list = e.list;
-    changed = e;
-  }
+  // The list the pouch's files were checked with (verified once per access change).
+  const readers = vault.sharedReaders(pouchId);
+  const list = await readers.list();
+  const changed = readers.changed;
   // The service's rows are shown; the role each has is the verified list's word.
   const checked = rows.map((m) => {
     const id = uuidText(m.account_id);
@@ -636,7 +639,10 @@ export class SharedReaders {
   list() {
     this.listPromise ??= accessList(this.vault, this.pouchId).catch((e) => {
       // A changed identity is refused where it signs; the list is still read.
-      if (e instanceof IdentityChanged && e.list) return e.list;
+      if (e instanceof IdentityChanged && e.list) {
+        this.changed = e;
+        return e.list;
+      }
       // A service without sharing: the pouch is as before sharing existed.
       if (e instanceof ApiError && e.status === 404) return null;
       this.listPromise = null;
@@ -686,6 +692,10 @@ export class SharedReaders {
       }
     }
     if (!member) return { error: 'signed by someone who is in no roster of the accounts in this pouch' };
+    if (accountId !== this.vault.accountId) {
+      const pin = await store.loadIdentityPin(this.vault.accountId, accountId);
+      this.vault.foreignLabels.set(memberId, `${member.label} (${pin?.email || accountId.slice(0, 8)})`);
+    }
     if (!F.trustedAt(member, keyGen)) return { error: `signed at key generation ${keyGen} by a member removed from its account's roster at generation ${member.rotated_to}: refused` };
     const role = roleAt(list, accountId, keyGen);
     if (!role) return { error: `signed by a member of an account that was not in the pouch at key generation ${keyGen} (not_in_access_list): refused` };

@@ -105,6 +105,7 @@ export class Vault {
     this.creators = new Map();  // pouch id → Map(key_gen → member id of the envelope's creator)
     this.refused = new Map();   // pouch id → Map(key_gen → why its envelope was refused)
     this.readers = new Map();   // pouch id → sharing.js SharedReaders (access list, other rosters)
+    this.foreignLabels = new Map();  // member id of another account in a shared pouch → its label
     this.identity = null;       // the account identity's record (sharing.js), once opened
     this.identityProblem = null;
   }
@@ -162,7 +163,7 @@ export class Vault {
 
   labelOf(memberId) {
     const m = this.lastRoster?.members.get(memberId);
-    return m ? m.label : 'unknown member';
+    return m ? m.label : (this.foreignLabels.get(memberId) ?? 'unknown member');
   }
 
   // Every pouch key this member holds for the pouch, by key_gen. Each envelope is checked in
