@@ -697,9 +697,9 @@ export class SharedReaders {
       this.vault.foreignLabels.set(memberId, `${member.label} (${pin?.email || accountId.slice(0, 8)})`);
     }
     if (!F.trustedAt(member, keyGen)) return { error: `signed at key generation ${keyGen} by a member removed from its account's roster at generation ${member.rotated_to}: refused` };
-    const role = roleAt(list, accountId, keyGen);
-    if (!role) return { error: `signed by a member of an account that was not in the pouch at key generation ${keyGen} (not_in_access_list): refused` };
-    if (role !== 'write' && role !== 'admin') return { error: `signed by a member of an account whose role at key generation ${keyGen} was ${role} (role_forbids_write): refused` };
+    const why = list.revisionRefusal(accountId, keyGen);
+    if (why === 'not_in_access_list') return { error: `signed by a member of an account that was not in the pouch at key generation ${keyGen}: refused` };
+    if (why) return { error: `signed by a member of an account whose role at key generation ${keyGen} was ${roleAt(list, accountId, keyGen)}, which may not write: refused` };
     return { signer: member };
   }
 }
