@@ -191,7 +191,6 @@ export function PouchSharing({ pouch, onChanged }) {
     <section class="sharing" aria-labelledby="members-title" data-testid="members">
       <h2 id="members-title">Members</h2>
       {data?.myRole && <p class="muted">Your role here: <strong data-testid="my-role">{data.myRole}</strong>.</p>}
-      {data?.myRole === 'read' && <p class="notice warn" data-testid="read-only">You can read this pouch but not change it: uploads and deletes are off (your role is read).</p>}
       {data?.changed && <p class="error" role="alert">{data.changed.message}</p>}
       {data && (
         <table class="members">
