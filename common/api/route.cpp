@@ -143,6 +143,8 @@ http::Response phases(const Route& route, const std::vector<std::string>& late,
     }
     if (route.pouch != PouchScope::none) load_pouch(route.pouch, call);
     if (invalid) std::rethrow_exception(invalid);
+    if (call.pouch_row && !call.pouch_row->may(route.role))
+        throw model::insufficient_role(*call.pouch_row, route.role);
     return handler(call);
 }
 

@@ -65,7 +65,10 @@ struct Route {
     std::vector<http::QueryParam> query{};  // the query parameters the route takes
     std::vector<std::string> masked{};      // path params logs show only 8 characters of
     bool signed_body = false;               // a CLI proves the body with Service-Signature
-    PouchScope pouch = PouchScope::none;    // {pouchId}: the caller's account's pouch (404)
+    PouchScope pouch = PouchScope::none;    // {pouchId}: a pouch the caller's account reaches (404)
+    // With a pouch scope: the role the caller's account needs in the pouch (docs/SHARING.md
+    // §7); below it, 403 insufficient_role after the 404 and body checks.
+    model::Role role = model::Role::read;
 };
 
 // One request as a handler sees it, after every phase of its route passed.

@@ -20,6 +20,19 @@ inline js::Node key_envelope() {
     });
 }
 
+// A key grant (docs/SHARING.md §5): one pouch key generation sealed to an account's identity.
+inline js::Node key_grant() {
+    return js::object({
+        js::req("pouch_id", js::uuid()),
+        js::req("account_id", js::uuid()),
+        js::req("key_gen", js::integer().min(1).max(js::kMaxSafeInt)),
+        js::req("hpke_enc", js::b64url().min_chars(1).max_chars(342)),
+        js::req("ciphertext", js::b64url().min_chars(1).max_chars(5462)),
+        js::req("granted_by", js::uuid()),
+        js::req("signature", js::b64url().min_chars(1).max_chars(342)),
+    });
+}
+
 inline js::Node roster_statement() {
     return js::object({
         js::req("statement", js::b64url().min_chars(1).max_chars(87382)),

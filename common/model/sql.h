@@ -157,8 +157,9 @@ inline const db::Query<ById, One> kMemberIdInUse{"model_member_id_in_use",
 inline const db::Query<EnvelopesOfAccount, FirstBad> kFirstForeignPouch{
     "model_env_first_foreign_pouch",
     "SELECT min(e.ord) - 1 AS bad FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY e(v, ord)"
-    " WHERE NOT EXISTS (SELECT 1 FROM pouches p"
-    "                    WHERE p.id = (e.v->>'pouch_id')::uuid AND p.account_id = $2)"};
+    " WHERE NOT EXISTS (SELECT 1 FROM pouch_access a"
+    "                    WHERE a.pouch_id = (e.v->>'pouch_id')::uuid AND a.account_id = $2"
+    "                      AND a.state = 'active')"};
 
 inline const db::Query<EnvelopesOfAccount, FirstBad> kFirstInactiveMember{
     "model_env_first_inactive_member",
@@ -192,7 +193,8 @@ inline const db::Query<EnvelopesUnderRule, KeyGenProblem> kFirstKeyGenProblem{
     "                k.signature) IS DISTINCT FROM (e.hpke_enc, e.ciphertext,"
     "                e.created_by_member, e.signature) THEN 'stored'"
     "         END AS problem"
-    "    FROM e JOIN pouches p ON p.id = e.pouch_id AND p.account_id = $2"
+    "    FROM e JOIN pouches p ON p.id = e.pouch_id"
+    "    JOIN pouch_access a ON a.pouch_id = p.id AND a.account_id = $2 AND a.state = 'active'"
     "    LEFT JOIN key_envelopes k ON k.pouch_id = e.pouch_id AND k.member_id = e.member_id"
     "                             AND k.key_gen = e.key_gen)"
     " SELECT i AS bad, pouch_id, current_key_gen, problem FROM checked"
@@ -201,7 +203,9 @@ inline const db::Query<EnvelopesUnderRule, KeyGenProblem> kFirstKeyGenProblem{
 inline const db::Query<CreatorOfAccount> kDropAboveCurrent{
     "model_env_drop_above_current",
     "DELETE FROM key_envelopes k USING pouches p"
-    " WHERE p.id = k.pouch_id AND p.account_id = $1 AND k.created_by_member = $2"
+    " WHERE p.id = k.pouch_id AND k.created_by_member = $2"
+    "   AND EXISTS (SELECT 1 FROM pouch_access a WHERE a.pouch_id = p.id AND a.account_id = $1"
+    "                  AND a.state = 'active')"
     "   AND k.key_gen > p.key_gen"};
 
 inline const db::Query<Envelopes> kInsertEnvelopes{
@@ -218,13 +222,16 @@ inline const db::Query<EnvelopesOfAccount, PouchId> kRaiseKeyGen{
     "UPDATE pouches p SET key_gen = g.max_gen"
     "  FROM (SELECT (v->>'pouch_id')::uuid AS pouch_id, max((v->>'key_gen')::bigint) AS max_gen"
     "          FROM jsonb_array_elements($1::jsonb) v GROUP BY 1) g"
-    " WHERE p.id = g.pouch_id AND p.account_id = $2 AND g.max_gen > p.key_gen"
+    " WHERE p.id = g.pouch_id AND g.max_gen > p.key_gen"
+    "   AND EXISTS (SELECT 1 FROM pouch_access a WHERE a.pouch_id = p.id AND a.account_id = $2"
+    "                  AND a.state = 'active')"
     " RETURNING p.id"};
 
 inline const db::Query<EnvelopesOfAccount, PouchId> kLockEnvelopePouches{
     "model_env_lock_pouches",
-    "SELECT id FROM pouches WHERE account_id = $2 AND id IN"
+    "SELECT id FROM pouches WHERE id IN"
     " (SELECT (v->>'pouch_id')::uuid FROM jsonb_array_elements($1::jsonb) v)"
+    "   AND id IN (SELECT pouch_id FROM pouch_access WHERE account_id = $2 AND state = 'active')"
     " ORDER BY id FOR UPDATE"};
 
 // ---- pouch events (pouch_events.cpp) ------------------------------------------------------------
@@ -243,7 +250,8 @@ inline const db::Query<NewEvents> kAppendEvents{
 
 inline const db::Query<ByAccount, PouchId> kAccountPouches{
     "model_account_pouches",
-    "SELECT id FROM pouches WHERE account_id = $1 ORDER BY id"};
+    "SELECT pouch_id AS id FROM pouch_access WHERE account_id = $1 AND state = 'active'"
+    " ORDER BY pouch_id"};
 
 // ---- roster (roster.cpp) ------------------------------------------------------------------------
 

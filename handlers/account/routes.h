@@ -8,6 +8,7 @@
 
 #include "common/api/route.h"
 #include "common/api/typed.h"
+#include "common/model/identity.h"
 #include "common/model/schemas.h"
 #include "common/paging/paging.h"
 #include "handlers/account/types.h"
@@ -51,6 +52,32 @@ inline const api::Route kRoster{.method = "GET",
                                 .query = {http::query_int("after", -1, 2147483647),
                                           paging::cursor_param(), paging::limit_param()}};
 
+// The identity statement (about 560 characters) and up to 2,000 identity envelopes.
+inline const js::Node kIdentityBody = js::object({
+    js::req("statement", js::b64url().min_chars(1).max_chars(2048)),
+    js::req("signature", js::b64url().min_chars(1).max_chars(342)),
+    js::req("envelopes", js::array(model::identity_envelope()).min_items(1).max_items(2000)),
+});
+
+inline const api::Route kIdentity{
+    .method = "GET", .pattern = "/v1/account/identity", .who = api::Who::any};
+inline const api::Route kPutIdentity{.method = "PUT",
+                                     .pattern = "/v1/account/identity",
+                                     .who = api::Who::web,
+                                     .body_limit = 4 * http::kMiB,
+                                     .schema = &kIdentityBody};
+// Rate-limited by nginx (pouch_lookup); the answer has one shape whether the address has an
+// account or not (SHARING.md §2).
+inline const api::Route kLookupIdentity{
+    .method = "GET",
+    .pattern = "/v1/identities",
+    .who = api::Who::any,
+    .query = {http::required(http::query_text("email", 254))}};
+inline const api::Route kAccountAudit{.method = "GET",
+                                      .pattern = "/v1/account/audit",
+                                      .who = api::Who::web,
+                                      .query = {paging::cursor_param(), paging::limit_param()}};
+
 api::Created<SignupAnswer> signup(api::Call& call, const SignupRequest& body);
 LoginAnswer login(api::Call& call, const LoginRequest& body);
 http::Response logout(api::Call& call);
@@ -58,6 +85,11 @@ AccountAnswer get_account(api::Call& call);
 // The body (statements and envelopes) is read by common/model's roster and envelope writers.
 api::Created<GenesisAnswer> genesis(api::Call& call);
 http::Response roster(api::Call& call);
+IdentityAnswer get_identity(api::Call& call);
+// The body (statement and envelopes) is read as validated JSON (envelopes go to SQL as jsonb).
+api::Created<IdentityStored> put_identity(api::Call& call);
+LookupAnswer lookup_identity(api::Call& call);
+http::Response account_audit(api::Call& call);  // a page
 
 // The group's one route table: main.cpp installs it, the unit tests read it.
 inline const api::Entry kRoutes[] = {
@@ -67,6 +99,10 @@ inline const api::Entry kRoutes[] = {
     {kAccount, api::typed(get_account)},
     {kGenesis, api::typed(genesis)},
     {kRoster, roster},
+    {kIdentity, api::typed(get_identity)},
+    {kPutIdentity, api::typed(put_identity)},
+    {kLookupIdentity, api::typed(lookup_identity)},
+    {kAccountAudit, account_audit},
 };
 
 // Shared by signup and login: a new web session for the user, inside `conn`.

@@ -183,4 +183,42 @@ inline const db::Query<RosterPageParams, RosterRow> kRosterPage{
     "  WINDOW w AS (ORDER BY idx ROWS UNBOUNDED PRECEDING)) page"
     " WHERE bytes_before <= $4::bigint ORDER BY idx"};
 
+// ---- identities and the account's audit log (docs/SHARING.md §1, §2, §8) -------------------
+
+struct ByEmailForLookup {
+    std::string email;
+    static auto db_params() { return std::tuple{db::col("email", &ByEmailForLookup::email)}; }
+};
+
+struct AccountAuditPageParams {
+    std::string account_id;
+    long long before_id = 0;  // the last id seen, exclusive
+    long long limit = 0;
+    static auto db_params() {
+        return std::tuple{db::col("account_id", &AccountAuditPageParams::account_id),
+                          db::col("before_id", &AccountAuditPageParams::before_id),
+                          db::col("limit", &AccountAuditPageParams::limit)};
+    }
+};
+
+// An address whose account has an identity: the account, the identity statement and roster
+// statement 0 it is bound to. No row: no account, or none with an identity (a stand-in then).
+inline const db::Query<ByEmailForLookup, LookupRow> kLookupIdentity{
+    "account_lookup_identity",
+    "SELECT a.id AS account_id, i.statement AS identity_statement,"
+    "       i.signature AS identity_signature, r.statement AS genesis_statement,"
+    "       r.signature AS genesis_signature"
+    "  FROM users u JOIN storage_accounts a ON a.owner_user_id = u.id"
+    "  JOIN account_identities i ON i.account_id = a.id"
+    "  JOIN roster_entries r ON r.account_id = a.id AND r.idx = 0"
+    " WHERE u.email = $1"};
+
+// The account's own audit entries, newest first by id; one row more than the page.
+inline const db::Query<AccountAuditPageParams, AccountAuditEntry> kAccountAuditPage{
+    "account_audit_page",
+    "SELECT l.id, coalesce(l.actor_user_id::text, 'operator') AS actor, u.email AS actor_email,"
+    "       l.action, l.target, l.before, l.after, l.request_id, iso(l.at) AS at"
+    "  FROM audit_log l LEFT JOIN users u ON u.id = l.actor_user_id"
+    " WHERE l.account_id = $1 AND l.id < $2 ORDER BY l.id DESC LIMIT $3"};
+
 }  // namespace pouch::account::sql

@@ -10,6 +10,7 @@
 #include "common/db/query.h"
 #include "common/json/described.h"
 #include "common/model/plan.h"
+#include "common/model/sql_identity.h"
 
 namespace pouch::account {
 
@@ -129,6 +130,80 @@ struct RosterRow : RosterEntry {
         return std::tuple_cat(RosterEntry::json_fields(),
                               std::tuple{db::col("bytes_before", &RosterRow::bytes_before),
                                          db::col("fetched", &RosterRow::fetched)});
+    }
+};
+
+// ---- identities (docs/SHARING.md §1, §2) ------------------------------------------------------
+
+using model::sql::IdentityEnvelopeRow;
+using model::sql::StoredStatement;
+
+// GET /v1/account/identity: the account's identity statement and the caller's member's
+// envelope, each null until there is one.
+struct IdentityAnswer {
+    std::optional<StoredStatement> identity;
+    std::optional<IdentityEnvelopeRow> envelope;
+    static auto json_fields() {
+        return std::tuple{json::field("identity", &IdentityAnswer::identity),
+                          json::field("envelope", &IdentityAnswer::envelope)};
+    }
+};
+
+// PUT /v1/account/identity: 201 with the stored statement.
+struct IdentityStored {
+    StoredStatement identity;
+    static auto json_fields() {
+        return std::tuple{json::field("identity", &IdentityStored::identity)};
+    }
+};
+
+// GET /v1/identities?email=: the same shape for every well-formed address (a stand-in's too).
+struct LookupAnswer {
+    std::string account_id, email;
+    StoredStatement identity, genesis;
+    static auto json_fields() {
+        return std::tuple{json::field("account_id", &LookupAnswer::account_id),
+                          json::field("email", &LookupAnswer::email),
+                          json::field("identity", &LookupAnswer::identity),
+                          json::field("genesis", &LookupAnswer::genesis)};
+    }
+};
+
+// The lookup's row for an account that has an identity.
+struct LookupRow {
+    std::string account_id, identity_statement, identity_signature, genesis_statement,
+        genesis_signature;
+    static auto db_columns() {
+        return std::tuple{db::col("account_id", &LookupRow::account_id),
+                          db::col("identity_statement", &LookupRow::identity_statement),
+                          db::col("identity_signature", &LookupRow::identity_signature),
+                          db::col("genesis_statement", &LookupRow::genesis_statement),
+                          db::col("genesis_signature", &LookupRow::genesis_signature)};
+    }
+};
+
+// One entry of GET /v1/account/audit (SHARING.md §8): who acted (a user id, "operator" for
+// pouchctl) and their address when known, the action, its target, before/after as JSON objects.
+struct AccountAuditEntry {
+    long long id = 0;
+    std::string actor;
+    std::optional<std::string> actor_email;
+    std::string action, target;
+    std::optional<json::Raw> before, after;
+    std::optional<std::string> request_id;
+    std::string at;
+    static auto json_fields() {
+        return std::tuple{
+            json::field("id", &AccountAuditEntry::id),
+            json::field("actor", &AccountAuditEntry::actor),
+            json::field("actor_email", &AccountAuditEntry::actor_email),
+            json::field("action", &AccountAuditEntry::action),
+            json::field("target", &AccountAuditEntry::target),
+            json::field("before", &AccountAuditEntry::before, js::object({}).nullable()),
+            json::field("after", &AccountAuditEntry::after, js::object({}).nullable()),
+            json::field("request_id", &AccountAuditEntry::request_id),
+            json::field("at", &AccountAuditEntry::at),
+        };
     }
 };
 

@@ -1,8 +1,8 @@
 // routes.h -- the admin group (decisions §1 roles, §7): plans (list, get, edit = op 2), user
-// roles (op 12) and the audit log. Every path needs a web caller whose role is admin; the
-// pipeline checks authentication (401), caller kind (403 wrong_caller), role (403 forbidden),
-// then the path's {id} (404 unless a uuid: `uuid_after_auth`, so a non-admin learns nothing
-// from the shape of an id), then the body. Routes are declared here as data.
+// roles (op 12), a user found by e-mail, and the audit log. Every path needs a web caller whose
+// role is admin; the pipeline checks authentication (401), caller kind (403 wrong_caller), role
+// (403 forbidden), then the path's {id} (404 unless a uuid: `uuid_after_auth`, so a non-admin
+// learns nothing from the shape of an id), then the body. Routes are declared here as data.
 #pragma once
 
 #include "common/api/route.h"
@@ -27,6 +27,12 @@ inline const api::Route kSetRole{.method = "POST",
                                  .pattern = "/v1/admin/users/{id:uuid_after_auth}/role",
                                  .who = api::Who::admin,
                                  .schema = api::schema<SetRoleRequest>()};
+// An exact, case-insensitive e-mail lookup (no prefix search, no listing of all users); a read,
+// so not audited, like every GET here.
+inline const api::Route kFindUser{.method = "GET",
+                                  .pattern = "/v1/admin/users",
+                                  .who = api::Who::admin,
+                                  .query = {http::required(http::query_text("email", 254))}};
 inline const api::Route kAudit{.method = "GET",
                                .pattern = "/v1/admin/audit",
                                .who = api::Who::admin,
@@ -36,6 +42,7 @@ http::Response list_plans(api::Call& call);  // a page
 model::Plan get_plan(api::Call& call);
 model::Plan update_plan(api::Call& call, const PlanEditRequest& body);
 RoleChange set_role(api::Call& call, const SetRoleRequest& body);
+AdminUser find_user(api::Call& call);
 http::Response list_audit(api::Call& call);  // a page
 
 // The group's one route table: main.cpp installs it, the unit tests read it.
@@ -44,6 +51,7 @@ inline const api::Entry kRoutes[] = {
     {kGetPlan, api::typed(get_plan)},
     {kUpdatePlan, api::typed(update_plan)},
     {kSetRole, api::typed(set_role)},
+    {kFindUser, api::typed(find_user)},
     {kAudit, list_audit},
 };
 

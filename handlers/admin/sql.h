@@ -69,6 +69,11 @@ struct AuditParams {
     }
 };
 
+struct ByEmail {
+    std::string email;
+    static auto db_params() { return std::tuple{db::col("email", &ByEmail::email)}; }
+};
+
 struct AuditPageParams {
     long long before_id = 0;  // exclusive
     long long limit = 0;
@@ -128,13 +133,28 @@ inline const db::Query<AuditParams> kInsertAudit{
     "INSERT INTO audit_log (actor_user_id, action, target, before, after, reason, request_id)"
     " VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7)"};
 
+// E-mails are stored lower-case (users_email_key, unique): the caller lower-cases the asked one.
+inline const db::Query<ByEmail, AdminUser> kUserByEmail{
+    "admin_user_by_email",
+    "SELECT id, email, role, iso(created_at) AS created_at FROM users WHERE email = $1"};
+
 // Newest first by id (bigserial, so insertion order); $1 is the last id seen, exclusive.
 // One row more than the page is fetched to know whether another page follows. A record
-// without an acting user is the operator's (pouchctl).
+// without an acting user is the operator's (pouchctl). The names a person reads (the actor's
+// e-mail, the target user's e-mail or plan's slug) are looked up by primary key per row; a
+// target that is not a uuid (no such action yet) names nothing rather than failing the cast.
 inline const db::Query<AuditPageParams, AuditEntry> kAuditPage{
     "admin_audit_page",
-    "SELECT id, coalesce(actor_user_id::text, 'operator') AS actor, action, target, before,"
-    "       after, reason, request_id, iso(at) AS at"
-    "  FROM audit_log WHERE id < $1 ORDER BY id DESC LIMIT $2"};
+    "SELECT l.id, coalesce(l.actor_user_id::text, 'operator') AS actor,"
+    "       (SELECT u.email FROM users u WHERE u.id = l.actor_user_id) AS actor_email,"
+    "       l.action, l.target,"
+    "       CASE WHEN l.target !~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'"
+    "            THEN NULL"
+    "            WHEN l.action LIKE 'user.%'"
+    "            THEN (SELECT u.email FROM users u WHERE u.id = l.target::uuid)"
+    "            WHEN l.action LIKE 'plan.%'"
+    "            THEN (SELECT p.slug FROM plans p WHERE p.id = l.target::uuid) END AS target_name,"
+    "       l.before, l.after, l.reason, l.request_id, iso(l.at) AS at"
+    "  FROM audit_log l WHERE l.id < $1 ORDER BY l.id DESC LIMIT $2"};
 
 }  // namespace pouch::admin::sql

@@ -106,12 +106,28 @@ struct RoleValue {
     static auto json_fields() { return std::tuple{json::field("role", &RoleValue::role)}; }
 };
 
+// A user as GET /v1/admin/users?email= finds them: what an administrator needs to recognise
+// the person and change their role.
+struct AdminUser {
+    std::string id, email, role, created_at;
+    static auto json_fields() {
+        return std::tuple{json::field("id", &AdminUser::id), json::field("email", &AdminUser::email),
+                          json::field("role", &AdminUser::role),
+                          json::field("created_at", &AdminUser::created_at)};
+    }
+};
+
 // One audit record as GET /v1/admin/audit lists it; actor is the admin's user id, or
-// "operator" for pouchctl. before/after are JSON objects of the changed fields (answers only:
-// their node is never validated against).
+// "operator" for pouchctl, actor_email that admin's e-mail (null for the operator or a deleted
+// user); target_name names the target for a person: a user target's e-mail, a plan target's
+// slug, null when it names nothing (any longer). before/after are JSON objects of the changed
+// fields (answers only: their node is never validated against).
 struct AuditEntry {
     long long id = 0;
-    std::string actor, action, target;
+    std::string actor;
+    std::optional<std::string> actor_email;
+    std::string action, target;
+    std::optional<std::string> target_name;
     std::optional<json::Raw> before, after;
     std::optional<std::string> reason, request_id;
     std::string at;
@@ -119,8 +135,10 @@ struct AuditEntry {
         return std::tuple{
             json::field("id", &AuditEntry::id),
             json::field("actor", &AuditEntry::actor),
+            json::field("actor_email", &AuditEntry::actor_email),
             json::field("action", &AuditEntry::action),
             json::field("target", &AuditEntry::target),
+            json::field("target_name", &AuditEntry::target_name),
             json::field("before", &AuditEntry::before, js::object({}).nullable()),
             json::field("after", &AuditEntry::after, js::object({}).nullable()),
             json::field("reason", &AuditEntry::reason),

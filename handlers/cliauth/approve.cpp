@@ -4,6 +4,7 @@
 #include "common/auth/caller.h"
 #include "common/crypto/confirm_code.h"
 #include "common/crypto/random.h"
+#include "common/model/identity.h"
 #include "common/model/ids_in_use.h"
 #include "common/model/key_envelopes.h"
 #include "common/model/pouch_events.h"
@@ -28,6 +29,32 @@ sql::LockedRequest lock_for(db::Conn& conn, const std::string& id, const auth::C
     rules::LoginStep step = rules::transition(login_state(r->status), event);
     if (step.refusal) throw *step.refusal;
     return *r;
+}
+
+// The account's identity sealed to the new member (docs/SHARING.md §1): required once the
+// account has an identity, refused before; made by the approving (genesis) member for the new
+// member of this approval. Runs after append_roster took the roster lock, so an identity
+// stored at the same time either sees this member or is seen here.
+void store_identity_envelope(db::Conn& conn, const rapidjson::Document& doc,
+                             const auth::Caller& c, const std::string& member_id) {
+    const char* kField = "/identity_envelope";
+    bool given = doc.HasMember("identity_envelope");
+    if (!model::identity_of(conn, c.account_id)) {
+        if (given) throw invalid_field(kField, "the account has no identity yet");
+        return;
+    }
+    if (!given)
+        throw validation_failed(kField, "is required: the account has an identity, sealed to "
+                                        "every member");
+    const rapidjson::Value& e = doc["identity_envelope"];
+    model::check_identity_envelope(e, kField, c.account_id,
+                                   model::genesis_member(conn, c.account_id));
+    if (json::text(e["member_id"]) != member_id)
+        throw invalid_field(std::string(kField) + "/member_id",
+                            "must be the new member " + member_id);
+    rapidjson::Document one(rapidjson::kArrayType);
+    one.PushBack(rapidjson::Value(e, one.GetAllocator()), one.GetAllocator());
+    model::insert_identity_envelopes(conn, one);
 }
 
 }  // namespace
@@ -77,6 +104,7 @@ ApproveAnswer approve(api::Call& call) {
                                        .member_id = member_id,
                                        .welcome = json::text(doc["welcome"]),
                                        .request_id = id});
+        store_identity_envelope(*conn, doc, c, member_id);
         stored = model::store_key_envelopes(*conn, c.account_id, envelopes, "/key_envelopes",
                                             c.member_id, "", true, model::KeyGenRule::history);
         pouches = model::append_roster_events(*conn, c.account_id, "");

@@ -7,6 +7,7 @@
 
 #include "common/api/route.h"
 #include "common/api/typed.h"
+#include "common/model/identity.h"
 #include "common/model/schemas.h"
 #include "handlers/cliauth/types.h"
 
@@ -23,6 +24,8 @@ inline const js::Node kApproveBody = js::object({
     js::req("welcome", js::b64url().min_chars(1).max_chars(349526)),
     js::req("key_envelopes", js::array(model::key_envelope()).min_items(1).max_items(2000)),
     js::opt("confirm_code", js::string().check(is_confirm_code, "dddd-dddd or dddddddd")),
+    // Required once the account has an identity (docs/SHARING.md §1).
+    js::opt("identity_envelope", model::identity_envelope()),
 });
 
 // Login start, token and refresh prove the CLI's key with a DPoP proof before any token.

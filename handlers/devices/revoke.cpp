@@ -5,6 +5,7 @@
 // (signed statements + re-keyed envelopes at key_gen + 1) is stored as in §5.6 and §13.
 // rotation_pending says whether re-keying is still owed.
 #include "common/model/device_tokens.h"
+#include "common/model/access.h"
 #include "common/model/key_envelopes.h"
 #include "common/model/pouch_events.h"
 #include "common/model/roster.h"
@@ -45,10 +46,17 @@ RevokeAnswer revoke(api::Call& call) {
                 const auto& roster = doc["roster"];
                 model::append_roster(*conn, c.account_id, roster["statements"]);
                 woken = model::append_roster_events(*conn, c.account_id, c.device_id);
+                model::StoredEnvelopes stored;
                 if (roster.HasMember("key_envelopes"))
-                    model::store_key_envelopes(*conn, c.account_id, roster["key_envelopes"],
-                                               "/roster/key_envelopes", c.member_id, c.device_id,
-                                               true, model::KeyGenRule::rotation);
+                    stored = model::store_key_envelopes(*conn, c.account_id, roster["key_envelopes"],
+                                                        "/roster/key_envelopes", c.member_id,
+                                                        c.device_id, true, model::KeyGenRule::rotation);
+                // Each rotated pouch that is shared carries a grant for every other account in
+                // its list (docs/SHARING.md §7; 409 access_conflict otherwise).
+                model::store_rotation_grants(
+                    *conn, stored.rotated_pouches, c.account_id,
+                    roster.HasMember("key_grants") ? &roster["key_grants"] : nullptr,
+                    "/roster/key_grants");
             }
             model::require_within_quota(*conn, c.account_id, before);
         }

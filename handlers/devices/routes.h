@@ -20,6 +20,8 @@ inline const js::Node kRevokeBody = js::object({
         js::object({
             js::req("statements", js::array(model::roster_statement()).min_items(1).max_items(16)),
             js::opt("key_envelopes", js::array(model::key_envelope()).max_items(2000)),
+            // A rotated shared pouch gets a grant for every other account (SHARING.md §7).
+            js::opt("key_grants", js::array(model::key_grant()).min_items(1).max_items(1000)),
         })),
     js::opt("reason", js::string().max_chars(200)),
 });

@@ -142,7 +142,8 @@ inline const db::Query<MemberOfAccount, Pending> kRotationPending{
 
 inline const db::Query<PouchOfAccount, PouchLog> kPouchForCursor{
     "devices_pouch_for_cursor",
-    "SELECT epoch, high_water FROM pouches WHERE id = $1 AND account_id = $2"};
+    "SELECT p.epoch, p.high_water FROM pouches p JOIN pouch_access a ON a.pouch_id = p.id"
+    " WHERE p.id = $1 AND a.account_id = $2 AND a.state = 'active'"};
 
 // Only ever moves forward: a stale or repeated report keeps the stored value.
 inline const db::Query<CursorParams, AckedSeq> kStoreCursor{

@@ -39,10 +39,12 @@ api::Created<Share> create(api::Call& call, const CreateRequest& body) {
     // sql/008_tenant_bounds.sql), weighed before an insert of up to 11 MB (rules/quota.h).
     long long bytes = static_cast<long long>(body.bundle.size() + body.label_enc.size());
 
+    // The share is stored under the pouch's owner, who pays for it (docs/SHARING.md §8).
+    const std::string& owner = call.pouch().owner();
     auto conn = s.db.acquire();
     db::Transaction tx(*conn);
-    model::Usage before = model::lock_account_usage(*conn, c.account_id);
-    long long live = conn->one(sql::kLiveShares, {.account_id = c.account_id}).n;
+    model::Usage before = model::lock_account_usage(*conn, owner);
+    long long live = conn->one(sql::kLiveShares, {.account_id = owner}).n;
     if (live >= kMaxLiveShares)
         throw model::quota_exceeded(
             rules::QuotaExcess{before.limit_bytes, before.used(), bytes},
@@ -53,7 +55,7 @@ api::Created<Share> create(api::Call& call, const CreateRequest& body) {
                                     "this would take the account over its plan's storage limit");
     std::optional<Share> r =
         conn->maybe_one(sql::kCreateShare, {.id = body.id,
-                                            .account_id = c.account_id,
+                                            .account_id = owner,
                                             .pouch_id = pouch_id,
                                             .created_by_user = c.user_id,
                                             .label_enc = body.label_enc,

@@ -144,11 +144,14 @@ inline const db::Query<ListParams, ShareRow> kListShares{
     "        OR (created_at, id) < (" POUCH_PAGING_FROM_MICROS("$2") ", $3::uuid))"
     " ORDER BY created_at DESC, id DESC LIMIT $4"};
 
-// Idempotent: a second revoke keeps the first revoked_at and answers the same object.
+// Idempotent: a second revoke keeps the first revoked_at and answers the same object. $2 is
+// the caller's account: it revokes the share links of any pouch where it may make them
+// (role write or admin, docs/SHARING.md §7); the owner's row is one of those.
 inline const db::Query<ShareOfAccount, Share> kRevokeShare{
     "shares_revoke",
     "UPDATE shares SET revoked_at = COALESCE(revoked_at, now())"
-    " WHERE id = $1 AND account_id = $2"
+    " WHERE id = $1 AND EXISTS (SELECT 1 FROM pouch_access a WHERE a.pouch_id = shares.pouch_id"
+    "   AND a.account_id = $2 AND a.state = 'active' AND a.role IN ('write', 'admin'))"
     " RETURNING " SHARE_COLUMNS};
 
 }  // namespace pouch::shares::sql

@@ -56,7 +56,8 @@ Error no_reservation() {
 // bytes a call adds (new ids, or growth of a re-checked size) are weighed against the plan.
 CheckAnswer check_blobs(api::Call& call, const CheckRequest& body) {
     http::Services& s = call.services;
-    const auth::Caller& c = call.who();
+    // Blobs are the owner's: its plan pays, whoever uploads (SHARING.md §8).
+    const std::string& owner = call.pouch().owner();
     const std::vector<BlobSize>& blobs = body.blobs;
 
     std::vector<std::string> ids;
@@ -73,16 +74,16 @@ CheckAnswer check_blobs(api::Call& call, const CheckRequest& body) {
     {
         auto conn = s.db.acquire();
         db::Transaction tx(*conn);
-        conn->run(sql::kLockAccount, {.account_id = c.account_id});
+        conn->run(sql::kLockAccount, {.account_id = owner});
         std::vector<BlobSize> missing;
         if (!ids.empty()) {
             std::unordered_map<std::string, bool> is_present;
             for (const sql::BlobId& b :
-                 conn->rows(sql::kPresentBlobs, {.account_id = c.account_id, .blob_ids = ids}))
+                 conn->rows(sql::kPresentBlobs, {.account_id = owner, .blob_ids = ids}))
                 is_present[b.id] = true;
             std::unordered_map<std::string, long long> reserved;
             for (const sql::Reservation& r : conn->rows(
-                     sql::kActiveReservations, {.account_id = c.account_id, .blob_ids = ids}))
+                     sql::kActiveReservations, {.account_id = owner, .blob_ids = ids}))
                 reserved[r.blob_id] = r.stored_size;
 
             std::vector<rules::BlobAsk> asks;
@@ -95,14 +96,14 @@ CheckAnswer check_blobs(api::Call& call, const CheckRequest& body) {
             long long requested = rules::reservation_growth(asks);
             if (requested > 0)
                 if (auto excess =
-                        rules::check_request(model::account_usage(*conn, c.account_id), requested))
+                        rules::check_request(model::account_usage(*conn, owner), requested))
                     throw model::quota_exceeded(
                         *excess,
                         "these blobs would take the account over its plan's storage limit");
         }
         for (const BlobSize& b : missing) answer.missing.push_back(b.id);
         if (!missing.empty())
-            conn->run(sql::kReserve, {.account_id = c.account_id, .blobs = {std::move(missing)}});
+            conn->run(sql::kReserve, {.account_id = owner, .blobs = {std::move(missing)}});
         tx.commit();
     }
     return answer;
@@ -113,12 +114,13 @@ namespace {
 http::Response upload(api::Call& call) {
     http::Request& req = call.req;
     http::Services& s = call.services;
-    const auth::Caller& c = call.who();
+    // Blobs are the owner's: its plan pays, whoever uploads (SHARING.md §8).
+    const std::string& owner = call.pouch().owner();
     const std::string& blob_id = req.param("blobId");
     long long size = 0;
     {
         auto conn = s.db.acquire();
-        auto b = conn->one(sql::kBlobOrReservation, {.account_id = c.account_id, .blob_id = blob_id});
+        auto b = conn->one(sql::kBlobOrReservation, {.account_id = owner, .blob_id = blob_id});
         if (b.blob_size) return api::ok(json::to_json(BlobSize{blob_id, *b.blob_size}));
         if (!b.reserved_size) throw no_reservation();
         size = *b.reserved_size;
@@ -133,8 +135,8 @@ http::Response upload(api::Call& call) {
 
     auto conn = s.db.acquire();
     db::Transaction tx(*conn);
-    conn->run(sql::kLockAccount, {.account_id = c.account_id});
-    auto b = conn->one(sql::kBlobOrReservation, {.account_id = c.account_id, .blob_id = blob_id});
+    conn->run(sql::kLockAccount, {.account_id = owner});
+    auto b = conn->one(sql::kBlobOrReservation, {.account_id = owner, .blob_id = blob_id});
     // a concurrent upload of the same blob won
     if (b.blob_size) return api::ok(json::to_json(BlobSize{blob_id, *b.blob_size}));
     // expired or released while streaming
@@ -144,10 +146,10 @@ http::Response upload(api::Call& call) {
                                         std::to_string(*b.reserved_size) +
                                         " bytes during the upload");
     // File first, then the row: a row never names a missing file.
-    staged.place(c.account_id, blob_id);
-    conn->run(sql::kInsertBlob, {.account_id = c.account_id, .blob_id = blob_id, .stored_size = size});
-    conn->run(sql::kDeleteReservation, {.account_id = c.account_id, .blob_id = blob_id});
-    conn->run(sql::kAddBlobBytes, {.account_id = c.account_id, .bytes = size});
+    staged.place(owner, blob_id);
+    conn->run(sql::kInsertBlob, {.account_id = owner, .blob_id = blob_id, .stored_size = size});
+    conn->run(sql::kDeleteReservation, {.account_id = owner, .blob_id = blob_id});
+    conn->run(sql::kAddBlobBytes, {.account_id = owner, .bytes = size});
     tx.commit();
 
     return api::created(json::to_json(BlobSize{blob_id, size}));
@@ -169,18 +171,19 @@ http::Response upload_blob(api::Call& call) {
 http::Response download_blob(api::Call& call) {
     http::Request& req = call.req;
     http::Services& s = call.services;
-    const auth::Caller& c = call.who();
+    // Blobs are the owner's: its plan pays, whoever uploads (SHARING.md §8).
+    const std::string& owner = call.pouch().owner();
     const std::string& blob_id = req.param("blobId");
     {
         auto conn = s.db.acquire();
-        if (!conn->maybe_one(sql::kBlob, {.account_id = c.account_id, .blob_id = blob_id}))
+        if (!conn->maybe_one(sql::kBlob, {.account_id = owner, .blob_id = blob_id}))
             throw http::not_found();
     }
     http::Response r;
     r.raw = true;
     r.headers.emplace_back("Content-Type", "application/octet-stream");
     r.headers.emplace_back("X-Accel-Redirect",
-                           storage::BlobStore::internal_uri(c.account_id, blob_id));
+                           storage::BlobStore::internal_uri(owner, blob_id));
     return r;
 }
 

@@ -62,7 +62,8 @@ rules::PouchState load_state(db::Conn& conn, const auth::Caller& c, const PouchR
                                                                       .artifact_ids = list(artifacts),
                                                                       .account_id = c.account_id,
                                                                       .blob_ids = list(blobs),
-                                                                      .signer_ids = list(signers)});
+                                                                      .signer_ids = list(signers),
+                                                                      .owner_account_id = pouch.owner()});
     rules::PouchState st;
     st.key_gen = pouch.key_gen;
     st.high_water = pouch.high_water;

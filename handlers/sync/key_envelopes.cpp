@@ -4,6 +4,7 @@
 // key_envelopes.h: one key_gen per request, the current or the next (which raises it and
 // appends a key_rotation event); the bytes count against the plan (common/model/usage.h).
 #include "common/model/key_envelopes.h"
+#include "common/model/access.h"
 #include "common/auth/caller.h"
 #include "common/http/query.h"
 #include "common/json/described.h"
@@ -73,11 +74,27 @@ EnvelopesAnswer add_key_envelopes(api::Call& call) {
     {
         auto conn = s.db.acquire();
         db::Transaction tx(*conn);
-        model::Usage before = model::lock_account_usage(*conn, c.account_id);
-        stored =
-            model::store_key_envelopes(*conn, c.account_id, envelopes, "/key_envelopes",
-                                       c.member_id, c.device_id, true, model::KeyGenRule::rotation);
-        model::require_within_quota(*conn, c.account_id, before);
+        // The envelopes' bytes count against the owner (docs/SHARING.md §8).
+        const PouchRow& p = call.pouch();
+        const std::string& owner = p.owner();
+        model::Usage before = model::lock_account_usage(*conn, owner);
+        // An account that accepted fills its members in at every generation the pouch had: for
+        // a shared pouch, envelopes all at or below the current generation follow the history
+        // rule; anything else is a rotation (the current generation or the next).
+        bool history = p.shared;
+        for (rapidjson::SizeType i = 0; i < envelopes.Size(); ++i)
+            if (envelopes[i]["key_gen"].GetInt64() > p.key_gen) history = false;
+        stored = model::store_key_envelopes(
+            *conn, c.account_id, envelopes, "/key_envelopes", c.member_id, c.device_id, true,
+            history ? model::KeyGenRule::history : model::KeyGenRule::rotation);
+        const rapidjson::Value* grants = doc.HasMember("key_grants") ? &doc["key_grants"] : nullptr;
+        if (!stored.rotated_pouches.empty())
+            model::store_rotation_grants(*conn, stored.rotated_pouches, c.account_id, grants,
+                                         "/key_grants");
+        else if (grants)
+            throw validation_failed("/key_grants",
+                                    "key grants come only with a rotation (key_gen + 1)");
+        model::require_within_quota(*conn, owner, before);
         state = conn->one(sql::kPouchRotationPending, {.pouch_id = pouch_id});
         tx.commit();
     }

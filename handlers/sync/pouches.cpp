@@ -44,7 +44,11 @@ Pouch get_pouch(api::Call& call) {
             .epoch = p.epoch,
             .key_gen = p.key_gen,
             .high_water = p.high_water,
-            .created_at = p.created_at};
+            .file_changes = p.file_changes,
+            .created_at = p.created_at,
+            .role = p.role,
+            .owner_account_id = p.owner(),
+            .shared = p.shared};
 }
 
 api::Created<Pouch> create_pouch(api::Call& call) {

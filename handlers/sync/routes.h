@@ -18,8 +18,11 @@ namespace pouch::sync {
 namespace js = json::schema;
 using model::PouchRow;  // the row a route's pouch scope loads (call.pouch())
 
+// A shared pouch also takes envelopes of past generations for the caller's own members, and a
+// rotation of it key_grants for the other accounts (docs/SHARING.md §9).
 inline const js::Node kAddEnvelopesBody = js::object({
     js::req("key_envelopes", js::array(model::key_envelope()).min_items(1).max_items(2000)),
+    js::opt("key_grants", js::array(model::key_grant()).min_items(1).max_items(1000)),
 });
 
 inline const js::Node kCreatePouchBody = js::object({
@@ -64,7 +67,8 @@ inline const api::Route kCommit{.method = "POST",
                                 .body_limit = 8 * http::kMiB,
                                 .schema = api::schema<CommitRequest>(),
                                 .signed_body = true,
-                                .pouch = api::PouchScope::write};
+                                .pouch = api::PouchScope::write,
+        .role = model::Role::write};
 inline const api::Route kEvents{
     .method = "GET",
     .pattern = "/v1/pouches/{pouchId:uuid}/events",
@@ -92,14 +96,16 @@ inline const api::Route kCheckBlobs{.method = "POST",
                                     .who = api::Who::any,
                                     .body_limit = 128 * http::kKiB,
                                     .schema = api::schema<CheckRequest>(),
-                                    .pouch = api::PouchScope::read};
+                                    .pouch = api::PouchScope::read,
+        .role = model::Role::write};
 inline const api::Route kUploadBlob{.method = "PUT",
                                     .pattern = "/v1/pouches/{pouchId:uuid}/blobs/{blobId:blobid}",
                                     .who = api::Who::any,
                                     .body = http::BodyKind::stream,
                                     .body_limit = 64 * http::kMiB,
                                     .content_type = "application/octet-stream",
-                                    .pouch = api::PouchScope::read};
+                                    .pouch = api::PouchScope::read,
+        .role = model::Role::write};
 inline const api::Route kDownloadBlob{.method = "GET",
                                       .pattern = "/v1/pouches/{pouchId:uuid}/blobs/{blobId:blobid}",
                                       .who = api::Who::any,

@@ -52,13 +52,15 @@ struct StateParams {
     std::string account_id;
     std::vector<std::string> blob_ids;
     std::vector<std::string> signer_ids;
+    std::string owner_account_id;  // the pouch's owner: its blobs and plan (SHARING.md §8)
     static auto db_params() {
         return std::tuple{db::col("pouch_id", &StateParams::pouch_id),
                           db::col("revision_ids", &StateParams::revision_ids),
                           db::col("artifact_ids", &StateParams::artifact_ids),
                           db::col("account_id", &StateParams::account_id),
                           db::col("blob_ids", &StateParams::blob_ids),
-                          db::col("signer_ids", &StateParams::signer_ids)};
+                          db::col("signer_ids", &StateParams::signer_ids),
+                          db::col("owner_account_id", &StateParams::owner_account_id)};
     }
 };
 
@@ -141,17 +143,17 @@ inline const db::Query<StoreCommit> kStoreCommit{
 //   rev    a stored revision: id, artifact_id, envelope_hash, seq
 //          ($2: the ops' revision ids and merge parents; by primary key)
 //   art    an existing artifact: id, head_revision_id ($3: the ops' artifacts)
-//   blob   id = an uploaded blob of the account ($5: the ops' blob ids), held FOR KEY SHARE:
+//   blob   id = an uploaded blob of the pouch's owner ($5: the ops' blob ids), held FOR KEY SHARE:
 //          `pouchctl gc` locks a blob FOR UPDATE and re-checks references before it deletes,
 //          so a commit referencing an old blob cannot race its deletion
-//   member id = an active member of the account ($6: the ops' signers)
-//   quota  limit_bytes = the plan's storage_bytes, used_bytes = what the account stores or has
-//          reserved
-// $1 pouch, $4 account.
+//   member id = an active member of the caller's account ($6: the ops' signers)
+//   quota  limit_bytes = the owner's plan's storage_bytes, used_bytes = what the owner stores
+//          or has reserved (the owner pays for a shared pouch, SHARING.md §8)
+// $1 pouch, $4 the caller's account, $7 the pouch's owner.
 inline const db::Query<StateParams, StateFact> kCommitState{
     "commit_state",
     "WITH held_blobs AS ("
-    "  SELECT id FROM blobs WHERE account_id = $4 AND id = ANY($5::text[]) FOR KEY SHARE)"
+    "  SELECT id FROM blobs WHERE account_id = $7 AND id = ANY($5::text[]) FOR KEY SHARE)"
     " SELECT 'rev' AS kind, r.id::text AS id, r.artifact_id::text AS artifact_id,"
     "        r.envelope_hash, r.seq, NULL::text AS head_revision_id,"
     "        NULL::bigint AS limit_bytes, NULL::bigint AS used_bytes"
@@ -173,7 +175,7 @@ inline const db::Query<StateParams, StateFact> kCommitState{
     " UNION ALL"
     " SELECT 'quota', NULL, NULL, NULL, NULL, NULL, p.storage_bytes,"
     "        account_stored_bytes(a.id) + account_reserved_bytes(a.id)"
-    "   FROM storage_accounts a JOIN plans p ON p.id = a.plan_id WHERE a.id = $4"};
+    "   FROM storage_accounts a JOIN plans p ON p.id = a.plan_id WHERE a.id = $7"};
 
 // The applied revisions of a batch and their `revision` events, one row per element of the
 // jsonb array $4 (AppliedOp: the op's fields under its names, plus seq, envelope_hash,

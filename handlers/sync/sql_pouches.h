@@ -105,15 +105,22 @@ struct RotationState {
 
 // ---- statements ---------------------------------------------------------------------------------
 
-#define POUCH_JSON_COLUMNS "id, epoch, key_gen, high_water, iso(created_at) AS created_at"
+#define POUCH_JSON_COLUMNS \
+    "id, epoch, key_gen, high_water, file_changes, iso(created_at) AS created_at"
 
-// One page (decisions §13): after ($2 created µs, $3 id), at most $4 rows; $2 NULL = start.
+// One page (decisions §13) of the pouches the account reaches (its own and those shared with
+// it): after ($2 created µs, $3 id), at most $4 rows; $2 NULL = start.
 inline const db::Query<ListPouchesParams, PouchListRow> kListPouches{
     "sync_list_pouches",
-    "SELECT " POUCH_JSON_COLUMNS ", " POUCH_PAGING_MICROS("created_at") " AS created_us"
-    "  FROM pouches WHERE account_id = $1"
-    "   AND ($2::bigint IS NULL OR (created_at, id) > (" POUCH_PAGING_FROM_MICROS("$2") ", $3::uuid))"
-    " ORDER BY created_at, id LIMIT $4"};
+    "SELECT p.id, p.epoch, p.key_gen, p.high_water, p.file_changes,"
+    "       iso(p.created_at) AS created_at, a.role,"
+    "       p.account_id AS owner_account_id,"
+    "       EXISTS (SELECT 1 FROM access_statements s WHERE s.pouch_id = p.id) AS shared,"
+    "       " POUCH_PAGING_MICROS("p.created_at") " AS created_us"
+    "  FROM pouch_access a JOIN pouches p ON p.id = a.pouch_id"
+    " WHERE a.account_id = $1 AND a.state = 'active'"
+    "   AND ($2::bigint IS NULL OR (p.created_at, p.id) > (" POUCH_PAGING_FROM_MICROS("$2") ", $3::uuid))"
+    " ORDER BY p.created_at, p.id LIMIT $4"};
 
 inline const db::Query<AccountOfPlan, PouchSlots> kLockAccountPlan{
     "sync_lock_account_plan",
@@ -124,7 +131,8 @@ inline const db::Query<AccountOfPlan, PouchSlots> kLockAccountPlan{
 inline const db::Query<InsertPouch, Pouch> kInsertPouch{
     "sync_insert_pouch",
     "INSERT INTO pouches (id, account_id, epoch, key_gen) VALUES ($1, $2, $3, $4)"
-    " RETURNING " POUCH_JSON_COLUMNS};
+    " RETURNING " POUCH_JSON_COLUMNS ", 'admin' AS role, account_id AS owner_account_id,"
+    " false AS shared"};
 
 // One page (decisions §13) in (key_gen, member_id) order after ($4, $5), at most $6 rows;
 // $4 NULL = start. $2/$3 filter by member and key_gen when not NULL. Rows come only while the
@@ -146,11 +154,17 @@ inline const db::Query<ListEnvelopesParams, EnvelopeRow> kListEnvelopes{
     "  WINDOW w AS (ORDER BY key_gen, member_id ROWS UNBOUNDED PRECEDING)) page"
     " WHERE bytes_before <= $7::bigint ORDER BY key_gen, member_id"};
 
-// decisions §5.6: pending while some active member lacks an envelope at the current key_gen.
+// decisions §5.6, SHARING.md §7: pending while the last access statement's key_gen is above
+// the pouch's (a `leave` waits for its rotation) or an active member of an account with
+// active access lacks an envelope at the current key_gen.
 inline const db::Query<PouchParam, RotationState> kPouchRotationPending{
     "sync_pouch_rotation_pending",
-    "SELECT p.key_gen, EXISTS ("
-    "  SELECT 1 FROM members m WHERE m.account_id = p.account_id AND m.removed_at IS NULL"
+    "SELECT p.key_gen,"
+    "       coalesce((SELECT s.key_gen FROM access_statements s WHERE s.pouch_id = p.id"
+    "                  ORDER BY s.idx DESC LIMIT 1), 0) > p.key_gen"
+    "    OR EXISTS ("
+    "  SELECT 1 FROM pouch_access a JOIN members m ON m.account_id = a.account_id"
+    "   WHERE a.pouch_id = p.id AND a.state = 'active' AND m.removed_at IS NULL"
     "     AND NOT EXISTS (SELECT 1 FROM key_envelopes k WHERE k.pouch_id = p.id"
     "                        AND k.member_id = m.id AND k.key_gen = p.key_gen)) AS pending"
     "  FROM pouches p WHERE p.id = $1"};

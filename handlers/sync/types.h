@@ -30,15 +30,24 @@ inline bool is_canonical_blob_id(std::string_view id) {
 // ---- pouches -----------------------------------------------------------------------------------
 
 // The pouch object of decisions §5.1.
+// The caller's `role`, the owner (who pays) and whether the pouch has an access list
+// (docs/SHARING.md §9).
 struct Pouch {
     std::string id{}, epoch{};
     long long key_gen = 0, high_water = 0;
+    long long file_changes = 0;  // revision events in the log (sql/013): a person's "changes"
     std::string created_at{};
+    std::string role{}, owner_account_id{};
+    bool shared = false;
     static auto json_fields() {
         return std::tuple{json::field("id", &Pouch::id), json::field("epoch", &Pouch::epoch),
                           json::field("key_gen", &Pouch::key_gen),
                           json::field("high_water", &Pouch::high_water),
-                          json::field("created_at", &Pouch::created_at)};
+                          json::field("file_changes", &Pouch::file_changes),
+                          json::field("created_at", &Pouch::created_at),
+                          json::field("role", &Pouch::role),
+                          json::field("owner_account_id", &Pouch::owner_account_id),
+                          json::field("shared", &Pouch::shared)};
     }
 };
 

@@ -64,6 +64,8 @@ async function shot(page, name) {
   await page.screenshot({ path: path.join(OUT, `${name}.png`), fullPage: true });
 }
 
+const psql = (q) => execFileSync('psql', [process.env.POUCH_DATABASE_URL, '-XtAq', '-c', q], { encoding: 'utf8' }).trim();
+
 async function apiAs(token, method, p, body) {
   const headers = { Authorization: `Bearer ${token}` };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
@@ -125,7 +127,7 @@ await test('onboarding_makes_keys_kit_roster_and_first_pouch', [], async () => {
   eq('after genesis', new URL(page.url()).pathname, '/pouches');
   const mainNav = page.getByRole('navigation', { name: 'Main' });
   eq('the Main navigation signed in', (await mainNav.getByRole('listitem').allTextContents()).join(','),
-    'Pouches,Shares,Invitations,Devices,Connect CLI,Log out');
+    'Pouches,Shares,Invitations,Devices,Connect CLI,Account,Log out');
   await shot(page, 'pouches');
 
   S.token = await token();
@@ -788,6 +790,23 @@ await test('approving_a_login_never_reseals_a_key_a_removed_member_made', ['revo
   }
 });
 
+// The pouch list counts what a person calls changes: files added, changed or deleted, not the
+// roster and key events (a CLI login, a device revoked, key rotations) that share the log.
+await test('the_pouch_list_counts_file_changes_not_key_or_device_events', ['revoking_a_device_rotates_keys_and_the_device_gets_401'], async () => {
+  const listed = (await apiAs(S.token, 'GET', '/v1/pouches')).json.data.items.find((p) => p.id === S.pouch.id);
+  const revisions = Number(psql(`SELECT count(*) FROM events WHERE pouch_id = '${S.pouch.id}' AND kind = 'revision'`));
+  ok(revisions >= 2, `the uploads are revision events (${revisions})`);
+  eq('file_changes of the pouch', listed.file_changes, revisions);
+  ok(listed.high_water > revisions, `the log holds more than the file changes (high_water ${listed.high_water})`);
+  eq('GET one pouch agrees', (await apiAs(S.token, 'GET', `/v1/pouches/${S.pouch.id}`)).json.data.file_changes, revisions);
+  await page.goto(`${BASE}/pouches`);
+  const item = page.getByRole('list', { name: 'Your pouches' }).getByRole('listitem').first();
+  await item.waitFor();
+  ok((await item.textContent()).includes(` · ${revisions} file changes · `), `the list says ${revisions} file changes: ${await item.textContent()}`);
+  ok(!(await item.textContent()).includes(`${listed.high_water} changes`), 'not the event count');
+  await shot(page, 'pouches-file-changes');
+});
+
 await test('restore_on_a_new_browser_from_the_recovery_kit', ['onboarding_makes_keys_kit_roster_and_first_pouch'], async () => {
   const c = await newContext();
   const p = watch(await c.newPage());
@@ -809,7 +828,33 @@ await test('restore_on_a_new_browser_from_the_recovery_kit', ['onboarding_makes_
   await p.getByRole('link', { name: 'Pouch 1' }).click();
   await p.getByRole('cell', { name: 'hello.txt', exact: true }).waitFor({ timeout: 30000 });
   fs.rmSync(kitFile);
-  await c.close();
+  S.other = { c, p };            // a second browser of the same account, for the steps below
+});
+
+// Links made on the first browser, listed on the second: their names are sealed with keys only
+// the first keeps, so the list says which pouch, how big and when, and why no name.
+await test('share_links_made_on_another_browser_show_pouch_size_and_time', ['restore_on_a_new_browser_from_the_recovery_kit', 'share_link_opens_without_session_and_one_time_link_once'], async () => {
+  const { c, p } = S.other;
+  try {
+    await p.getByRole('link', { name: 'Shares' }).click();
+    await p.getByRole('heading', { name: 'Share links' }).waitFor();
+    const shares = (await apiAs(S.token, 'GET', `/v1/pouches/${S.pouch.id}/shares`)).json.data.items;
+    ok(shares.length >= 2, `shares listed: ${shares.length}`);
+    for (const sh of shares) {
+      const row = p.getByTestId(`share-${sh.id}`);
+      const unnamed = row.getByTestId('share-unnamed');
+      await unnamed.waitFor();
+      const text = (await unnamed.textContent()).replace(/\s+/g, ' ');
+      ok(/^A file \([0-9.]+ (B|KiB) sealed\) from Pouch 1 · name known only to the browser that made the link$/.test(text), `row text: ${text}`);
+      ok(!/sealed \([0-9a-f]{8}\)/.test(await row.textContent()), 'no bare id as the name');
+      eq('the pouch link', await row.getByRole('link', { name: 'Pouch 1' }).getAttribute('href'), `/pouches/${S.pouch.id}`);
+      eq('made', await row.locator('td[data-label="Made"]').textContent(), await p.evaluate((iso) => new Date(iso).toLocaleString(), sh.created_at));
+    }
+    await p.getByText('Some links were made on another browser or device.').waitFor();
+    await shot(p, 'shares-second-browser');
+  } finally {
+    await c.close();
+  }
 });
 
 await test('admin_pages_refuse_a_non_admin_and_serve_an_admin', ['onboarding_makes_keys_kit_roster_and_first_pouch'], async () => {
@@ -837,18 +882,55 @@ await test('admin_pages_refuse_a_non_admin_and_serve_an_admin', ['onboarding_mak
   await shot(page, 'admin');
   // A submit clears the result of the one before: a refusal never stands beside an old success.
   const role = page.getByRole('region', { name: "Set a user's role" });
-  ok(S.account.user_id, 'GET /v1/account names the user');
-  await role.getByLabel('User id').fill(S.account.user_id);
+  eq('the role form asks for no id', await role.getByLabel('User id').count(), 0);
+  await role.getByLabel('E-mail').fill(` ${email.toUpperCase()} `);
   await role.getByLabel('Role').selectOption('admin');
   await role.getByRole('button', { name: 'Set role' }).click();
-  await role.getByText('Role unchanged (admin).').waitFor();
-  const unknownUser = nodeCrypto.randomUUID();
-  await role.getByLabel('User id').fill(unknownUser);
+  await role.getByText(`${email}: role unchanged (admin).`).waitFor();
+  const nobody = `nobody.${nodeCrypto.randomUUID().slice(0, 8)}@example.com`;
+  await role.getByLabel('E-mail').fill(nobody);
   await role.getByRole('button', { name: 'Set role' }).click();
-  await role.getByRole('alert').waitFor();
+  await role.getByRole('alert').filter({ hasText: `No account has the e-mail “${nobody}”.` }).waitFor();
   eq('role notices beside the refusal', await role.locator('p.notice').count(), 0);
   await shot(page, 'admin-role-refused');
   eq('no user was changed', (await apiAs(S.token, 'GET', '/v1/account')).json.data.role, 'admin');
+  // Another person, found by e-mail, promoted then demoted; then this admin, the last one,
+  // demotes itself: the refusal stands alone, not beside the green of the change before.
+  const bob = `bob.${nodeCrypto.randomUUID().slice(0, 8)}@example.com`;
+  eq('bob signs up', (await fetch(`${BASE}/v1/account/signup`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: bob, password: 'correct horse battery' }) })).status, 201);
+  psql(`UPDATE users SET role = 'user' WHERE role = 'admin' AND email <> '${email}'`);
+  await role.getByLabel('E-mail').fill(bob);
+  await role.getByRole('button', { name: 'Set role' }).click();
+  await role.getByText(`${bob}: role changed from user to admin.`).waitFor();
+  await role.getByLabel('Role').selectOption('user');
+  await role.getByLabel('Reason').fill('back to user');
+  await role.getByRole('button', { name: 'Set role' }).click();
+  await role.getByText(`${bob}: role changed from admin to user.`).waitFor();
+  await role.getByLabel('E-mail').fill(email);
+  await role.getByLabel('Reason').fill('');
+  await role.getByRole('button', { name: 'Set role' }).click();
+  await role.getByRole('alert').filter({ hasText: 'This is the last administrator' }).waitFor();
+  eq('a green notice beside the last-admin refusal', await role.locator('p.notice').count(), 0);
+  await shot(page, 'admin-last-admin-refused');
+  eq('still admin', (await apiAs(S.token, 'GET', '/v1/account')).json.data.role, 'admin');
+  // The audit log in words: people by e-mail, actions named, changes readable.
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  const audit = (await apiAs(S.token, 'GET', '/v1/admin/audit?limit=5')).json.data.items;
+  const last = page.getByTestId(`audit-${audit[0].id}`);
+  await last.waitFor();
+  eq('who', await last.locator('td[data-label="Who"]').textContent(), email);
+  eq('what', await last.locator('td[data-label="What"]').textContent(), `Role change of ${bob}`);
+  eq('change', await last.locator('td[data-label="Change"]').textContent(), 'role: admin → user');
+  eq('reason', await last.locator('td[data-label="Reason"]').textContent(), 'back to user');
+  const planRow = page.getByTestId(`audit-${audit.find((a) => a.action === 'plan.update').id}`);
+  eq('plan what', await planRow.locator('td[data-label="What"]').textContent(), `Plan change of ${plan.slug}`);
+  eq('plan change', await planRow.locator('td[data-label="Change"]').textContent(), `pouch limit: ${plan.pouch_limit} → ${plan.pouch_limit + 1}`);
+  const operatorRow = page.getByRole('row').filter({ hasText: 'browser suite' }).filter({ hasText: 'the operator (pouchctl)' });
+  eq('pouchctl shown as the operator', await operatorRow.count(), 1);
+  ok(!/[0-9a-f]{8}-[0-9a-f]{4}-/.test(await page.getByRole('region', { name: 'Audit log' }).locator('tbody tr').first().textContent()), 'no bare uuid in the newest record');
+  ok(!/\{"/.test(await page.getByRole('region', { name: 'Audit log' }).textContent()), 'no raw JSON in the audit log');
+  await page.getByRole('region', { name: 'Audit log' }).scrollIntoViewIfNeeded();
+  await shot(page, 'admin-audit');
   // The same for plans: one past the service's pouch limit (INT_MAX) is refused by the service.
   await form.getByLabel('Pouch limit').fill('2147483648');
   await form.getByRole('button', { name: 'Save plan' }).click();
@@ -858,6 +940,62 @@ await test('admin_pages_refuse_a_non_admin_and_serve_an_admin', ['onboarding_mak
   // Put the plan back for the suites that follow.
   const back = await apiAs(S.token, 'PUT', `/v1/admin/plans/${plan.id}`, { pouch_limit: plan.pouch_limit, name: plan.name, storage_bytes: plan.storage_bytes, is_active: plan.is_active });
   eq('plan restored', back.status, 200);
+});
+
+// The storage hint follows the field as it is typed, and a save that does not touch the field
+// keeps the stored byte count exactly (a limit the field's 0.001 GiB cannot show survives a rename).
+await test('plan_storage_hint_follows_the_field_and_a_rename_keeps_the_exact_limit', ['admin_pages_refuse_a_non_admin_and_serve_an_admin'], async () => {
+  const plans = (await apiAs(S.token, 'GET', '/v1/admin/plans')).json.data.items;
+  const plan = plans.find((p) => p.is_default);
+  const odd = 1073741824 + 123457;     // 1 GiB + 120.6 KiB: the field shows 1.
+  eq('odd limit set', (await apiAs(S.token, 'PUT', `/v1/admin/plans/${plan.id}`, { storage_bytes: odd })).status, 200);
+  try {
+    await page.goto(`${BASE}/admin`);
+    const form = page.getByRole('form', { name: `Plan ${plan.slug}` });
+    const field = form.getByLabel('Storage (GiB)');
+    await field.waitFor();
+    eq('the field', await field.inputValue(), '1');
+    const hint = form.locator(`#storage-${plan.slug}-hint`);
+    eq('hint at first', await hint.textContent(), 'Now 1.0 GiB.');
+    await field.fill('2.5');
+    eq('hint while typing', await hint.textContent(), 'Now 1.0 GiB; after saving 2.5 GiB (2,684,354,560 bytes).');
+    await shot(page, 'admin-plan-hint');
+    await field.fill('1');
+    eq('hint back', await hint.textContent(), 'Now 1.0 GiB.');
+    await form.getByLabel('Name').fill(`${plan.name} renamed`);
+    await form.getByRole('button', { name: 'Save plan' }).click();
+    await page.getByText(`Plan “${plan.slug}” saved.`).waitFor();
+    const after = (await apiAs(S.token, 'GET', `/v1/admin/plans/${plan.id}`)).json.data;
+    eq('renamed', after.name, `${plan.name} renamed`);
+    eq('storage limit kept exactly', after.storage_bytes, odd);
+    await field.fill('2.5');
+    await form.getByRole('button', { name: 'Save plan' }).click();
+    await page.getByText(`Plan “${plan.slug}” saved.`).waitFor();
+    eq('an edited field is what is stored', (await apiAs(S.token, 'GET', `/v1/admin/plans/${plan.id}`)).json.data.storage_bytes, 2684354560);
+    await form.locator(`#storage-${plan.slug}-hint`).filter({ hasText: 'Now 2.5 GiB.' }).waitFor();
+  } finally {
+    const back = await apiAs(S.token, 'PUT', `/v1/admin/plans/${plan.id}`, { name: plan.name, storage_bytes: plan.storage_bytes });
+    eq('plan restored', back.status, 200);
+  }
+});
+
+// Every signed-in person sees their plan, its limits and what they use.
+await test('the_account_page_shows_plan_limits_and_usage', ['upload_then_download_5mb_and_a_small_file'], async () => {
+  await page.goto(`${BASE}/pouches`);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Account' }).click();
+  await page.getByRole('heading', { name: 'Your account' }).waitFor();
+  eq('address', new URL(page.url()).pathname, '/account');
+  const a = (await apiAs(S.token, 'GET', '/v1/account')).json.data;
+  const facts = await page.locator('dl.facts').textContent();
+  ok(facts.includes(a.plan.name) && facts.includes(email), `plan and e-mail shown: ${facts}`);
+  const storage = await page.locator('label[for="storage-meter"]').textContent();
+  ok(/^[0-9.]+ MiB of [0-9.]+ GiB used \(([0-9]+|less than 1) %\)$/.test(storage), `storage words: ${storage}`);
+  ok(storage.includes(`of ${(a.plan.storage_bytes / 1024 ** 3).toFixed(1)} GiB`), `the limit: ${storage}`);
+  eq('pouches', await page.locator('label[for="pouch-meter"]').textContent(), `${a.usage.pouches} of ${a.plan.pouch_limit} pouches`);
+  eq('meter value', Number(await page.locator('#storage-meter').getAttribute('value')), a.usage.stored_bytes + a.usage.reserved_bytes);
+  await shot(page, 'account');
+  // Direct address: nginx serves the app there.
+  eq('GET /account', (await fetch(`${BASE}/account`)).status, 200);
 });
 
 await test('phone_width_and_keyboard_only', ['upload_then_download_5mb_and_a_small_file'], async () => {
@@ -1032,6 +1170,19 @@ await test('the_real_pouch_login_is_approved_in_the_page', ['cli_login_approved_
     ok(out.includes('Logged in to'), 'the terminal says it is logged in');
     const ls = JSON.parse(execFileSync(pouchBin, ['ls', S.pouch.id, '--json'], { env, encoding: 'utf8' }));
     ok(ls.items.some((f) => f.name === 'hello.txt'), 'the real CLI decrypts the pouch\'s file names');
+    // "Last seen" is the device's last request (recorded at most once a minute), and the page
+    // follows it without a reload.
+    const deviceId = psql(`SELECT id FROM devices WHERE name = 'real-cli' AND revoked_at IS NULL ORDER BY created_at DESC LIMIT 1`);
+    psql(`UPDATE devices SET last_seen_at = now() - interval '10 minutes' WHERE id = '${deviceId}'`);
+    await page.goto(`${BASE}/devices`);
+    const seen = page.getByRole('row').filter({ hasText: 'real-cli' }).locator('td[data-label="Last seen"]');
+    await seen.waitFor();
+    eq('last seen before the request', await seen.textContent(), '10 minutes ago');
+    execFileSync(pouchBin, ['ls', S.pouch.id, '--json'], { env, encoding: 'utf8' });
+    await page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+    await page.waitForFunction(() => [...document.querySelectorAll('tr')].some((r) => r.textContent.includes('real-cli') && r.textContent.includes('within the last minute')), null, { timeout: 10000 });
+    ok(Number(psql(`SELECT extract(epoch FROM now() - last_seen_at) FROM devices WHERE id = '${deviceId}'`)) < 30, 'the service recorded the request');
+    await shot(page, 'devices-last-seen');
   } finally {
     if (child.exitCode === null) child.kill();
     fs.rmSync(home, { recursive: true, force: true });

@@ -68,6 +68,33 @@ web_req GET /v1/devices
 expect_json '.data.items | length' 1
 expect_json '.data.items[0].id' "$BOBS_DEVICE"
 check another_account_sees_only_its_own_devices
+
+# --- last seen: the device's last request, moved in the authentication path at most once a
+# minute (a request within the minute after the recorded one leaves it as it is) ---------------
+seen_age() { sql "SELECT round(extract(epoch FROM now() - last_seen_at)) FROM devices WHERE id = '$1'"; }
+seen_at() { sql "SELECT last_seen_at FROM devices WHERE id = '$1'"; }
+sql "UPDATE devices SET last_seen_at = now() - interval '5 minutes' WHERE id = '$B_DEVICE'" >/dev/null
+as B
+cli_req GET /v1/devices
+expect_status 200
+expect_true "last seen now, $(seen_age "$B_DEVICE") s ago" test "$(seen_age "$B_DEVICE")" -le 5
+WEB_TOKEN=$ADA
+web_req GET /v1/devices
+WEB_TOKEN=$BOB
+expect_json ".data.items[] | select(.id == \"$B_DEVICE\") | .last_seen_at" \
+    "$(sql "SELECT iso(last_seen_at) FROM devices WHERE id = '$B_DEVICE'")"
+check a_request_records_the_devices_last_seen_time
+
+before=$(seen_at "$B_DEVICE")
+sql "UPDATE devices SET last_seen_at = now() - interval '50 seconds' WHERE id = '$B_DEVICE'" >/dev/null
+before=$(seen_at "$B_DEVICE")
+cli_req GET /v1/devices
+expect_status 200
+expect_true "within the minute: unchanged" test "$(seen_at "$B_DEVICE")" = "$before"
+sql "UPDATE devices SET last_seen_at = now() - interval '61 seconds' WHERE id = '$B_DEVICE'" >/dev/null
+cli_req GET /v1/devices
+expect_true "after the minute: moved ($(seen_age "$B_DEVICE") s ago)" test "$(seen_age "$B_DEVICE")" -le 5
+check last_seen_moves_at_most_once_a_minute
 WEB_TOKEN=$ADA
 
 req GET /v1/devices

@@ -15,7 +15,7 @@ flow_web_user
 admin_token=$WEB_TOKEN admin_id=$WEB_USER
 admin=(-H "Authorization: Bearer $admin_token")
 flow_web_user
-target_token=$WEB_TOKEN target_id=$WEB_USER
+target_token=$WEB_TOKEN target_id=$WEB_USER target_email=$WEB_EMAIL
 set_role() { req POST "/v1/admin/users/$1/role" "$2" "${admin[@]}"; }
 audit_rows() { sql "SELECT count(*) FROM audit_log WHERE target = '$1'"; }
 
@@ -57,6 +57,37 @@ expect_json .data.previous_role admin
 req GET /v1/admin/audit "" -H "Authorization: Bearer $target_token"
 expect_error 403 forbidden
 check demoted_admin_is_refused_at_once
+
+# --- finding a user by e-mail (the role form's lookup) -----------------------------------------
+find_user() { req GET "/v1/admin/users?email=$(jq -rn --arg e "$1" '$e|@uri')" "" "${admin[@]}"; }
+n=$(sql "SELECT count(*) FROM audit_log")
+find_user " ${target_email^^} "
+expect_status 200
+expect_true "user: $BODY" test "$(jq -c .data <<<"$BODY")" = "$(jq -nc --arg id "$target_id" \
+    --arg e "$target_email" --arg at "$(sql "SELECT iso(created_at) FROM users WHERE id = '$target_id'")" \
+    '{id:$id,email:$e,role:"user",created_at:$at}')"
+expect_true "a lookup is not audited" test "$(sql "SELECT count(*) FROM audit_log")" = "$n"
+check admin_finds_a_user_by_email_ignoring_case_and_spaces
+
+find_user "nobody.$(flow_uuid)@example.com"
+expect_error 404 not_found
+find_user "${target_email%@*}"                 # a prefix is not a match
+expect_error 404 not_found
+check an_unknown_email_or_a_prefix_is_404
+
+find_user "   "
+expect_error 400 validation_failed
+expect_json .error.field '?email'
+req GET /v1/admin/users "" "${admin[@]}"
+expect_error 400 validation_failed
+expect_json .error.field '?email'
+find_user "$(repeat a 243)@example.com"        # 255 characters: one over the bound
+expect_error 400 validation_failed
+find_user "$(repeat a 242)@example.com"        # 254: a legal (unknown) address
+expect_error 404 not_found
+req GET "/v1/admin/users?email=$target_email" "" -H "Authorization: Bearer $target_token"
+expect_error 403 forbidden
+check user_lookup_is_validated_and_admin_only
 
 # --- ids -------------------------------------------------------------------------------------
 for id in not-a-uuid 12345 "${target_id}x" "${target_id:0:35}" "$(repeat 0 36)"; do

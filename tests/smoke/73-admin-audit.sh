@@ -12,9 +12,9 @@ source "$(dirname "$0")/flows.sh"
 flow_web_user
 "$POUCHCTL" user role "$WEB_EMAIL" admin --reason "audit test admin" >/dev/null
 admin=(-H "Authorization: Bearer $WEB_TOKEN")
-admin_id=$WEB_USER
+admin_id=$WEB_USER admin_email=$WEB_EMAIL
 flow_web_user
-other=$WEB_USER
+other=$WEB_USER other_email=$WEB_EMAIL
 audit() { req GET "/v1/admin/audit$1" "" "${admin[@]}"; }
 
 # Six fresh records: three role changes through the API, after the operator's one above.
@@ -33,15 +33,30 @@ newest=$(jq -c '.data.items[0]' <<<"$BODY")
 id=$(sql "SELECT max(id) FROM audit_log")
 at=$(sql "SELECT iso(at) FROM audit_log WHERE id = $id")
 expect_true "item $newest" test "$newest" = "$(jq -nc --argjson id "$id" --arg a "$admin_id" \
-    --arg t "$other" --arg r "${rids[2]}" --arg at "$at" \
-    '{id:$id,actor:$a,action:"user.role",target:$t,before:{role:"admin"},after:{role:"user"},
-      reason:"step user",request_id:$r,at:$at}')"
+    --arg ae "$admin_email" --arg t "$other" --arg te "$other_email" --arg r "${rids[2]}" --arg at "$at" \
+    '{id:$id,actor:$a,actor_email:$ae,action:"user.role",target:$t,target_name:$te,
+      before:{role:"admin"},after:{role:"user"},reason:"step user",request_id:$r,at:$at}')"
 check audit_lists_newest_first_with_the_full_item
 
 op=$(jq -c --arg t "$admin_id" '[.data.items[] | select(.target == $t and .action == "user.role")][0]' <<<"$BODY")
-expect_true "operator item $op" test "$(jq -c '[.actor, .before, .after, .reason, .request_id]' <<<"$op")" = \
-    '["operator",{"role":"user"},{"role":"admin"},"audit test admin",null]'
+expect_true "operator item $op" test "$(jq -c '[.actor, .actor_email, .target_name, .before, .after, .reason, .request_id]' <<<"$op")" = \
+    "[\"operator\",null,\"$admin_email\",{\"role\":\"user\"},{\"role\":\"admin\"},\"audit test admin\",null]"
 check operator_records_show_actor_operator
+
+# A plan change names its plan by slug; a record whose target is not a uuid, or names nothing any
+# more, has no target_name (and the list does not fail on it).
+plan_id=$(sql "SELECT id FROM plans WHERE is_default")
+slug=$(sql "SELECT slug FROM plans WHERE id = '$plan_id'")
+req PUT "/v1/admin/plans/$plan_id" '{"description":"audit names '"$(flow_uuid)"'"}' "${admin[@]}"
+expect_status 200
+sql "INSERT INTO audit_log (action, target) VALUES ('user.role', 'not-a-uuid'), ('user.role', '$(flow_uuid)')" >/dev/null
+audit "?limit=3"
+expect_status 200
+expect_true "names: $(jq -c "[.data.items[] | [.action, .target_name]]" <<<"$BODY")" \
+    test "$(jq -c '[.data.items[] | [.action, .target_name]]' <<<"$BODY")" = \
+    "[[\"user.role\",null],[\"user.role\",null],[\"plan.update\",\"$slug\"]]"
+expect_json '.data.items[2].actor_email' "$admin_email"
+check audit_items_name_actor_and_target_for_a_person
 
 # Paging with limit 2 walks the whole log once, newest first, and ends with a null cursor.
 all=$(sql "SELECT string_agg(id::text, ',' ORDER BY id DESC) FROM audit_log")

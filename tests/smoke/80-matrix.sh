@@ -243,7 +243,9 @@ call() {
             else
                 args+=(-H "DPoP: $(flow_dpop "${KEYFILE[$caller]}" "$method" "${path%%\?*}" "${TOKEN[$caller]}")")
             fi
-            if [[ $method == POST && $path == */operations ]]; then
+            # Every body a CLI proves with Service-Signature (Route.signed_body): commits and
+            # the sharing writes (docs/SHARING.md §9).
+            if [[ $method == POST && $path =~ /(operations|access|leave|invitations|accept|decline|withdraw)$ ]]; then
                 args+=(-H "Service-Signature: $("$POUCHCTL" sign-body --key "${KEYFILE[$caller]}" <<<"$body")")
             fi
             ;;

@@ -23,6 +23,8 @@
 #include "common/http/sql_health.h"
 #include "common/model/pouch.h"
 #include "common/model/sql.h"
+#include "common/model/sql_access.h"
+#include "common/model/sql_identity.h"
 #include "handlers/account/sql.h"
 #include "handlers/admin/sql.h"
 #include "handlers/cliauth/sql.h"

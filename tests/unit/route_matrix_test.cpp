@@ -142,10 +142,12 @@ TEST(RouteMatrix, WhoMayCallIsWhatTheMatrixExpects) {
 
 // The phases a route declares keep the contract's limits (decisions §3): bodies of the
 // envelope-carrying routes up to 16 MiB, the commit 8 MiB, share create 12 MiB, blob upload
-// 64 MiB streamed, blob check 128 KiB, everything else 64 KiB.
+// 64 MiB streamed, blob check 128 KiB, the account identity (up to 2,000 identity envelopes)
+// 4 MiB, everything else 64 KiB.
 TEST(RouteMatrix, BodyLimitsAreTheDecidedOnes) {
     std::map<std::string, size_t> want = {
         {"POST /v1/account/roster/genesis", 16 * http::kMiB},
+        {"PUT /v1/account/identity", 4 * http::kMiB},
         {"POST /v1/cli-auth/requests/{id:uuid}/approve", 16 * http::kMiB},
         {"POST /v1/devices/{id:uuid}/revoke", 16 * http::kMiB},
         {"POST /v1/pouches", 16 * http::kMiB},
@@ -154,6 +156,11 @@ TEST(RouteMatrix, BodyLimitsAreTheDecidedOnes) {
         {"POST /v1/pouches/{pouchId:uuid}/shares", 12 * http::kMiB},
         {"PUT /v1/pouches/{pouchId:uuid}/blobs/{blobId:blobid}", 64 * http::kMiB},
         {"POST /v1/pouches/{pouchId:uuid}/blobs/check", 128 * http::kKiB},
+        // docs/SHARING.md §9: a statement with a rotation's envelopes; 1,000 grants.
+        {"POST /v1/pouches/{pouchId:uuid}/access", 16 * http::kMiB},
+        {"POST /v1/pouches/{pouchId:uuid}/invitations", 1 * http::kMiB},
+        {"POST /v1/invitations/{id:uuid}/accept", 16 * http::kMiB},
+        {"POST /v1/invitations/{id:uuid}/withdraw", 16 * http::kMiB},
     };
     for (const Route* r : all_routes()) {
         std::string key = r->method + " " + r->pattern;
@@ -163,11 +170,14 @@ TEST(RouteMatrix, BodyLimitsAreTheDecidedOnes) {
 }
 
 // A route under /v1/pouches/{pouchId} declares its pouch scope, so the pipeline loads the row
-// (404 for another account's) and no handler loads it again; only the commit locks it.
+// (404 for another account's) and no handler loads it again; only the commit locks it. The
+// one exception: an invited account reads a pouch's access list before it is in the pouch
+// (docs/SHARING.md §9), so that route checks the account's row itself.
 TEST(RouteMatrix, PouchRoutesDeclareTheirPouchScope) {
     for (const Route* r : all_routes()) {
         std::string key = r->method + " " + r->pattern;
-        bool under_pouch = r->pattern.find("{pouchId:") != std::string::npos;
+        bool under_pouch = r->pattern.find("{pouchId:") != std::string::npos &&
+                           key != "GET /v1/pouches/{pouchId:uuid}/access";
         EXPECT_EQ(r->pouch != PouchScope::none, under_pouch) << key;
         bool commit = key == "POST /v1/pouches/{pouchId:uuid}/operations";
         EXPECT_EQ(r->pouch == PouchScope::write, commit) << key;

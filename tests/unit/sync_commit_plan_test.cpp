@@ -107,7 +107,7 @@ class CommitPlans : public ::testing::Test {
             "'{00000000-0000-4000-8000-000000000001,00000000-0000-4000-8000-000000000002}'";
         // The batch's one state read: its revisions and artifacts by primary key.
         const std::string state = "EXECUTE plan_state('" + pouch_ + "', " + ids + ", " + ids +
-                                  ", gen_random_uuid(), '{}', '{}')";
+                                  ", gen_random_uuid(), '{}', '{}', gen_random_uuid())";
         expect_primary_key(state, "revisions");
         expect_primary_key(state, "artifacts");
         // The page's LATERAL fetch of each artifact's head revision.

@@ -156,7 +156,7 @@ int commit_sql_main(int argc, char** argv) {
     s += bind(pouch::model::sql::kPouchForUpdate.statement, {pouch, ":account"}) + " \\gset\n";
     s += bind(sync_sql::kStoredCommit.statement, {pouch, opid}) + ";\n";
     s += bind(sync_sql::kCommitState.statement,
-              {pouch, revs, arts, ":account", ":no_blobs", ":signer_set"}) +
+              {pouch, revs, arts, ":account", ":no_blobs", ":signer_set", ":account"}) +
          ";\n";
     s += bind(sync_sql::kInsertRevisions.statement,
               {pouch, ":origin", ":device", applied, ":epoch"}) +

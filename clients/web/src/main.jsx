@@ -8,6 +8,7 @@ import { loadMember } from './keystore.js';
 import { Vault } from './vault.js';
 import { AppContext, ErrorBox, Link, Page, Progress, navigate, useLocation } from './ui.jsx';
 import { AuthPage, OnboardingPage, RestorePage } from './pages/account.jsx';
+import { AccountPage } from './pages/plan.jsx';
 import { AdminPage } from './pages/admin.jsx';
 import { ApprovePage, ConnectPage, DevicesPage } from './pages/devices.jsx';
 import { PouchPage, PouchesPage, SharesPage } from './pages/pouches.jsx';
@@ -141,6 +142,7 @@ function route(loc, state) {
   if (p === '/shares') return <SharesPage />;
   if (p === '/invitations') return <InvitationsPage />;
   if (p === '/devices') return <DevicesPage />;
+  if (p === '/account') return <AccountPage />;
   // Keyed by the whole address: a page checked for one link is never reused for another.
   if (p === '/cli/approve') return <ApprovePage key={`${loc.query}${loc.hash}`} />;
   if (p === '/cli/connect') return <ConnectPage />;
@@ -161,6 +163,7 @@ function Shell({ state, reload, children }) {
     ready && nav('/invitations', 'Invitations'),
     ready && nav('/devices', 'Devices'),
     ready && nav('/cli/connect', 'Connect CLI'),
+    ready && nav('/account', 'Account'),
     ready && state.account.role === 'admin' && nav('/admin', 'Admin'),
     state && state.stage !== 'anonymous' && <li key="logout"><button class="link" onClick={() => logout(reload)}>Log out</button></li>,
   ].filter(Boolean);

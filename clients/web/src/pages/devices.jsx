@@ -1,7 +1,7 @@
 // devices.jsx -- CLI devices (list, rename, revoke with a key rotation), the approval page of a
 // CLI login (/cli/approve?request=ID#keys=…&n=…: checks, fingerprint and typed code, from
 // approval.js), and connect tokens for the CLI.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 
 import { ApiError, api, get, getAll, post } from '../api.js';
 import { ApprovalRefused, approveLogin, checkApproval, parseApprovalFragment, typedDigits } from '../approval.js';
@@ -20,8 +20,26 @@ function useDevices() {
   const [done, setDone] = useState(null);
   const action = useAction();
   const { run } = action;
-  const load = () => run(async () => setDevices(await getAll('/v1/devices')));
+  const reads = useRef(0);          // a quiet read answered after a newer read is dropped
+  const load = () => run(async () => {
+    const n = ++reads.current;
+    const list = await getAll('/v1/devices');
+    if (n === reads.current) setDevices(list);
+  });
   useEffect(() => { load(); }, []);
+  // "Last seen" moves while the page is open: the list is read again quietly (no progress, an
+  // error left for the next action to show) every half minute while the tab is visible, and
+  // when the tab comes back into view.
+  useEffect(() => {
+    const quiet = () => {
+      if (document.visibilityState !== 'visible') return;
+      const n = ++reads.current;
+      getAll('/v1/devices').then((list) => { if (n === reads.current) setDevices(list); }, () => {});
+    };
+    const timer = setInterval(quiet, 30000);
+    document.addEventListener('visibilitychange', quiet);
+    return () => { clearInterval(timer); document.removeEventListener('visibilitychange', quiet); };
+  }, []);
 
   const rename = (d, name, renamed) => run(async () => {
     await api('PATCH', `/v1/devices/${d.id}`, { body: { name } });
@@ -92,6 +110,14 @@ function RotationOwed({ owed, busy, onRotate }) {
   );
 }
 
+// The service records a device's last request at most once a minute (in the authentication
+// path): a time under a minute old means "some request within the last minute", not "exactly
+// then", so it reads so; older times are at most a minute early, which the words round away.
+function lastSeenWords(iso) {
+  if (!iso) return 'never';
+  return Date.now() - Date.parse(iso) < 60000 ? 'within the last minute' : formatAge(iso);
+}
+
 // One device. Everything in it but the dates is the service's text (the names a device chose):
 // shown through <Untrusted>, so it cannot reorder the row.
 function DeviceRow({ d, busy, editing, onEdit, onCancel, onRename, onRevoke }) {
@@ -104,7 +130,7 @@ function DeviceRow({ d, busy, editing, onEdit, onCancel, onRename, onRevoke }) {
       <td data-label="System" data-testid="device-row-system">
         <Untrusted text={d.os} /> <Untrusted text={d.arch} /> · CLI <Untrusted text={d.cli_version} /> · keys in <Untrusted text={d.key_storage} />
       </td>
-      <td data-label="Last seen">{d.last_seen_at ? formatAge(d.last_seen_at) : 'never'}</td>
+      <td data-label="Last seen" title={d.last_seen_at ? formatTime(d.last_seen_at) : undefined}>{lastSeenWords(d.last_seen_at)}</td>
       <td data-label="State">{d.revoked_at ? <span class="state revoked">revoked {formatTime(d.revoked_at)}{d.rotation_pending ? ' · key rotation pending' : ''}</span> : <span class="state active">active</span>}</td>
       <td class="actions">
         {!d.revoked_at && <button onClick={onEdit} aria-label={`Rename ${name}`}>Rename</button>}

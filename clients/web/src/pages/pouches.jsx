@@ -33,7 +33,7 @@ export function PouchesPage() {
           {pouches.map((p, i) => (
             <li key={p.id}>
               <Link href={`/pouches/${p.id}`}>Pouch {i + 1}</Link>
-              <span class="muted"> · id {shortId(p.id)} · key generation {p.key_gen} · {p.high_water} changes · created {formatTime(p.created_at)}</span>
+              <span class="muted"> · id {shortId(p.id)} · key generation {p.key_gen} · {p.file_changes} file change{p.file_changes === 1 ? '' : 's'} · created {formatTime(p.created_at)}</span>
             </li>
           ))}
           {pouches.length === 0 && <li class="muted">No pouches yet.</li>}
@@ -249,8 +249,9 @@ export function SharesPage() {
   const { busy, error, run } = useAction();
   const load = () => run(async () => {
     const out = [];
-    for (const p of await getAll('/v1/pouches')) {
-      for (const s of await getAll(`/v1/pouches/${p.id}/shares`)) out.push({ s, ...(await vault.shareInfo(s)) });
+    // Pouches are numbered as the pouch list numbers them ("Pouch 1" is the oldest).
+    for (const [i, p] of (await getAll('/v1/pouches')).entries()) {
+      for (const s of await getAll(`/v1/pouches/${p.id}/shares`)) out.push({ s, pouchNo: i + 1, ...(await vault.shareInfo(s)) });
     }
     setRows(out);
   });
@@ -263,17 +264,28 @@ export function SharesPage() {
   return (
     <Page title="Share links" wide>
       <p class="muted">Links you made. Names and links show only on the browser that made them (the key is in the link, not on the server).</p>
+      {rows?.some((r) => r.label === null) && (
+        <Notice kind="info">
+          Some links were made on another browser or device. Their file names are sealed with the
+          link's own key, which only the browser that made the link keeps, so here they show the
+          pouch, the size and when they were made. You can still revoke them.
+        </Notice>
+      )}
       <ErrorBox error={error} />
       {!rows && !error && <Progress label="Loading share links" />}
       {rows && (
         <table class="files">
           <caption class="visually-hidden">Share links</caption>
-          <thead><tr><th scope="col">File</th><th scope="col">State</th><th scope="col">Expires</th><th scope="col">Views</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+          <thead><tr><th scope="col">File</th><th scope="col">Made</th><th scope="col">State</th><th scope="col">Expires</th><th scope="col">Views</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
           <tbody>
-            {rows.length === 0 && <tr><td colSpan={5} class="muted">No share links yet. Use “Share” next to a file.</td></tr>}
-            {rows.map(({ s, label, link }) => (
+            {rows.length === 0 && <tr><td colSpan={6} class="muted">No share links yet. Use “Share” next to a file.</td></tr>}
+            {rows.map(({ s, label, link, pouchNo }) => (
               <tr key={s.id} data-testid={`share-${s.id}`}>
-                <td data-label="File">{label !== null ? <Untrusted text={label} /> : <span class="muted">sealed ({shortId(s.id)})</span>}{s.one_time ? ' · one-time' : ''}</td>
+                <td data-label="File">
+                  {label !== null ? <Untrusted text={label} /> : <span data-testid="share-unnamed">A file ({formatBytes(s.size)} sealed) from <Link href={`/pouches/${s.pouch_id}`}>Pouch {pouchNo}</Link> <span class="muted">· name known only to the browser that made the link</span></span>}
+                  {s.one_time ? ' · one-time' : ''}
+                </td>
+                <td data-label="Made">{formatTime(s.created_at)}</td>
                 <td data-label="State"><span class={`state ${plainText(s.state)}`}><Untrusted text={s.state} /></span></td>
                 <td data-label="Expires">{s.expires_at ? formatTime(s.expires_at) : 'never'}</td>
                 <td data-label="Views">{s.views}</td>
@@ -281,7 +293,7 @@ export function SharesPage() {
                   {/* Only a link that still opens is worth copying or revoking; a used, expired or
                       revoked one shows its state and nothing to do. */}
                   {s.state === 'active' && link && <button onClick={async () => { if (await copyText(link)) setCopied(s.id); }} aria-label={`Copy the link of ${plainText(label)}`}>{copied === s.id ? 'Copied' : 'Copy link'}</button>}
-                  {s.state === 'active' && <button class="danger" disabled={busy} onClick={() => revoke(s)} aria-label={`Revoke the link of ${label !== null ? plainText(label) : shortId(s.id)}`}>Revoke</button>}
+                  {s.state === 'active' && <button class="danger" disabled={busy} onClick={() => revoke(s)} aria-label={`Revoke the link of ${label !== null ? plainText(label) : `a file from Pouch ${pouchNo} made ${formatTime(s.created_at)}`}`}>Revoke</button>}
                 </td>
               </tr>
             ))}
