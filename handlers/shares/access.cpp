@@ -167,7 +167,7 @@ http::Response members(api::Call& call) {
     return r;
 }
 
-// Another account's roster, for an account in the pouch's list (active, invited or expired):
+// Another account's roster, for any account the pouch's list names (SHARING.md §9):
 // clients verify revisions signed by its members against it (SHARING.md §4).
 http::Response roster_of(api::Call& call) {
     const PouchRow& p = call.pouch();
@@ -176,8 +176,9 @@ http::Response roster_of(api::Call& call) {
     long long limit = q.integer("limit");
     auto conn = call.services.db.acquire();
     auto st = conn->maybe_one(sql::kAccessStateOf, {.pouch_id = p.id, .account_id = account});
-    if (!st || (st->state != "active" && st->state != "invited" && st->state != "expired"))
-        throw http::not_found();
+    // Any account the list names, also one removed or left: its revisions below its
+    // rotated_to stay readable, and readers verify them with its roster.
+    if (!st) throw http::not_found();
     const paging::List list("rosters/" + p.id + "/" + account, {paging::Key::natural});
     auto after = list.read(q);
     return indexed_page(list, limit,

@@ -20,6 +20,7 @@ import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 
 import { Cli } from './cli.mjs';
+import { sharingSteps } from './sharing.mjs';
 
 const BASE = process.env.POUCH_URL;
 const ROOT = process.env.POUCH_ROOT;
@@ -126,7 +127,7 @@ await test('onboarding_makes_keys_kit_roster_and_first_pouch', [], async () => {
   eq('after genesis', new URL(page.url()).pathname, '/pouches');
   const mainNav = page.getByRole('navigation', { name: 'Main' });
   eq('the Main navigation signed in', (await mainNav.getByRole('listitem').allTextContents()).join(','),
-    'Pouches,Shares,Devices,Connect CLI,Account,Log out');
+    'Pouches,Shares,Invitations,Devices,Connect CLI,Account,Log out');
   await shot(page, 'pouches');
 
   S.token = await token();
@@ -718,7 +719,7 @@ await test('a_file_listed_with_another_files_revision_is_not_opened', ['upload_t
   try {
     await page.goto(`${BASE}/pouches/${S.pouch.id}`);
     await page.getByText('the service lists it with a revision of another file').waitFor();
-    const rows = await page.locator('tbody tr').count();
+    const rows = await page.locator('table.files tbody tr').count();
     const deletes = await page.getByRole('button', { name: /^Delete / }).count();
     eq('every other file is listed with its Delete button', deletes, rows - 1);
   } finally {
@@ -1187,6 +1188,14 @@ await test('the_real_pouch_login_is_approved_in_the_page', ['cli_login_approved_
     fs.rmSync(home, { recursive: true, force: true });
   }
 });
+
+// Sharing between accounts (sharing.mjs). Until the service has its sharing routes (a branch
+// of issue 24 without them), the steps say so and are not run.
+if (S.token && (await apiAs(S.token, 'GET', '/v1/account/identity')).status !== 404) {
+  await sharingSteps({ test, eq, ok, shot, apiAs, newContext, watch, BASE, S, page, W, WP });
+} else {
+  console.log('# sharing steps not run: this service has no GET /v1/account/identity');
+}
 
 await test('no_page_errors_and_no_csp_violations', [], async () => {
   eq('page errors', pageErrors.join(' | '), '');

@@ -25,7 +25,7 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 # shellcheck source=tests/lib/node_env.sh
 . "$root/tests/lib/node_env.sh"
 node_env_install "$here" "$node_dir" || exit 1
-cp "$here/run.mjs" "$here/cli.mjs" "$node_dir/"
+cp "$here/run.mjs" "$here/cli.mjs" "$here/sharing.mjs" "$node_dir/"
 
 export POUCH_ROOT="$root"
 export POUCH_BROWSER_OUT="${POUCH_BROWSER_OUT:-$build/browser-screenshots}"

@@ -7,6 +7,7 @@ import { getAll, post } from './api.js';
 import { FormatError, b64url, concat, isUuid, randomUuid, unb64url, utf8 } from './crypto/bytes.js';
 import * as F from './crypto/format.js';
 import { hkdf, importVerifyKey, jwkThumbprint, publicJwk, sameJwk } from './crypto/primitives.js';
+import { identityEnvelopeFor } from './sharing.js';
 import { labelProblem } from './text.js';
 
 const nowIso = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -151,7 +152,12 @@ export async function approveLogin(vault, details, keys) {
     approver: { member_id: vault.memberId, sign_pub: vault.member.sign_pub, enc_pub: vault.member.enc_pub },
   };
   const sealed = await F.sealWelcome(keys.enc_pub, details.id, welcome);
-  const r = await post(`/v1/cli-auth/requests/${details.id}/approve`, { statement, welcome: sealed, key_envelopes: envelopes });
+  // The account identity, sealed to the new member (docs/SHARING.md §1); none while the
+  // account has no identity yet (the CLI gets its envelope when the identity is made).
+  const identityEnvelope = await identityEnvelopeFor(vault, roster, newMember, keys.enc_pub);
+  const r = await post(`/v1/cli-auth/requests/${details.id}/approve`, {
+    statement, welcome: sealed, key_envelopes: envelopes, ...(identityEnvelope ? { identity_envelope: identityEnvelope } : {}),
+  });
   vault.invalidate();
   return r;
 }

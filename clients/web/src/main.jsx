@@ -13,6 +13,8 @@ import { AdminPage } from './pages/admin.jsx';
 import { ApprovePage, ConnectPage, DevicesPage } from './pages/devices.jsx';
 import { PouchPage, PouchesPage, SharesPage } from './pages/pouches.jsx';
 import { SharePublicPage } from './pages/share.jsx';
+import { IdentityBanner, InvitationsPage } from './pages/sharing.jsx';
+import { ensureIdentityQuietly } from './sharing.js';
 
 const NEXT_KEY = 'pouch.next';
 const UUID = '[0-9a-fA-F-]{36}';
@@ -34,6 +36,9 @@ async function loadState() {
   if (!member) return { stage: 'restore', account };
   const vault = new Vault(account, member);
   await vault.refreshRoster();
+  // The account identity (docs/SHARING.md §1): opened, or made by the genesis member; without
+  // it the app works as before sharing, and the sharing pages say why.
+  await ensureIdentityQuietly(vault);
   return { stage: 'ready', account, vault };
 }
 
@@ -135,6 +140,7 @@ function route(loc, state) {
   const pouch = new RegExp(`^/pouches/(${UUID})$`).exec(p);
   if (pouch) return <PouchPage key={pouch[1]} pouchId={pouch[1].toLowerCase()} />;
   if (p === '/shares') return <SharesPage />;
+  if (p === '/invitations') return <InvitationsPage />;
   if (p === '/devices') return <DevicesPage />;
   if (p === '/account') return <AccountPage />;
   // Keyed by the whole address: a page checked for one link is never reused for another.
@@ -154,6 +160,7 @@ function Shell({ state, reload, children }) {
   const items = [
     ready && nav('/pouches', 'Pouches'),
     ready && nav('/shares', 'Shares'),
+    ready && nav('/invitations', 'Invitations'),
     ready && nav('/devices', 'Devices'),
     ready && nav('/cli/connect', 'Connect CLI'),
     ready && nav('/account', 'Account'),
@@ -168,6 +175,7 @@ function Shell({ state, reload, children }) {
         {items.length > 0 && <nav aria-label="Main"><ul>{items}</ul></nav>}
         {state?.account && <span class="who" aria-label="Signed in as">{state.account.email}</span>}
       </header>
+      {ready && <IdentityBanner />}
       <main id="main">{children}</main>
       <footer class="muted">End-to-end encrypted: files, names and keys are encrypted in your browser.</footer>
     </>

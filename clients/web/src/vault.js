@@ -12,6 +12,7 @@ import {
 } from './crypto/primitives.js';
 import { describeError } from './errors.js';
 import * as store from './keystore.js';
+import * as S from './sharing.js';
 import { fileNameLabel } from './text.js';
 
 const nowIso = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -103,6 +104,10 @@ export class Vault {
     this.keys = new Map();      // pouch id → Map(key_gen → key bytes)
     this.creators = new Map();  // pouch id → Map(key_gen → member id of the envelope's creator)
     this.refused = new Map();   // pouch id → Map(key_gen → why its envelope was refused)
+    this.readers = new Map();   // pouch id → sharing.js SharedReaders (access list, other rosters)
+    this.foreignLabels = new Map();  // member id of another account in a shared pouch → its label
+    this.identity = null;       // the account identity's record (sharing.js), once opened
+    this.identityProblem = null;
   }
 
   get memberId() { return this.member.member_id; }
@@ -128,14 +133,37 @@ export class Vault {
   // Forgets the keys held for `pouchId` (every pouch's when none is given) and the roster: the
   // next use fetches and verifies them again (after a key rotation or a roster change).
   invalidate(pouchId) {
-    if (pouchId === undefined) this.keys.clear();
-    else this.keys.delete(pouchId);
+    if (pouchId === undefined) {
+      this.keys.clear();
+      this.readers.clear();
+    } else {
+      this.keys.delete(pouchId);
+      this.readers.delete(pouchId);
+    }
     this.rosterPromise = null;
+  }
+
+  // ---- shared pouches (docs/SHARING.md; sharing.js does the work) ----
+
+  sharedReaders(pouchId) {
+    if (!this.readers.has(pouchId)) this.readers.set(pouchId, new S.SharedReaders(this, pouchId));
+    return this.readers.get(pouchId);
+  }
+
+  // The pouch's verified access list, or null for a pouch never shared (or a service without
+  // sharing, which answers 404 for the list).
+  async accessListOf(pouchId) {
+    try {
+      return await this.sharedReaders(pouchId).list();
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) return null;
+      throw e;
+    }
   }
 
   labelOf(memberId) {
     const m = this.lastRoster?.members.get(memberId);
-    return m ? m.label : 'unknown member';
+    return m ? m.label : (this.foreignLabels.get(memberId) ?? 'unknown member');
   }
 
   // Every pouch key this member holds for the pouch, by key_gen. Each envelope is checked in
@@ -183,6 +211,10 @@ export class Vault {
     if (!keys.has(keyGen) && !refreshed?.has(pouchId)) {
       refreshed?.add(pouchId);
       keys = await this.pouchKeys(pouchId, { fresh: true, roster });
+      // A shared pouch another account rotated: its grant to this account becomes envelopes.
+      if (!keys.has(keyGen) && (await this.accessListOf(pouchId))) {
+        if (await S.fillFromGrants(this, pouchId)) keys = await this.pouchKeys(pouchId, { fresh: true, roster });
+      }
     }
     if (!keys.has(keyGen)) {
       const why = this.refused.get(pouchId)?.get(keyGen);
@@ -235,12 +267,23 @@ export class Vault {
   // off), or null.
   async writeProblem(pouch) {
     try {
+      await this.checkRole(pouch);
       await this.writeKey(pouch);
       return null;
     } catch (e) {
       if (e instanceof WriteRefused) return e.message;
       if (e instanceof FormatError) return describeError(e);
       throw e;
+    }
+  }
+
+  // Throws WriteRefused when this account's role in the pouch (the verified access list's,
+  // else the service's word) is below write: uploads and deletes are off.
+  async checkRole(pouch) {
+    const list = await this.accessListOf(pouch.id).catch((e) => { if (e instanceof S.IdentityChanged) return null; throw e; });
+    const role = list ? S.roleIn(list, this.accountId) : (pouch.role ?? 'admin');
+    if (role !== 'write' && role !== 'admin') {
+      throw new WriteRefused(`Your account's role in this pouch is ${role ?? 'none'}: you can read its files but not upload, change or delete them. An admin of the pouch can change your role.`);
     }
   }
 
@@ -261,10 +304,23 @@ export class Vault {
   // One revision → {content} or {error}; the signature is checked against `roster` (the
   // verified roster the caller awaited) first. `refreshed`: as keyFor's, shared by a listing.
   async openRevision(pouchId, rev, roster, refreshed) {
-    const signer = roster.members.get(rev.signer_member_id);
-    if (!signer) return { error: 'signed by someone who is not in the roster' };
-    if (!F.trustedAt(signer, rev.key_gen)) {
-      return { error: `signed at key generation ${rev.key_gen} by a member removed from the roster at generation ${signer.rotated_to}: refused` };
+    let signer = roster.members.get(rev.signer_member_id);
+    let list = null;
+    try {
+      list = await this.accessListOf(pouchId);
+    } catch (e) {
+      return { error: `the pouch's access list does not check out (${e.message}), so no signature is trusted` };
+    }
+    if (list) {
+      // A shared pouch: the signer's account's roster and its role at the revision's generation.
+      const r = await this.sharedReaders(pouchId).signer(String(rev.signer_member_id).toLowerCase(), rev.key_gen, roster);
+      if (r.error) return r;
+      signer = r.signer;
+    } else {
+      if (!signer) return { error: 'signed by someone who is not in the roster' };
+      if (!F.trustedAt(signer, rev.key_gen)) {
+        return { error: `signed at key generation ${rev.key_gen} by a member removed from the roster at generation ${signer.rotated_to}: refused` };
+      }
     }
     if (!(await F.verifyRevision(signer.sign_pub, pouchId, rev.artifact_id, rev.id, rev.envelope, rev.signature))) {
       return { error: 'its signature does not verify' };
@@ -413,6 +469,7 @@ export class Vault {
     // Nothing is sent, not even a chunk, to a pouch this browser may not write to now: the pouch
     // is read once per upload, here, and its ops are sealed under what it names.
     const fresh = await this.freshPouch(pouch);
+    await this.checkRole(fresh);
     await this.writeKey(fresh);
     const bytes = new Uint8Array(await file.arrayBuffer());
     const content = { name, kind: 'file', size: bytes.length, mtime: file.lastModified || Date.now() };
@@ -483,6 +540,7 @@ export class Vault {
 
   // Deletes the file under the generation the page's `pouch` names. → {removed: [{id, seq}]}
   async remove(pouch, item) {
+    await this.checkRole(pouch);
     const c = item.content;
     const { res } = await this.commitOne(pouch, {
       type: 'delete', artifactId: item.id, baseRevisionId: item.head.id,
@@ -565,12 +623,13 @@ export class Vault {
     // The server takes one key_gen per pouch in a revoke (current + 1 for each), so every
     // pouch's new keys go with the removal when they fit one request (2,000 envelopes).
     const all = rotations.flatMap((g) => g.envs);
-    const fits = all.length <= 2000;
+    const grants = rotations.flatMap((g) => g.grants || []);
+    const fits = all.length <= 2000 && grants.length <= 1000;
     onProgress('Revoking the device…');
     let result;
     try {
       result = await post(`/v1/devices/${device.id}/revoke`, {
-        roster: { statements: [statement], key_envelopes: fits ? all : [] }, reason: 'revoked in the web app',
+        roster: { statements: [statement], key_envelopes: fits ? all : [], ...(fits && grants.length ? { key_grants: grants } : {}) }, reason: 'revoked in the web app',
       });
     } catch (e) {
       if (!(e instanceof ApiError) || e.code !== 'key_gen_conflict') throw e;
@@ -600,7 +659,10 @@ export class Vault {
         envs.push(await F.sealKeyEnvelope({ pouchId: pouch.id, memberId: r.member_id, keyGen: gen, pouchKey: key,
           encPub: r.enc_pub, creatorId: this.memberId, creatorSignKey: this.member.sign.privateKey }));
       }
-      out.push({ pouch, envs });
+      // A shared pouch's rotation carries a grant for every other account in its list.
+      const list = pouch.shared ? await this.accessListOf(pouch.id) : null;
+      const grants = await S.grantsForKey(this, pouch.id, gen, key, list);
+      out.push({ pouch, envs, grants });
     }
     return out;
   }
@@ -611,7 +673,9 @@ export class Vault {
     for (const [i, g] of rotations.entries()) {
       onProgress(`Storing new keys: pouch ${i + 1} of ${rotations.length}…`);
       for (let at = 0; at < g.envs.length; at += 2000) {
-        last = await post(`/v1/pouches/${g.pouch.id}/key-envelopes`, { key_envelopes: g.envs.slice(at, at + 2000) });
+        // The grants of a shared pouch go with its first envelopes (one request per rotation).
+        const grants = at === 0 && g.grants?.length ? { key_grants: g.grants } : {};
+        last = await post(`/v1/pouches/${g.pouch.id}/key-envelopes`, { key_envelopes: g.envs.slice(at, at + 2000), ...grants });
       }
     }
     return last;

@@ -52,7 +52,8 @@ export class PouchFeed {
   async apply(events, signal) {
     const fresh = events.filter((e) => Number.isSafeInteger(e?.seq) && e.seq > this.after);
     if (!fresh.length) return;
-    if (fresh.some((e) => e.kind === 'roster')) {
+    // An access change (docs/SHARING.md) also changes whose signatures count and which keys.
+    if (fresh.some((e) => e.kind === 'roster' || e.kind === 'access')) {
       this.vault.invalidate(this.pouchId);
       await this.load(signal);
       return;

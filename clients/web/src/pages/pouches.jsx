@@ -9,6 +9,7 @@ import { formatBytes, formatTime } from '../errors.js';
 import { isolated, plainText } from '../text.js';
 import { ErrorBox, Link, Notice, Page, Progress, Untrusted, copyText, downloadBytes, navigate, useAction, useApp } from '../ui.jsx';
 import { usePouchFiles } from './pouch_feed.js';
+import { PouchSharing } from './sharing.jsx';
 
 const shortId = (id) => id.slice(0, 8);
 
@@ -119,6 +120,7 @@ export function PouchPage({ pouchId }) {
       )}
       {selected?.mode === 'history' && <History pouchId={pouchId} item={selected.item} onDownload={download} onClose={() => setSelected(null)} />}
       {selected?.mode === 'share' && <ShareDialog pouch={pouch} item={selected.item} onClose={() => setSelected(null)} />}
+      <PouchSharing pouch={pouch} />
     </Page>
   );
 }
