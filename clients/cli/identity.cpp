@@ -74,7 +74,11 @@ const fmt::Roster* Identities::roster_of(const std::string& pouch_id, const std:
         identity = fmt::SignedStatement{jstr(idv, "statement"), jstr(idv, "signature")};
     });
     std::vector<fmt::SignedStatement> items;
-    if (!identity) {
+    // An account no longer listed (removed or left) has no identity statement there: its
+    // roster is still bound when the pin holds its genesis (from a lookup or an invitation).
+    auto pin = pin_of(account_id);
+    bool by_pin = !identity && pin && !pin->genesis_hash.empty();
+    if (!identity && !by_pin) {
         rosters_[key] = std::nullopt;
         return nullptr;
     }
@@ -86,13 +90,21 @@ const fmt::Roster* Identities::roster_of(const std::string& pouch_id, const std:
     const fmt::AccessEntry* entry = access_list(pouch_id)->find(account_id);
     try {
         fmt::Roster r = fmt::verify_roster(std::move(items));
-        fmt::IdentityBody b = fmt::verify_identity(*identity, r.statements.at(0));
-        if (b.account_id != account_id) throw fmt::FormatError("its identity names another account");
-        if (!entry || !(b.sign_pub == entry->sign_pub) || !(b.enc_pub == entry->enc_pub))
-            throw fmt::FormatError("its identity is not the one the access list holds");
-        auto pin = pin_of(account_id);
+        if (identity) {
+            fmt::IdentityBody b = fmt::verify_identity(*identity, r.statements.at(0));
+            if (b.account_id != account_id)
+                throw fmt::FormatError("its identity names another account");
+            if (!entry || !(b.sign_pub == entry->sign_pub) || !(b.enc_pub == entry->enc_pub))
+                throw fmt::FormatError("its identity is not the one the access list holds");
+        }
         if (pin && !pin->genesis_hash.empty() && pin->genesis_hash != r.genesis_hash)
             throw fmt::FormatError("its genesis is not the one pinned");
+        // Bound by its identity statement: the pin learns the account's genesis, so its roster
+        // stays bound after the account leaves the list (its older revisions stay readable).
+        if (identity && pin && pin->genesis_hash.empty()) {
+            pins()[account_id].genesis_hash = r.genesis_hash;
+            save_pins();
+        }
         rosters_[key] = std::move(r);
     } catch (const fmt::FormatError& e) {
         throw CliError(kExitIntegrity, "the roster of account " + account_id + " (pouch " +

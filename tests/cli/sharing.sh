@@ -94,3 +94,9 @@ dev cy-cli sync "$SC"
 expect_true "Cy reads on: the new key came as a grant, sealed to Cy's device ($RC: $ERR)" \
     test "$(cat "$SC/after.txt" 2>/dev/null)" = "after bea"
 check a_removed_account_reads_nothing_new_and_the_others_read_on
+
+mkdir -p "$CLI_TMP/shared-cy2"
+dev cy-cli pull "$CLI_TMP/shared-cy2" --pouch "$SHARED"
+expect_true "a fresh pull by Cy still reads Bea's file from before her removal, and Ada's since ($RC: $ERR)" \
+    test "$(cat "$CLI_TMP/shared-cy2/bea.txt" 2>/dev/null)" = "from bea" -a "$(cat "$CLI_TMP/shared-cy2/after.txt" 2>/dev/null)" = "after bea"
+check what_a_removed_account_wrote_before_stays_readable

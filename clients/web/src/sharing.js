@@ -669,7 +669,20 @@ export class SharedReaders {
     if (pin.genesis_hash && pin.genesis_hash !== roster.genesisHash) {
       throw new FormatError(`the roster the service shows for ${pin.email || accountId} is not the one its identity is bound to`);
     }
-    if (!pin.genesis_hash) await store.saveIdentityPin(this.vault.accountId, { ...pin, genesis_hash: roster.genesisHash });
+    if (!pin.genesis_hash) {
+      // Pinned from the access list alone: the roster is bound to the identity by the account's
+      // identity statement (…/members), checked against this roster's statement 0, never taken
+      // on trust. The pin then keeps the genesis (the roster stays bound after the account
+      // leaves the list, for its older revisions).
+      const rows = (await get(`/v1/pouches/${this.pouchId}/members`)).items || [];
+      const row = rows.find((m) => uuidText(m.account_id) === accountId);
+      if (!row || !row.identity_statement) throw new FormatError('the account\'s roster is not bound to its identity');
+      const body = await F.verifyIdentity(row.identity_statement, items[0]);
+      if (uuidText(body.account_id) !== accountId || !sameJwk(body.sign_pub, pin.sign_pub) || !sameJwk(body.enc_pub, pin.enc_pub)) {
+        throw new FormatError('the roster the service shows is bound to another identity than the pinned one');
+      }
+      await store.saveIdentityPin(this.vault.accountId, { ...pin, genesis_hash: roster.genesisHash });
+    }
     return roster;
   }
 
