@@ -90,6 +90,7 @@ http::Response invite(api::Call& call) {
             throw Error(Code::already_shared, "the account is already in the pouch's access list (" +
                                                   st->state + ")",
                         "/account_id");
+    conn->one(sql::kInviterLock, {.account_id = c.account_id});
     long long pending = conn->one(sql::kPendingOfInviter, {.account_id = c.account_id}).n;
     if (pending >= kMaxPendingInvitations)
         throw Error(Code::invitation_limit_reached,

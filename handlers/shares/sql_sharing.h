@@ -9,6 +9,7 @@
 
 #include "common/db/keys.h"
 #include "common/db/query.h"
+#include "common/model/sql.h"
 #include "common/paging/paging.h"
 #include "handlers/shares/sharing_types.h"
 
@@ -136,6 +137,12 @@ struct PouchOwner {
     " " POUCH_PAGING_MICROS("i.created_at") " AS created_us"
 
 // SHARING.md §6: at most 100 pending invitations per inviting account.
+// Two invitations of one account at the same moment (on different pouches) count its pending
+// ones one after the other: the limit of 100 holds under concurrency. Only invite takes it.
+inline const db::Query<db::ByAccount, model::sql::Locked> kInviterLock{
+    "sharing_inviter_lock",
+    "SELECT true AS locked FROM pg_advisory_xact_lock(hashtextextended('invite:' || $1, 0))"};
+
 inline const db::Query<db::ByAccount, CountRow> kPendingOfInviter{
     "sharing_pending_of_inviter",
     "SELECT count(*) AS n FROM invitations WHERE inviter_account_id = $1 AND state = 'pending'"};

@@ -483,6 +483,35 @@ expect_sql "SELECT count(*) FROM invitations WHERE inviter_account_id = '$G_ACCO
 expect_sql "SELECT count(*) FROM access_statements WHERE pouch_id = '$V'" 4
 check invitation_limit_at_100_and_101
 
+# Two invitations at the same moment on two pouches, with 99 pending: exactly one is stored (the
+# count is taken under a lock of the inviting account, not read by both at 99).
+sql "UPDATE invitations SET state = 'withdrawn' WHERE id = (SELECT id FROM invitations
+     WHERE inviter_account_id = '$G_ACCOUNT' AND state = 'pending' AND email = 'x@example.com' LIMIT 1)" >/dev/null
+V2=$(flow_new_pouch "$G_TOKEN" "$G_MEMBER" | cut -d' ' -f1)
+V3=$(flow_new_pouch "$G_TOKEN" "$G_MEMBER" | cut -d' ' -f1)
+race_body() {  # race_body POUCH: the pouch's first share, to a new stand-in
+    local x s0 s1
+    x=$(flow_uuid)
+    s0=$(stmt "$1" 0 "" share "$G_ACCOUNT" G "$G_ACCOUNT" G admin 1)
+    s1=$(stmt "$1" 1 "$(jq -r .statement <<<"$s0")" share "$G_ACCOUNT" G "$x" - read 1)
+    invite_body "$(flow_uuid)" "$x" "race@example.com" read "[$s0,$s1]" \
+        "[$(grant "$1" "$x" "$SMOKE_TMP/standin.$x" 1 "$G_ACCOUNT" G)]"
+}
+RB1=$(race_body "$V2")
+RB2=$(race_body "$V3")
+for i in 1 2; do
+    body_var="RB$i"
+    pouch_of=$([[ $i == 1 ]] && echo "$V2" || echo "$V3")
+    curl -sS -o /dev/null -w '%{http_code}\n' -X POST "$POUCH_URL/v1/pouches/$pouch_of/invitations" \
+        -H "Authorization: Bearer $G_TOKEN" -H 'Content-Type: application/json' \
+        --data-binary "${!body_var}" >"$SMOKE_TMP/race.$i" &
+done
+wait
+race=$(sort "$SMOKE_TMP/race.1" "$SMOKE_TMP/race.2" | tr '\n' ' ')
+expect_true "of two invitations at once with 99 pending, one is stored and one refused ($race)" test "$race" = "201 403 "
+expect_sql "SELECT count(*) FROM invitations WHERE inviter_account_id = '$G_ACCOUNT' AND state = 'pending'" 100
+check the_invitation_limit_holds_when_two_invitations_race
+
 # A rotation of a shared pouch carries a grant for every other account in its list (here the
 # expired invitee and the two pending stand-ins): 409 and nothing stored without them.
 as G POST "/v1/pouches/$V/key-envelopes" "{\"key_envelopes\":$(envs "$V" "$G_MEMBER" 2)}"
