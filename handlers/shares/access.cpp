@@ -132,22 +132,30 @@ http::Response leave(api::Call& call) {
 
 http::Response members(api::Call& call) {
     const PouchRow& p = call.pouch();
+    const http::QueryValues& q = call.query;
+    long long limit = q.integer("limit");
+    const paging::List list("members/" + p.id, {paging::Key::natural, paging::Key::uuid});
+    auto after = list.read(q);
     auto conn = call.services.db.acquire();
     {
         db::Transaction tx(*conn);
         model::expire_invitations(*conn, "", p.id);
         tx.commit();
     }
-    std::vector<MemberRow> rows = conn->rows(sql::kMembers, {.id = p.id});
-    clientfmt::AccessList list = model::stored_access_list(*conn, p.id);
-    json::Out o;
-    o.key("items").arr();
-    for (const MemberRow& r : rows) {
+    std::vector<MemberRow> rows =
+        conn->rows(sql::kMembers, {.pouch_id = p.id,
+                                   .after_us = paging::after_number(after, 0),
+                                   .after_id = paging::after_key(after, 1),
+                                   .limit = limit + 1});
+    clientfmt::AccessList access = model::stored_access_list(*conn, p.id);
+    int n = static_cast<int>(rows.size());
+    return list.page(limit, n, n, [&](json::Out& o, int i) {
+        const MemberRow& r = rows[static_cast<size_t>(i)];
         o.obj();
         o.kv("account_id", r.account_id).kv("email", r.email).kv("role", r.role);
         o.kv("state", r.state).kv("since", r.since);
         o.key("identity");
-        if (const clientfmt::AccessEntry* e = list.find(r.account_id)) {
+        if (const clientfmt::AccessEntry* e = access.find(r.account_id)) {
             o.obj().key("sign_pub").raw(e->sign_pub.json()).key("enc_pub").raw(e->enc_pub.json());
             o.end_obj();
         } else {
@@ -159,12 +167,8 @@ http::Response members(api::Call& call) {
         else
             o.null();  // a stand-in, or an account without an identity
         o.end_obj();
-    }
-    o.end_arr();
-    http::Response r;
-    r.data = o.done();
-    r.list = true;
-    return r;
+        return paging::Keys{std::to_string(r.shared_us), r.account_id};
+    });
 }
 
 // Another account's roster, for any account the pouch's list names (SHARING.md §9):

@@ -96,6 +96,7 @@ inline const api::Route kLeave{.method = "POST",
 inline const api::Route kMembers{.method = "GET",
                                  .pattern = "/v1/pouches/{pouchId:uuid}/members",
                                  .who = api::Who::any,
+                                 .query = {paging::cursor_param(), paging::limit_param()},
                                  .pouch = api::PouchScope::read};
 inline const api::Route kRosterOf{.method = "GET",
                                   .pattern = "/v1/pouches/{pouchId:uuid}/rosters/{accountId:uuid}",

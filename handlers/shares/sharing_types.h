@@ -54,12 +54,14 @@ struct MemberRow {
     // The account's identity statement (SHARING.md §1): what binds its roster to the identity
     // the access list names, for clients that verify its members' revisions.
     std::optional<std::string> identity_statement, identity_signature;
+    long long shared_us = 0;  // the page key, with account_id
     static auto db_columns() {
         return std::tuple{db::col("account_id", &MemberRow::account_id),
                           db::col("email", &MemberRow::email), db::col("role", &MemberRow::role),
                           db::col("state", &MemberRow::state), db::col("since", &MemberRow::since),
                           db::col("identity_statement", &MemberRow::identity_statement),
-                          db::col("identity_signature", &MemberRow::identity_signature)};
+                          db::col("identity_signature", &MemberRow::identity_signature),
+                          db::col("shared_us", &MemberRow::shared_us)};
     }
 };
 

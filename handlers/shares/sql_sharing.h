@@ -202,7 +202,7 @@ inline const db::Query<IndexPage, IndexedRow> kRosterPage{
     "   AND ($2::bigint IS NULL OR idx > $2) ORDER BY idx LIMIT $3"};
 
 // SHARING.md §9: the accounts of the pouch that are in it, invited or whose invitation expired.
-inline const db::Query<db::ById, MemberRow> kMembers{
+inline const db::Query<PouchPage, MemberRow> kMembers{
     "sharing_members",
     "SELECT a.account_id,"
     "       coalesce((SELECT u.email FROM storage_accounts sa JOIN users u ON u.id = sa.owner_user_id"
@@ -211,10 +211,13 @@ inline const db::Query<db::ById, MemberRow> kMembers{
     "                    AND i.invitee_account_id = a.account_id"
     "                  ORDER BY i.created_at DESC LIMIT 1)) AS email,"
     "       a.role, a.state, iso(a.since) AS since,"
-    "       ai.statement AS identity_statement, ai.signature AS identity_signature"
+    "       ai.statement AS identity_statement, ai.signature AS identity_signature,"
+    "       " POUCH_PAGING_MICROS("a.shared_at") " AS shared_us"
     "  FROM pouch_access a LEFT JOIN account_identities ai ON ai.account_id = a.account_id"
     " WHERE a.pouch_id = $1 AND a.state IN ('active', 'invited', 'expired')"
-    " ORDER BY a.shared_at, a.account_id"};
+    "   AND ($2::bigint IS NULL"
+    "        OR (a.shared_at, a.account_id) > (" POUCH_PAGING_FROM_MICROS("$2") ", $3::uuid))"
+    " ORDER BY a.shared_at, a.account_id LIMIT $4"};
 
 // The caller's row of a pouch in any state (an invitee reads the access list before accepting).
 inline const db::Query<db::PouchOfAccount, AccessState> kAccessStateOf{

@@ -227,6 +227,19 @@ expect_json '.data.items[0].key_gen' 1
 as B GET "/v1/pouches/$P/members"
 expect_status 200
 expect_json '[.data.items[] | .state] | sort | join(",")' active,active
+expect_json "[.data.items[] | select(.account_id == \"$A_ACCOUNT\") | .identity_statement.statement][0]" \
+    "$(sql "SELECT statement FROM account_identities WHERE account_id = '$A_ACCOUNT'")"
+# Paged like every list: one at a time, oldest share first, then the cursor ends.
+as B GET "/v1/pouches/$P/members?limit=1"
+expect_status 200
+expect_json '.data.items[0].account_id' "$A_ACCOUNT"
+cursor=$(json .meta.next_cursor)
+as B GET "/v1/pouches/$P/members?limit=1&cursor=$cursor"
+expect_status 200
+expect_json '.data.items[0].account_id' "$B_ACCOUNT"
+expect_json '.meta.next_cursor' null
+as B GET "/v1/pouches/$P/members?limit=1001"
+expect_error 400 validation_failed
 as B GET "/v1/pouches/$P/rosters/$A_ACCOUNT"
 expect_status 200
 expect_json '.data.items[0].index' 0
