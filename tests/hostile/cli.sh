@@ -489,7 +489,7 @@ s_identity_swap() {
     mkdir -p "$fake"
     openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$fake/member.pem" 2>/dev/null || return 1
     gen=$("$POUCHCTL" genesis-statement --member "$(cat /proc/sys/kernel/random/uuid)" --key "$fake/member.pem") || return 1
-    st=$("$POUCHCTL" identity-statement --account "$ada" --genesis "$(jq -r .statement <<<"$gen")" \
+    st=$("$POUCHCTL" identity-statement --account "$ada" --genesis "$gen" \
         --key "$fake/member.pem" --sign-out "$fake/isign.pem" --enc-out "$fake/ienc.pem") || return 1
     rules "$(jq -n --argjson g "$gen" --argjson s "$st" '[
         {name: "swap_lookup", method: "GET", path: "/v1/identities", caller: "cli",
