@@ -229,15 +229,19 @@ expect_status 200
 expect_json '[.data.items[] | .state] | sort | join(",")' active,active
 expect_json "[.data.items[] | select(.account_id == \"$A_ACCOUNT\") | .identity_statement.statement][0]" \
     "$(sql "SELECT statement FROM account_identities WHERE account_id = '$A_ACCOUNT'")"
-# Paged like every list: one at a time, oldest share first, then the cursor ends.
+# Paged like every list: one at a time (oldest share first; A's and B's came in one
+# transaction, so by account id), then the cursor ends.
 as B GET "/v1/pouches/$P/members?limit=1"
 expect_status 200
-expect_json '.data.items[0].account_id' "$A_ACCOUNT"
+expect_json '.data.items | length' 1
+first=$(json '.data.items[0].account_id')
 cursor=$(json .meta.next_cursor)
 as B GET "/v1/pouches/$P/members?limit=1&cursor=$cursor"
 expect_status 200
-expect_json '.data.items[0].account_id' "$B_ACCOUNT"
+second=$(json '.data.items[0].account_id')
 expect_json '.meta.next_cursor' null
+expect_true "the two pages hold A and B once each ($first, $second)" \
+    test "$(printf '%s\n' "$first" "$second" | sort | tr '\n' ' ')" = "$(printf '%s\n' "$A_ACCOUNT" "$B_ACCOUNT" | sort | tr '\n' ' ')"
 as B GET "/v1/pouches/$P/members?limit=1001"
 expect_error 400 validation_failed
 as B GET "/v1/pouches/$P/rosters/$A_ACCOUNT"
