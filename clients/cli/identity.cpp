@@ -3,6 +3,7 @@
 // other accounts' identities (identities.json), as identity.h says.
 #include "clients/cli/identity.h"
 
+#include <chrono>
 #include <cstdio>
 
 #include "clients/cli/errors.h"
@@ -55,6 +56,19 @@ bool Identities::may_write_at(const std::string& pouch_id, const std::string& ac
 
 int Identities::fill_keys(const std::string& pouch_id) {
     return fill_from_grants(pouch_id, member_sign_);
+}
+
+void Identities::reload(const std::string& pouch_id) {
+    std::string pid = fmt::lower_uuid(pouch_id);
+    // At most every 30 s per pouch: a server that lists many refused revisions does not make
+    // this device fetch the list and the rosters again for each.
+    auto now = std::chrono::steady_clock::now();
+    auto last = reloaded_.find(pid);
+    if (last != reloaded_.end() && now - last->second < std::chrono::seconds(30)) return;
+    reloaded_[pid] = now;
+    reload_access(pid);
+    for (auto it = rosters_.begin(); it != rosters_.end();)
+        it = it->first.rfind(pid + "/", 0) == 0 ? rosters_.erase(it) : std::next(it);
 }
 
 // The roster of another account of the pouch, verified as a chain and bound to the identity

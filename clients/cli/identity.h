@@ -4,6 +4,7 @@
 // identities.json and compared on every later use; and the safety number of two of them.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
@@ -39,6 +40,7 @@ class Identities : public SharedAccess {
     const clientfmt::Member& other_signer(const std::string& pouch_id,
                                           const std::string& member_id, long long key_gen) override;
     int fill_keys(const std::string& pouch_id) override;
+    void reload(const std::string& pouch_id) override;
 
     // This account's identity: its statement, verified against the account's own verified
     // roster (statement 0 and `by` still active), and its private keys, opened from this
@@ -95,6 +97,7 @@ class Identities : public SharedAccess {
     Trust& trust_;
     const crypto::P256PrivateKey& member_sign_;
     std::map<std::string, std::optional<clientfmt::Roster>> rosters_;  // pouch/account ->
+    std::map<std::string, std::chrono::steady_clock::time_point> reloaded_;  // pouch ->
     std::optional<clientfmt::PublicIdentity> mine_;
     std::optional<clientfmt::IdentityKeys> keys_;
     std::optional<std::map<std::string, Pin>> pins_;

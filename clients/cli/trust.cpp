@@ -79,10 +79,25 @@ const fmt::Member& Trust::revision_signer(const std::string& pouch_id,
         m = roster().find(member_id);
     }
     bool shared = shared_ && shared_->is_shared(pouch_id);
-    if (!m && shared) return shared_->other_signer(pouch_id, member_id, key_gen);
+    if (!m && shared_) {
+        // Another account's member: the list (or the pouch's being shared at all) may be newer
+        // than what this process verified; once more after reading it again.
+        if (shared) {
+            try {
+                return shared_->other_signer(pouch_id, member_id, key_gen);
+            } catch (const UntrustedItem&) {
+            }
+        }
+        shared_->reload(pouch_id);
+        if (shared_->is_shared(pouch_id)) return shared_->other_signer(pouch_id, member_id, key_gen);
+    }
     if (!m || !m->trusted_at(key_gen))
         throw UntrustedItem("signed at key generation " + gen_text(key_gen) + " by " +
                             untrusted_why(m, member_id));
+    if (shared && !shared_->may_write_at(pouch_id, device_.account_id, key_gen)) {
+        shared_->reload(pouch_id);  // a role raised since this process read the list
+        shared = shared_->is_shared(pouch_id);
+    }
     if (shared && !shared_->may_write_at(pouch_id, device_.account_id, key_gen))
         throw UntrustedItem("signed at key generation " + gen_text(key_gen) + " by " + member_id +
                             " of this account, whose role in the pouch's access list did not "
@@ -91,8 +106,12 @@ const fmt::Member& Trust::revision_signer(const std::string& pouch_id,
 }
 
 void Trust::check_may_write(const std::string& pouch_id, long long key_gen) {
-    if (shared_ && shared_->is_shared(pouch_id) &&
-        !shared_->may_write_at(pouch_id, device_.account_id, key_gen))
+    auto refused = [&] {
+        return shared_ && shared_->is_shared(pouch_id) &&
+               !shared_->may_write_at(pouch_id, device_.account_id, key_gen);
+    };
+    if (refused()) shared_->reload(pouch_id);  // a role raised since this process read the list
+    if (refused())
         throw WriteHeld("this account may only read pouch " + pouch_id +
                         " (its role in the pouch's access list is read): nothing was sent; "
                         "the local changes stay");

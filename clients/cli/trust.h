@@ -54,6 +54,9 @@ class SharedAccess {
     // Seals the keys granted to this account to its members (after a rotation by another
     // account); how many envelopes were stored.
     virtual int fill_keys(const std::string& pouch_id) = 0;
+    // Forgets what this process verified of the pouch's access list and the other accounts'
+    // rosters (a long `sync --watch` meets shares, roles and removals made since).
+    virtual void reload(const std::string& pouch_id) = 0;
 };
 
 class Trust {
