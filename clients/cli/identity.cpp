@@ -72,11 +72,12 @@ void Identities::reload(const std::string& pouch_id) {
 }
 
 // The roster of another account of the pouch, verified as a chain and bound to the identity
-// the access list holds for it: the account's identity statement (`identity_statement` of `…/members`) verifies
-// against the roster's statement 0 and names the list's keys. nullptr when the service has
-// none to give (an account that never accepted); CliError kExitIntegrity when one does not
-// verify.
-const fmt::Roster* Identities::roster_of(const std::string& pouch_id, const std::string& account_id) {
+// the access list holds for it: the account's identity statement (`identity_statement` of
+// `…/members`) verifies against the roster's statement 0 and names the list's keys, or, for an
+// account no longer listed, the roster's genesis is the one pinned. nullptr when neither can be
+// had (an account that never accepted); CliError kExitIntegrity when one does not verify.
+const fmt::Roster* Identities::roster_of(const std::string& pouch_id,
+                                         const std::string& account_id) {
     std::string key = pouch_id + "/" + account_id;
     auto cached = rosters_.find(key);
     if (cached != rosters_.end()) return cached->second ? &*cached->second : nullptr;
@@ -96,11 +97,12 @@ const fmt::Roster* Identities::roster_of(const std::string& pouch_id, const std:
         rosters_[key] = std::nullopt;
         return nullptr;
     }
-    api_.list("/v1/pouches/" + pouch_id + "/rosters/" + account_id, "", [&](const rapidjson::Value& it) {
-        if (jint(it, "index") != static_cast<long long>(items.size()))
-            throw CliError(kExitIntegrity, "the roster's pages are out of order");
-        items.push_back({jstr(it, "statement"), jstr(it, "signature")});
-    });
+    api_.list("/v1/pouches/" + pouch_id + "/rosters/" + account_id, "",
+              [&](const rapidjson::Value& it) {
+                  if (jint(it, "index") != static_cast<long long>(items.size()))
+                      throw CliError(kExitIntegrity, "the roster's pages are out of order");
+                  items.push_back({jstr(it, "statement"), jstr(it, "signature")});
+              });
     const fmt::AccessEntry* entry = access_list(pouch_id)->find(account_id);
     try {
         fmt::Roster r = fmt::verify_roster(std::move(items));
@@ -202,8 +204,8 @@ const fmt::PublicIdentity& Identities::mine() {
         if (!creator) throw fmt::FormatError("its creator is not an active member");
         keys_ = fmt::open_identity_envelope(e, creator->sign_pub, cfg_.enc_key(), body);
     } catch (const fmt::FormatError& e) {
-        throw CliError(kExitIntegrity, std::string("this device's identity envelope is refused: ") +
-                                           e.what());
+        throw CliError(kExitIntegrity,
+                       std::string("this device's identity envelope is refused: ") + e.what());
     }
     cfg_.ensure_dir();
     if (!keys_->sign.save(cfg_.path(kSignFile), err) || !keys_->enc.save(cfg_.path(kEncFile), err))
@@ -278,8 +280,9 @@ PinState Identities::check_listed(const fmt::PublicIdentity& id) {
         save_pins();
         return PinState::first_use;
     }
-    return it->second.sign_pub == id.sign_pub && it->second.enc_pub == id.enc_pub ? PinState::same
-                                                                                 : PinState::changed;
+    return it->second.sign_pub == id.sign_pub && it->second.enc_pub == id.enc_pub
+               ? PinState::same
+               : PinState::changed;
 }
 
 Identities::Checked Identities::check(const std::string& account_id,
@@ -291,8 +294,8 @@ Identities::Checked Identities::check(const std::string& account_id,
         body = fmt::verify_identity(identity, genesis);
         if (body.account_id != acc) throw fmt::FormatError("it names another account");
     } catch (const fmt::FormatError& e) {
-        throw CliError(kExitIntegrity, "the identity of account " + acc +
-                                           " does not verify: " + e.what());
+        throw CliError(kExitIntegrity,
+                       "the identity of account " + acc + " does not verify: " + e.what());
     }
     Checked c{{acc, body.sign_pub, body.enc_pub}, body.genesis_hash, PinState::first_use, false};
     auto it = pins().find(acc);
@@ -401,13 +404,13 @@ int Identities::fill_from_grants(const std::string& pouch_id,
             continue;
         }
         for (const fmt::Member* m : trust_.roster().active_members()) {
-            fmt::KeyEnvelope e = fmt::seal_key_envelope(pid, m->id, g.key_gen, m->enc_pub, key,
-                                                        fmt::lower_uuid(device_.member_id),
-                                                        member_sign);
+            fmt::KeyEnvelope e =
+                fmt::seal_key_envelope(pid, m->id, g.key_gen, m->enc_pub, key,
+                                       fmt::lower_uuid(device_.member_id), member_sign);
             std::string body = "{\"key_envelopes\":[" + e.json() + "]}";
-            ApiAnswer r = api_.call("POST", "/v1/pouches/" + pid + "/key-envelopes", body,
-                                    {"Service-Signature: " +
-                                     fmt::make_service_signature(member_sign, body)});
+            ApiAnswer r =
+                api_.call("POST", "/v1/pouches/" + pid + "/key-envelopes", body,
+                          {"Service-Signature: " + fmt::make_service_signature(member_sign, body)});
             if (r.ok())
                 ++sealed;
             else if (r.code != "key_gen_conflict")  // that member has its envelope already

@@ -37,8 +37,8 @@ class Identities : public SharedAccess {
     bool is_shared(const std::string& pouch_id) override;
     bool may_write_at(const std::string& pouch_id, const std::string& account_id,
                       long long key_gen) override;
-    const clientfmt::Member& other_signer(const std::string& pouch_id,
-                                          const std::string& member_id, long long key_gen) override;
+    const clientfmt::Member& other_signer(const std::string& pouch_id, const std::string& member_id,
+                                          long long key_gen) override;
     int fill_keys(const std::string& pouch_id) override;
     void reload(const std::string& pouch_id) override;
 
@@ -96,7 +96,7 @@ class Identities : public SharedAccess {
     DeviceState& device_;
     Trust& trust_;
     const crypto::P256PrivateKey& member_sign_;
-    std::map<std::string, std::optional<clientfmt::Roster>> rosters_;  // pouch/account ->
+    std::map<std::string, std::optional<clientfmt::Roster>> rosters_;        // pouch/account ->
     std::map<std::string, std::chrono::steady_clock::time_point> reloaded_;  // pouch ->
     std::optional<clientfmt::PublicIdentity> mine_;
     std::optional<clientfmt::IdentityKeys> keys_;
@@ -106,6 +106,7 @@ class Identities : public SharedAccess {
 };
 
 // "12345 67890 …" in three rows of four groups, for a terminal.
-std::string safety_number_rows(const clientfmt::PublicIdentity& a, const clientfmt::PublicIdentity& b);
+std::string safety_number_rows(const clientfmt::PublicIdentity& a,
+                               const clientfmt::PublicIdentity& b);
 
 }  // namespace pouch::cli

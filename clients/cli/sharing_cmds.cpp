@@ -80,10 +80,9 @@ struct Sharing {
     // The inviter's identity, verified and compared with its pin (a change stops here).
     Identities::Checked inviter(const rapidjson::Value& inv) {
         const auto& idv = jobj(inv, "inviter_identity");
-        return ids.check(jstr(inv, "inviter_account_id"),
-                         {jstr(idv, "statement"), jstr(idv, "signature")},
-                         {jstr(jobj(idv, "genesis"), "statement"),
-                          jstr(jobj(idv, "genesis"), "signature")});
+        return ids.check(
+            jstr(inv, "inviter_account_id"), {jstr(idv, "statement"), jstr(idv, "signature")},
+            {jstr(jobj(idv, "genesis"), "statement"), jstr(jobj(idv, "genesis"), "signature")});
     }
 
     // The access list of the invitation's pouch, which must name this account (with this
@@ -147,13 +146,15 @@ int accept(Sharing& sh, const std::string& id) {
     sh.list_for(inv, by);
     std::string pouch = fmt::lower_uuid(jstr(inv, "pouch_id"));
     std::string body = "{\"key_envelopes\":[]}";
-    ApiAnswer r = sh.s.api.call("POST", "/v1/invitations/" + id + "/accept", body,
-                                {"Service-Signature: " + fmt::make_service_signature(sh.s.sign, body)});
+    ApiAnswer r =
+        sh.s.api.call("POST", "/v1/invitations/" + id + "/accept", body,
+                      {"Service-Signature: " + fmt::make_service_signature(sh.s.sign, body)});
     if (!r.ok()) throw CliError(kExitFailure, "accept: " + describe(r));
     int sealed = sh.ids.fill_from_grants(pouch, sh.s.sign);
-    std::printf("accepted: pouch %s is shared with this account as %s (%d key%s sealed to this "
-                "account's devices)\n",
-                pouch.c_str(), defang(jstr(inv, "role")).c_str(), sealed, sealed == 1 ? "" : "s");
+    std::printf(
+        "accepted: pouch %s is shared with this account as %s (%d key%s sealed to this "
+        "account's devices)\n",
+        pouch.c_str(), defang(jstr(inv, "role")).c_str(), sealed, sealed == 1 ? "" : "s");
     std::printf("safety number with %s (%s):\n%s",
                 defang(jopt(inv, "inviter_email").value_or(by.identity.account_id)).c_str(),
                 pin_word(by.state, by.verified),
@@ -189,8 +190,9 @@ int decline(Sharing& sh, const std::string& id) {
     json::Out o;
     o.kv("statement", st.statement).kv("signature", st.signature);
     std::string body = o.done();
-    ApiAnswer r = sh.s.api.call("POST", "/v1/invitations/" + id + "/decline", body,
-                                {"Service-Signature: " + fmt::make_service_signature(sh.s.sign, body)});
+    ApiAnswer r =
+        sh.s.api.call("POST", "/v1/invitations/" + id + "/decline", body,
+                      {"Service-Signature: " + fmt::make_service_signature(sh.s.sign, body)});
     if (!r.ok()) throw CliError(kExitFailure, "decline: " + describe(r));
     std::printf("declined the invitation to pouch %s\n", list.pouch_id.c_str());
     return kExitOk;
@@ -223,7 +225,8 @@ int cmd_shared(const Args& a) {
     std::printf("  %s %s %s\n", cell("POUCH", 36).c_str(), cell("ROLE", 5).c_str(), "OWNER");
     for (const auto& p : shared) {
         std::string owner = jstr(p, "owner_account_id");
-        std::printf("  %s %s %s\n", cell(jstr(p, "id"), 36).c_str(), cell(jstr(p, "role"), 5).c_str(),
+        std::printf("  %s %s %s\n", cell(jstr(p, "id"), 36).c_str(),
+                    cell(jstr(p, "role"), 5).c_str(),
                     fmt::lower_uuid(owner) == sh.me() ? "this account" : defang(owner).c_str());
     }
     return kExitOk;
@@ -255,10 +258,14 @@ int cmd_members(const Args& a) {
         // The role shown is the verified list's; the service's word only when they agree.
         std::string role = e && e->in_list ? e->role : "-";
         std::string note;
-        if (!e || !e->in_list) note = " (the service lists it; the access list does not)";
-        else if (e->role != jstr(m, "role")) note = " (the service says " + defang(jstr(m, "role")) + ")";
+        if (!e || !e->in_list)
+            note = " (the service lists it; the access list does not)";
+        else if (e->role != jstr(m, "role"))
+            note = " (the service says " + defang(jstr(m, "role")) + ")";
         auto pin = sh.ids.pin_of(acc);
-        std::string who = acc == sh.me() ? "this account" : pin && pin->verified ? "verified" : "not compared";
+        std::string who = acc == sh.me()         ? "this account"
+                          : pin && pin->verified ? "verified"
+                                                 : "not compared";
         std::printf("  %s %s %s %s %s%s\n", cell(acc, 36).c_str(),
                     cell(jopt(m, "email").value_or("-"), 28).c_str(), cell(role, 5).c_str(),
                     cell(jstr(m, "state"), 8).c_str(), who.c_str(), note.c_str());
@@ -276,10 +283,11 @@ int cmd_verify(const Args& a) {
     if (who.find('@') != std::string::npos) {
         ApiAnswer r = sh.s.api.must("GET", "/v1/identities?email=" + url_encode(who));
         const auto& d = r.data();
-        c = sh.ids.check(jstr(d, "account_id"),
-                         {jstr(jobj(d, "identity"), "statement"), jstr(jobj(d, "identity"), "signature")},
-                         {jstr(jobj(d, "genesis"), "statement"), jstr(jobj(d, "genesis"), "signature")},
-                         accept_new);
+        c = sh.ids.check(
+            jstr(d, "account_id"),
+            {jstr(jobj(d, "identity"), "statement"), jstr(jobj(d, "identity"), "signature")},
+            {jstr(jobj(d, "genesis"), "statement"), jstr(jobj(d, "genesis"), "signature")},
+            accept_new);
         label = jstr(d, "email");
     } else {
         std::string acc = checked_uuid(who, "ACCOUNT");
@@ -305,18 +313,20 @@ int cmd_verify(const Args& a) {
         o.kv("account_id", c.identity.account_id)
             .kv("safety_number", fmt::safety_number(mine, c.identity))
             .kv("qr_text", fmt::safety_number_qr_text(mine, c.identity))
-            .kv("pin", c.state == PinState::changed ? "changed"
-                       : c.state == PinState::first_use ? "first_use" : "same")
+            .kv("pin", c.state == PinState::changed     ? "changed"
+                       : c.state == PinState::first_use ? "first_use"
+                                                        : "same")
             .kv("verified", c.verified);
         print_json(o.done());
         return kExitOk;
     }
-    std::printf("safety number of this account and %s (account %s), %s:\n%s",
-                defang(label).c_str(), c.identity.account_id.c_str(),
-                pin_word(c.state, c.verified), safety_number_rows(mine, c.identity).c_str());
-    std::printf("compare it with the one the other person sees (in person or on a call); when "
-                "they match, run `pouch verify %s --compared`\n",
-                c.identity.account_id.c_str());
+    std::printf("safety number of this account and %s (account %s), %s:\n%s", defang(label).c_str(),
+                c.identity.account_id.c_str(), pin_word(c.state, c.verified),
+                safety_number_rows(mine, c.identity).c_str());
+    std::printf(
+        "compare it with the one the other person sees (in person or on a call); when "
+        "they match, run `pouch verify %s --compared`\n",
+        c.identity.account_id.c_str());
     return kExitOk;
 }
 

@@ -71,8 +71,8 @@ std::string Trust::label_of(const std::string& member_id) {
     return m ? m->label : "";
 }
 
-const fmt::Member& Trust::revision_signer(const std::string& pouch_id,
-                                          const std::string& member_id, long long key_gen) {
+const fmt::Member& Trust::revision_signer(const std::string& pouch_id, const std::string& member_id,
+                                          long long key_gen) {
     const fmt::Member* m = roster().find(member_id);
     if (!m) {
         reload();
@@ -89,7 +89,8 @@ const fmt::Member& Trust::revision_signer(const std::string& pouch_id,
             }
         }
         shared_->reload(pouch_id);
-        if (shared_->is_shared(pouch_id)) return shared_->other_signer(pouch_id, member_id, key_gen);
+        if (shared_->is_shared(pouch_id))
+            return shared_->other_signer(pouch_id, member_id, key_gen);
     }
     if (!m || !m->trusted_at(key_gen))
         throw UntrustedItem("signed at key generation " + gen_text(key_gen) + " by " +

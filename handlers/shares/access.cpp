@@ -1,10 +1,10 @@
 // access.cpp -- a shared pouch's access list and who is in it (docs/SHARING.md §4, §7, §9):
 // GET and POST /v1/pouches/{pouchId}/access (a role change or a removal, with its rotation),
 // POST .../leave, GET .../members, GET .../rosters/{accountId} and GET .../key-grants.
+#include "common/model/access.h"
 #include "common/auth/caller.h"
 #include "common/http/query.h"
 #include "common/json/out.h"
-#include "common/model/access.h"
 #include "common/model/pouch.h"
 #include "common/model/usage.h"
 #include "common/paging/paging.h"
@@ -43,14 +43,15 @@ http::Response access_list(api::Call& call) {
     const std::string& pouch_id = call.param("pouchId");
     long long limit = q.integer("limit");
     auto conn = call.services.db.acquire();
-    auto st = conn->maybe_one(sql::kAccessStateOf, {.pouch_id = pouch_id, .account_id = c.account_id});
+    auto st =
+        conn->maybe_one(sql::kAccessStateOf, {.pouch_id = pouch_id, .account_id = c.account_id});
     if (!st || (st->state != "active" && st->state != "invited")) throw http::not_found();
     const paging::List list("access/" + pouch_id, {paging::Key::natural});
     auto after = list.read(q);
-    return indexed_page(list, limit,
-                        conn->rows(sql::kAccessPage, {.id = pouch_id,
-                                                      .after = paging::after_number(after, 0),
-                                                      .limit = limit + 1}));
+    return indexed_page(
+        list, limit,
+        conn->rows(sql::kAccessPage,
+                   {.id = pouch_id, .after = paging::after_number(after, 0), .limit = limit + 1}));
 }
 
 http::Response append_access(api::Call& call) {
@@ -163,7 +164,10 @@ http::Response members(api::Call& call) {
         }
         o.key("identity_statement");
         if (r.identity_statement && r.identity_signature)
-            o.obj().kv("statement", *r.identity_statement).kv("signature", *r.identity_signature).end_obj();
+            o.obj()
+                .kv("statement", *r.identity_statement)
+                .kv("signature", *r.identity_signature)
+                .end_obj();
         else
             o.null();  // a stand-in, or an account without an identity
         o.end_obj();
@@ -185,10 +189,10 @@ http::Response roster_of(api::Call& call) {
     if (!st) throw http::not_found();
     const paging::List list("rosters/" + p.id + "/" + account, {paging::Key::natural});
     auto after = list.read(q);
-    return indexed_page(list, limit,
-                        conn->rows(sql::kRosterPage, {.id = account,
-                                                      .after = paging::after_number(after, 0),
-                                                      .limit = limit + 1}));
+    return indexed_page(
+        list, limit,
+        conn->rows(sql::kRosterPage,
+                   {.id = account, .after = paging::after_number(after, 0), .limit = limit + 1}));
 }
 
 http::Response key_grants(api::Call& call) {
@@ -202,11 +206,12 @@ http::Response key_grants(api::Call& call) {
                             {paging::Key::positive});
     auto after = list.read(q);
     auto conn = call.services.db.acquire();
-    std::vector<sql::GrantRow> rows = conn->rows(sql::kGrants, {.pouch_id = p.id,
-                                                                .account_id = c.account_id,
-                                                                .key_gen = gen,
-                                                                .after = paging::after_number(after, 0),
-                                                                .limit = limit + 1});
+    std::vector<sql::GrantRow> rows =
+        conn->rows(sql::kGrants, {.pouch_id = p.id,
+                                  .account_id = c.account_id,
+                                  .key_gen = gen,
+                                  .after = paging::after_number(after, 0),
+                                  .limit = limit + 1});
     int n = static_cast<int>(rows.size());
     return list.page(limit, n, n, [&](json::Out& o, int i) {
         const sql::GrantRow& g = rows[static_cast<size_t>(i)];

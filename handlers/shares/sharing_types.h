@@ -40,9 +40,10 @@ struct InvitationRow : Invitation {
     std::optional<std::string> inviter_identity;
     long long created_us = 0;
     static auto db_columns() {
-        return std::tuple_cat(Invitation::json_fields(),
-                              std::tuple{db::col("inviter_identity", &InvitationRow::inviter_identity),
-                                         db::col("created_us", &InvitationRow::created_us)});
+        return std::tuple_cat(
+            Invitation::json_fields(),
+            std::tuple{db::col("inviter_identity", &InvitationRow::inviter_identity),
+                       db::col("created_us", &InvitationRow::created_us)});
     }
 };
 
@@ -57,8 +58,10 @@ struct MemberRow {
     long long shared_us = 0;  // the page key, with account_id
     static auto db_columns() {
         return std::tuple{db::col("account_id", &MemberRow::account_id),
-                          db::col("email", &MemberRow::email), db::col("role", &MemberRow::role),
-                          db::col("state", &MemberRow::state), db::col("since", &MemberRow::since),
+                          db::col("email", &MemberRow::email),
+                          db::col("role", &MemberRow::role),
+                          db::col("state", &MemberRow::state),
+                          db::col("since", &MemberRow::since),
                           db::col("identity_statement", &MemberRow::identity_statement),
                           db::col("identity_signature", &MemberRow::identity_signature),
                           db::col("shared_us", &MemberRow::shared_us)};

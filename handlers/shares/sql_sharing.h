@@ -28,7 +28,8 @@ struct NewInvitation {
                           db::col("pouch_id", &NewInvitation::pouch_id),
                           db::col("inviter_account_id", &NewInvitation::inviter_account_id),
                           db::col("invitee_account_id", &NewInvitation::invitee_account_id),
-                          db::col("email", &NewInvitation::email), db::col("role", &NewInvitation::role),
+                          db::col("email", &NewInvitation::email),
+                          db::col("role", &NewInvitation::role),
                           db::col("expires_in", &NewInvitation::expires_in),
                           db::col("access_index", &NewInvitation::access_index)};
     }
@@ -52,9 +53,9 @@ struct PouchPage {
     std::optional<std::string> after_id;
     long long limit = 0;
     static auto db_params() {
-        return std::tuple{db::col("pouch_id", &PouchPage::pouch_id),
-                          db::col("after_us", &PouchPage::after_us),
-                          db::col("after_id", &PouchPage::after_id), db::col("limit", &PouchPage::limit)};
+        return std::tuple{
+            db::col("pouch_id", &PouchPage::pouch_id), db::col("after_us", &PouchPage::after_us),
+            db::col("after_id", &PouchPage::after_id), db::col("limit", &PouchPage::limit)};
     }
 };
 
@@ -96,8 +97,8 @@ struct GrantPage {
     static auto db_params() {
         return std::tuple{db::col("pouch_id", &GrantPage::pouch_id),
                           db::col("account_id", &GrantPage::account_id),
-                          db::col("key_gen", &GrantPage::key_gen), db::col("after", &GrantPage::after),
-                          db::col("limit", &GrantPage::limit)};
+                          db::col("key_gen", &GrantPage::key_gen),
+                          db::col("after", &GrantPage::after), db::col("limit", &GrantPage::limit)};
     }
 };
 
@@ -108,7 +109,8 @@ struct GrantRow : GrantOut {
 struct AccessState {
     std::string role, state;
     static auto db_columns() {
-        return std::tuple{db::col("role", &AccessState::role), db::col("state", &AccessState::state)};
+        return std::tuple{db::col("role", &AccessState::role),
+                          db::col("state", &AccessState::state)};
     }
 };
 
@@ -123,13 +125,13 @@ struct PouchOwner {
 
 // ---- statements ---------------------------------------------------------------------------------
 
-#define POUCH_INVITATION_COLUMNS                                                                    \
-    "i.id, i.pouch_id, i.inviter_account_id,"                                                       \
+#define POUCH_INVITATION_COLUMNS                                                                   \
+    "i.id, i.pouch_id, i.inviter_account_id,"                                                      \
     " (SELECT u.email FROM storage_accounts sa JOIN users u ON u.id = sa.owner_user_id"            \
     "   WHERE sa.id = i.inviter_account_id) AS inviter_email,"                                     \
     " i.invitee_account_id, i.email, i.role, i.state, iso(i.created_at) AS created_at,"            \
     " iso(i.expires_at) AS expires_at, iso(i.decided_at) AS decided_at, i.access_index,"           \
-    " (SELECT jsonb_build_object('statement', ai.statement, 'signature', ai.signature, 'genesis',"  \
+    " (SELECT jsonb_build_object('statement', ai.statement, 'signature', ai.signature, 'genesis'," \
     "         (SELECT jsonb_build_object('statement', r.statement, 'signature', r.signature)"      \
     "            FROM roster_entries r WHERE r.account_id = ai.account_id AND r.idx = 0))::text"   \
     "    FROM account_identities ai WHERE ai.account_id = i.inviter_account_id)"                   \
@@ -156,8 +158,7 @@ inline const db::Query<NewInvitation, IdRow> kInsertInvitation{
     " ON CONFLICT (id) DO NOTHING RETURNING id"};
 
 inline const db::Query<db::ById, InvitationRow> kInvitation{
-    "sharing_invitation",
-    "SELECT " POUCH_INVITATION_COLUMNS " FROM invitations i WHERE i.id = $1"};
+    "sharing_invitation", "SELECT " POUCH_INVITATION_COLUMNS " FROM invitations i WHERE i.id = $1"};
 
 inline const db::Query<db::ById, InvitationRow> kLockInvitation{
     "sharing_lock_invitation",

@@ -99,7 +99,8 @@ void add_rotation(Out& o, Web& w, const fmt::AccessList& list, const std::string
     o.end_arr().key("key_grants").arr();
     for (const auto& [acc, e] : list.accounts) {
         if (!e.in_list || acc == leaving || acc == w.st.account_id) continue;
-        o.raw(fmt::seal_key_grant(pouch, acc, gen, e.enc_pub, key, w.st.account_id, m.isign).json());
+        o.raw(
+            fmt::seal_key_grant(pouch, acc, gen, e.enc_pub, key, w.st.account_id, m.isign).json());
     }
     o.end_arr();
 }
@@ -112,8 +113,8 @@ int cmd_identity(const Args& argv) {
     fmt::Roster r = w.roster();
     auto isign = crypto::P256PrivateKey::generate();
     auto ienc = crypto::P256PrivateKey::generate();
-    fmt::IdentityBody b{w.st.account_id, r.genesis_hash, w.st.member_id, jwk(isign), jwk(ienc),
-                        fmt::rfc3339_utc(fmt::now_unix())};
+    fmt::IdentityBody b{w.st.account_id, r.genesis_hash, w.st.member_id,
+                        jwk(isign),      jwk(ienc),      fmt::rfc3339_utc(fmt::now_unix())};
     fmt::SignedStatement st = fmt::sign_identity(b, w.sign_key());
     fmt::IdentityKeys keys{isign, ienc};
     Out o;
@@ -124,7 +125,8 @@ int cmd_identity(const Args& argv) {
                   .json());
     o.end_arr();
     std::string err;
-    if (!isign.save(w.st.path("identity.pem"), err) || !ienc.save(w.st.path("identity-enc.pem"), err))
+    if (!isign.save(w.st.path("identity.pem"), err) ||
+        !ienc.save(w.st.path("identity-enc.pem"), err))
         throw CliError(1, err);
     w.must("PUT", "/v1/account/identity", o.done());
     return 0;
@@ -138,10 +140,11 @@ int cmd_invite(const Args& argv) {
     Me m = me(w);
     auto look = w.must("GET", "/v1/identities?email=" + pouch::cli::url_encode(*a.get("email")));
     const auto& d = look.data();
-    fmt::IdentityBody them = fmt::verify_identity(signed_of(jobj(d, "identity")),
-                                                  signed_of(jobj(d, "genesis")));
+    fmt::IdentityBody them =
+        fmt::verify_identity(signed_of(jobj(d, "identity")), signed_of(jobj(d, "genesis")));
     std::string account = jstr(d, "account_id");
-    if (them.account_id != account) throw CliError(5, "the lookup's identity names another account");
+    if (them.account_id != account)
+        throw CliError(5, "the lookup's identity names another account");
     auto list = access_list(w, pouch);
     Out o;
     o.kv("id", crypto::uuid_v4()).kv("account_id", account).kv("email", *a.get("email"));
@@ -150,7 +153,8 @@ int cmd_invite(const Args& argv) {
     long long gen = jint(w.must("GET", "/v1/pouches/" + pouch).data(), "key_gen");
     o.key("statements").arr();
     std::optional<fmt::AccessList> grown = list;
-    std::vector<fmt::SignedStatement> all = list ? list->statements : std::vector<fmt::SignedStatement>{};
+    std::vector<fmt::SignedStatement> all =
+        list ? list->statements : std::vector<fmt::SignedStatement>{};
     if (!list) {  // statement 0: the owner's own entry
         fmt::AccessBody b0 = next_statement(list, pouch, "share");
         b0.by = b0.account_id = w.st.account_id;
