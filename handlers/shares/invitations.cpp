@@ -67,6 +67,28 @@ InvitationRow lock_invitation(db::Conn& conn, const std::string& id) {
     return *r;
 }
 
+// What an invitee's accept or decline starts from, in this order: invitations past their time
+// expired; the invitation, the invitee's own (404 for anyone else); the owner's usage locked
+// (the owner pays); the invitation locked and still pending (410 otherwise); the pouch locked.
+struct Decision {
+    InvitationRow inv;
+    sql::PouchOwner owner, locked;
+    model::Usage before;
+};
+
+Decision decide_as_invitee(db::Conn& conn, const auth::Caller& c, const std::string& id) {
+    model::expire_invitations(conn, c.account_id, "");
+    auto peek = conn.maybe_one(sql::kInvitation, {.id = id});
+    if (!peek || peek->invitee_account_id != c.account_id) throw http::not_found();
+    Decision d;
+    d.owner = conn.one(sql::kPouchOwner, {.id = peek->pouch_id});
+    d.before = model::lock_account_usage(conn, d.owner.account_id);
+    d.inv = lock_invitation(conn, id);
+    if (d.inv.state != "pending") throw unavailable(d.inv.state);
+    d.locked = conn.one(sql::kLockPouchOwner, {.id = d.inv.pouch_id});
+    return d;
+}
+
 }  // namespace
 
 http::Response invite(api::Call& call) {
@@ -218,14 +240,10 @@ http::Response accept(api::Call& call) {
 
     auto conn = s.db.acquire();
     db::Transaction tx(*conn);
-    model::expire_invitations(*conn, c.account_id, "");
-    auto peek = conn->maybe_one(sql::kInvitation, {.id = id});
-    if (!peek || peek->invitee_account_id != c.account_id) throw http::not_found();
-    sql::PouchOwner owner = conn->one(sql::kPouchOwner, {.id = peek->pouch_id});
-    model::Usage before = model::lock_account_usage(*conn, owner.account_id);
-    InvitationRow inv = lock_invitation(*conn, id);
-    if (inv.state != "pending") throw unavailable(inv.state);
-    conn->one(sql::kLockPouchOwner, {.id = inv.pouch_id});
+    Decision dec = decide_as_invitee(*conn, c, id);
+    const InvitationRow& inv = dec.inv;
+    const sql::PouchOwner& owner = dec.owner;
+    const model::Usage& before = dec.before;
     for (rapidjson::SizeType i = 0; i < envelopes.Size(); ++i)
         if (json::text(envelopes[i]["pouch_id"]) != inv.pouch_id)
             throw validation_failed("/key_envelopes/" + std::to_string(i) + "/pouch_id",
@@ -254,16 +272,12 @@ http::Response decline(api::Call& call) {
 
     auto conn = s.db.acquire();
     db::Transaction tx(*conn);
-    model::expire_invitations(*conn, c.account_id, "");
-    auto peek = conn->maybe_one(sql::kInvitation, {.id = id});
-    if (!peek || peek->invitee_account_id != c.account_id) throw http::not_found();
-    sql::PouchOwner owner = conn->one(sql::kPouchOwner, {.id = peek->pouch_id});
-    model::Usage before = model::lock_account_usage(*conn, owner.account_id);
-    InvitationRow inv = lock_invitation(*conn, id);
-    if (inv.state != "pending") throw unavailable(inv.state);
-    sql::PouchOwner p = conn->one(sql::kLockPouchOwner, {.id = inv.pouch_id});
+    Decision dec = decide_as_invitee(*conn, c, id);
+    const InvitationRow& inv = dec.inv;
+    const sql::PouchOwner& owner = dec.owner;
+    const model::Usage& before = dec.before;
     model::Appended a = model::append_access(
-        *conn, inv.pouch_id, owner.account_id, c.account_id, p.key_gen,
+        *conn, inv.pouch_id, owner.account_id, c.account_id, dec.locked.key_gen,
         {{{json::text(b["statement"]), json::text(b["signature"])}, ""}},
         {.remove = "removed", .leave = "declined"});
     if (a.bodies[0].kind != "leave")

@@ -101,6 +101,16 @@ fmt::Roster Web::roster() {
     return fmt::verify_roster(std::move(items));
 }
 
+std::string state_dir(const pouch::cli::Args& a) {
+    auto d = a.get("state");
+    if (!d) throw CliError(2, "--state DIR is required");
+    return *d;
+}
+
+fmt::PublicJwk jwk(const pouch::crypto::P256PrivateKey& k) {
+    return {k.x(), k.y()};
+}
+
 PouchKeyMap Web::keys(const fmt::Roster& r) {
     PouchKeyMap k;
     auto enc = enc_key();

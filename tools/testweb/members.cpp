@@ -28,16 +28,6 @@ using pouch::json::Out;
 
 namespace {
 
-std::string state_dir(const pouch::cli::Args& a) {
-    auto d = a.get("state");
-    if (!d) throw CliError(2, "--state DIR is required");
-    return *d;
-}
-
-fmt::PublicJwk jwk(const crypto::P256PrivateKey& k) {
-    return {k.x(), k.y()};
-}
-
 // The approval page's checks (decisions §15), done as clients/web/src/approval.js does them:
 // the keys come from the link's fragment only; the link names this request on this member's
 // server; the request details name the same request, the same two keys and sign_jkt of

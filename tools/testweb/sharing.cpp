@@ -29,16 +29,6 @@ using pouch::json::Out;
 
 namespace {
 
-std::string state_dir(const pouch::cli::Args& a) {
-    auto d = a.get("state");
-    if (!d) throw CliError(2, "--state DIR is required");
-    return *d;
-}
-
-fmt::PublicJwk jwk(const crypto::P256PrivateKey& k) {
-    return {k.x(), k.y()};
-}
-
 crypto::P256PrivateKey load_key(const WebState& st, const char* name) {
     std::string err;
     auto k = crypto::P256PrivateKey::load(st.path(name), err);

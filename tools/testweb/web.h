@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "clients/cli/api.h"
+#include "clients/cli/args.h"
 #include "clients/cli/config.h"
 #include "clients/cli/http.h"
 #include "common/clientfmt/artifact.h"
@@ -69,6 +70,10 @@ WriteKey current_write_key(Web& w, const PouchKeyMap& keys);
 void commit_put(Web& w, const WriteKey& k, const pouch::clientfmt::Content& c,
                 const std::string& artifact, const std::optional<std::string>& base,
                 const std::vector<std::string>& blob_ids, const std::string& what);
+
+// The --state DIR of a command (CliError 2 without it), and a key's public JWK.
+std::string state_dir(const pouch::cli::Args& a);
+pouch::clientfmt::PublicJwk jwk(const pouch::crypto::P256PrivateKey& k);
 
 int cmd_signup(const Args& a);
 int cmd_genesis(const Args& a);
