@@ -1,0 +1,60 @@
+// chunk_worker.js -- the chunk worker (bundled as /chunk-worker.js): seals and opens a large
+// file's chunks (docs/CLIENT-FORMAT.md "Chunks") off the page's main thread, with format.js's
+// sealChunk/openChunk and BLAKE3 from hash-wasm (WebAssembly, some 15× @noble's JavaScript;
+// the page's CSP allows 'wasm-unsafe-eval' for it). Its one caller is chunks.js. Messages:
+//   {id, op: 'seal', file, at, len, reuse}  → {id, cut}, then {id, entry, stored} or, for a
+//                                             plaintext whose hash is in `reuse`, {id, hash}
+//   {id, op: 'open', stored, entry}         → {id, pt}
+//   a failure                               → {id, error, format: a FormatError?}
+// Byte buffers travel transferred, never copied.
+import { createBLAKE3 } from 'hash-wasm';
+
+import { FormatError, b64url } from './bytes.js';
+import { openChunk, sealChunk } from './format.js';
+
+// Where the chunk that starts a window ends; the window holds min(4 MiB, the rest of the file).
+// Fixed 4 MiB chunks for now; content-defined boundaries are cdc.js's cdcCut(window).
+const chunkCut = (window) => window.length;
+
+const hasher = createBLAKE3();
+let blake3 = null;
+async function hash() {
+  if (!blake3) {
+    const h = await hasher;
+    blake3 = (bytes) => {
+      h.init();
+      h.update(bytes);
+      return h.digest('binary');
+    };
+  }
+  return blake3;
+}
+
+async function seal({ id, file, at, len, reuse }) {
+  const b3 = await hash();
+  const window = new Uint8Array(await file.slice(at, at + len).arrayBuffer());
+  if (window.length !== len) throw new FormatError('the file changed while it was read');
+  const cut = chunkCut(window);
+  self.postMessage({ id, cut });
+  const pt = window.subarray(0, cut);
+  if (reuse.length) {
+    const h = b64url(b3(pt));
+    if (reuse.includes(h)) return [{ id, hash: h }, []];
+  }
+  const { stored, entry } = await sealChunk(pt, undefined, undefined, b3);
+  return [{ id, entry, stored: stored.buffer }, [stored.buffer]];
+}
+
+async function open({ id, stored, entry }) {
+  const pt = await openChunk(new Uint8Array(stored), entry, await hash());
+  return [{ id, pt: pt.buffer }, [pt.buffer]];
+}
+
+self.onmessage = async ({ data }) => {
+  try {
+    const [reply, transfer] = await (data.op === 'seal' ? seal(data) : open(data));
+    self.postMessage(reply, transfer);
+  } catch (e) {
+    self.postMessage({ id: data.id, error: String(e?.message || e), format: e instanceof FormatError });
+  }
+};
