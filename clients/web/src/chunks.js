@@ -8,7 +8,7 @@ import { CHUNK_SIZE } from './crypto/format.js';
 
 const WORKER_URL = '/chunk-worker.js';
 // Chunks sealed, checked or uploading (or fetched or opening) at once: each holds ≤ 8 MiB.
-const PIPELINE = 4;
+const PIPELINE = 8;
 
 // A few workers, each taking the next task when it has the fewest open; started on first use
 // and kept for the page's life (a worker that failed is replaced at the next use).
