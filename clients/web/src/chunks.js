@@ -1,8 +1,9 @@
-// chunks.js -- a large file's chunks moved in parallel and off the page's main thread: chunk
-// workers (crypto/chunk_worker.js, served as /chunk-worker.js) read, cut, seal and open them,
-// while up to PIPELINE chunks are between the file and the server at once, so reading,
-// sealing and the network overlap. The API calls are the caller's (vault.js); the bytes never
-// pass through the main thread on the way up, and once (into the result) on the way down.
+// chunks.js -- a large file's chunks moved in parallel and mostly off the page's main thread:
+// the file is read and cut here, chunk workers (crypto/chunk_worker.js, served as
+// /chunk-worker.js) seal and open the chunks (AES-GCM and BLAKE3, the costly part), and up to
+// PIPELINE chunks are between the file and the server at once, so reading, sealing and the
+// network overlap. The API calls are the caller's (vault.js). Buffers go to the workers and
+// back transferred, never copied.
 import { FormatError } from './crypto/bytes.js';
 import { CHUNK_SIZE } from './crypto/format.js';
 
@@ -16,7 +17,7 @@ class ChunkWorkers {
   constructor(size) {
     this.size = size;
     this.workers = [];
-    this.tasks = new Map();   // id → {worker, resolve, reject, onCut}
+    this.tasks = new Map();   // id → {worker, resolve, reject}
     this.nextId = 1;
   }
 
@@ -45,13 +46,13 @@ class ChunkWorkers {
     }
   }
 
-  // → the worker's answer; onCut(n) hears a seal's cut before the answer.
-  run(message, transfer = [], onCut = null) {
+  // → the worker's answer.
+  run(message, transfer = []) {
     this.start();
     const w = this.workers.reduce((a, b) => (b.open < a.open ? b : a));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.tasks.set(id, { worker: w, resolve, reject, onCut });
+      this.tasks.set(id, { worker: w, resolve, reject });
       w.open++;
       w.postMessage({ ...message, id }, transfer);
     });
@@ -60,10 +61,6 @@ class ChunkWorkers {
   answer(m) {
     const t = this.tasks.get(m.id);
     if (!t) return;
-    if (m.cut !== undefined) {
-      t.onCut?.(m.cut);
-      return;
-    }
     this.tasks.delete(m.id);
     t.worker.open--;
     if (m.error !== undefined) t.reject(m.format ? new FormatError(m.error) : new Error(m.error));
@@ -74,34 +71,56 @@ class ChunkWorkers {
 let pool = null;
 const workers = () => (pool ??= new ChunkWorkers(Math.min(4, Math.max(2, navigator.hardwareConcurrency || 2))));
 
-// Seals `file` (a File or Blob) chunk by chunk; send(index, sealed) takes each sealed chunk to
-// the server as it is ready ({entry, stored: ArrayBuffer}, or {hash} for a plaintext whose hash
-// is in `reuse`) and answers its entry. → the entries in file order. The first failure stops
-// the reading and is thrown once the chunks already under way have settled.
+// Where the chunk that starts `window` ends; the window holds min(4 MiB, the rest of the file).
+// Fixed 4 MiB chunks for now; content-defined boundaries are crypto/cdc.js's cdcCut(window).
+const chunkCut = (window) => window.length;
+
+// Seals `file` (a File or Blob) chunk by chunk: read in order (one stream, the fastest way to
+// read a File), cut, and each chunk handed to a worker; send(index, sealed) takes each sealed
+// chunk to the server as it is ready ({entry, stored: ArrayBuffer}, or {hash} for a plaintext
+// whose hash is in `reuse`) and answers its entry. → the entries in file order. The first
+// failure stops the reading and is thrown once the chunks already under way have settled.
 export async function sealFile(file, reuse, send) {
   const entries = [];
   const live = new Set();
   let failure = null;
-  for (let at = 0, i = 0; at < file.size && !failure; i++) {
-    while (live.size >= PIPELINE) await Promise.race(live);
-    if (failure) break;
-    const len = Math.min(CHUNK_SIZE, file.size - at);
-    let heardCut;
-    const cut = new Promise((resolve) => { heardCut = resolve; });
-    const sealed = workers().run({ op: 'seal', file, at, len, reuse }, [], heardCut);
-    const index = i;
-    const done = sealed.then((r) => send(index, r)).then((entry) => { entries[index] = entry; }, (e) => { failure ??= e; });
-    live.add(done);
-    done.finally(() => live.delete(done));
-    // The next chunk starts where this one was cut (a failed seal has no cut).
-    const n = await Promise.race([cut, sealed.then(() => cut, () => null)]);
-    if (n === null) break;
-    if (!Number.isSafeInteger(n) || n < 1 || n > len) throw new Error(`a chunk was cut at ${n} of ${len} bytes`);
-    at += n;
+  const reader = file.stream().getReader({ mode: 'byob' });
+  let rest = new Uint8Array(0);  // bytes read past the last cut: the next window's first
+  try {
+    for (let at = 0, i = 0; at < file.size && !failure; i++) {
+      while (live.size >= PIPELINE) await Promise.race(live);
+      if (failure) break;
+      const window = await readWindow(reader, rest, Math.min(CHUNK_SIZE, file.size - at));
+      const cut = chunkCut(window);
+      if (!Number.isSafeInteger(cut) || cut < 1 || cut > window.length) throw new Error(`a chunk was cut at ${cut} of ${window.length} bytes`);
+      rest = window.slice(cut);
+      const index = i;
+      const done = workers().run({ op: 'seal', buffer: window.buffer, size: cut, reuse }, [window.buffer])
+        .then((r) => send(index, r))
+        .then((entry) => { entries[index] = entry; }, (e) => { failure ??= e; });
+      live.add(done);
+      done.finally(() => live.delete(done));
+      at += cut;
+    }
+  } finally {
+    await Promise.all(live);
+    reader.cancel().catch(() => {});
   }
-  await Promise.all(live);
   if (failure) throw failure;
   return entries;
+}
+
+// `len` bytes of the file: `rest` then what `reader` (a byob reader) reads next.
+async function readWindow(reader, rest, len) {
+  let buf = new Uint8Array(len);
+  buf.set(rest);
+  for (let n = rest.length; n < len;) {
+    const { value, done } = await reader.read(new Uint8Array(buf.buffer, n, len - n));
+    if (done) throw new FormatError('the file changed while it was read');
+    buf = new Uint8Array(value.buffer);
+    n += value.length;
+  }
+  return buf;
 }
 
 // The plaintext of `entries` (checked content.chunks), `size` bytes in all: up to PIPELINE

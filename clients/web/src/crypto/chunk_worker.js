@@ -2,8 +2,9 @@
 // file's chunks (docs/CLIENT-FORMAT.md "Chunks") off the page's main thread, with format.js's
 // sealChunk/openChunk and BLAKE3 from hash-wasm (WebAssembly, some 15× @noble's JavaScript;
 // the page's CSP allows 'wasm-unsafe-eval' for it). Its one caller is chunks.js. Messages:
-//   {id, op: 'seal', file, at, len, reuse}  → {id, cut}, then {id, entry, stored} or, for a
-//                                             plaintext whose hash is in `reuse`, {id, hash}
+//   {id, op: 'seal', buffer, size, reuse}   → {id, entry, stored}, or {id, hash} for a
+//                                             plaintext (buffer's first size bytes) whose
+//                                             hash is in `reuse`
 //   {id, op: 'open', stored, entry}         → {id, pt}
 //   a failure                               → {id, error, format: a FormatError?}
 // Byte buffers travel transferred, never copied.
@@ -11,10 +12,6 @@ import { createBLAKE3 } from 'hash-wasm';
 
 import { FormatError, b64url } from './bytes.js';
 import { openChunk, sealChunk } from './format.js';
-
-// Where the chunk that starts a window ends; the window holds min(4 MiB, the rest of the file).
-// Fixed 4 MiB chunks for now; content-defined boundaries are cdc.js's cdcCut(window).
-const chunkCut = (window) => window.length;
 
 const hasher = createBLAKE3();
 let blake3 = null;
@@ -30,13 +27,9 @@ async function hash() {
   return blake3;
 }
 
-async function seal({ id, file, at, len, reuse }) {
+async function seal({ id, buffer, size, reuse }) {
   const b3 = await hash();
-  const window = new Uint8Array(await file.slice(at, at + len).arrayBuffer());
-  if (window.length !== len) throw new FormatError('the file changed while it was read');
-  const cut = chunkCut(window);
-  self.postMessage({ id, cut });
-  const pt = window.subarray(0, cut);
+  const pt = new Uint8Array(buffer, 0, size);
   let hashOf = b3;
   if (reuse.length) {
     const ptHash = b3(pt);
