@@ -84,7 +84,7 @@ export async function sealFile(file, reuse, send) {
   const entries = [];
   const live = new Set();
   let failure = null;
-  const reader = file.stream().getReader({ mode: 'byob' });
+  const reader = fileReader(file);
   let rest = new Uint8Array(0);  // bytes read past the last cut: the next window's first
   try {
     for (let at = 0, i = 0; at < file.size && !failure; i++) {
@@ -110,7 +110,32 @@ export async function sealFile(file, reuse, send) {
   return entries;
 }
 
-// `len` bytes of the file: `rest` then what `reader` (a byob reader) reads next.
+// A byob reader of the file: it reads into the caller's buffer. A browser whose Blob stream is
+// not a byte stream gets the same from a default reader, one copy more.
+function fileReader(file) {
+  try {
+    return file.stream().getReader({ mode: 'byob' });
+  } catch {
+    const reader = file.stream().getReader();
+    let pending = new Uint8Array(0);
+    return {
+      async read(view) {
+        if (!pending.length) {
+          const { value, done } = await reader.read();
+          if (done) return { done: true };
+          pending = value;
+        }
+        const n = Math.min(view.length, pending.length);
+        view.set(pending.subarray(0, n));
+        pending = pending.subarray(n);
+        return { value: view.subarray(0, n), done: false };
+      },
+      cancel: () => reader.cancel(),
+    };
+  }
+}
+
+// `len` bytes of the file: `rest` then what `reader` (fileReader) reads next.
 async function readWindow(reader, rest, len) {
   let buf = new Uint8Array(len);
   buf.set(rest);
