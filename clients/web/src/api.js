@@ -109,7 +109,7 @@ export function putBlob(pouchId, blobId, bytes, onProgress) {
 }
 
 // A blob id comes from decrypted content another member wrote: it reaches the URL only as
-// what the format says it is (43 b64url characters; vault.fileBytes checked the content's whole
+// what the format says it is (43 b64url characters; vault.fileBlob checked the content's whole
 // shape before), and the pouch id only as a UUID.
 export async function getBlob(pouchId, blobId) {
   if (!/^[A-Za-z0-9_-]{43}$/.test(blobId) || !isUuid(pouchId)) {

@@ -148,18 +148,13 @@ async function readWindow(reader, rest, len) {
   return buf;
 }
 
-// The plaintext of `entries` (checked content.chunks), `size` bytes in all: up to PIPELINE
-// chunks fetched (fetchStored(entry) → Uint8Array) and opened at once, each written to its
-// place. onProgress(bytes done).
+// The plaintext of `entries` (checked content.chunks), `size` bytes in all, as a Blob: up to
+// PIPELINE chunks fetched (fetchStored(entry) → Uint8Array) and opened at once, each kept as a
+// Blob of its own as it arrives (the browser holds the bytes, and no one copy of the whole file
+// holds the main thread). onProgress(bytes done).
 export async function openFile(entries, size, fetchStored, onProgress) {
-  const out = new Uint8Array(size);
-  const offsets = [];
-  let end = 0;
-  for (const e of entries) {
-    offsets.push(end);
-    end += e.size;
-  }
-  if (end !== size) throw new FormatError('the chunks do not add up to the file\'s size');
+  if (entries.reduce((n, e) => n + e.size, 0) !== size) throw new FormatError('the chunks do not add up to the file\'s size');
+  const parts = [];
   let next = 0;
   let done = 0;
   let failed = false;
@@ -169,7 +164,7 @@ export async function openFile(entries, size, fetchStored, onProgress) {
       let stored = await fetchStored(entries[i]);
       if (stored.byteOffset !== 0 || stored.byteLength !== stored.buffer.byteLength) stored = stored.slice();
       const { pt } = await workers().run({ op: 'open', stored: stored.buffer, entry: entries[i] }, [stored.buffer]);
-      out.set(new Uint8Array(pt), offsets[i]);
+      parts[i] = new Blob([pt]);
       done += entries[i].size;
       onProgress(done);
     }
@@ -178,5 +173,7 @@ export async function openFile(entries, size, fetchStored, onProgress) {
     failed = true;
     throw e;
   });
-  return out;
+  const file = new Blob(parts);
+  if (file.size !== size) throw new FormatError('the file has the wrong size');
+  return file;
 }

@@ -550,16 +550,21 @@ export class Vault {
     return { removed: [{ id: item.id, seq: res.seq }] };
   }
 
-  // The plaintext of one revision's content, its chunks fetched and opened a few at once
-  // (chunks.js). onProgress(done, total).
-  // The content's shape is checked first: a blob id reaches a URL only as 43 b64url characters.
-  async fileBytes(pouchId, content, onProgress = () => {}) {
+  // The plaintext of one revision's content as a Blob, its chunks fetched and opened a few at
+  // once (chunks.js). The content's shape is checked first: a blob id reaches a URL only as 43
+  // b64url characters. onProgress(done, total).
+  async fileBlob(pouchId, content, onProgress = () => {}) {
     F.checkContent(content);
-    if (content.data !== undefined) return unb64url(content.data);
+    if (content.data !== undefined) return new Blob([unb64url(content.data)]);
     return openFile(content.chunks, content.size, (entry) => {
       if (!F.BLOB_ID.test(entry.blob_id)) throw new FormatError('a chunk has an invalid blob id');
       return getBlob(pouchId, entry.blob_id);
     }, (done) => onProgress(done, content.size));
+  }
+
+  // The same as bytes.
+  async fileBytes(pouchId, content, onProgress) {
+    return new Uint8Array(await (await this.fileBlob(pouchId, content, onProgress)).arrayBuffer());
   }
 
   // ---- shares ----
