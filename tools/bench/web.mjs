@@ -7,15 +7,16 @@
 // same bytes against the same nginx. A probe on the main thread (a 10 ms timer) records the
 // longest gap between its runs during the app's upload and download.
 //
-//   node tools/bench/web.mjs --url http://127.0.0.1:PORT [--size-mib 100] --out FILE.json
-//                            [--shots DIR]
+//   node tools/bench/web.mjs --url http://127.0.0.1:PORT [--size-mib 100] [--rounds 1]
+//                            --out FILE.json [--shots DIR]
 //
 // The stack must serve the baseline's /_bench/data (a WebDAV PUT, answered once the whole body
 // is read, and a GET of what was put): start it with POUCH_BENCH_ROUTES=1 (tools/stack/lib.sh);
 // rate limits off (it signs up one account). Writes, also on failure,
 //   {"upload_ms","fetch_put_ms","download_ms","fetch_get_ms","max_main_thread_block_ms",
 //    "ok","error"}
-// (ms, integers; max_main_thread_block_ms is the longest gap between the probe's runs, the
+// (ms, integers; with --rounds N, N files of their own, each figure the median of the rounds;
+// max_main_thread_block_ms is the longest gap between the probe's runs in any round, the
 // 10 ms period included) and exits 0 once it is written, 2 on bad arguments. The upload is
 // timed from the input's change event to the answer of its commit; the download from the
 // button's click to the Blob the app hands the browser, whose bytes are then compared with
@@ -42,11 +43,11 @@ if (typeof WebSocket === 'undefined') {
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 function usage(msg) {
-  console.error(`web.mjs: ${msg}\nusage: node tools/bench/web.mjs --url URL [--size-mib N] --out FILE.json [--shots DIR]`);
+  console.error(`web.mjs: ${msg}\nusage: node tools/bench/web.mjs --url URL [--size-mib N] [--rounds N] --out FILE.json [--shots DIR]`);
   process.exit(2);
 }
 
-const args = { sizeMib: 100 };
+const args = { sizeMib: 100, rounds: 1 };
 for (let i = 2; i < process.argv.length; i += 2) {
   const [k, v] = [process.argv[i], process.argv[i + 1]];
   if (v === undefined) usage(`${k} needs a value`);
@@ -54,10 +55,12 @@ for (let i = 2; i < process.argv.length; i += 2) {
   else if (k === '--size-mib') args.sizeMib = Number(v);
   else if (k === '--out') args.out = v;
   else if (k === '--shots') args.shots = v;
+  else if (k === '--rounds') args.rounds = Number(v);
   else usage(`unknown option ${k}`);
 }
 if (!args.url || !args.out) usage('--url and --out are required');
 if (!Number.isInteger(args.sizeMib) || args.sizeMib < 1 || args.sizeMib > 1024) usage('--size-mib must be 1..1024');
+if (!Number.isInteger(args.rounds) || args.rounds < 1 || args.rounds > 20) usage('--rounds must be 1..20');
 
 const result = { upload_ms: 0, fetch_put_ms: 0, download_ms: 0, fetch_get_ms: 0, max_main_thread_block_ms: 0, ok: false, error: '' };
 const writeResult = () => fs.writeFileSync(args.out, `${JSON.stringify(result)}\n`);
@@ -220,12 +223,10 @@ async function onboard(chromium, port) {
   }
 }
 
+// One round: `file` uploaded and downloaded through the app, then PUT and fetched back plainly.
 async function measure(cdp, file, size) {
   const name = path.basename(file);
-  await cdp.send('Runtime.enable');
-  await cdp.send('Page.enable');
-  await cdp.send('Page.setDownloadBehavior', { behavior: 'deny' });
-  await cdp.eval(`(${instrument})()`);
+  await cdp.eval('window.__bench.marks = {}');
   const shot = async (what) => {
     if (!args.shots) return;
     const { data } = await cdp.send('Page.captureScreenshot', { format: 'png' });
@@ -233,7 +234,7 @@ async function measure(cdp, file, size) {
   };
 
   // The app's upload: the file picked in its input, until its commit is answered.
-  say(`uploading ${size} bytes through the app`);
+  say(`uploading ${name} (${size} bytes) through the app`);
   const { root } = await cdp.send('DOM.getDocument');
   const { nodeId } = await cdp.send('DOM.querySelector', { nodeId: root.nodeId, selector: '#upload' });
   if (!nodeId) throw new Error('the pouch page has no #upload input');
@@ -301,7 +302,9 @@ async function measure(cdp, file, size) {
   })(${size})`);
 }
 
-async function run(chromium, dir, file, size) {
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+
+async function run(chromium, dir, files, size) {
   const { child, port } = await startChromium(dir);
   try {
     say('onboarding a new account');
@@ -310,23 +313,34 @@ async function run(chromium, dir, file, size) {
     const target = targets.find((t) => t.type === 'page' && t.url.startsWith(args.url));
     if (!target) throw new Error('the app\'s page is gone after onboarding');
     const cdp = await Cdp.open(target.webSocketDebuggerUrl);
-    let m;
+    const rounds = [];
     try {
-      m = await measure(cdp, file, size);
+      await cdp.send('Runtime.enable');
+      await cdp.send('Page.enable');
+      await cdp.send('Page.setDownloadBehavior', { behavior: 'deny' });
+      await cdp.eval(`(${instrument})()`);
+      for (const file of files) {
+        const m = await measure(cdp, file, size);
+        say(`measured: ${JSON.stringify(m)}`);
+        rounds.push(m);
+      }
     } finally {
       cdp.close();
     }
-    say(`measured: ${JSON.stringify(m)}`);
-    result.upload_ms = Math.round(m.upload);
-    result.download_ms = Math.round(m.download);
-    result.fetch_put_ms = Math.round(m.fetchPut);
-    result.fetch_get_ms = Math.round(m.fetchGet);
-    result.max_main_thread_block_ms = Math.round(Math.max(m.blockUpload, m.blockDownload));
+    // Each figure is the median of the rounds; the main thread's, the longest gap of any.
+    result.upload_ms = Math.round(median(rounds.map((m) => m.upload)));
+    result.download_ms = Math.round(median(rounds.map((m) => m.download)));
+    result.fetch_put_ms = Math.round(median(rounds.map((m) => m.fetchPut)));
+    result.fetch_get_ms = Math.round(median(rounds.map((m) => m.fetchGet)));
+    result.max_main_thread_block_ms = Math.round(Math.max(...rounds.map((m) => Math.max(m.blockUpload, m.blockDownload))));
     const problems = [];
-    if (m.fileSize !== size) problems.push(`the page read ${m.fileSize} bytes of ${size}`);
-    if (!m.downloadedSame) problems.push('the app\'s download differs from the file');
-    if (m.putStatus !== 201 && m.putStatus !== 204) problems.push(`fetch PUT /_bench/data answered ${m.putStatus} (is the stack started with POUCH_BENCH_ROUTES=1?)`);
-    if (m.getStatus !== 200 || !m.fetchedSame) problems.push(`fetch GET /_bench/data answered ${m.getStatus} with ${m.getSize} bytes, not the file's`);
+    for (const [i, m] of rounds.entries()) {
+      const r = rounds.length > 1 ? `round ${i + 1}: ` : '';
+      if (m.fileSize !== size) problems.push(`${r}the page read ${m.fileSize} bytes of ${size}`);
+      if (!m.downloadedSame) problems.push(`${r}the app's download differs from the file`);
+      if (m.putStatus !== 201 && m.putStatus !== 204) problems.push(`${r}fetch PUT /_bench/data answered ${m.putStatus} (is the stack started with POUCH_BENCH_ROUTES=1?)`);
+      if (m.getStatus !== 200 || !m.fetchedSame) problems.push(`${r}fetch GET /_bench/data answered ${m.getStatus} with ${m.getSize} bytes, not the file's`);
+    }
     if (cdp.exceptions.length) problems.push(`page errors: ${cdp.exceptions.join(' | ')}`);
     result.ok = problems.length === 0;
     result.error = problems.join('; ');
@@ -340,10 +354,14 @@ async function run(chromium, dir, file, size) {
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pouch-web-bench-'));
 try {
   const size = args.sizeMib * 1024 * 1024;
-  const file = path.join(dir, 'bench.bin');
-  fs.writeFileSync(file, nodeCrypto.randomBytes(size));
+  // A new file of its own random bytes for each round: nothing of one is reused by the next.
+  const files = [];
+  for (let i = 1; i <= args.rounds; i++) {
+    files.push(path.join(dir, `bench-${i}.bin`));
+    fs.writeFileSync(files.at(-1), nodeCrypto.randomBytes(size));
+  }
   if (args.shots) fs.mkdirSync(args.shots, { recursive: true });
-  await run(await loadPlaywright(), dir, file, size);
+  await run(await loadPlaywright(), dir, files, size);
 } catch (e) {
   result.ok = false;
   result.error = String(e?.message || e).split('\n').slice(0, 3).join(' | ');
