@@ -364,7 +364,8 @@ try {
   await run(await loadPlaywright(), dir, files, size);
 } catch (e) {
   result.ok = false;
-  result.error = String(e?.message || e).split('\n').slice(0, 3).join(' | ');
+  // eslint-disable-next-line no-control-regex -- Playwright colours its call logs
+  result.error = String(e?.message || e).replace(/\u001b\[[0-9;]*m/g, '').split('\n').slice(0, 3).join(' | ');
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });
 }
