@@ -1,9 +1,10 @@
 // chunks.js -- a large file's chunks moved in parallel and mostly off the page's main thread:
 // the file is read and cut here, chunk workers (crypto/chunk_worker.js, served as
-// /chunk-worker.js) seal and open the chunks (AES-GCM and BLAKE3, the costly part), and up to
-// PIPELINE chunks are between the file and the server at once, so reading, sealing and the
-// network overlap. The API calls are the caller's (vault.js). Buffers go to the workers and
-// back transferred, never copied.
+// /chunk-worker.js) seal, upload, fetch and open the chunks (AES-GCM, BLAKE3 and the copies
+// into and out of the network, the costly part), and up to PIPELINE chunks are between the
+// file and the server at once, so reading, sealing and the network overlap. Which requests
+// are sent is the caller's (vault.js). Buffers go to the workers and back transferred.
+import { ApiError } from './api.js';
 import { FormatError } from './crypto/bytes.js';
 import { CHUNK_SIZE } from './crypto/format.js';
 
@@ -17,7 +18,7 @@ class ChunkWorkers {
   constructor(size) {
     this.size = size;
     this.workers = [];
-    this.tasks = new Map();   // id → {worker, resolve, reject}
+    this.tasks = new Map();   // id → {worker, resolve, reject, onSent}
     this.nextId = 1;
   }
 
@@ -46,13 +47,13 @@ class ChunkWorkers {
     }
   }
 
-  // → the worker's answer.
-  run(message, transfer = []) {
+  // → the worker's answer; onSent(bytes) hears a PUT's progress.
+  run(message, transfer = [], onSent = null) {
     this.start();
     const w = this.workers.reduce((a, b) => (b.open < a.open ? b : a));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.tasks.set(id, { worker: w, resolve, reject });
+      this.tasks.set(id, { worker: w, resolve, reject, onSent });
       w.open++;
       w.postMessage({ ...message, id }, transfer);
     });
@@ -61,10 +62,15 @@ class ChunkWorkers {
   answer(m) {
     const t = this.tasks.get(m.id);
     if (!t) return;
+    if (m.sent !== undefined) {
+      t.onSent?.(m.sent);
+      return;
+    }
     this.tasks.delete(m.id);
     t.worker.open--;
-    if (m.error !== undefined) t.reject(m.format ? new FormatError(m.error) : new Error(m.error));
-    else t.resolve(m);
+    if (m.error === undefined) t.resolve(m);
+    else if (m.api) t.reject(new ApiError(m.api.status, m.api.code, m.error, { retryAfter: m.api.retryAfter }));
+    else t.reject(m.format ? new FormatError(m.error) : new Error(m.error));
   }
 }
 
@@ -148,11 +154,17 @@ async function readWindow(reader, rest, len) {
   return buf;
 }
 
+// PUT of a sealed chunk's stored bytes (an ArrayBuffer, handed over) with `request`
+// (api.js blobRequest), by a worker. onSent(bytes sent so far), now and then.
+export function putChunk(stored, request, onSent) {
+  return workers().run({ op: 'put', stored, ...request }, [stored], onSent);
+}
+
 // The plaintext of `entries` (checked content.chunks), `size` bytes in all, as a Blob: up to
-// PIPELINE chunks fetched (fetchStored(entry) → Uint8Array) and opened at once, each kept as a
-// Blob of its own as it arrives (the browser holds the bytes, and no one copy of the whole file
-// holds the main thread). onProgress(bytes done).
-export async function openFile(entries, size, fetchStored, onProgress) {
+// PIPELINE chunks fetched (requestOf(entry): api.js blobRequest) and opened at once by the
+// workers, each a Blob of its own made there (the browser holds the bytes; the page never
+// copies them). onProgress(bytes done).
+export async function openFile(entries, size, requestOf, onProgress) {
   if (entries.reduce((n, e) => n + e.size, 0) !== size) throw new FormatError('the chunks do not add up to the file\'s size');
   const parts = [];
   let next = 0;
@@ -161,10 +173,8 @@ export async function openFile(entries, size, fetchStored, onProgress) {
   const lane = async () => {
     while (next < entries.length && !failed) {
       const i = next++;
-      let stored = await fetchStored(entries[i]);
-      if (stored.byteOffset !== 0 || stored.byteLength !== stored.buffer.byteLength) stored = stored.slice();
-      const { pt } = await workers().run({ op: 'open', stored: stored.buffer, entry: entries[i] }, [stored.buffer]);
-      parts[i] = new Blob([pt]);
+      const { blob } = await workers().run({ op: 'fetch-open', ...requestOf(entries[i]), entry: entries[i] });
+      parts[i] = blob;
       done += entries[i].size;
       onProgress(done);
     }

@@ -3,8 +3,8 @@
 // envelopes (with the per-pouch high-water mark no write goes below), files (inline or
 // chunked), history, shares and revoking a device with a key rotation (approving a CLI login
 // is approval.js's). Pages call these; the byte formats are crypto/format.js's.
-import { ApiError, get, getAll, getBlob, getRoster, post, putBlob } from './api.js';
-import { openFile, sealFile } from './chunks.js';
+import { ApiError, blobRequest, get, getAll, getRoster, post } from './api.js';
+import { openFile, putChunk, sealFile } from './chunks.js';
 import { FormatError, b64url, randomBytes, randomUuid, unb64url, uuidText } from './crypto/bytes.js';
 import * as F from './crypto/format.js';
 import {
@@ -526,7 +526,7 @@ export class Vault {
       const entry = sealed.hash !== undefined ? reuse.get(sealed.hash) : sealed.entry;
       // Each new chunk has its own random key, so its blob id is new: checking it reserves it.
       if (sealed.hash === undefined && (await check({ id: entry.blob_id, stored_size: sealed.stored.byteLength }))) {
-        await putBlob(pouch.id, entry.blob_id, sealed.stored, (n) => {
+        await putChunk(sealed.stored, blobRequest(pouch.id, entry.blob_id), (n) => {
           partial.set(i, Math.min(n, entry.size));
           report(false);
         });
@@ -558,7 +558,7 @@ export class Vault {
     if (content.data !== undefined) return new Blob([unb64url(content.data)]);
     return openFile(content.chunks, content.size, (entry) => {
       if (!F.BLOB_ID.test(entry.blob_id)) throw new FormatError('a chunk has an invalid blob id');
-      return getBlob(pouchId, entry.blob_id);
+      return blobRequest(pouchId, entry.blob_id);
     }, (done) => onProgress(done, content.size));
   }
 
