@@ -29,6 +29,11 @@ export const session = {
 const expiredListeners = new Set();
 export const onSessionExpired = (fn) => { expiredListeners.add(fn); return () => expiredListeners.delete(fn); };
 
+// Tells the listeners when `err` (an authenticated call's ApiError) says the session ended.
+export function noteSessionEnd(err) {
+  if (err.status === 401 && ['unauthenticated', 'token_expired'].includes(err.code)) expiredListeners.forEach((fn) => fn(err));
+}
+
 export async function api(method, path, { body, query, auth = true, signal, raw } = {}) {
   let url = path;
   if (query) {
@@ -62,9 +67,7 @@ export async function api(method, path, { body, query, auth = true, signal, raw 
     const err = new ApiError(res.status, e.code || 'internal', e.message || '', {
       field: e.field, details: e.details, retryAfter: res.headers.get('Retry-After'), requestId: json.meta?.request_id,
     });
-    if (auth && res.status === 401 && ['unauthenticated', 'token_expired'].includes(err.code)) {
-      expiredListeners.forEach((fn) => fn(err));
-    }
+    if (auth) noteSessionEnd(err);
     throw err;
   }
   return { data: json.data, meta: json.meta || {}, status: res.status };

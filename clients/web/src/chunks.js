@@ -4,7 +4,7 @@
 // into and out of the network, the costly part), and up to PIPELINE chunks are between the
 // file and the server at once, so reading, sealing and the network overlap. Which requests
 // are sent is the caller's (vault.js). Buffers go to the workers and back transferred.
-import { ApiError } from './api.js';
+import { ApiError, noteSessionEnd } from './api.js';
 import { FormatError } from './crypto/bytes.js';
 import { CHUNK_SIZE } from './crypto/format.js';
 
@@ -69,7 +69,11 @@ class ChunkWorkers {
     this.tasks.delete(m.id);
     t.worker.open--;
     if (m.error === undefined) t.resolve(m);
-    else if (m.api) t.reject(new ApiError(m.api.status, m.api.code, m.error, { retryAfter: m.api.retryAfter }));
+    else if (m.api) {
+      const err = new ApiError(m.api.status, m.api.code, m.error, { retryAfter: m.api.retryAfter });
+      noteSessionEnd(err);
+      t.reject(err);
+    }
     else t.reject(m.format ? new FormatError(m.error) : new Error(m.error));
   }
 }
