@@ -70,11 +70,9 @@ const say = (s) => console.error(`web.mjs: ${s}`);
 async function loadPlaywright() {
   const build = process.env.BUILD || 'build';
   const nodeDir = path.resolve(ROOT, build, 'browser-node');
-  if (!fs.existsSync(path.join(nodeDir, 'node_modules/playwright-core'))) {
-    say(`installing playwright-core into ${nodeDir}`);
-    execFileSync('sh', ['-c', '. "$1/tests/lib/node_env.sh" && node_env_install "$1/tests/browser" "$2"', 'sh', ROOT, nodeDir],
-      { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' } });
-  }
+  // (npm ci runs only when the folder's lock differs from tests/browser's.)
+  execFileSync('sh', ['-c', '. "$1/tests/lib/node_env.sh" && node_env_install "$1/tests/browser" "$2"', 'sh', ROOT, nodeDir],
+    { stdio: ['ignore', 2, 'inherit'], env: { ...process.env, PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' } });
   const resolved = createRequire(path.join(nodeDir, 'package.json')).resolve('playwright-core');
   const pw = await import(pathToFileURL(resolved).href);
   return pw.chromium ?? pw.default.chromium;
