@@ -71,8 +71,9 @@ export function cdcCut(bytes) {
   return end;
 }
 
-// Every chunk length of a whole file held in memory, in order (what a writer cuts; sums to
-// bytes.length, empty for an empty file).
+// Every chunk length of a whole file held in memory, in order, by cdcCut alone (sums to
+// bytes.length, empty for an empty file). A writer whose file this splits into more than 1,000
+// chunks cuts it every CDC_MAX bytes instead (CLIENT-FORMAT.md "Chunk boundaries").
 export function cdcChunkLengths(bytes) {
   const out = [];
   for (let pos = 0; pos < bytes.length;) {
