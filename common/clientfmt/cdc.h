@@ -23,6 +23,8 @@ const uint32_t* cdc_gear();
 // The length of the chunk that starts at data[0]. `data` holds min(kCdcMax, bytes left in the
 // file) bytes: a caller that streams a file passes at least kCdcMax bytes while that many remain.
 // Returns data.size() when it is at most kCdcMin; otherwise a length in (kCdcMin, kCdcMax].
+// A file these cuts would split into more than 1,000 chunks (the op's blob_ids bound) is cut
+// every kCdcMax bytes instead (CLIENT-FORMAT.md), so files up to 4 GiB stay possible.
 size_t cdc_cut(std::string_view data);
 
 }  // namespace pouch::clientfmt

@@ -24,6 +24,7 @@ const V = JSON.parse(fs.readFileSync(path.join(ROOT, 'docs/client-format-vectors
 const webUrl = (f) => pathToFileURL(path.join(ROOT, 'clients/web', f)).href;
 const W = await import(webUrl('src/crypto/format.js'));
 const WP = await import(webUrl('src/crypto/primitives.js'));
+const WC = await import(webUrl('src/crypto/cdc.js'));
 const { FormatError } = await import(webUrl('src/crypto/bytes.js'));
 const { makeVectors } = await import(webUrl('tools/vectors.mjs'));
 
@@ -973,6 +974,84 @@ await check('sharing_random_round_trips_web_to_independent', async () => {
     eq('identity envelope sign_d', secret.sign_d, signJwk.d);
     const opened = await W.openIdentityEnvelope(e, await WP.importEncryptionPair(encJwk), signJwk, { account_id: account, sign_pub: signJwk, enc_pub: encJwk });
     eq('identity envelope opens in the web module', opened.encPriv.d, encJwk.d);
+  }
+});
+
+// ---- content-defined chunk boundaries (CLIENT-FORMAT.md "Chunk boundaries") ---------------
+
+// Independent: the gear table from this folder's @noble/hashes, the cut written from the
+// document with unsigned arithmetic (>>> 0) where the web module keeps a signed int32.
+const cdcGearIndependent = (() => {
+  const x = blake3(utf8('pouch/cdc/v1'), { dkLen: 1024 });
+  return Array.from({ length: 256 }, (_, i) => Buffer.from(x).readUInt32LE(4 * i));
+})();
+function cdcCutIndependent(data) {
+  const [MIN, NORMAL, MAX] = [512 * 1024, 2 * 1024 * 1024, 4 * 1024 * 1024];
+  if (data.length <= MIN) return data.length;
+  const end = Math.min(data.length, MAX);
+  let h = 0;
+  for (let i = MIN; i < end; i++) {
+    h = ((h << 1) + cdcGearIndependent[data[i]]) >>> 0;
+    const mask = i + 1 <= NORMAL ? 0xfffffe00 : 0xffffe000;  // by the chunk length so far
+    if (((h & mask) >>> 0) === 0) return i + 1;
+  }
+  return end;
+}
+function cdcLengths(cut, data) {
+  const out = [];
+  for (let pos = 0; pos < data.length; pos += out[out.length - 1]) {
+    out.push(cut(data.subarray(pos, Math.min(data.length, pos + 4 * 1024 * 1024))));
+  }
+  return out;
+}
+function cdcStreamIndependent(parts) {
+  return cat(...parts.map((p) => ('blake3_xof' in p ? blake3(utf8(p.blake3_xof), { dkLen: p.length })
+                                                     : new Uint8Array(p.length).fill(p.byte))));
+}
+
+await check('cdc_gear_and_constants', async () => {
+  const c = V.cdc;
+  eq('gear_context', c.gear_context, 'pouch/cdc/v1');
+  eq('gear_first', JSON.stringify(c.gear_first), JSON.stringify(cdcGearIndependent.slice(0, 4)));
+  eq('gear_last', c.gear_last, cdcGearIndependent[255]);
+  eq('web gear table', JSON.stringify(Array.from(WC.cdcGear())), JSON.stringify(cdcGearIndependent));
+  eq('constants', JSON.stringify([c.min, c.normal, c.max, c.mask_hard, c.mask_easy]),
+     JSON.stringify([524288, 2097152, 4194304, 0xfffffe00, 0xffffe000]));
+  eq('web constants', JSON.stringify([WC.CDC_MIN, WC.CDC_NORMAL, WC.CDC_MAX, WC.CDC_MASK_HARD, WC.CDC_MASK_EASY]),
+     JSON.stringify([c.min, c.normal, c.max, c.mask_hard, c.mask_easy]));
+});
+
+await check('cdc_streams_web_module_and_independent', async () => {
+  const cut = {};
+  for (const s of V.cdc.streams) {
+    const data = cdcStreamIndependent(s.parts);
+    const want = JSON.stringify(s.chunk_lengths);
+    eq(`${s.name}: independent`, JSON.stringify(cdcLengths(cdcCutIndependent, data)), want);
+    eq(`${s.name}: web cdcCut`, JSON.stringify(cdcLengths(WC.cdcCut, data)), want);
+    eq(`${s.name}: web cdcChunkLengths`, JSON.stringify(WC.cdcChunkLengths(data)), want);
+    cut[s.name] = s.chunk_lengths;
+  }
+  // One byte inserted at the start: the first boundary moves by one, every other chunk stays.
+  const a = cut.random_12mib, b = cut.random_12mib_insert_at_0;
+  if (a.length < 3) return 'random_12mib has fewer than 3 chunks';
+  eq('inserted: first chunk', b[0], a[0] + 1);
+  eq('inserted: the other chunks', JSON.stringify(b.slice(1)), JSON.stringify(a.slice(1)));
+  const body = Object.values(cut).flatMap((l) => l.slice(0, -1));
+  if (!body.some((n) => n > 524288 && n <= 2097152)) return 'no cut under the hard mask';
+  if (!body.some((n) => n > 2097152 && n < 4194304)) return 'no cut under the easy mask';
+  if (!body.includes(4194304)) return 'no chunk at max';
+});
+
+await check('cdc_web_module_matches_independent_on_random_and_text_data', async () => {
+  // 40 MiB of xorshift32 output, then 16 MiB of repeated text with a counter (low entropy).
+  const rnd = new Uint8Array(40 * 1024 * 1024);
+  const words = new Uint32Array(rnd.buffer);
+  let x = 0x2545f491;
+  for (let i = 0; i < words.length; i++) { x ^= x << 13; x ^= x >>> 17; x ^= x << 5; words[i] = x >>> 0; }
+  const lines = [];
+  for (let i = 0, n = 0; n < 16 * 1024 * 1024; i++) { const l = `line ${i}: the quick brown fox jumps over the lazy dog\n`; lines.push(l); n += l.length; }
+  for (const data of [rnd, utf8(lines.join(''))]) {
+    eq('lengths', JSON.stringify(WC.cdcChunkLengths(data)), JSON.stringify(cdcLengths(cdcCutIndependent, data)));
   }
 });
 

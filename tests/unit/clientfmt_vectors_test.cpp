@@ -1,14 +1,19 @@
 // clientfmt_vectors_test.cpp -- the C++ client format (common/clientfmt, common/crypto and the
 // CLI's NFC) against docs/client-format-vectors.json, the vectors the web app's crypto module
 // made from fixed inputs: a file pushed by one client opens in the other. `sharing` (docs/
-// SHARING.md) is checked with common/clientfmt/sharing.h. Deterministic parts
+// SHARING.md) is checked with common/clientfmt/sharing.h, `cdc` with cdc.h. Deterministic parts
 // (JCS, hashes, HKDF, AES-GCM with the given nonces, HPKE with the given ekm) must match byte
 // for byte; signatures are checked by verifying.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
+#include <vector>
+
+#include <blake3.h>
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -17,6 +22,7 @@
 #include "clients/cli/scan.h"
 #include "clients/cli/terminal_text.h"
 #include "common/clientfmt/artifact.h"
+#include "common/clientfmt/cdc.h"
 #include "common/clientfmt/chunk.h"
 #include "common/clientfmt/key_envelope.h"
 #include "common/clientfmt/roster.h"
@@ -233,6 +239,72 @@ TEST(ClientFormatVectors, ChunksSealByteForByteAndOpen) {
         ChunkRef ref{str(e, "blob_id"), e["size"].GetInt64(), str(e, "key"), str(e, "hash")};
         EXPECT_EQ(open_chunk(ref, unhex(str(c, "stored_hex"))), pt);
     }
+}
+
+namespace {
+
+// A `cdc` stream: its parts concatenated, {blake3_xof, length} being the first `length` bytes
+// of BLAKE3's extendable output of the seed string, {byte, length} a run of one value.
+std::string cdc_stream(const rapidjson::Value& parts) {
+    std::string out;
+    for (const auto& p : parts.GetArray()) {
+        size_t n = p["length"].GetUint64();
+        if (p.HasMember("blake3_xof")) {
+            std::string seed = str(p, "blake3_xof");
+            blake3_hasher h;
+            blake3_hasher_init(&h);
+            blake3_hasher_update(&h, seed.data(), seed.size());
+            size_t at = out.size();
+            out.resize(at + n);
+            blake3_hasher_finalize(&h, reinterpret_cast<uint8_t*>(out.data() + at), n);
+        } else {
+            out.append(n, static_cast<char>(p["byte"].GetInt()));
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST(ClientFormatVectors, CdcGearConstantsAndChunkLengthsMatch) {
+    const auto& v = V("cdc");
+    EXPECT_EQ(str(v, "gear_context"), "pouch/cdc/v1");
+    for (unsigned i = 0; i < 4; ++i) EXPECT_EQ(cdc_gear()[i], v["gear_first"][i].GetUint());
+    EXPECT_EQ(cdc_gear()[255], v["gear_last"].GetUint());
+    EXPECT_EQ(kCdcMin, v["min"].GetUint64());
+    EXPECT_EQ(kCdcNormal, v["normal"].GetUint64());
+    EXPECT_EQ(kCdcMax, v["max"].GetUint64());
+    EXPECT_EQ(kCdcMaskHard, v["mask_hard"].GetUint());
+    EXPECT_EQ(kCdcMaskEasy, v["mask_easy"].GetUint());
+    std::map<std::string, std::vector<size_t>> cut;
+    for (const auto& s : v["streams"].GetArray()) {
+        std::string data = cdc_stream(s["parts"]);
+        std::vector<size_t> got, want;
+        for (size_t pos = 0; pos < data.size();) {
+            size_t len = cdc_cut(std::string_view(data).substr(pos, kCdcMax));
+            got.push_back(len);
+            pos += len;
+        }
+        for (const auto& n : s["chunk_lengths"].GetArray()) want.push_back(n.GetUint64());
+        EXPECT_EQ(got, want) << str(s, "name");
+        cut[str(s, "name")] = got;
+    }
+    // The insertion moved the first boundary by one and kept every other chunk.
+    std::vector<size_t> orig = cut.at("random_12mib"), shifted = cut.at("random_12mib_insert_at_0");
+    ASSERT_GE(orig.size(), 3u);
+    ASSERT_EQ(shifted.size(), orig.size());
+    EXPECT_EQ(shifted[0], orig[0] + 1);
+    EXPECT_TRUE(std::equal(orig.begin() + 1, orig.end(), shifted.begin() + 1));
+    // The vectors reach every branch: a cut under each mask, a chunk at max, a one-chunk file.
+    bool hard = false, easy = false, max = false;
+    for (const auto& [name, lengths] : cut)
+        for (size_t i = 0; i + 1 < lengths.size(); ++i) {
+            hard |= lengths[i] > kCdcMin && lengths[i] <= kCdcNormal;
+            easy |= lengths[i] > kCdcNormal && lengths[i] < kCdcMax;
+            max |= lengths[i] == kCdcMax;
+        }
+    EXPECT_TRUE(hard && easy && max);
+    EXPECT_EQ(cut.at("at_min"), std::vector<size_t>{kCdcMin});
 }
 
 TEST(ClientFormatVectors, ArtifactEnvelopesSealByteForByteVerifyAndOpen) {

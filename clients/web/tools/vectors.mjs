@@ -8,10 +8,12 @@
 import * as fs from 'node:fs';
 
 import { p256 } from '@noble/curves/nist.js';
+import { blake3 as blake3Xof } from '@noble/hashes/blake3.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 
 import * as A from '../src/approval.js';
 import { b64url, concat, hex, unb64url as unb64, utf8 } from '../src/crypto/bytes.js';
+import * as C from '../src/crypto/cdc.js';
 import * as F from '../src/crypto/format.js';
 import { aesGcmSeal, blake3, hkdf, hmacSha256, isLowS, jcsText, jwkThumbprint } from '../src/crypto/primitives.js';
 
@@ -224,6 +226,51 @@ async function chunks() {
     return { key_hex: hex(c.key), nonce_hex: hex(c.nonce), aad_hex: hex(utf8('pouch/chunk/v1')), plaintext_hex: hex(c.pt),
       stored_hex: hex(stored), stored_size: stored.length, entry };
   }));
+}
+
+// Content-defined chunk boundaries (CLIENT-FORMAT.md "Chunk boundaries"): streams made of parts
+// (BLAKE3's extendable output of a seed string, or a run of one byte value), so no large data is
+// stored, and the chunk lengths a writer cuts them into. Seed F is the first of 'A'..'H' whose
+// 12 MiB stream has a cut under each mask and a chunk that reaches max with no cut; E has three
+// cuts under the hard mask.
+const CDC_SEED = 'pouch vectors: cdc stream F';
+const CDC_SEED_B = 'pouch vectors: cdc stream E';
+export function cdcStream(parts) {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    if ('blake3_xof' in p) out.set(blake3Xof(utf8(p.blake3_xof), { dkLen: p.length }), at);
+    else out.fill(p.byte, at, at + p.length);
+    at += p.length;
+  }
+  return out;
+}
+
+function cdc() {
+  const MiB = 1048576;
+  const xof = (seed, length) => ({ blake3_xof: seed, length });
+  const run = (byte, length) => ({ byte, length });
+  const streams = [
+    ['below_min', 'one byte short of min: one chunk', [xof(CDC_SEED, C.CDC_MIN - 1)]],
+    ['at_min', 'exactly min: one chunk', [xof(CDC_SEED, C.CDC_MIN)]],
+    ['min_plus_1', 'min + 1: the one byte after min is hashed, the chunk is the whole stream', [xof(CDC_SEED, C.CDC_MIN + 1)]],
+    ['random_12mib', '12 MiB cut all the way through', [xof(CDC_SEED, 12 * MiB)]],
+    ['random_12mib_insert_at_0', 'random_12mib with one byte inserted at the start: every boundary after the first is random_12mib\'s moved by one',
+      [run(0x2a, 1), xof(CDC_SEED, 12 * MiB)]],
+    ['zeros', 'a run of zero bytes never meets a mask: cut at max, the tail is the rest', [run(0, 9 * MiB)]],
+    ['random_zeros_random', 'random, a run of zero bytes that reaches max, random again', [xof(CDC_SEED_B, 3 * MiB), run(0, 6 * MiB), xof(CDC_SEED, 5 * MiB)]],
+  ];
+  const gear = C.cdcGear();
+  return {
+    about: 'cdc_cut over streams, each the concatenation of its parts: {blake3_xof: s, length: n} is the first n bytes of BLAKE3\'s '
+      + 'extendable output of utf8(s), {byte: b, length: n} is n bytes of value b. chunk_lengths: what a writer cuts the whole stream into, '
+      + 'each cut made on min(max, rest) bytes from the chunk start. gear_first: gear[0..3], gear_last: gear[255].',
+    gear_context: 'pouch/cdc/v1',
+    gear_first: Array.from(gear.subarray(0, 4)),
+    gear_last: gear[255],
+    min: C.CDC_MIN, normal: C.CDC_NORMAL, max: C.CDC_MAX, mask_hard: C.CDC_MASK_HARD, mask_easy: C.CDC_MASK_EASY,
+    streams: streams.map(([name, about, parts]) => ({ name, about, parts, chunk_lengths: C.cdcChunkLengths(cdcStream(parts)) })),
+  };
 }
 
 async function share() {
@@ -581,6 +628,7 @@ export async function makeVectors() {
     roster: rosterVectors,
     key_envelope: await keyEnvelope(),
     chunks: chunkVectors,
+    cdc: cdc(),
     artifacts: await artifacts(chunkVectors[0].entry),
     name_index: await nameIndexes(),
     share: await share(),
