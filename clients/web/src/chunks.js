@@ -6,7 +6,7 @@
 // are sent is the caller's (vault.js). Buffers go to the workers and back transferred.
 import { ApiError, noteSessionEnd } from './api.js';
 import { FormatError } from './crypto/bytes.js';
-import { CHUNK_SIZE } from './crypto/format.js';
+import { CDC_MAX, CDC_MIN, cdcCut } from './crypto/cdc.js';
 
 const WORKER_URL = '/chunk-worker.js';
 // Chunks sealed, checked or uploading (or fetched or opening) at once: each holds ≤ 8 MiB.
@@ -81,12 +81,35 @@ class ChunkWorkers {
 let pool = null;
 const workers = () => (pool ??= new ChunkWorkers(Math.min(4, Math.max(2, navigator.hardwareConcurrency || 2))));
 
-// Where the chunk that starts `window` ends; the window holds min(4 MiB, the rest of the file).
-// Fixed 4 MiB chunks for now; content-defined boundaries are crypto/cdc.js's cdcCut(window).
-const chunkCut = (window) => window.length;
+// A file is at most 1,000 chunks (an op's blob_ids bound).
+const MAX_CHUNKS = 1000;
+const fixedCut = (window) => window.length;
+
+// Where each chunk that starts a window of min(4 MiB, the rest of the file) bytes ends
+// (CLIENT-FORMAT "Chunk boundaries"): content-defined (crypto/cdc.js cdcCut), unless that
+// makes more than 1,000 chunks: then every 4 MiB. Every chunk but the last is over CDC_MIN
+// bytes, so only a file over 1,000 × (CDC_MIN + 1) bytes can pass the bound: such a file is
+// read once more first, its cuts counted.
+async function cutFor(file) {
+  if (file.size <= MAX_CHUNKS * (CDC_MIN + 1)) return cdcCut;
+  const reader = fileReader(file);
+  let rest = new Uint8Array(0);
+  try {
+    for (let at = 0, count = 0; at < file.size; count++) {
+      if (count === MAX_CHUNKS) return fixedCut;
+      const window = await readWindow(reader, rest, Math.min(CDC_MAX, file.size - at));
+      const cut = cdcCut(window);
+      rest = window.subarray(cut);
+      at += cut;
+    }
+    return cdcCut;
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+}
 
 // Seals `file` (a File or Blob) chunk by chunk: read in order (one stream, the fastest way to
-// read a File), cut, and each chunk handed to a worker; send(index, sealed) takes each sealed
+// read a File), cut (cutFor), and each chunk handed to a worker; send(index, sealed) takes each sealed
 // chunk to the server as it is ready ({entry, stored: ArrayBuffer}, or {hash} for a plaintext
 // whose hash is in `reuse`) and answers its entry. → the entries in file order. The first
 // failure stops the reading and is thrown once the chunks already under way have settled.
@@ -94,13 +117,14 @@ export async function sealFile(file, reuse, send) {
   const entries = [];
   const live = new Set();
   let failure = null;
+  const chunkCut = await cutFor(file);
   const reader = fileReader(file);
   let rest = new Uint8Array(0);  // bytes read past the last cut: the next window's first
   try {
     for (let at = 0, i = 0; at < file.size && !failure; i++) {
       while (live.size >= PIPELINE) await Promise.race(live);
       if (failure) break;
-      const window = await readWindow(reader, rest, Math.min(CHUNK_SIZE, file.size - at));
+      const window = await readWindow(reader, rest, Math.min(CDC_MAX, file.size - at));
       const cut = chunkCut(window);
       if (!Number.isSafeInteger(cut) || cut < 1 || cut > window.length) throw new Error(`a chunk was cut at ${cut} of ${window.length} bytes`);
       rest = window.slice(cut);
