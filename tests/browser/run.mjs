@@ -28,6 +28,7 @@ const OUT = process.env.POUCH_BROWSER_OUT;
 fs.mkdirSync(OUT, { recursive: true });
 const W = await import(pathToFileURL(path.join(ROOT, 'clients/web/src/crypto/format.js')).href);
 const WP = await import(pathToFileURL(path.join(ROOT, 'clients/web/src/crypto/primitives.js')).href);
+const CDC = await import(pathToFileURL(path.join(ROOT, 'clients/web/src/crypto/cdc.js')).href);
 
 // ---- reporting -----------------------------------------------------------------------------
 
@@ -200,7 +201,8 @@ await test('upload_then_download_5mb_and_a_small_file', ['onboarding_makes_keys_
   const arts = (await apiAs(S.token, 'GET', `/v1/pouches/${S.pouch.id}/artifacts`)).json.data.items;
   eq('artifacts', arts.length, 2);
   const blobs = arts.map((a) => a.head.blob_ids.length).sort().join();
-  eq('blob ids per artifact (inline, 2 chunks)', blobs, '0,2');
+  // (The 5 MiB file is cut where CLIENT-FORMAT "Chunk boundaries" says: 2 or 3 chunks.)
+  eq('blob ids per artifact (inline, its chunks)', blobs, `0,${CDC.cdcChunkLengths(S.big).length}`);
   const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 60000 }), page.getByRole('button', { name: 'Download big.bin' }).click()]);
   const got = fs.readFileSync(await dl.path());
   eq('downloaded size', got.length, S.big.length);
@@ -212,6 +214,33 @@ await test('upload_then_download_5mb_and_a_small_file', ['onboarding_makes_keys_
   await page.getByText(/hello\.txt, 30 B · by web/).waitFor();
   await shot(page, 'history');
   await page.getByRole('button', { name: 'Close history' }).click();
+});
+
+// A large file replaced by a copy with its last byte changed: the app reuses the entries of
+// the chunks whose plaintext is unchanged (CLIENT-FORMAT "Chunks"), so only the last chunk is
+// sealed and uploaded again; the same artifact gets a new head, and reads back as the copy.
+await test('replacing_a_large_file_uploads_only_its_changed_chunk', ['upload_then_download_5mb_and_a_small_file'], async () => {
+  const artifacts = async () => (await apiAs(S.token, 'GET', `/v1/pouches/${S.pouch.id}/artifacts`)).json.data.items;
+  const before = (await artifacts()).find((a) => a.head.blob_ids.length > 1);
+  ok(before, 'big.bin is listed with its chunks');
+  const changed = Buffer.from(S.big);
+  changed[changed.length - 1] ^= 0xff;
+  await page.locator('#upload').setInputFiles([{ name: 'big.bin', mimeType: 'application/octet-stream', buffer: changed }]);
+  let after;
+  for (let i = 0; i < 300 && !(after && after.head.id !== before.head.id); i++) {
+    await page.waitForTimeout(200);
+    after = (await artifacts()).find((a) => a.id === before.id);
+  }
+  ok(after && after.head.id !== before.head.id, 'big.bin got a new head');
+  eq('base of the new head', after.head.base_revision_id, before.head.id);
+  const [b, a] = [before.head.blob_ids, after.head.blob_ids];
+  eq('chunks', a.length, b.length);
+  eq('blobs kept from the old head', a.filter((id) => b.includes(id)).length, b.length - 1);
+  eq('new blobs', a.filter((id) => !b.includes(id)).length, 1);
+  await page.locator('label.button:not(.disabled)', { hasText: 'Upload files' }).waitFor();
+  const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 60000 }), page.getByRole('button', { name: 'Download big.bin' }).click()]);
+  ok(fs.readFileSync(await dl.path()).equals(changed), 'big.bin reads back as the changed copy');
+  S.big = changed;
 });
 
 await test('cli_login_approved_with_its_code_then_cli_decrypts_its_pouch_key', ['upload_then_download_5mb_and_a_small_file'], async () => {
@@ -252,7 +281,8 @@ await test('cli_login_approved_with_its_code_then_cli_decrypts_its_pouch_key', [
   ok(hello, 'the CLI sees hello.txt');
   eq('CLI decrypts hello.txt', Buffer.from(hello.data, 'base64url').toString(), S.small.toString());
   const big = files.find((f) => f.name === 'big.bin');
-  eq('CLI reads big.bin chunks', big.chunks.length, 2);
+  eq('CLI reads big.bin\'s chunks, cut where the format says', JSON.stringify(big.chunks.map((c) => c.size)),
+    JSON.stringify(CDC.cdcChunkLengths(S.big)));
   const devices = await cli.call('GET', '/v1/devices');
   eq('CLI token works', devices.status, 200);
   // Reload: a decided request is explained, not refused.

@@ -1,6 +1,7 @@
 // api.js -- the one way the web app talks to the service: the JSON envelope of decisions §2,
 // the web session token (Bearer), errors as ApiError values with the service's `code`, and
-// paging that always follows meta.next_cursor to the end. Nothing else calls fetch on /v1.
+// paging that always follows meta.next_cursor to the end. Nothing else calls fetch on /v1 but
+// the chunk workers, for blobs, with what blobRequest gives them.
 import { isUuid } from './crypto/bytes.js';
 
 const TOKEN_KEY = 'pouch.session';
@@ -27,6 +28,11 @@ export const session = {
 // Listeners told when the session ends under us (401 on an authenticated call).
 const expiredListeners = new Set();
 export const onSessionExpired = (fn) => { expiredListeners.add(fn); return () => expiredListeners.delete(fn); };
+
+// Tells the listeners when `err` (an authenticated call's ApiError) says the session ended.
+export function noteSessionEnd(err) {
+  if (err.status === 401 && ['unauthenticated', 'token_expired'].includes(err.code)) expiredListeners.forEach((fn) => fn(err));
+}
 
 export async function api(method, path, { body, query, auth = true, signal, raw } = {}) {
   let url = path;
@@ -61,9 +67,7 @@ export async function api(method, path, { body, query, auth = true, signal, raw 
     const err = new ApiError(res.status, e.code || 'internal', e.message || '', {
       field: e.field, details: e.details, retryAfter: res.headers.get('Retry-After'), requestId: json.meta?.request_id,
     });
-    if (auth && res.status === 401 && ['unauthenticated', 'token_expired'].includes(err.code)) {
-      expiredListeners.forEach((fn) => fn(err));
-    }
+    if (auth) noteSessionEnd(err);
     throw err;
   }
   return { data: json.data, meta: json.meta || {}, status: res.status };
@@ -88,33 +92,13 @@ export async function getAll(path, query = {}, { signal } = {}) {
 // The account's roster, every entry in index order (paged with `cursor`, decisions §13).
 export const getRoster = () => getAll('/v1/account/roster', { limit: 1000 });
 
-// PUT of an encrypted blob with upload progress (fetch cannot report it).
-export function putBlob(pouchId, blobId, bytes, onProgress) {
-  return new Promise((resolve, reject) => {
-    const xhr = new XMLHttpRequest();
-    xhr.open('PUT', `/v1/pouches/${pouchId}/blobs/${blobId}`);
-    xhr.setRequestHeader('Authorization', `Bearer ${session.token}`);
-    xhr.setRequestHeader('Content-Type', 'application/octet-stream');
-    xhr.upload.onprogress = (ev) => onProgress?.(ev.loaded);
-    xhr.onerror = () => reject(new ApiError(0, 'network', 'The upload was interrupted.'));
-    xhr.onload = () => {
-      let json = null;
-      try { json = JSON.parse(xhr.responseText); } catch { /* below */ }
-      if (xhr.status >= 200 && xhr.status < 300) return resolve(json?.data);
-      const e = json?.error || {};
-      reject(new ApiError(xhr.status, e.code || 'internal', e.message || `HTTP ${xhr.status}`, { retryAfter: xhr.getResponseHeader('Retry-After') }));
-    };
-    xhr.send(bytes);
-  });
-}
-
-// A blob id comes from decrypted content another member wrote: it reaches the URL only as
-// what the format says it is (43 b64url characters; vault.fileBytes checked the content's whole
-// shape before), and the pouch id only as a UUID.
-export async function getBlob(pouchId, blobId) {
+// The URL and headers of a blob's PUT or GET, which the chunk workers send (chunks.js): a blob
+// id comes from decrypted content another member wrote, so it reaches the URL only as what the
+// format says it is (43 b64url characters; vault.fileBlob checked the content's whole shape
+// before), and the pouch id only as a UUID.
+export function blobRequest(pouchId, blobId) {
   if (!/^[A-Za-z0-9_-]{43}$/.test(blobId) || !isUuid(pouchId)) {
     throw new ApiError(0, 'invalid_blob_id', 'A file refers to a piece with an invalid id; it was not fetched.');
   }
-  const res = await api('GET', `/v1/pouches/${pouchId}/blobs/${blobId}`, { raw: true });
-  return new Uint8Array(await res.arrayBuffer());
+  return { url: `/v1/pouches/${pouchId}/blobs/${blobId}`, headers: { Authorization: `Bearer ${session.token}` } };
 }

@@ -114,6 +114,7 @@ export function useAction() {
   return { busy, error, setError, run };
 }
 
+// Hands `bytes` (a Uint8Array or a Blob, which is not copied) to the browser as a download.
 export function downloadBytes(bytes, name, type = 'application/octet-stream') {
   const url = URL.createObjectURL(new Blob([bytes], { type }));
   const a = document.createElement('a');

@@ -3,11 +3,12 @@
 // envelopes (with the per-pouch high-water mark no write goes below), files (inline or
 // chunked), history, shares and revoking a device with a key rotation (approving a CLI login
 // is approval.js's). Pages call these; the byte formats are crypto/format.js's.
-import { ApiError, get, getAll, getBlob, getRoster, post, putBlob } from './api.js';
-import { FormatError, b64url, concat, randomBytes, randomUuid, unb64url, uuidText } from './crypto/bytes.js';
+import { ApiError, blobRequest, get, getAll, getRoster, post } from './api.js';
+import { openFile, putChunk, sealFile } from './chunks.js';
+import { FormatError, b64url, randomBytes, randomUuid, unb64url, uuidText } from './crypto/bytes.js';
 import * as F from './crypto/format.js';
 import {
-  blake3, exportJwk, generateEncryptionKey, generateSigningKey, importEncryptionPair, importSigningPair,
+  exportJwk, generateEncryptionKey, generateSigningKey, importEncryptionPair, importSigningPair,
   publicJwk, sameJwk,
 } from './crypto/primitives.js';
 import { describeError } from './errors.js';
@@ -471,14 +472,15 @@ export class Vault {
     const fresh = await this.freshPouch(pouch);
     await this.checkRole(fresh);
     await this.writeKey(fresh);
-    const bytes = new Uint8Array(await file.arrayBuffer());
-    const content = { name, kind: 'file', size: bytes.length, mtime: file.lastModified || Date.now() };
+    const content = { name, kind: 'file', size: file.size, mtime: file.lastModified || Date.now() };
     let blobIds = [];
-    if (bytes.length <= F.INLINE_MAX) {
+    if (file.size <= F.INLINE_MAX) {
+      const bytes = new Uint8Array(await file.arrayBuffer());
+      content.size = bytes.length;
       content.data = b64url(bytes);
       onProgress(bytes.length, bytes.length, 'encrypting');
     } else {
-      content.chunks = await this.sendChunks(pouch, bytes, existing, onProgress);
+      content.chunks = await this.sendChunks(pouch, file, existing, onProgress);
       blobIds = [...new Set(content.chunks.map((c) => c.blob_id))];
     }
     const artifactId = existing?.id || randomUuid();
@@ -503,39 +505,37 @@ export class Vault {
     return { written: [this.ownItem(first.op, content, res.seq)], stale: [] };
   }
 
-  // A large file's chunks (CLIENT-FORMAT "Chunks"): each sealed and uploaded unless the
-  // existing head has a chunk of the same plaintext, whose entry is reused. → content.chunks.
-  async sendChunks(pouch, bytes, existing, onProgress) {
+  // A large file's chunks (CLIENT-FORMAT "Chunks"), sealed in the chunk workers (chunks.js)
+  // and each checked and uploaded as soon as it is sealed, a few at once; a chunk whose
+  // plaintext hash equals one of the existing head's is not sealed again: its entry is reused.
+  // onProgress(bytes, file size, 'uploading'), at most every 100 ms. → content.chunks.
+  async sendChunks(pouch, file, existing, onProgress) {
     const reuse = new Map((existing?.content?.chunks || []).map((c) => [c.hash, c]));
-    const chunks = [];
-    const toSend = [];
-    for (let at = 0; at < bytes.length; at += F.CHUNK_SIZE) {
-      const pt = bytes.subarray(at, Math.min(at + F.CHUNK_SIZE, bytes.length));
-      const hash = b64url(blake3(pt));
-      if (reuse.has(hash)) {
-        chunks.push(reuse.get(hash));
-      } else {
-        const { stored, entry } = await F.sealChunk(pt);
-        chunks.push(entry);
-        toSend.push({ entry, stored });
-      }
-      onProgress(Math.min(at + F.CHUNK_SIZE, bytes.length), bytes.length, 'encrypting');
-    }
-    // Each new chunk has its own random key, so its blob id is unique.
-    const sent = toSend.length ? await post(`/v1/pouches/${pouch.id}/blobs/check`, {
-      blobs: toSend.map((t) => ({ id: t.entry.blob_id, stored_size: t.stored.length })),
-    }) : { missing: [] };
-    const missing = new Set(sent.missing);
-    const total = toSend.reduce((n, t) => n + t.stored.length, 0);
+    const check = blobChecker(pouch.id);
+    const partial = new Map();  // chunk index → plaintext bytes its upload has sent so far
     let done = 0;
-    for (const t of toSend) {
-      if (missing.has(t.entry.blob_id)) {
-        await putBlob(pouch.id, t.entry.blob_id, t.stored, (n) => onProgress(done + n, total, 'uploading'));
+    let shown = 0;
+    const report = (now) => {
+      if (!now && performance.now() - shown < 100) return;
+      shown = performance.now();
+      let n = done;
+      for (const v of partial.values()) n += v;
+      onProgress(Math.min(n, file.size), file.size, 'uploading');
+    };
+    return sealFile(file, [...reuse.keys()], async (i, sealed) => {
+      const entry = sealed.hash !== undefined ? reuse.get(sealed.hash) : sealed.entry;
+      // Each new chunk has its own random key, so its blob id is new: checking it reserves it.
+      if (sealed.hash === undefined && (await check({ id: entry.blob_id, stored_size: sealed.stored.byteLength }))) {
+        await putChunk(sealed.stored, blobRequest(pouch.id, entry.blob_id), (n) => {
+          partial.set(i, Math.min(n, entry.size));
+          report(false);
+        });
       }
-      done += t.stored.length;
-      onProgress(done, total, 'uploading');
-    }
-    return chunks;
+      partial.delete(i);
+      done += entry.size;
+      report(true);
+      return entry;
+    });
   }
 
   // Deletes the file under the generation the page's `pouch` names. → {removed: [{id, seq}]}
@@ -550,23 +550,21 @@ export class Vault {
     return { removed: [{ id: item.id, seq: res.seq }] };
   }
 
-  // The plaintext of one revision's content. onProgress(done, total).
-  // The content's shape is checked first: a blob id reaches a URL only as 43 b64url characters.
-  async fileBytes(pouchId, content, onProgress = () => {}) {
+  // The plaintext of one revision's content as a Blob, its chunks fetched and opened a few at
+  // once (chunks.js). The content's shape is checked first: a blob id reaches a URL only as 43
+  // b64url characters. onProgress(done, total).
+  async fileBlob(pouchId, content, onProgress = () => {}) {
     F.checkContent(content);
-    if (content.data !== undefined) return unb64url(content.data);
-    const parts = [];
-    let done = 0;
-    for (const entry of content.chunks || []) {
+    if (content.data !== undefined) return new Blob([unb64url(content.data)]);
+    return openFile(content.chunks, content.size, (entry) => {
       if (!F.BLOB_ID.test(entry.blob_id)) throw new FormatError('a chunk has an invalid blob id');
-      const stored = await getBlob(pouchId, entry.blob_id);
-      parts.push(await F.openChunk(stored, entry));
-      done += entry.size;
-      onProgress(done, content.size);
-    }
-    const out = concat(...parts);
-    if (out.length !== content.size) throw new FormatError('the file has the wrong size');
-    return out;
+      return blobRequest(pouchId, entry.blob_id);
+    }, (done) => onProgress(done, content.size));
+  }
+
+  // The same as bytes.
+  async fileBytes(pouchId, content, onProgress) {
+    return new Uint8Array(await (await this.fileBlob(pouchId, content, onProgress)).arrayBuffer());
   }
 
   // ---- shares ----
@@ -695,6 +693,31 @@ export class Vault {
 }
 
 const shortId = (id) => String(id).slice(0, 8);
+
+// blob → whether the service misses it (and so reserved it): the blobs asked about while a
+// check is on its way go together in the next one (≤ 1,000 a request, SYNC.md "Blobs").
+function blobChecker(pouchId) {
+  const queue = [];
+  let busy = false;
+  const flush = async () => {
+    busy = true;
+    while (queue.length) {
+      const batch = queue.splice(0, 1000);
+      try {
+        const { missing } = await post(`/v1/pouches/${pouchId}/blobs/check`, { blobs: batch.map((q) => q.blob) });
+        const miss = new Set(missing);
+        for (const q of batch) q.resolve(miss.has(q.blob.id));
+      } catch (e) {
+        for (const q of batch) q.reject(e);
+      }
+    }
+    busy = false;
+  };
+  return (blob) => new Promise((resolve, reject) => {
+    queue.push({ blob, resolve, reject });
+    if (!busy) flush();
+  });
+}
 
 const noKey = (keyGen) => new FormatError(`this browser holds no pouch key of generation ${keyGen}`);
 

@@ -70,8 +70,8 @@ function useFileActions(pouchId, { pouch, items, feed }, run) {
   const download = (item, content = item.content) => run(async () => {
     const label = `Downloading ${plainText(content.name)}`;
     setProgress({ label, done: 0, total: content.size });
-    const bytes = await vault.fileBytes(pouchId, content, (done, total) => setProgress({ label, done, total }));
-    downloadBytes(bytes, plainText(content.name.split('/').pop()));
+    const file = await vault.fileBlob(pouchId, content, (done, total) => setProgress({ label, done, total }));
+    downloadBytes(file, plainText(content.name.split('/').pop()));
   }).finally(() => setProgress(null));
   const remove = (item) => {
     if (!confirm(`Delete ${isolated(item.content.name)}? Its history stays.`)) return;

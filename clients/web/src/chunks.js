@@ -1,0 +1,217 @@
+// chunks.js -- a large file's chunks moved in parallel and mostly off the page's main thread:
+// the file is read and cut here, chunk workers (crypto/chunk_worker.js, served as
+// /chunk-worker.js) seal, upload, fetch and open the chunks (AES-GCM, BLAKE3 and the copies
+// into and out of the network, the costly part), and up to PIPELINE chunks are between the
+// file and the server at once, so reading, sealing and the network overlap. Which requests
+// are sent is the caller's (vault.js). Buffers go to the workers and back transferred.
+import { ApiError, noteSessionEnd } from './api.js';
+import { FormatError } from './crypto/bytes.js';
+import { CDC_MAX, CDC_MIN, cdcCut } from './crypto/cdc.js';
+
+const WORKER_URL = '/chunk-worker.js';
+// Chunks sealed, checked or uploading (or fetched or opening) at once: each holds ≤ 8 MiB.
+const PIPELINE = 8;
+
+// A few workers, each taking the next task when it has the fewest open; started on first use
+// and kept for the page's life (a worker that failed is replaced at the next use).
+class ChunkWorkers {
+  constructor(size) {
+    this.size = size;
+    this.workers = [];
+    this.tasks = new Map();   // id → {worker, resolve, reject, onSent}
+    this.nextId = 1;
+  }
+
+  start() {
+    while (this.workers.length < this.size) {
+      const w = new Worker(WORKER_URL);
+      w.open = 0;
+      w.onmessage = ({ data }) => this.answer(data);
+      // A script that does not load (or a crash) answers no task: each of its tasks fails.
+      w.onerror = (e) => {
+        e.preventDefault?.();
+        this.retire(w, new Error(`The encryption worker failed${e.message ? `: ${e.message}` : ''}.`));
+      };
+      this.workers.push(w);
+    }
+  }
+
+  retire(w, error) {
+    this.workers = this.workers.filter((x) => x !== w);
+    w.terminate();
+    for (const [id, t] of this.tasks) {
+      if (t.worker === w) {
+        this.tasks.delete(id);
+        t.reject(error);
+      }
+    }
+  }
+
+  // → the worker's answer; onSent(bytes) hears a PUT's progress.
+  run(message, transfer = [], onSent = null) {
+    this.start();
+    const w = this.workers.reduce((a, b) => (b.open < a.open ? b : a));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.tasks.set(id, { worker: w, resolve, reject, onSent });
+      w.open++;
+      w.postMessage({ ...message, id }, transfer);
+    });
+  }
+
+  answer(m) {
+    const t = this.tasks.get(m.id);
+    if (!t) return;
+    if (m.sent !== undefined) {
+      t.onSent?.(m.sent);
+      return;
+    }
+    this.tasks.delete(m.id);
+    t.worker.open--;
+    if (m.error === undefined) t.resolve(m);
+    else if (m.api) {
+      const err = new ApiError(m.api.status, m.api.code, m.error, { retryAfter: m.api.retryAfter });
+      noteSessionEnd(err);
+      t.reject(err);
+    }
+    else t.reject(m.format ? new FormatError(m.error) : new Error(m.error));
+  }
+}
+
+let pool = null;
+const workers = () => (pool ??= new ChunkWorkers(Math.min(4, Math.max(2, navigator.hardwareConcurrency || 2))));
+
+// A file is at most 1,000 chunks (an op's blob_ids bound).
+const MAX_CHUNKS = 1000;
+const fixedCut = (window) => window.length;
+
+// Where each chunk that starts a window of min(4 MiB, the rest of the file) bytes ends
+// (CLIENT-FORMAT "Chunk boundaries"): content-defined (crypto/cdc.js cdcCut), unless that
+// makes more than 1,000 chunks: then every 4 MiB. Every chunk but the last is over CDC_MIN
+// bytes, so only a file over 1,000 × (CDC_MIN + 1) bytes can pass the bound: such a file is
+// read once more first, its cuts counted.
+async function cutFor(file) {
+  if (file.size <= MAX_CHUNKS * (CDC_MIN + 1)) return cdcCut;
+  const reader = fileReader(file);
+  let rest = new Uint8Array(0);
+  try {
+    for (let at = 0, count = 0; at < file.size; count++) {
+      if (count === MAX_CHUNKS) return fixedCut;
+      const window = await readWindow(reader, rest, Math.min(CDC_MAX, file.size - at));
+      const cut = cdcCut(window);
+      rest = window.subarray(cut);
+      at += cut;
+    }
+    return cdcCut;
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+}
+
+// Seals `file` (a File or Blob) chunk by chunk: read in order (one stream, the fastest way to
+// read a File), cut (cutFor), and each chunk handed to a worker; send(index, sealed) takes each sealed
+// chunk to the server as it is ready ({entry, stored: ArrayBuffer}, or {hash} for a plaintext
+// whose hash is in `reuse`) and answers its entry. → the entries in file order. The first
+// failure stops the reading and is thrown once the chunks already under way have settled.
+export async function sealFile(file, reuse, send) {
+  const entries = [];
+  const live = new Set();
+  let failure = null;
+  const chunkCut = await cutFor(file);
+  const reader = fileReader(file);
+  let rest = new Uint8Array(0);  // bytes read past the last cut: the next window's first
+  try {
+    for (let at = 0, i = 0; at < file.size && !failure; i++) {
+      while (live.size >= PIPELINE) await Promise.race(live);
+      if (failure) break;
+      const window = await readWindow(reader, rest, Math.min(CDC_MAX, file.size - at));
+      const cut = chunkCut(window);
+      if (!Number.isSafeInteger(cut) || cut < 1 || cut > window.length) throw new Error(`a chunk was cut at ${cut} of ${window.length} bytes`);
+      rest = window.slice(cut);
+      const index = i;
+      const done = workers().run({ op: 'seal', buffer: window.buffer, size: cut, reuse }, [window.buffer])
+        .then((r) => send(index, r))
+        .then((entry) => { entries[index] = entry; }, (e) => { failure ??= e; });
+      live.add(done);
+      done.finally(() => live.delete(done));
+      at += cut;
+    }
+  } finally {
+    await Promise.all(live);
+    reader.cancel().catch(() => {});
+  }
+  if (failure) throw failure;
+  return entries;
+}
+
+// A byob reader of the file: it reads into the caller's buffer. A browser whose Blob stream is
+// not a byte stream gets the same from a default reader, one copy more.
+function fileReader(file) {
+  try {
+    return file.stream().getReader({ mode: 'byob' });
+  } catch {
+    const reader = file.stream().getReader();
+    let pending = new Uint8Array(0);
+    return {
+      async read(view) {
+        if (!pending.length) {
+          const { value, done } = await reader.read();
+          if (done) return { done: true };
+          pending = value;
+        }
+        const n = Math.min(view.length, pending.length);
+        view.set(pending.subarray(0, n));
+        pending = pending.subarray(n);
+        return { value: view.subarray(0, n), done: false };
+      },
+      cancel: () => reader.cancel(),
+    };
+  }
+}
+
+// `len` bytes of the file: `rest` then what `reader` (fileReader) reads next.
+async function readWindow(reader, rest, len) {
+  let buf = new Uint8Array(len);
+  buf.set(rest);
+  for (let n = rest.length; n < len;) {
+    const { value, done } = await reader.read(new Uint8Array(buf.buffer, n, len - n));
+    if (done) throw new FormatError('the file changed while it was read');
+    buf = new Uint8Array(value.buffer);
+    n += value.length;
+  }
+  return buf;
+}
+
+// PUT of a sealed chunk's stored bytes (an ArrayBuffer, handed over) with `request`
+// (api.js blobRequest), by a worker. onSent(bytes sent so far), now and then.
+export function putChunk(stored, request, onSent) {
+  return workers().run({ op: 'put', stored, ...request }, [stored], onSent);
+}
+
+// The plaintext of `entries` (checked content.chunks), `size` bytes in all, as a Blob: up to
+// PIPELINE chunks fetched (requestOf(entry): api.js blobRequest) and opened at once by the
+// workers, each a Blob of its own made there (the browser holds the bytes; the page never
+// copies them). onProgress(bytes done).
+export async function openFile(entries, size, requestOf, onProgress) {
+  if (entries.reduce((n, e) => n + e.size, 0) !== size) throw new FormatError('the chunks do not add up to the file\'s size');
+  const parts = [];
+  let next = 0;
+  let done = 0;
+  let failed = false;
+  const lane = async () => {
+    while (next < entries.length && !failed) {
+      const i = next++;
+      const { blob } = await workers().run({ op: 'fetch-open', ...requestOf(entries[i]), entry: entries[i] });
+      parts[i] = blob;
+      done += entries[i].size;
+      onProgress(done);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PIPELINE, entries.length) }, lane)).catch((e) => {
+    failed = true;
+    throw e;
+  });
+  const file = new Blob(parts);
+  if (file.size !== size) throw new FormatError('the file has the wrong size');
+  return file;
+}

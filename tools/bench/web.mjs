@@ -1,0 +1,376 @@
+#!/usr/bin/env node
+// web.mjs -- the web app's row of `make bench` (issue 25 row 5): in one Chromium page (Debian's
+// /usr/bin/chromium, headless), a new account uploads a file of random bytes through the app's
+// own upload path (its "Upload files" input, as a person picks a file) and downloads it
+// through its own download path (the file's Download button), each timed in the page; beside
+// them, in the same page, a plain `fetch` PUT of the same File and a plain `fetch` GET of the
+// same bytes against the same nginx. A probe on the main thread (a 10 ms timer) records the
+// longest gap between its runs during the app's upload and download.
+//
+//   node tools/bench/web.mjs --url http://127.0.0.1:PORT [--size-mib 100] [--rounds 1]
+//                            --out FILE.json [--shots DIR]
+//
+// The stack must serve the baseline's /_bench/data (a WebDAV PUT, answered once the whole body
+// is read, and a GET of what was put): start it with POUCH_BENCH_ROUTES=1 (tools/stack/lib.sh);
+// rate limits off (it signs up one account). Writes, also on failure,
+//   {"upload_ms","fetch_put_ms","download_ms","fetch_get_ms","max_main_thread_block_ms",
+//    "ok","error"}
+// (ms, integers; with --rounds N, N files of their own, each figure the median of the rounds;
+// max_main_thread_block_ms is the longest gap between the probe's runs in any round, the
+// 10 ms period included) and exits 0 once it is written, 2 on bad arguments. The upload is
+// timed from the input's change event to the answer of its commit; the download from the
+// button's click to the Blob the app hands the browser, whose bytes are then compared with
+// the file's. Playwright (playwright-core from tests/browser's lock file, installed into
+// BUILD/browser-node as the browser suite does; BUILD: default build) onboards the account,
+// then disconnects: the timed part runs over a bare DevTools session, as Playwright's network
+// instrumentation copies every request body to the client (~1 s per 4 MiB PUT, not ~20 ms).
+// --shots DIR saves screenshots of the upload's progress and the end (a screenshot holds the
+// main thread: the probe's figure then counts it).
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import * as nodeCrypto from 'node:crypto';
+import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+// Node 20 has its WebSocket client behind a flag (Node 22 has it on).
+if (typeof WebSocket === 'undefined') {
+  const again = spawnSync(process.execPath, ['--experimental-websocket', ...process.argv.slice(1)], { stdio: 'inherit' });
+  process.exit(again.status ?? 1);
+}
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+function usage(msg) {
+  console.error(`web.mjs: ${msg}\nusage: node tools/bench/web.mjs --url URL [--size-mib N] [--rounds N] --out FILE.json [--shots DIR]`);
+  process.exit(2);
+}
+
+const args = { sizeMib: 100, rounds: 1 };
+for (let i = 2; i < process.argv.length; i += 2) {
+  const [k, v] = [process.argv[i], process.argv[i + 1]];
+  if (v === undefined) usage(`${k} needs a value`);
+  if (k === '--url') args.url = v.replace(/\/$/, '');
+  else if (k === '--size-mib') args.sizeMib = Number(v);
+  else if (k === '--out') args.out = v;
+  else if (k === '--shots') args.shots = v;
+  else if (k === '--rounds') args.rounds = Number(v);
+  else usage(`unknown option ${k}`);
+}
+if (!args.url || !args.out) usage('--url and --out are required');
+if (!Number.isInteger(args.sizeMib) || args.sizeMib < 1 || args.sizeMib > 1024) usage('--size-mib must be 1..1024');
+if (!Number.isInteger(args.rounds) || args.rounds < 1 || args.rounds > 20) usage('--rounds must be 1..20');
+
+const result = { upload_ms: 0, fetch_put_ms: 0, download_ms: 0, fetch_get_ms: 0, max_main_thread_block_ms: 0, ok: false, error: '' };
+const writeResult = () => fs.writeFileSync(args.out, `${JSON.stringify(result)}\n`);
+const say = (s) => console.error(`web.mjs: ${s}`);
+
+// playwright-core as the browser suite pins it, installed the way run.sh installs it.
+async function loadPlaywright() {
+  const build = process.env.BUILD || 'build';
+  const nodeDir = path.resolve(ROOT, build, 'browser-node');
+  // (npm ci runs only when the folder's lock differs from tests/browser's.)
+  execFileSync('sh', ['-c', '. "$1/tests/lib/node_env.sh" && node_env_install "$1/tests/browser" "$2"', 'sh', ROOT, nodeDir],
+    { stdio: ['ignore', 2, 'inherit'], env: { ...process.env, PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' } });
+  const resolved = createRequire(path.join(nodeDir, 'package.json')).resolve('playwright-core');
+  const pw = await import(pathToFileURL(resolved).href);
+  return pw.chromium ?? pw.default.chromium;
+}
+
+// In the page before the app: marks the app's own steps without changing them. The input's
+// change event (capture phase, before the app reads and clears the input) starts the upload
+// and keeps the File; the answer to the commit (POST …/operations) ends it; the Blob the app
+// makes for a download ends that. A 10 ms timer records when it ran.
+function instrument() {
+  const B = { marks: {}, file: null, blobs: [], ticks: [] };
+  window.__bench = B;
+  document.addEventListener('change', (e) => {
+    if (e.target?.id === 'upload' && e.target.files?.length) {
+      B.file = e.target.files[0];
+      B.marks.uploadStart = performance.now();
+    }
+  }, true);
+  const realFetch = window.fetch;
+  window.fetch = async function benchFetch(input, init) {
+    const res = await realFetch.call(this, input, init);
+    const url = typeof input === 'string' ? input : input?.url || '';
+    if (init?.method === 'POST' && /\/v1\/pouches\/[^/]+\/operations$/.test(url) && res.ok && B.marks.committed === undefined) {
+      B.marks.committed = performance.now();
+    }
+    return res;
+  };
+  const realCreate = URL.createObjectURL;
+  URL.createObjectURL = function benchCreate(obj) {
+    if (obj instanceof Blob) B.blobs.push({ t: performance.now(), blob: obj });
+    return realCreate.call(this, obj);
+  };
+  const tick = () => {
+    B.ticks.push(performance.now());
+    setTimeout(tick, 10);
+  };
+  tick();
+}
+
+// Debian's chromium, headless, with a DevTools port; its own calls to outside hosts go to a
+// proxy that is not there (loopback, the stack, is never proxied), as in tests/browser.
+async function startChromium(dir) {
+  const child = spawn('/usr/bin/chromium', ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync', '--proxy-server=http://127.0.0.1:9',
+    '--window-size=1100,760', '--remote-debugging-port=0', `--user-data-dir=${path.join(dir, 'profile')}`, 'about:blank'],
+  { stdio: ['ignore', 'ignore', 'pipe'] });
+  const port = await new Promise((resolve, reject) => {
+    let text = '';
+    const timer = setTimeout(() => reject(new Error('chromium did not open its DevTools port in 30 s')), 30000);
+    child.stderr.on('data', (d) => {
+      text += d;
+      const m = text.match(/DevTools listening on ws:\/\/127\.0\.0\.1:(\d+)\//);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`chromium exited (${code}): ${text.slice(-300)}`)));
+  });
+  child.stderr.resume();
+  return { child, port };
+}
+
+// A bare DevTools session on one page: only the domains it is told to enable. (Playwright
+// enables the Network domain, which hands every request body to the client: a 4 MiB PUT then
+// takes ~1 s instead of ~20 ms, so the timed part runs without it.)
+class Cdp {
+  static async open(url) {
+    const ws = new WebSocket(url);
+    await new Promise((resolve, reject) => {
+      ws.addEventListener('open', resolve, { once: true });
+      ws.addEventListener('error', () => reject(new Error(`cannot open ${url}`)), { once: true });
+    });
+    return new Cdp(ws);
+  }
+
+  constructor(ws) {
+    this.ws = ws;
+    this.nextId = 1;
+    this.pending = new Map();
+    this.exceptions = [];
+    ws.addEventListener('message', (e) => {
+      const m = JSON.parse(e.data);
+      if (m.id && this.pending.has(m.id)) {
+        const { resolve, reject } = this.pending.get(m.id);
+        this.pending.delete(m.id);
+        if (m.error) reject(new Error(`${m.error.message} ${m.error.data || ''}`));
+        else resolve(m.result);
+      } else if (m.method === 'Runtime.exceptionThrown') {
+        this.exceptions.push(m.params.exceptionDetails?.exception?.description || m.params.exceptionDetails?.text);
+      }
+    });
+  }
+
+  send(method, params = {}) {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.ws.send(JSON.stringify({ id, method, params }));
+    });
+  }
+
+  // The value of an expression (a promise is awaited), as JSON.
+  async eval(expression) {
+    const r = await this.send('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true });
+    if (r.exceptionDetails) throw new Error(`in the page: ${r.exceptionDetails.exception?.description || r.exceptionDetails.text}`);
+    return r.result.value;
+  }
+
+  // Polls `expression` every 50 ms until it is truthy; a page error box ends the wait.
+  async until(expression, what, timeoutMs) {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+      const [value, alert] = await this.eval(`[${expression}, document.querySelector('[role=alert]')?.textContent || null]`);
+      if (value) return value;
+      if (alert) throw new Error(`the page shows an error while waiting for ${what}: ${alert}`);
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  close() { this.ws.close(); }
+}
+
+// A new account, onboarded by Playwright as tests/browser does (its first pouch is made at
+// genesis), left on that pouch's page; then Playwright disconnects.
+async function onboard(chromium, port) {
+  const browser = await chromium.connectOverCDP(`http://127.0.0.1:${port}`);
+  try {
+    const ctx = browser.contexts()[0];
+    const page = ctx.pages()[0] || (await ctx.newPage());
+    page.on('dialog', (d) => d.accept());
+    await page.goto(`${args.url}/signup`);
+    await page.getByLabel('Email').fill(`bench.${nodeCrypto.randomUUID().slice(0, 8)}@example.com`);
+    await page.getByLabel('Password').fill('correct horse battery');
+    await page.getByRole('button', { name: 'Sign up' }).click();
+    await page.getByRole('button', { name: 'Make my keys' }).click();
+    await page.getByTestId('recovery-code').waitFor();
+    await page.getByRole('button', { name: 'Download recovery kit' }).click();
+    await page.getByLabel('I have saved the recovery kit').check();
+    await page.getByRole('button', { name: 'Create my account' }).click();
+    await page.getByRole('link', { name: 'Pouch 1' }).click();
+    await page.getByText('live updates on').waitFor({ timeout: 30000 });
+  } finally {
+    await browser.close();
+  }
+}
+
+// One round: `file` uploaded and downloaded through the app, then PUT and fetched back plainly.
+async function measure(cdp, file, size) {
+  const name = path.basename(file);
+  // A second of the page idle first: the probe's longest gap then is the machine's share
+  // (another process holding the core), printed beside the figures for comparison.
+  await cdp.eval('window.__bench.marks = { idleStart: performance.now() }');
+  await new Promise((r) => setTimeout(r, 1000));
+  await cdp.eval('window.__bench.marks.idleEnd = performance.now()');
+  const shot = async (what) => {
+    if (!args.shots) return;
+    const { data } = await cdp.send('Page.captureScreenshot', { format: 'png' });
+    fs.writeFileSync(path.join(args.shots, `web-bench-${what}.png`), Buffer.from(data, 'base64'));
+  };
+
+  // The app's upload: the file picked in its input, until its commit is answered.
+  say(`uploading ${name} (${size} bytes) through the app`);
+  const { root } = await cdp.send('DOM.getDocument');
+  const { nodeId } = await cdp.send('DOM.querySelector', { nodeId: root.nodeId, selector: '#upload' });
+  if (!nodeId) throw new Error('the pouch page has no #upload input');
+  await cdp.send('DOM.setFileInputFiles', { nodeId, files: [file] });
+  if (args.shots) {
+    await cdp.until('document.querySelector("progress[value]")?.value > 0', 'the upload progress', 60000);
+    await shot('upload');
+  }
+  await cdp.until('window.__bench.marks.committed !== undefined', 'the commit of the upload', 600000);
+  await cdp.until(`[...document.querySelectorAll('td')].some((td) => td.textContent === ${JSON.stringify(name)})
+    && !!document.querySelector('label.button.primary:not(.disabled)')`, 'the uploaded file in the list', 60000);
+
+  // The app's download: its button, until the Blob it hands the browser.
+  say('downloading through the app');
+  const clicked = await cdp.eval(`(() => {
+    const b = document.querySelector(${JSON.stringify(`button[aria-label="Download ${name}"]`)});
+    if (!b) return false;
+    window.__bench.blobs = [];
+    window.__bench.marks.downloadStart = performance.now();
+    b.click();
+    return true;
+  })()`);
+  if (!clicked) throw new Error(`no button "Download ${name}"`);
+  await cdp.until('window.__bench.blobs.length > 0', 'the downloaded file', 600000);
+  await shot('downloaded');
+
+  // The baseline, in the same page: the same File PUT with fetch, its bytes fetched back.
+  say('plain fetch PUT and GET');
+  return cdp.eval(`(async (expected) => {
+    const B = window.__bench;
+    const gapIn = (from, to) => {
+      let max = 0;
+      for (let i = 1; i < B.ticks.length; i++) {
+        if (B.ticks[i] >= from && B.ticks[i - 1] <= to) max = Math.max(max, B.ticks[i] - B.ticks[i - 1]);
+      }
+      return max;
+    };
+    const same = async (a, b) => {
+      const x = new Uint8Array(await a.arrayBuffer());
+      const y = new Uint8Array(await b.arrayBuffer());
+      if (x.length !== y.length) return false;
+      for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+      return true;
+    };
+    const out = {
+      upload: B.marks.committed - B.marks.uploadStart,
+      download: B.blobs[0].t - B.marks.downloadStart,
+      blockUpload: gapIn(B.marks.uploadStart, B.marks.committed),
+      blockDownload: gapIn(B.marks.downloadStart, B.blobs[0].t),
+      blockIdle: gapIn(B.marks.idleStart, B.marks.idleEnd),
+      fileSize: B.file.size,
+      downloadedSame: await same(B.blobs[0].blob, B.file),
+    };
+    let t = performance.now();
+    const put = await fetch('/_bench/data', { method: 'PUT', body: B.file, cache: 'no-store' });
+    out.fetchPut = performance.now() - t;
+    out.putStatus = put.status;
+    t = performance.now();
+    const got = await fetch('/_bench/data', { cache: 'no-store' });
+    const bytes = await got.arrayBuffer();
+    out.fetchGet = performance.now() - t;
+    out.getStatus = got.status;
+    out.getSize = bytes.byteLength;
+    out.fetchedSame = out.getSize === expected && (await same(new Blob([bytes]), B.file));
+    return out;
+  })(${size})`);
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+
+async function run(chromium, dir, files, size) {
+  const { child, port } = await startChromium(dir);
+  try {
+    say('onboarding a new account');
+    await onboard(chromium, port);
+    const targets = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
+    const target = targets.find((t) => t.type === 'page' && t.url.startsWith(args.url));
+    if (!target) throw new Error('the app\'s page is gone after onboarding');
+    const cdp = await Cdp.open(target.webSocketDebuggerUrl);
+    const rounds = [];
+    try {
+      await cdp.send('Runtime.enable');
+      await cdp.send('Page.enable');
+      await cdp.send('Page.setDownloadBehavior', { behavior: 'deny' });
+      await cdp.eval(`(${instrument})()`);
+      for (const file of files) {
+        const m = await measure(cdp, file, size);
+        say(`measured: ${JSON.stringify(m)}`);
+        rounds.push(m);
+      }
+    } finally {
+      cdp.close();
+    }
+    // Each figure is the median of the rounds; the main thread's, the longest gap of any.
+    result.upload_ms = Math.round(median(rounds.map((m) => m.upload)));
+    result.download_ms = Math.round(median(rounds.map((m) => m.download)));
+    result.fetch_put_ms = Math.round(median(rounds.map((m) => m.fetchPut)));
+    result.fetch_get_ms = Math.round(median(rounds.map((m) => m.fetchGet)));
+    result.max_main_thread_block_ms = Math.round(Math.max(...rounds.map((m) => Math.max(m.blockUpload, m.blockDownload))));
+    const problems = [];
+    for (const [i, m] of rounds.entries()) {
+      const r = rounds.length > 1 ? `round ${i + 1}: ` : '';
+      if (m.fileSize !== size) problems.push(`${r}the page read ${m.fileSize} bytes of ${size}`);
+      if (!m.downloadedSame) problems.push(`${r}the app's download differs from the file`);
+      if (m.putStatus !== 201 && m.putStatus !== 204) problems.push(`${r}fetch PUT /_bench/data answered ${m.putStatus} (is the stack started with POUCH_BENCH_ROUTES=1?)`);
+      if (m.getStatus !== 200 || !m.fetchedSame) problems.push(`${r}fetch GET /_bench/data answered ${m.getStatus} with ${m.getSize} bytes, not the file's`);
+    }
+    if (cdp.exceptions.length) problems.push(`page errors: ${cdp.exceptions.join(' | ')}`);
+    result.ok = problems.length === 0;
+    result.error = problems.join('; ');
+  } finally {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pouch-web-bench-'));
+try {
+  const size = args.sizeMib * 1024 * 1024;
+  // A new file of its own random bytes for each round: nothing of one is reused by the next.
+  const files = [];
+  for (let i = 1; i <= args.rounds; i++) {
+    files.push(path.join(dir, `bench-${i}.bin`));
+    fs.writeFileSync(files.at(-1), nodeCrypto.randomBytes(size));
+  }
+  if (args.shots) fs.mkdirSync(args.shots, { recursive: true });
+  await run(await loadPlaywright(), dir, files, size);
+} catch (e) {
+  result.ok = false;
+  // eslint-disable-next-line no-control-regex -- Playwright colours its call logs
+  result.error = String(e?.message || e).replace(/\u001b\[[0-9;]*m/g, '').split('\n').slice(0, 3).join(' | ');
+} finally {
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+writeResult();
+say(`${result.ok ? 'ok' : 'FAILED'}: ${JSON.stringify(result)}`);
