@@ -56,6 +56,9 @@ clients_data() {
 # clients_same DIR: DIR holds exactly the cached folder's files and bytes.
 clients_same() { [[ $(clients_sums "$1") == "$(cat "$CLIENTS_CACHE/folder.b3")" ]]; }
 
+# share BYTES SIZE: BYTES / SIZE to 4 places (the shifted-data rows: 3 % is 0.0300).
+share() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b > 0) printf "%.4f", a / b; else print "n/a" }'; }
+
 # clients_cpu FILE: "user+sys" seconds from /usr/bin/time -f '%e %U %S' output.
 clients_cpu() { awk 'END { printf "%.2f", $2 + $3 }' "$1"; }
 
@@ -256,8 +259,8 @@ EOF
     fi
     [[ -n ${pj:-} ]] || pj='{}'
     [[ -n ${sj:-} ]] || sj='{}'
-    echo "pouch $pj" | tee -a "$OUT_DIR/clients.jsonl" >&2
-    echo "syncthing $sj" | tee -a "$OUT_DIR/clients.jsonl" >&2
+    jq -c '{client: "pouch"} + .' <<<"$pj" | tee -a "$OUT_DIR/clients.jsonl" >&2
+    jq -c '{client: "syncthing"} + .' <<<"$sj" | tee -a "$OUT_DIR/clients.jsonl" >&2
     local pp99 sp99 plost slost
     pp99=$(jq -r '.p99_ms // empty' <<<"$pj")
     plost=$(jq -r '.lost // 1' <<<"$pj")
@@ -287,7 +290,7 @@ EOF
         cmp -s "$shifted" "$PB/shift.bin" && pshift_ok=1
     fi
     ((pshift_ok)) || note "clients: Pouch shifted file: B does not hold the file (see $OUT_DIR/clients-p?.log)"
-    r=$(ratio "${pbytes:-}" "$CLIENTS_SHIFT_SIZE")
+    r=$(share "${pbytes:-}" "$CLIENTS_SHIFT_SIZE")
     row "clients: shifted data, one byte inserted at the start of a 256 MiB file, Pouch blob bytes uploaded / file size (${pblobs:-?} blobs stored)" \
         "${pbytes:-n/a}" "$CLIENTS_SHIFT_SIZE" "$r" "<= 0.03" "$(verdict "$r" 0.03 le $((1 - pshift_ok)))"
 
@@ -310,7 +313,7 @@ EOF
         fi
     fi
     ((sshift_ok)) || note "clients: Syncthing shifted file: B does not hold the file"
-    r=$(ratio "${sa_out:-}" "$CLIENTS_SHIFT_SIZE")
+    r=$(share "${sa_out:-}" "$CLIENTS_SHIFT_SIZE")
     report "clients: shifted data, Syncthing bytes sent by A / file size (its /rest/system/connections outBytesTotal; B received ${sb_in:-?}; reference for the 0.03 target)" \
         "${sa_out:-n/a}" "$CLIENTS_SHIFT_SIZE" "$r" $((1 - sshift_ok))
     clients_st_stop
