@@ -160,6 +160,7 @@ bench_clients() {
         }
     done
     CL=$BENCH_VAR/clients
+    [[ ${BENCH_APPEND:-0} == 1 ]] || : >"$OUT_DIR/clients.jsonl"
     DEVICES=$CL/devices
     WEB_STATE=$DEVICES/web
     SA=$CL/st-a-folder SB=$CL/st-b-folder PA=$CL/pouch-a-folder PB=$CL/pouch-b-folder
