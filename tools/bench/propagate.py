@@ -14,7 +14,7 @@ not seen on B within TIMEOUT seconds (default 30) counts as lost; the next edit 
 
 Writes the latencies in ms, one a line in edit order, to DAT (lost ones left out) and prints
 one JSON object: {"edits":N,"seen":n,"lost":n,"p50_ms":..,"p99_ms":..,"max_ms":..,"min_ms":..}.
-p99 of 50 edits is the 50th value when sorted (nearest rank): the slowest but none.
+p99 by nearest rank: of 50 edits, the 50th when sorted, i.e. the slowest.
 """
 import argparse
 import json
