@@ -100,6 +100,16 @@ clients_st_start() {
     done
 }
 
+# clients_st_cpu: user+sys CPU seconds of both Syncthing processes so far (/proc/PID/stat).
+clients_st_cpu() {
+    local pid ticks=0 t
+    for pid in "${ST_PIDS[@]}"; do
+        t=$(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat" 2>/dev/null) || t=0
+        ticks=$((ticks + ${t:-0}))
+    done
+    awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", t / hz }'
+}
+
 clients_st_stop() {
     local pid
     for pid in "${ST_PIDS[@]}"; do
@@ -208,7 +218,8 @@ EOF
     /usr/bin/time -f '%e %U %S' -o "$CL/push.time" env XDG_CONFIG_HOME="$DEVICES/pa" \
         timeout --kill-after=5 900 "$POUCH" push "$PA" >>"$OUT_DIR/clients-pa.log" 2>&1 </dev/null || push_rc=$?
     t1=$(now_ms)
-    pc pb pull "$PB" || pull_rc=$?
+    /usr/bin/time -f '%e %U %S' -o "$CL/pull.time" env XDG_CONFIG_HOME="$DEVICES/pb" \
+        timeout --kill-after=5 900 "$POUCH" pull "$PB" >>"$OUT_DIR/clients-pb.log" 2>&1 </dev/null || pull_rc=$?
     t2=$(now_ms)
     push_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (b - a) / 1000 }')
     pull_s=$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.1f", (b - a) / 1000 }')
@@ -217,12 +228,13 @@ EOF
     ((push_rc == 0 && pull_rc == 0)) && clients_same "$PB" && pouch_ok=1
     ((pouch_ok)) || note "clients: Pouch initial sync: push exit $push_rc, pull exit $pull_rc, B byte-identical: $(clients_same "$PB" && echo yes || echo no)"
 
-    local st_s="" st_ok=0
+    local st_s="" st_ok=0 st_cpu=""
     clients_st_setup || true
     t0=$(now_ms)
     clients_st_start
     if clients_wait 900 0.1 clients_st_done b "$CLIENTS_FILES"; then
         t1=$(now_ms)
+        st_cpu=$(clients_st_cpu)
         st_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (b - a) / 1000 }')
         clients_same "$SB" && st_ok=1
     fi
@@ -232,6 +244,10 @@ EOF
     f=$((2 - pouch_ok - st_ok))
     row "clients: initial sync of 1 GiB in 10,000 files A -> B, Pouch vs Syncthing, s (Pouch: push ${push_s} s + pull ${pull_s} s; Syncthing: from start-up to B complete; B byte-identical: Pouch $( ((pouch_ok)) && echo yes || echo no), Syncthing $( ((st_ok)) && echo yes || echo no))" \
         "$pouch_s" "${st_s:-n/a}" "$r" "<= 1.0" "$(verdict "$r" 1.0 le "$f")"
+
+    report "clients: CPU of the initial sync, Pouch push + pull (user+sys s; the service's handlers not counted) vs Syncthing A + B at completion" \
+        "$(awk -v a="$push_cpu" -v b="$(clients_cpu "$CL/pull.time")" 'BEGIN { printf "%.2f", a + b }')" "${st_cpu:-n/a}" \
+        "$(ratio "$(awk -v a="$push_cpu" -v b="$(clients_cpu "$CL/pull.time")" 'BEGIN { printf "%.2f", a + b }')" "$st_cpu")" "$f"
 
     # --- 4. CPU per GiB, from row 1's push --------------------------------------------------------
     r=$(ratio "$push_cpu" "$base_s")
