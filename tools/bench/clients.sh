@@ -122,17 +122,24 @@ clients_st_stop() {
 # clients_st_done NAME FILES: instance NAME's folder is idle with FILES local files and none
 # needed (and FILES in the global view, so a B that has not heard of A yet is not "done").
 clients_st_done() {
-    local s
+    local s pid
+    for pid in "${ST_PIDS[@]}"; do
+        kill -0 "$pid" 2>/dev/null || { note "clients: a Syncthing process ended (see $OUT_DIR/syncthing-?.log)"; return 2; }
+    done
     s=$(st "$1" "/rest/db/status?folder=bench" 2>/dev/null) || return 1
     [[ $(jq -r '"\(.state) \(.globalFiles) \(.localFiles) \(.needFiles)"' <<<"$s") == "idle $2 $2 0" ]]
 }
 
 # clients_wait SECONDS INTERVAL COMMAND...: runs COMMAND every INTERVAL s until it succeeds.
+# Status 2 from COMMAND (a Syncthing process ended) stops the wait at once.
 clients_wait() {
-    local deadline=$((SECONDS + $1)) interval=$2
+    local deadline=$((SECONDS + $1)) interval=$2 rc
     shift 2
-    until "$@"; do
-        ((SECONDS < deadline)) || return 1
+    while true; do
+        rc=0
+        "$@" || rc=$?
+        ((rc == 0)) && return 0
+        ((rc != 2 && SECONDS < deadline)) || return 1
         sleep "$interval"
     done
 }
@@ -229,10 +236,11 @@ EOF
     ((pouch_ok)) || note "clients: Pouch initial sync: push exit $push_rc, pull exit $pull_rc, B byte-identical: $(clients_same "$PB" && echo yes || echo no)"
 
     local st_s="" st_ok=0 st_cpu=""
-    clients_st_setup || true
-    t0=$(now_ms)
-    clients_st_start
-    if clients_wait 900 0.1 clients_st_done b "$CLIENTS_FILES"; then
+    if clients_st_setup; then
+        t0=$(now_ms)
+        clients_st_start
+    fi
+    if ((${#ST_PIDS[@]})) && clients_wait 600 0.1 clients_st_done b "$CLIENTS_FILES"; then
         t1=$(now_ms)
         st_cpu=$(clients_st_cpu)
         st_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (b - a) / 1000 }')
@@ -321,7 +329,7 @@ EOF
             before=$(clients_st_bytes)
             cp "$shifted" "$CL/shift.tmp"
             mv "$CL/shift.tmp" "$SA/shift.bin"
-            clients_wait 600 0.2 sh -c "cmp -s '$shifted' '$SB/shift.bin'" || true
+            clients_wait 600 0.2 sh -c "cmp -s '$shifted' '$SB/shift.bin' || exit 1" || true
             clients_wait 60 0.2 clients_st_done b $((CLIENTS_FILES + 2)) || true
             sleep 2
             after=$(clients_st_bytes)

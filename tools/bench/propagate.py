@@ -10,7 +10,8 @@ from just before the write on A to the first read on B that returned the new byt
 edit is a whole new content (a first line "edit I TOKEN", TOKEN random, then 2 KiB of filler)
 written to a temporary file in TMP (outside both watched folders, same file system) and
 renamed over A_FILE, as an editor saves: no watcher ever sees a half-written file. An edit
-not seen on B within TIMEOUT seconds (default 30) counts as lost; the next edit starts anyway.
+not seen on B within TIMEOUT seconds (default 30) counts as lost; the next edit starts anyway,
+unless 3 in a row were lost: then the rest count as lost too and it stops (a dead client).
 
 Writes the latencies in ms, one a line in edit order, to DAT (lost ones left out) and prints
 one JSON object: {"edits":N,"seen":n,"lost":n,"p50_ms":..,"p99_ms":..,"max_ms":..,"min_ms":..}.
@@ -46,7 +47,7 @@ def main():
     tmp = os.path.join(a.tmp or os.path.dirname(os.path.dirname(os.path.abspath(a.a))), ".propagate.tmp")
     filler = ("x" * 63 + "\n") * 32
     latencies = []
-    lost = 0
+    lost = in_a_row = 0
     for i in range(a.edits):
         marker = f"{a.label} {i} {secrets.token_hex(8)}\n".encode()
         body = marker + filler.encode()
@@ -68,8 +69,14 @@ def main():
             time.sleep(a.poll_ms / 1000)
         if seen is None:
             lost += 1
+            in_a_row += 1
             print(f"propagate: edit {i} not seen on B within {a.timeout} s", file=sys.stderr)
+            if in_a_row == 3:
+                lost += a.edits - i - 1
+                print("propagate: 3 edits in a row lost, giving up", file=sys.stderr)
+                break
         else:
+            in_a_row = 0
             latencies.append((seen - t0) * 1000)
         wait = t0 + a.interval - time.monotonic()
         if wait > 0 and i + 1 < a.edits:
