@@ -100,10 +100,20 @@ clients_st_start() {
     done
 }
 
-# clients_st_cpu: user+sys CPU seconds of both Syncthing processes so far (/proc/PID/stat).
+# clients_st_procs: the Syncthing processes: the two started and their children (1.19 runs
+# its work in a child of a monitor process even with --no-restart).
+clients_st_procs() {
+    local pid
+    for pid in "${ST_PIDS[@]}"; do
+        echo "$pid"
+        pgrep -P "$pid" || true
+    done
+}
+
+# clients_st_cpu: user+sys CPU seconds of all Syncthing processes so far (/proc/PID/stat).
 clients_st_cpu() {
     local pid ticks=0 t
-    for pid in "${ST_PIDS[@]}"; do
+    for pid in $(clients_st_procs); do
         t=$(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat" 2>/dev/null) || t=0
         ticks=$((ticks + ${t:-0}))
     done
@@ -111,10 +121,14 @@ clients_st_cpu() {
 }
 
 clients_st_stop() {
-    local pid
+    local pid children
+    children=$(for pid in "${ST_PIDS[@]}"; do pgrep -P "$pid" || true; done)
     for pid in "${ST_PIDS[@]}"; do
         kill -TERM "$pid" 2>/dev/null || true
         wait "$pid" 2>/dev/null || true
+    done
+    for pid in $children; do
+        stack_wait_gone "$pid" 50 || kill -KILL "$pid" 2>/dev/null || true
     done
     ST_PIDS=()
 }
