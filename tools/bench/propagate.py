@@ -7,7 +7,7 @@
 Edits A_FILE N times, one edit every S seconds, and after each edit reads B_FILE every
 POLL-MS milliseconds (default 5) until it holds the new content: the latency of that edit is
 from just before the write on A to the first read on B that returned the new bytes. Each
-edit is a whole new content (a first line "edit I TOKEN", TOKEN random, then 2 KiB of filler)
+edit is a whole new content (a first line "LABEL I TOKEN", TOKEN random, then 2 KiB of filler)
 written to a temporary file in TMP (outside both watched folders, same file system) and
 renamed over A_FILE, as an editor saves: no watcher ever sees a half-written file. An edit
 not seen on B within TIMEOUT seconds (default 30) counts as lost; the next edit starts anyway,
