@@ -261,7 +261,8 @@ EOF
         clients_same "$SB" && st_ok=1
     fi
     ((st_ok)) || note "clients: Syncthing initial sync did not complete byte-identical (${st_s:-no completion} s; see $OUT_DIR/syncthing-b.log)"
-    printf '"Pouch (push + pull)" %s\n"Syncthing" %s\n' "${pouch_s:-0}" "${st_s:-0}" >"$OUT_DIR/clients-sync.dat"
+    printf '"Pouch (push %s s + pull %s s)" %s\n"Syncthing (start-up to B complete)" %s\n' "$push_s" "$pull_s" \
+        "${pouch_s:-0}" "${st_s:-0}" >"$OUT_DIR/clients-sync.dat"
     r=$(ratio "$pouch_s" "$st_s")
     f=$((2 - pouch_ok - st_ok))
     row "clients: initial sync of 1 GiB in 10,000 files A -> B, Pouch vs Syncthing, s (Pouch: push ${push_s} s + pull ${pull_s} s; Syncthing: from start-up to B complete; B byte-identical: Pouch $( ((pouch_ok)) && echo yes || echo no), Syncthing $( ((st_ok)) && echo yes || echo no))" \
