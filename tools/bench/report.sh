@@ -2,7 +2,9 @@
 # report.sh OUT_DIR -- turns the rows make bench wrote (OUT_DIR/rows.jsonl, one JSON object a
 # row) into OUT_DIR/results.json (the run and every row) and OUT_DIR/results.md (a table),
 # draws the plots (gnuplot: commit ops/s by batch and concurrency from commit.dat, the wake-up
-# latency distribution of the waiters from wake.dat) as OUT_DIR/*.svg and, with BENCH_DOC=1,
+# latency distribution of the waiters from wake.dat, the clients section's initial sync, Pouch
+# against Syncthing, from clients-sync.dat and its propagation latencies from
+# clients-prop-{pouch,syncthing}.dat) as OUT_DIR/*.svg and, with BENCH_DOC=1,
 # copies them to docs/ and rewrites the generated block of docs/PERFORMANCE.md (between its
 # `bench:begin` and `bench:end` markers) from results.json. Nothing in that block is typed.
 # Relies on jq and gnuplot (Debian gnuplot-nox).
@@ -93,6 +95,55 @@ set label "p99" at graph 0.01, first 0.965 tc rgb "#c0504d"
 plot "$out/wake.dat" using 1:((\$0 + 1) / $n) with lines lw 2 lc rgb "#4a7ebb" title "cumulative share"
 EOF
         plots+=(bench-wake.svg)
+    fi
+    # The clients section (tools/bench/clients.sh): clients-sync.dat ("label" seconds), and the
+    # propagation latencies of each client in edit order, clients-prop-{pouch,syncthing}.dat.
+    if [[ -s $out/clients-sync.dat ]]; then
+        gnuplot <<EOF
+set terminal svg size 700,400 dynamic font "sans,11"
+set output "$out/bench-clients-sync.svg"
+set title "Initial sync of 1 GiB in 10,000 files, A -> B byte-identical (target: Pouch <= 1.0x Syncthing)"
+set style data histograms
+set style fill solid 0.8 border -1
+set boxwidth 0.6
+set ylabel "seconds"
+set yrange [0:*]
+set grid ytics
+unset key
+plot "$out/clients-sync.dat" using 2:xtic(1) lc rgb "#4a7ebb", \
+     "" using 0:2:(sprintf("%.1f s", \$2)) with labels offset 0,0.8 notitle
+EOF
+        plots+=(bench-clients-sync.svg)
+    fi
+    if [[ -s $out/clients-prop-pouch.dat || -s $out/clients-prop-syncthing.dat ]]; then
+        series=()
+        for c in pouch syncthing; do
+            f=$out/clients-prop-$c.dat
+            [[ -s $f ]] || continue
+            n=$(wc -l <"$f")
+            color="#4a7ebb"
+            [[ $c == syncthing ]] && color="#9bbb59"
+            label=Pouch
+            [[ $c == syncthing ]] && label=Syncthing
+            series+=("\"< sort -n $f\" using 1:((\$0 + 1) / $n) with steps lw 2 lc rgb \"$color\" title \"$label ($n edits)\"")
+        done
+        plot_line=$(IFS=,; echo "${series[*]}")
+        gnuplot <<EOF
+set terminal svg size 900,420 dynamic font "sans,11"
+set output "$out/bench-clients-propagation.svg"
+set title "One edit on A until its content is readable on B, both watching (target: Pouch p99 <= 1 s and <= 0.5x Syncthing's)"
+set xlabel "ms"
+set ylabel "share of edits arrived"
+set yrange [0:1]
+set xrange [0:*]
+set grid
+set key bottom right
+set arrow from graph 0, first 0.99 to graph 1, first 0.99 nohead dt 2 lc rgb "#c0504d"
+set arrow from 1000, graph 0 to 1000, graph 1 nohead dt 3 lc rgb "#c0504d"
+set label "p99" at graph 0.01, first 0.965 tc rgb "#c0504d"
+plot $plot_line
+EOF
+        plots+=(bench-clients-propagation.svg)
     fi
 else
     echo "report.sh: gnuplot not found (apt-get install gnuplot-nox); no plots" >&2

@@ -10,17 +10,19 @@
 # writes both, the plots and, after a full run, the generated block of docs/PERFORMANCE.md.
 # Raw outputs sit beside them. Always tears down.
 #
-# BENCH_ONLY="crypto rss health get commit pages login waiters roundtrip" picks sections;
+# BENCH_ONLY="crypto rss health get commit pages login waiters roundtrip clients" picks sections
+# (clients: tools/bench/clients.sh, the reference clients side by side with Syncthing);
 # BENCH_SECONDS (default 10) is the length of each wrk/pgbench run; BENCH_PERF=1 records each
 # wrk run with perf; BENCH_FSYNC="off on" the durability of the commit rows; BENCH_STRICT=1
 # exits 1 when any row is MISSED; BENCH_AUTO_EXPLAIN=1 logs slow plans. Relies on
-# tools/stack/lib.sh, tests/smoke/{lib,flows}.sh, wrk, pgbench, openssl, jq, gnuplot.
+# tools/stack/lib.sh, tests/smoke/{lib,flows}.sh, wrk, pgbench, openssl, jq, gnuplot; the
+# clients section on syncthing, b3sum and python3 too (tools/bench/deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # shellcheck source=tools/stack/lib.sh
 source tools/stack/lib.sh
 
-only=${BENCH_ONLY:-crypto rss health get commit pages login waiters roundtrip}
+only=${BENCH_ONLY:-crypto rss health get commit pages login waiters roundtrip clients}
 secs=${BENCH_SECONDS:-10}
 for cmd in wrk pgbench openssl jq; do
     command -v "$cmd" >/dev/null || stack_die "$cmd not found (apt-get install wrk postgresql-contrib)"
@@ -83,6 +85,8 @@ fi
 source tests/smoke/lib.sh
 # shellcheck source=tests/smoke/flows.sh
 source tests/smoke/flows.sh
+# shellcheck source=tools/bench/clients.sh
+source tools/bench/clients.sh
 trap cleanup EXIT
 
 load() { cut -d' ' -f1 /proc/loadavg; }
@@ -588,7 +592,7 @@ if [[ ${BENCH_APPEND:-0} != 1 ]]; then
     : >"$OUT_DIR/loadgen.jsonl"
 fi
 echo "| row | measured | baseline | ratio | target | verdict | load |"
-for section in crypto rss health get commit pages login waiters roundtrip; do
+for section in crypto rss health get commit pages login waiters roundtrip clients; do
     [[ " $only " == *" $section "* ]] || continue
     echo "=== $section" >&2
     SECTION=$section "bench_$section"
