@@ -54,6 +54,8 @@ trap 'exit 143' TERM
 
 unset POUCH_PUBLIC_URL POUCH_WEB_URL
 export POUCH_RATE_LIMITS=off
+# The web row's plain-fetch baseline: /_bench/data on the stack's nginx (tools/stack/lib.sh).
+export POUCH_BENCH_ROUTES=1
 # The handlers' production defaults (common/config/config.h, systemd/pouch.env.example); the
 # local stack of make run / make test uses a pool of 4 to keep its connection count low.
 # shellcheck disable=SC2031  # exported here for the handlers lib.sh starts
