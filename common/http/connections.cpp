@@ -91,6 +91,8 @@ bool Connections::allowed(int fd) const {
     if (a.ss_family == AF_UNIX) return true;
     int one = 1;  // answers are written whole; no reason to wait for an ACK
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    // An idle kept connection from a web server host that vanished is found and closed.
+    setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
     if (allow_.empty()) return true;
     if (a.ss_family == AF_INET)
         return listed(reinterpret_cast<const sockaddr_in&>(a).sin_addr.s_addr, allow_);
