@@ -1,4 +1,5 @@
-// closer.h -- ends answered FastCGI connections off the request threads. libfcgi's close
+// closer.h -- ends answered FastCGI connections off the request threads (those not kept for
+// another request: the peer did not ask to keep it, input was left, or stopping). libfcgi's close
 // shuts the socket for writing and then blocks (up to 2 s) reading until nginx closes its
 // side, so that input we never read cannot turn the close into a reset that loses the
 // answer. Done inline that is one nginx round trip per answer on the answering thread: with

@@ -1,9 +1,14 @@
-// server.cpp -- the FastCGI loop every handler runs (libfcgi 2.4, one request per thread;
-// a long-poll is handed to Parking and answered later from its poll threads).
-// Signals: SIGTERM/SIGINT are blocked in every thread and taken by sigwait() in main; idle
-// workers are then woken out of accept() with SIGUSR2 (FCGI_FAIL_ACCEPT_ON_INTR), busy ones
-// finish their request first. The listen socket is systemd's (LISTEN_FDS -> fd 3, or fd 0
-// with StandardInput=socket) or a unix socket of our own at POUCH_SOCKET.
+// server.cpp -- the FastCGI loop every handler runs (libfcgi 2.4 for the protocol, one request
+// at a time per worker thread; a long-poll is handed to Parking and answered later from its
+// poll threads). nginx keeps its connections open between requests (fastcgi_keep_conn on);
+// the workers share one epoll set of the listen socket and the idle connections
+// (connections.h), so neither an idle connection nor a parked request holds a thread, and a
+// request wakes exactly one worker, which reads it, answers and re-arms its connection.
+// Signals: SIGTERM/SIGINT are blocked in every thread and taken by sigwait() in main; then no
+// more connections are accepted (the listen socket stays open for systemd's next process),
+// idle connections are closed, busy workers finish their request and close its connection,
+// and parked requests are answered. The listen socket is systemd's (LISTEN_FDS -> fd 3, or
+// fd 0 with StandardInput=socket) or a unix socket of our own at POUCH_SOCKET.
 #include "common/http/server.h"
 
 #include <fcgiapp.h>
@@ -25,6 +30,7 @@
 #include <vector>
 
 #include "common/http/closer.h"
+#include "common/http/connections.h"
 #include "common/json/parse.h"
 #include "common/log/log.h"
 #include "common/metrics/metrics.h"
@@ -33,14 +39,23 @@ namespace pouch::http {
 
 namespace {
 
-std::atomic<bool> g_stopping{false};
-std::atomic<int> g_alive{0};  // workers not yet returned
+std::atomic<int> g_alive{0};           // workers not yet returned
+Connections* g_connections = nullptr;  // serve()'s, for reply() on any thread
 
-void on_wake(int) {}  // only interrupts accept()
+// Input left unread when an answer is written that may still be read (and discarded) so that
+// the connection carries the next request; past it the connection is closed instead.
+constexpr size_t kDrainLimit = 1 << 20;
 
+// A request on a connection the caller owns. libfcgi never accepts (no listen socket): it
+// reads the request from `fd`, and keepConnection set beforehand keeps FCGX_Accept_r's
+// initial finish from closing the fd. Freed without an fd: reply() takes it first.
 struct FcgxRequest {
     FCGX_Request req;
-    explicit FcgxRequest(int fd) { FCGX_InitRequest(&req, fd, FCGI_FAIL_ACCEPT_ON_INTR); }
+    explicit FcgxRequest(int fd) {
+        FCGX_InitRequest(&req, -1, 0);
+        req.ipcFd = fd;
+        req.keepConnection = 1;
+    }
     ~FcgxRequest() { FCGX_Free(&req, 1); }
 };
 
@@ -196,55 +211,85 @@ void log_request(const Request& r, int status, std::chrono::steady_clock::time_p
     }
 }
 
+// Reads what is left of the request's input (nginx has sent all of it: it buffers request
+// bodies), at most kDrainLimit bytes; true when it ended cleanly there, so the connection can
+// carry the next request. For a request without a body this is the empty STDIN record,
+// usually already in libfcgi's buffer.
+bool input_ended(FCGX_Request& fr) {
+    if (!fr.in) return false;
+    char buf[16384];
+    size_t left = kDrainLimit;
+    while (!FCGX_HasSeenEOF(fr.in)) {
+        int n = FCGX_GetStr(buf, sizeof buf, fr.in);
+        if (n <= 0) break;
+        if (static_cast<size_t>(n) > left) return false;
+        left -= static_cast<size_t>(n);
+    }
+    return FCGX_HasSeenEOF(fr.in) && FCGX_GetError(fr.in) == 0;
+}
+
 void reply(FCGX_Request& fr, const Rendered& out) {
     std::string bytes = to_cgi(out);
     FCGX_PutStr(bytes.data(), static_cast<int>(bytes.size()), fr.out);
-    // libfcgi would shut the connection down and wait for nginx to close it, here (closer.h):
-    // detached, FCGX_Finish_r writes the end of the answer and closes its fd without the
-    // wait, and the Closer drains and closes our duplicate of it.
-    int keep = -1;
-    if (fr.ipcFd >= 0 && !fr.keepConnection) {
-        keep = ::dup(fr.ipcFd);
-        if (keep >= 0) FCGX_Detach(&fr);
+    int fd = fr.ipcFd;
+    if (fd < 0) {  // libfcgi closed it after an error
+        FCGX_Finish_r(&fr);
+        return;
     }
+    if (fr.keepConnection && !g_connections->stopping() && input_ended(fr)) {
+        FCGX_Finish_r(&fr);  // writes the end of the answer; keeps the fd unless it failed
+        if (fr.ipcFd >= 0) {
+            fr.ipcFd = -1;
+            g_connections->release(fd);
+        }
+        return;
+    }
+    // The connection ends with this answer (the peer asked so, input is left, or stopping).
+    // libfcgi would shut it down and wait for the peer to close, here (closer.h): detached,
+    // FCGX_Finish_r writes the end of the answer and closes its fd without the wait, and the
+    // Closer drains and closes our duplicate of it. It leaves the epoll set first: the
+    // duplicate would keep it registered.
+    fr.keepConnection = 0;
+    g_connections->forget(fd);
+    int keep = ::dup(fd);
+    if (keep >= 0) FCGX_Detach(&fr);
     FCGX_Finish_r(&fr);
     if (keep >= 0) Closer::instance().hand_over(keep);
 }
 
-struct Worker {
-    std::thread thread;
-    std::atomic<bool> in_accept{false};  // only idle workers are nudged at shutdown
-};
+// Serves the request waiting on `fd` (owned). A parked request's FcgxRequest lives on in its
+// Finish until it is answered.
+void serve_one(int fd, Router& router, Services& services) {
+    auto holder = std::make_shared<FcgxRequest>(fd);
+    // On a protocol error or a peer gone, libfcgi closes the fd and fails (it cannot accept).
+    if (FCGX_Accept_r(&holder->req) < 0) return;
+    auto start = std::chrono::steady_clock::now();
+    auto r = std::make_shared<Request>();
+    std::string error_detail;
+    std::shared_ptr<LongPoll> parked;
+    Rendered out = dispatch(holder->req, *r, router, services, error_detail, parked);
+    if (parked) {
+        std::string request_id = r->request_id;
+        services.parking->park(
+            std::move(*parked), request_id,
+            [holder, r, start](const Rendered& answer, const std::string& detail) {
+                log_request(*r, answer.status, start, detail);
+                reply(holder->req, answer);
+            });
+        return;
+    }
+    // Counted before the answer leaves, so a client that reads the metrics right after its
+    // answer sees its request (http_server_test; a race otherwise, seen under load).
+    log_request(*r, out.status, start, error_detail);
+    reply(holder->req, out);
+}
 
-void worker(Worker& self, int listen_fd, Router& router, Services& services) {
-    // Shared: a parked request's FcgxRequest lives on in its Finish until it is answered,
-    // and the worker accepts the next request into a fresh one.
-    auto holder = std::make_shared<FcgxRequest>(listen_fd);
-    while (!g_stopping.load()) {
-        self.in_accept = true;
-        int rc = FCGX_Accept_r(&holder->req);
-        self.in_accept = false;
-        if (rc < 0) break;
-        auto start = std::chrono::steady_clock::now();
-        auto r = std::make_shared<Request>();
-        std::string error_detail;
-        std::shared_ptr<LongPoll> parked;
-        Rendered out = dispatch(holder->req, *r, router, services, error_detail, parked);
-        if (parked) {
-            std::string request_id = r->request_id;
-            services.parking->park(
-                std::move(*parked), request_id,
-                [holder, r, start](const Rendered& answer, const std::string& detail) {
-                    log_request(*r, answer.status, start, detail);
-                    reply(holder->req, answer);
-                });
-            holder = std::make_shared<FcgxRequest>(listen_fd);
-            continue;
-        }
-        // Counted before the answer leaves, so a client that reads the metrics right after its
-        // answer sees its request (http_server_test; a race otherwise, seen under load).
-        log_request(*r, out.status, start, error_detail);
-        reply(holder->req, out);
+void worker(Connections& connections, Router& router, Services& services) {
+    for (;;) {
+        int fd = -1;
+        Connections::Next next = connections.next(fd);
+        if (next == Connections::Next::stop) break;
+        if (next == Connections::Next::serve) serve_one(fd, router, services);
     }
     --g_alive;
 }
@@ -321,21 +366,15 @@ int serve(const std::string& group, Router& router, Services& services) {
         return 1;
     }
     int listen_fd = open_listen_socket(services.config);
-
-    // SIGUSR2 wakes idle workers out of accept(); no SA_RESTART so accept() fails with EINTR.
-    struct sigaction sa {};
-    sa.sa_handler = on_wake;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGUSR2, &sa, nullptr);
+    const char* allow = std::getenv("FCGI_WEB_SERVER_ADDRS");
+    Connections connections(listen_fd, allow ? allow : "");
+    g_connections = &connections;
     signal(SIGPIPE, SIG_IGN);
 
-    std::vector<std::unique_ptr<Worker>> workers;
+    std::vector<std::thread> workers;
     for (int i = 0; i < services.config.threads; ++i) {
-        workers.push_back(std::make_unique<Worker>());
-        Worker& w = *workers.back();
         ++g_alive;
-        w.thread =
-            std::thread(worker, std::ref(w), listen_fd, std::ref(router), std::ref(services));
+        workers.emplace_back(worker, std::ref(connections), std::ref(router), std::ref(services));
     }
     log::info("serving",
               {{"threads", services.config.threads},
@@ -346,17 +385,14 @@ int serve(const std::string& group, Router& router, Services& services) {
     int sig = 0;
     sigwait(&stop_set, &sig);
     log::info("stopping", {{"signal", sig}});
-    g_stopping = true;
-    FCGX_ShutdownPending();
-    // Nudge idle workers out of accept() until all have left; a busy worker finishes its
-    // request (its reads must not see EINTR) and then sees g_stopping.
-    // Threads are joined only after the nudging ends, so no signal targets a joined thread.
+    // No more accepts; idle connections close (again each round, as busy ones turn idle and
+    // the workers serve what had already come in); a busy worker finishes its request, closes
+    // its connection and returns once nothing is idle.
     while (g_alive.load() > 0) {
-        for (auto& w : workers)
-            if (w->in_accept.load()) pthread_kill(w->thread.native_handle(), SIGUSR2);
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        connections.stop();
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    for (auto& w : workers) w->thread.join();
+    for (auto& w : workers) w.join();
     // No more requests come in; parked long-polls answer at once (as at their deadline).
     if (services.parking) services.parking->stop();
     if (!services.config.socket_path.empty() && listen_fd > 2)

@@ -1,6 +1,7 @@
-// server.h -- the FastCGI server loop shared by every handler binary: N worker threads on
-// one listen socket (systemd's fd 0 / LISTEN_FDS, or its own unix socket), request parsing,
-// routing, body limits, one JSON log line per request, graceful shutdown on SIGTERM/SIGINT.
+// server.h -- the FastCGI server loop shared by every handler binary: N worker threads sharing
+// one epoll set of the listen socket (systemd's fd 0 / LISTEN_FDS, or its own unix socket) and
+// the kept-alive connections (connections.h), request parsing, routing, body limits, one JSON
+// log line per request, graceful shutdown on SIGTERM/SIGINT.
 #pragma once
 
 #include <functional>

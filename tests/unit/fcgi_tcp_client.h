@@ -54,16 +54,19 @@ inline void fcgi_length(std::string& out, size_t n) {
         out.push_back(static_cast<char>(((n >> shift) & 0xff) | (shift == 24 ? 0x80 : 0)));
 }
 
-// BEGIN_REQUEST (responder, no keep-alive), the params, and the empty PARAMS record.
-inline std::string fcgi_begin(const FcgiParams& params) {
+// BEGIN_REQUEST (responder; FCGI_KEEP_CONN when `keep`, as nginx sends with fastcgi_keep_conn
+// on), the params, and the empty PARAMS record.
+inline std::string fcgi_begin(const FcgiParams& params, bool keep = false) {
     std::string p;
     for (const auto& [k, v] : params) {
         fcgi_length(p, k.size());
         fcgi_length(p, v.size());
         p += k + v;
     }
-    return fcgi_record(1, std::string("\x00\x01\x00\x00\x00\x00\x00\x00", 8)) + fcgi_record(4, p) +
-           fcgi_record(4, "");
+    return fcgi_record(1, std::string(keep ? "\x00\x01\x01\x00\x00\x00\x00\x00"
+                                           : "\x00\x01\x00\x00\x00\x00\x00\x00",
+                                      8)) +
+           fcgi_record(4, p) + fcgi_record(4, "");
 }
 
 // The body as STDIN records of at most 65535 bytes, then the empty STDIN record.
@@ -94,12 +97,27 @@ inline bool fcgi_send(int fd, const std::string& bytes, FcgiReply& reply) {
     return true;
 }
 
-// Reads the reply until the peer closes (or a read times out) and decodes its records.
-inline void fcgi_read_reply(int fd, FcgiReply& reply) {
+// True when `in` holds whole records up to an END_REQUEST.
+inline bool fcgi_has_end(const std::string& in) {
+    for (size_t i = 0; i + 8 <= in.size();) {
+        size_t len =
+            (static_cast<unsigned char>(in[i + 4]) << 8) | static_cast<unsigned char>(in[i + 5]);
+        size_t next = i + 8 + len + static_cast<unsigned char>(in[i + 6]);
+        if (next > in.size()) return false;
+        if (in[i + 1] == 3) return true;
+        i = next;
+    }
+    return false;
+}
+
+// Reads the reply until the peer closes (or a read times out), or with `keep` until its
+// END_REQUEST (the connection stays open), and decodes its records.
+inline void fcgi_read_reply(int fd, FcgiReply& reply, bool keep = false) {
     std::string in;
     char buf[65536];
-    ssize_t n;
-    while ((n = ::read(fd, buf, sizeof buf)) > 0) in.append(buf, static_cast<size_t>(n));
+    ssize_t n = 0;
+    while (!(keep && fcgi_has_end(in)) && (n = ::read(fd, buf, sizeof buf)) > 0)
+        in.append(buf, static_cast<size_t>(n));
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) reply.timed_out = true;
     std::string stdout_bytes;
     for (size_t i = 0; i + 8 <= in.size();) {

@@ -119,8 +119,7 @@ TEST_F(HandlerProcess, RawPathThatIsNotNginxsNormalizedPathIs404) {
     // a moment after this request is answered, so it is asked for again (up to 2 s).
     for (int i = 0; i < 100; ++i) {
         r = fcgi(socket_, same);
-        if (r.status != 200 || r.body.find("pouch_http_requests_total") != std::string::npos)
-            break;
+        if (r.status != 200 || r.body.find("pouch_http_requests_total") != std::string::npos) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     EXPECT_EQ(r.status, 200);
@@ -175,6 +174,60 @@ TEST_F(HandlerProcess, DatabaseDownIs503Unavailable) {
     EXPECT_EQ(r.status, 503);
     EXPECT_NE(r.body.find(R"("code":"unavailable")"), std::string::npos);
     EXPECT_NE(r.head.find("Retry-After: 1"), std::string::npos);
+}
+
+// One request on a kept connection (FCGI_KEEP_CONN, as nginx sends with fastcgi_keep_conn on):
+// the answer, with the connection left open.
+Reply kept(int fd, const FcgiParams& params) {
+    Reply r;
+    if (pouch::testing::fcgi_send(
+            fd, pouch::testing::fcgi_begin(params, true) + pouch::testing::fcgi_stdin(""), r))
+        pouch::testing::fcgi_read_reply(fd, r, true);
+    return r;
+}
+
+TEST_F(HandlerProcess, KeptConnectionsCarryManyRequestsAndIdleOnesHoldNoThread) {
+    // Twice as many kept connections as worker threads (2), each used in turn, several times:
+    // an idle kept connection must not hold a thread, or the third would never be answered.
+    std::vector<int> fds;
+    for (int i = 0; i < 4; ++i) {
+        int fd = pouch::testing::fcgi_unix_connect(socket_);
+        ASSERT_GE(fd, 0);
+        pouch::testing::fcgi_set_timeouts(fd);
+        fds.push_back(fd);
+    }
+    for (int round = 0; round < 3; ++round)
+        for (int fd : fds) {
+            Reply r = kept(fd, get("/v1/nothing"));
+            EXPECT_TRUE(r.answered) << "round " << round;
+            EXPECT_FALSE(r.timed_out);
+            EXPECT_EQ(r.status, 404);
+        }
+    // A request without FCGI_KEEP_CONN is answered and its connection closed, beside them.
+    EXPECT_EQ(fcgi(socket_, get("/v1/nothing")).status, 404);
+    // A body the route never reads (415) is drained, and the connection carries the next one.
+    Reply r;
+    ASSERT_TRUE(
+        pouch::testing::fcgi_send(fds[0],
+                                  pouch::testing::fcgi_begin({{"REQUEST_METHOD", "POST"},
+                                                              {"REQUEST_URI", "/v1/account/login"},
+                                                              {"CONTENT_TYPE", "text/plain"},
+                                                              {"CONTENT_LENGTH", "5"}},
+                                                             true) +
+                                      pouch::testing::fcgi_stdin("hello"),
+                                  r));
+    pouch::testing::fcgi_read_reply(fds[0], r, true);
+    EXPECT_EQ(r.status, 415);
+    EXPECT_EQ(kept(fds[0], get("/v1/nothing")).status, 404);
+    // SIGTERM with idle kept connections: they are closed (EOF) and the handler exits.
+    int status = stop_and_wait();
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+    for (int fd : fds) {
+        char c;
+        EXPECT_EQ(::read(fd, &c, 1), 0);
+        ::close(fd);
+    }
 }
 
 TEST_F(HandlerProcess, SigtermExitsCleanlyAndRemovesTheSocket) {

@@ -212,9 +212,11 @@ wrk_rps() {
 
 # --- 4a. health through nginx + FastCGI vs nginx answering itself --------------------------------
 bench_health() {
-    local sport pport dir body ours theirs proxied r
+    local sport pport kport fport dir body ours theirs proxied kept cpr r
     stack_free_port sport
     stack_free_port pport
+    stack_free_port kport
+    stack_free_port fport
     dir=$STACK_DIR/nginx-static
     mkdir -p "$dir/tmp"
     body=$(curl -fsS "$STACK_URL/v1/health")
@@ -241,8 +243,9 @@ http {
         }
     }
     # The physical limit of a proxied request here: the same nginx passing the request over
-    # a unix socket, a new connection per request (as fastcgi_keep_conn off), to an nginx
-    # server that answers the body itself.
+    # a unix socket to an nginx server that answers the body itself, with a new connection
+    # per request (as fastcgi_keep_conn off), or on kept-alive connections (as the stack's
+    # fastcgi_keep_conn on with keepalive 64 in each upstream).
     server {
         listen unix:$dir/backend.sock;
         access_log off;
@@ -251,25 +254,53 @@ http {
             return 200 '$body';
         }
     }
+    upstream kept_backend {
+        server unix:$dir/backend.sock;
+        keepalive 64;
+    }
     server {
         listen 127.0.0.1:$pport;
         location = /v1/health { proxy_pass http://unix:$dir/backend.sock; }
+    }
+    server {
+        listen 127.0.0.1:$kport;
+        location = /v1/health {
+            proxy_pass http://kept_backend;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+        }
+    }
+    # The handler with a connection per request (the stack's FastCGI before issue 25).
+    server {
+        listen 127.0.0.1:$fport;
+        location = /v1/health {
+            include /etc/nginx/fastcgi_params;
+            fastcgi_keep_conn off;
+            fastcgi_pass unix:$STACK_RUN/account.sock;
+        }
     }
 }
 EOF
     stack_own "$dir"
     (cd "$STACK_DIR" && exec setsid "${STACK_AS[@]}" nginx -p "$dir/" -c "$dir/nginx.conf" -e "$STACK_DIR/log/nginx-static-error.log") &
     EXTRA_PIDS+=("$!")
-    for _ in {1..50}; do stack_port_in_use "$sport" && break; sleep 0.1; done
+    for _ in {1..50}; do stack_port_in_use "$fport" && break; sleep 0.1; done
     [[ $(curl -fsS "http://127.0.0.1:$sport/v1/health") == "$body" ]] || stack_die "static nginx does not answer the health body"
-    local of tf pf
+    [[ $(curl -fsS "http://127.0.0.1:$kport/v1/health") == "$body" ]] || stack_die "the kept-alive proxy does not answer the health body"
+    # (its own request_id in the body)
+    curl -fsS "http://127.0.0.1:$fport/v1/health" | grep -q '"status":"ok"' || stack_die "FastCGI with a connection per request does not answer the health body"
+    local of tf pf kf cf
     read -r ours of <<<"$(wrk_rps "$STACK_URL/v1/health")"
-    read -r theirs tf <<<"$(wrk_rps "http://127.0.0.1:$sport/v1/health")"
+    read -r kept kf <<<"$(wrk_rps "http://127.0.0.1:$kport/v1/health")"
+    read -r cpr cf <<<"$(wrk_rps "http://127.0.0.1:$fport/v1/health")"
     read -r proxied pf <<<"$(wrk_rps "http://127.0.0.1:$pport/v1/health")"
-    r=$(ratio "$ours" "$proxied")
-    row "/v1/health vs the proxied-nginx reference (connection per request; req/s, wrk -c32)" "$ours" "$proxied" "$r" ">= 0.8" "$(verdict "$r" 0.8 ge $((of + pf)))"
+    read -r theirs tf <<<"$(wrk_rps "http://127.0.0.1:$sport/v1/health")"
+    r=$(ratio "$ours" "$kept")
+    row "/v1/health vs the proxied-nginx reference (kept-alive upstream connections; req/s, wrk -c32)" "$ours" "$kept" "$r" ">= 0.8" "$(verdict "$r" 0.8 ge $((of + kf)))"
+    report "/v1/health with a connection per request (fastcgi_keep_conn off) vs the proxied-nginx reference (connection per request)" "$cpr" "$proxied" "$(ratio "$cpr" "$proxied")" $((cf + pf))
+    report "reference: nginx proxying to an nginx that returns the body (unix socket, kept-alive) vs nginx return" "$kept" "$theirs" "$(ratio "$kept" "$theirs")" $((kf + tf))
     report "reference: nginx proxying to an nginx that returns the body (unix socket, connection per request) vs nginx return" "$proxied" "$theirs" "$(ratio "$proxied" "$theirs")" $((pf + tf))
-    report "reference: /v1/health through nginx + FastCGI vs nginx return" "$ours" "$theirs" "$(ratio "$ours" "$theirs")" $((of + tf))
+    report "reference: /v1/health through nginx + FastCGI (kept-alive) vs nginx return" "$ours" "$theirs" "$(ratio "$ours" "$theirs")" $((of + tf))
 }
 
 # --- 4b. authenticated GET /v1/pouches/{id} vs pgbench of its SQL ----------------------------------
