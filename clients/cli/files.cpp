@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdio>  // renameat2
@@ -16,6 +17,7 @@
 
 #include "clients/cli/errors.h"
 #include "common/clientfmt/artifact.h"
+#include "common/clientfmt/cdc.h"
 #include "common/crypto/b64url.h"
 #include "common/crypto/random.h"
 
@@ -159,19 +161,28 @@ std::string absolute_path(const std::string& path) {
     return buf;
 }
 
-ChunkReader::ChunkReader(Fd fd, const std::string& name, size_t chunk_size)
-    : path_(name), buf_(chunk_size, '\0'), fd_(std::move(fd)) {}
+ChunkReader::ChunkReader(Fd fd, const std::string& name)
+    : path_(name), buf_(2 * clientfmt::kCdcMax, '\0'), fd_(std::move(fd)) {}
 
 std::string_view ChunkReader::next() {
-    size_t filled = 0;
-    while (!done_ && filled < buf_.size()) {
-        ssize_t n = ::read(fd_.get(), buf_.data() + filled, buf_.size() - filled);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) throw io_error("cannot read", path_);
-        if (n == 0) done_ = true;
-        filled += static_cast<size_t>(n);
+    if (end_ - start_ < clientfmt::kCdcMax && !done_) {
+        // Keep kCdcMax bytes ahead: the rest moves to the front, the buffer fills behind it.
+        std::memmove(buf_.data(), buf_.data() + start_, end_ - start_);
+        end_ -= start_;
+        start_ = 0;
+        while (!done_ && end_ < buf_.size()) {
+            ssize_t n = ::read(fd_.get(), buf_.data() + end_, buf_.size() - end_);
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0) throw io_error("cannot read", path_);
+            if (n == 0) done_ = true;
+            end_ += static_cast<size_t>(n);
+        }
     }
-    return std::string_view(buf_.data(), filled);
+    size_t ahead = std::min(end_ - start_, clientfmt::kCdcMax);
+    size_t cut = clientfmt::cdc_cut(std::string_view(buf_.data() + start_, ahead));
+    std::string_view out(buf_.data() + start_, cut);
+    start_ += cut;
+    return out;
 }
 
 // ---- FolderRoot ---------------------------------------------------------------------------

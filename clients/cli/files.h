@@ -52,18 +52,21 @@ class Fd {
     int fd_ = -1;
 };
 
-// A file read in chunks of a fixed size (4 MiB for pouch's chunks): next() fills the buffer
-// as far as the file allows and returns the bytes read, an empty view at the end. The file
-// descriptor is owned and closed with the reader.
+// A file cut into pouch's chunks as it is read (docs/CLIENT-FORMAT.md "Chunk boundaries"):
+// next() returns the next chunk, its length chosen by clientfmt::cdc_cut over the bytes that
+// follow (at least kCdcMax of them are kept buffered while the file has that many left), an
+// empty view at the end. A view stays valid until the next call. The file descriptor is owned
+// and closed with the reader.
 class ChunkReader {
   public:
-    ChunkReader(Fd fd, const std::string& name, size_t chunk_size);
+    ChunkReader(Fd fd, const std::string& name);
     ChunkReader(const ChunkReader&) = delete;
     ChunkReader& operator=(const ChunkReader&) = delete;
     std::string_view next();
 
   private:
     std::string path_, buf_;
+    size_t start_ = 0, end_ = 0;  // buf_[start_, end_): read, not yet returned
     Fd fd_;
     bool done_ = false;
 };

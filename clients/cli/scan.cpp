@@ -131,7 +131,7 @@ std::string fingerprint_of_content(const fmt::Content& c) {
 }
 
 FileDigest digest_fd(Fd fd, const std::string& name) {
-    ChunkReader file(std::move(fd), name, static_cast<size_t>(fmt::kChunkSize));
+    ChunkReader file(std::move(fd), name);
     FileDigest d;
     crypto::Blake3Hasher whole;
     long long total = 0;

@@ -326,9 +326,10 @@ void SyncEngine::ack() {
         throw CliError(kExitFailure, "PUT /v1/devices/me/cursor: " + describe(a));
 }
 
-bool SyncEngine::wait_for_events(int seconds, const std::function<bool()>& stop) {
+bool SyncEngine::wait_for_events(int seconds, const std::function<bool()>& stop, int wake_fd) {
     CallOptions opt;
     opt.timeout_seconds = seconds + 15;
+    opt.wake_fd = wake_fd;
     opt.progress = [&](long long, long long, long long, long long) { return !stop(); };
     try {
         ApiAnswer a = api_.call("GET",
@@ -676,7 +677,7 @@ std::vector<SyncEngine::Planned> SyncEngine::plan(const std::string& scope) {
 }
 
 void SyncEngine::upload_chunks(Planned& p, const std::string& name) {
-    ChunkReader file(root_.open_read(name), name, static_cast<size_t>(fmt::kChunkSize));
+    ChunkReader file(root_.open_read(name), name);
     long long total = 0;
     std::vector<std::string> hashes;
     progress_.begin("push " + p.local, p.file.size);

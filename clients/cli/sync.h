@@ -44,8 +44,9 @@ class SyncEngine {
     // Sends the local changes under `scope` (a relative path inside the folder; "" = all).
     void push(const std::string& scope = "");
     // Waits up to `seconds` for a new event of the pouch (long-poll); `stop` is polled about
-    // once a second and ends the wait early when it returns true. True when events arrived.
-    bool wait_for_events(int seconds, const std::function<bool()>& stop);
+    // once a second and ends the wait early when it returns true, and so does `wake_fd` (when
+    // >= 0) at once when it becomes readable. True when events arrived.
+    bool wait_for_events(int seconds, const std::function<bool()>& stop, int wake_fd = -1);
 
     const SyncStats& stats() const { return stats_; }
 
