@@ -36,6 +36,9 @@ namespace {
 constexpr size_t kMaxOps = 50;                      // decisions §3: 1..50 ops per commit
 constexpr size_t kMaxBatchBytes = 6 * 1024 * 1024;  // under the 8 MiB commit body limit
 constexpr int kMaxRounds = 8;
+constexpr size_t kCheckBatch = 16;               // chunks per blobs/check (the API takes 1,000)
+constexpr size_t kHeldBytes = 48 * 1024 * 1024;  // sealed chunks held by the blob pipeline
+constexpr int kCommitsInFlight = 2;              // sent, not yet answered
 
 long long now_ms() {
     timespec ts{};
@@ -115,6 +118,10 @@ SyncEngine::SyncEngine(Api& api, Trust& trust, const Config& cfg, DeviceState& d
       progress_(progress),
       root_(state.root),
       last_save_ms_(monotonic_ms()) {}
+
+SyncEngine::~SyncEngine() {
+    api_.cancel_all();  // their callbacks refer to this engine
+}
 
 void SyncEngine::save() {
     // Due after a second, or after nine times what the last write took: a state of 100,000
@@ -690,10 +697,10 @@ void SyncEngine::upload_chunks(Planned& p, const std::string& name) {
             ++stats_.chunks_reused;
         } else {
             fmt::SealedChunk sc = fmt::seal_chunk(pt);
-            send_chunk(sc, total, static_cast<long long>(pt.size()));
-            s_.chunk_cache[hash] = sc.entry;
-            save();  // a killed push reuses what it already uploaded
             p.intent.entry.chunks.push_back(sc.entry);
+            // Stored in the chunk cache once the server holds it: a killed push reuses what it
+            // already uploaded.
+            queue_chunk(hash, std::move(sc));
         }
         total += static_cast<long long>(pt.size());
         progress_.update(total);
@@ -703,29 +710,72 @@ void SyncEngine::upload_chunks(Planned& p, const std::string& name) {
     p.intent.entry.fp = fingerprint_from_parts(total, "", hashes);
 }
 
-void SyncEngine::send_chunk(const fmt::SealedChunk& sc, long long done, long long filled) {
+struct SyncEngine::Sealed {
+    std::string hash;
+    fmt::SealedChunk sc;
+};
+
+void SyncEngine::queue_chunk(std::string hash, fmt::SealedChunk sc) {
+    held_bytes_ += sc.stored.size();
+    unchecked_.push_back(std::make_shared<Sealed>(Sealed{std::move(hash), std::move(sc)}));
+    if (unchecked_.size() >= kCheckBatch) check_queued();
+    while (held_bytes_ > kHeldBytes && api_.in_flight() > 0) api_.wait_one();
+}
+
+void SyncEngine::check_queued() {
+    if (unchecked_.empty()) return;
     json::Out o;
-    o.key("blobs").arr().obj().kv("id", sc.entry.blob_id);
-    o.kv("stored_size", static_cast<long long>(sc.stored.size())).end_obj().end_arr();
-    ApiAnswer chk = api_.call("POST", "/v1/pouches/" + s_.pouch_id + "/blobs/check", o.done());
-    if (chk.status == 403 && chk.code == "quota_exceeded")
-        throw CliError(kExitFailure, "the account's storage is full: " + describe(chk));
-    if (!chk.ok()) throw CliError(kExitFailure, "blob check: " + describe(chk));
-    if (jarr(chk.data(), "missing").Empty()) {
-        ++stats_.chunks_reused;
-        return;
-    }
+    o.key("blobs").arr();
+    for (const auto& c : unchecked_)
+        o.obj()
+            .kv("id", c->sc.entry.blob_id)
+            .kv("stored_size", static_cast<long long>(c->sc.stored.size()))
+            .end_obj();
+    o.end_arr();
+    auto batch = std::make_shared<std::vector<std::shared_ptr<Sealed>>>(std::move(unchecked_));
+    unchecked_.clear();
+    api_.start("POST", "/v1/pouches/" + s_.pouch_id + "/blobs/check", o.done(), {}, CallOptions{},
+               [this, batch](ApiAnswer& chk) {
+                   if (chk.status == 403 && chk.code == "quota_exceeded")
+                       throw CliError(kExitFailure,
+                                      "the account's storage is full: " + describe(chk));
+                   if (!chk.ok()) throw CliError(kExitFailure, "blob check: " + describe(chk));
+                   std::set<std::string> missing;
+                   for (const auto& id : jarr(chk.data(), "missing").GetArray())
+                       if (id.IsString()) missing.insert(id.GetString());
+                   for (const auto& c : *batch) {
+                       if (missing.count(c->sc.entry.blob_id)) {
+                           upload(c);
+                       } else {
+                           ++stats_.chunks_reused;
+                           stored(*c);
+                       }
+                   }
+               });
+}
+
+void SyncEngine::upload(const std::shared_ptr<Sealed>& c) {
     CallOptions opt;
     opt.content_type = "application/octet-stream";
     opt.timeout_seconds = 600;
-    opt.progress = [&](long long up, long long, long long, long long) {
-        progress_.update(done + up * filled / static_cast<long long>(sc.stored.size()));
-        return true;
-    };
-    ApiAnswer up = api_.call("PUT", "/v1/pouches/" + s_.pouch_id + "/blobs/" + sc.entry.blob_id,
-                             sc.stored, {}, opt);
-    if (!up.ok()) throw CliError(kExitFailure, "blob upload: " + describe(up));
-    stats_.bytes_sent += static_cast<long long>(sc.stored.size());
+    api_.start("PUT", "/v1/pouches/" + s_.pouch_id + "/blobs/" + c->sc.entry.blob_id, c->sc.stored,
+               {}, opt, [this, c](ApiAnswer& up) {
+                   if (!up.ok()) throw CliError(kExitFailure, "blob upload: " + describe(up));
+                   stats_.bytes_sent += static_cast<long long>(c->sc.stored.size());
+                   stored(*c);
+               });
+}
+
+void SyncEngine::stored(const Sealed& c) {
+    s_.chunk_cache[c.hash] = c.sc.entry;
+    held_bytes_ -= c.sc.stored.size();
+    save();
+}
+
+void SyncEngine::flush_chunks() {
+    check_queued();
+    // Every upload (and commit) in flight ends: the next commit names only stored blobs.
+    api_.wait_all();
 }
 
 fmt::Content SyncEngine::put_content(Planned& p) {
@@ -831,9 +881,12 @@ void SyncEngine::send_batches(std::vector<Planned>& ops) {
         }
         o.end_arr();
         pc.body = o.done();
-        // In the journal before it is sent: a rerun resends this very body.
+        // Its blobs are stored first (a commit naming a missing blob is refused), and it is in
+        // the journal before it is sent: a rerun resends this very body.
+        flush_chunks();
+        while (commits_in_flight_ >= kCommitsInFlight) api_.wait_one();
         append_pending(cfg_, s_, std::move(pc));
-        while (!s_.pending.empty()) commit_pending();
+        start_commit();
         for (Planned* p : batch) {  // a push of 100,000 files keeps no op after its batch
             p->op_json = std::string();
             p->intent = OpIntent{};
@@ -858,23 +911,47 @@ void SyncEngine::send_batches(std::vector<Planned>& ops) {
             // The pouch moved to another generation meanwhile (stale_key_gen, or a new epoch):
             // nothing more leaves under the old key -- the next round plans the rest again
             // under the new one.
-            if (keys_stale_ || key_gen_ != gen) return;
+            if (keys_stale_ || key_gen_ != gen) {
+                api_.wait_all();
+                return;
+            }
         }
         batch.push_back(&p);
         bytes += p.op_json.size();
     }
     flush();
+    api_.wait_all();
 }
 
 void SyncEngine::commit_pending() {
     const PendingCommit& pc = s_.pending.front();
     std::string sig = fmt::make_service_signature(sign_key(), pc.body);
+    std::string operation_id = pc.operation_id;
     ApiAnswer a = api_.call("POST", "/v1/pouches/" + s_.pouch_id + "/operations", pc.body,
                             {"Service-Signature: " + sig});
+    record_commit(operation_id, a);
+}
+
+void SyncEngine::start_commit() {
+    const PendingCommit& pc = s_.pending.back();
+    std::string sig = fmt::make_service_signature(sign_key(), pc.body);
+    ++commits_in_flight_;
+    api_.start("POST", "/v1/pouches/" + s_.pouch_id + "/operations", pc.body,
+               {"Service-Signature: " + sig}, CallOptions{},
+               [this, id = pc.operation_id](ApiAnswer& a) {
+                   --commits_in_flight_;
+                   record_commit(id, a);
+               });
+}
+
+void SyncEngine::record_commit(const std::string& operation_id, ApiAnswer& a) {
+    auto it = std::find_if(s_.pending.begin(), s_.pending.end(),
+                           [&](const PendingCommit& p) { return p.operation_id == operation_id; });
+    if (it == s_.pending.end()) return;  // dropped meanwhile (a new epoch)
     if (a.status == 409 && (a.code == "epoch_mismatch" || a.code == "operation_id_reused")) {
         // The batch can never apply as it is; the next round plans it again.
         progress_.say("a commit was refused (" + a.code + "); planning it again");
-        s_.pending.erase(s_.pending.begin());
+        s_.pending.erase(it);
         save();
         if (a.code == "epoch_mismatch") load_pouch();
         return;
@@ -883,9 +960,9 @@ void SyncEngine::commit_pending() {
         throw CliError(kExitFailure, "commit: " + describe(a) + " (it is resent next time)");
     kill_point_for_tests();
     const auto& results = jarr(a.data(), "results");
-    for (rapidjson::SizeType i = 0; i < results.Size() && i < pc.intents.size(); ++i)
-        record_result(results[i], pc.intents[i]);
-    s_.pending.erase(s_.pending.begin());  // answered: the next save drops it from the journal
+    for (rapidjson::SizeType i = 0; i < results.Size() && i < it->intents.size(); ++i)
+        record_result(results[i], it->intents[i]);
+    s_.pending.erase(it);  // answered: the next save drops it from the journal
     save();
 }
 
