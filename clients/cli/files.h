@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -90,8 +91,22 @@ bool safe_local_path(std::string_view rel);
 class FolderRoot {
   public:
     explicit FolderRoot(const std::string& root);  // CliError when the root cannot be opened
+    ~FolderRoot();  // waits for the writes behind (their failures are then dropped)
+    FolderRoot(const FolderRoot&) = delete;
+    FolderRoot& operator=(const FolderRoot&) = delete;
     const std::string& path() const { return root_; }
+    // The root's descriptor, for reading the whole folder (scan): settle() first.
     int fd() const { return fd_.get(); }
+
+    // Writes behind (a pull of many files): write_file returns once the temporary file is
+    // written, its mode and mtime set; its fsync and rename run on a few threads of their
+    // own, so that many files' fsyncs overlap (each still before its rename). Every other
+    // method waits for the pending write of the name it touches; settle() waits for all of
+    // them, and is called before the folder state is saved, so that the state never names a
+    // file that is not durable in place. A write behind that failed is a CliError from
+    // settle() (the run ends; the next pull writes it again).
+    void write_behind(bool on) { behind_ = on; }
+    void settle();
 
     // The directory `rel` ("" = the root). With `create`, missing directories are made (0755).
     // ItemSkipped when a component is a symlink or not a directory, or cannot be opened.
@@ -122,9 +137,13 @@ class FolderRoot {
   private:
     // Walks `dir` (a safe relative directory) from the root; `create` makes what is missing.
     Fd walk(std::string_view dir, bool create, std::string_view item);
+    void settle(std::string_view rel);  // waits for the write behind of `rel`, if any
 
+    struct Behind;
     std::string root_;
     Fd fd_;
+    bool behind_ = false;
+    std::unique_ptr<Behind> writer_;
 };
 
 // write(2) until every byte is written; CliError naming `what` otherwise.

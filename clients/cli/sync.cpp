@@ -117,7 +117,9 @@ SyncEngine::SyncEngine(Api& api, Trust& trust, const Config& cfg, DeviceState& d
       s_(state),
       progress_(progress),
       root_(state.root),
-      last_save_ms_(monotonic_ms()) {}
+      last_save_ms_(monotonic_ms()) {
+    root_.write_behind(true);  // settled by save_now() (FolderRoot::settle)
+}
 
 SyncEngine::~SyncEngine() {
     api_.cancel_all();  // their callbacks refer to this engine
@@ -131,6 +133,7 @@ void SyncEngine::save() {
 
 void SyncEngine::save_now() {
     long long start = monotonic_ms();
+    root_.settle();  // the state names only files durable in place
     save_folder_state(cfg_, s_);
     last_save_ms_ = monotonic_ms();
     save_cost_ms_ = last_save_ms_ - start;
@@ -405,30 +408,47 @@ void SyncEngine::write_content(const std::string& local, const Revision& h) {
         if (c.data) {
             write_all_fd(fd, crypto::b64url_decode(*c.data).value_or(""), shown_path);
         } else if (c.chunks) {
-            progress_.begin("pull " + local, c.size);
+            // Up to kAhead chunks are fetched at once; each is written in its turn.
+            constexpr size_t kAhead = Http::kMaxParallel;
+            const auto& chunks = *c.chunks;
+            std::map<size_t, std::string> got;  // index -> plaintext, or the failure (below)
+            std::map<size_t, std::string> failed;
+            size_t next = 0;
             long long done = 0;
-            for (const auto& ch : *c.chunks) {
-                CallOptions opt;
-                opt.raw = true;
-                opt.timeout_seconds = 600;
-                opt.progress = [&](long long, long long, long long now, long long) {
-                    progress_.update(done + now);
-                    return true;
-                };
-                ApiAnswer a = api_.call(
-                    "GET", "/v1/pouches/" + s_.pouch_id + "/blobs/" + ch.blob_id, "", {}, opt);
-                if (!a.ok()) {
-                    progress_.end();
-                    throw ItemSkipped("GET blob " + ch.blob_id + ": " + describe(a));
+            progress_.begin("pull " + local, c.size);
+            try {
+                for (size_t i = 0; i < chunks.size(); ++i) {
+                    for (; next < chunks.size() && next < i + kAhead; ++next) {
+                        CallOptions opt;
+                        opt.raw = true;
+                        opt.timeout_seconds = 600;
+                        const fmt::ChunkRef& ch = chunks[next];
+                        api_.start("GET", "/v1/pouches/" + s_.pouch_id + "/blobs/" + ch.blob_id, "",
+                                   {}, opt, [&got, &failed, &ch, &local, n = next](ApiAnswer& a) {
+                                       if (!a.ok()) {
+                                           failed[n] =
+                                               "GET blob " + ch.blob_id + ": " + describe(a);
+                                           return;
+                                       }
+                                       try {
+                                           got[n] = fmt::open_chunk(ch, a.raw);
+                                       } catch (const fmt::FormatError& e) {
+                                           failed[n] = "a chunk of " + shown(local) +
+                                                       " was refused: " + e.what();
+                                       }
+                                   });
+                    }
+                    while (!got.count(i) && !failed.count(i)) api_.wait_one();
+                    if (failed.count(i)) throw ItemSkipped(failed[i]);
+                    write_all_fd(fd, got[i], shown_path);
+                    got.erase(i);
+                    done += chunks[i].size;
+                    progress_.update(done);
                 }
-                try {
-                    write_all_fd(fd, fmt::open_chunk(ch, a.raw), shown_path);
-                } catch (const fmt::FormatError& e) {
-                    progress_.end();
-                    throw ItemSkipped("a chunk of " + shown(local) + " was refused: " + e.what());
-                }
-                done += ch.size;
-                progress_.update(done);
+            } catch (...) {
+                api_.cancel_all();  // their callbacks refer to this frame
+                progress_.end();
+                throw;
             }
             progress_.end();
         }
@@ -774,8 +794,9 @@ void SyncEngine::stored(const Sealed& c) {
 
 void SyncEngine::flush_chunks() {
     check_queued();
-    // Every upload (and commit) in flight ends: the next commit names only stored blobs.
-    api_.wait_all();
+    // Every chunk queued is stored (the commits in flight go on): the next commit names only
+    // stored blobs.
+    while (held_bytes_ > 0 && api_.in_flight() > 0) api_.wait_one();
 }
 
 fmt::Content SyncEngine::put_content(Planned& p) {

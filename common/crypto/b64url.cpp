@@ -31,12 +31,16 @@ std::string b64url_encode(std::string_view bytes) {
     out.reserve((bytes.size() * 4 + 2) / 3);
     size_t i = 0;
     auto at = [&](size_t k) { return static_cast<uint32_t>(static_cast<unsigned char>(bytes[k])); };
-    for (; i + 3 <= bytes.size(); i += 3) {
+    // Whole groups written in place (a character at a time through += is several times slower
+    // on the megabytes of an envelope).
+    out.resize(bytes.size() / 3 * 4);
+    char* o = out.data();
+    for (; i + 3 <= bytes.size(); i += 3, o += 4) {
         uint32_t v = at(i) << 16 | at(i + 1) << 8 | at(i + 2);
-        out += kAlphabet[v >> 18 & 63];
-        out += kAlphabet[v >> 12 & 63];
-        out += kAlphabet[v >> 6 & 63];
-        out += kAlphabet[v & 63];
+        o[0] = kAlphabet[v >> 18 & 63];
+        o[1] = kAlphabet[v >> 12 & 63];
+        o[2] = kAlphabet[v >> 6 & 63];
+        o[3] = kAlphabet[v & 63];
     }
     size_t rest = bytes.size() - i;
     if (rest == 1) {
