@@ -313,6 +313,9 @@ bool SyncEngine::apply_events_page() {
 
 void SyncEngine::pull() {
     load_pouch();
+    pulled_ = true;
+    const long long seq_before = s_.seq;
+    const std::string epoch_before = s_.epoch;
     if (s_.seq == 0) {
         full_resync();
     } else {
@@ -323,7 +326,8 @@ void SyncEngine::pull() {
         retry_skipped();
     }
     save_now();
-    ack();
+    // The position is reported when it moved (an idle run of `sync --watch` sends nothing).
+    if (s_.seq != seq_before || s_.epoch != epoch_before) ack();
 }
 
 void SyncEngine::ack() {
@@ -1087,7 +1091,8 @@ void SyncEngine::apply_lost_heads() {
 }
 
 void SyncEngine::push(const std::string& scope) {
-    load_pouch();
+    // The pull of this same run (sync) has just read the pouch: not asked again.
+    if (!pulled_) load_pouch();
     // A rolled-back generation is reported even when nothing waits to be sent.
     trust_.check_rollback(s_.pouch_id, key_gen_);
     if (!s_.pending.empty() && !may_write()) return save_now();

@@ -172,6 +172,7 @@ class SyncEngine {
     std::vector<std::shared_ptr<Sealed>> unchecked_;
     size_t held_bytes_ = 0;
     int commits_in_flight_ = 0;
+    bool pulled_ = false;  // pull() ran in this engine (its load_pouch is fresh)
 };
 
 }  // namespace pouch::cli
