@@ -217,15 +217,21 @@ void Api::start(const std::string& method, const std::string& path, std::string 
                 std::vector<std::string> headers, CallOptions opt,
                 std::function<void(ApiAnswer&)> done) {
     if (opt.authenticated && device_) ensure_fresh_token();
-    HttpRequest req = request(method, path, body, headers, opt);
-    auto again = [this, method, path, body = std::move(body), headers = std::move(headers), opt,
+    // The body is shared by the transfer and the retry below, never copied.
+    auto shared = std::make_shared<const std::string>(std::move(body));
+    HttpRequest req = request(method, path, "", headers, opt);
+    // request() named the content type for POST, PUT and PATCH; a body on another method too.
+    if (!shared->empty() && method != "POST" && method != "PUT" && method != "PATCH")
+        req.headers.push_back("Content-Type: " + opt.content_type);
+    req.shared_body = shared;
+    auto again = [this, method, path, body = shared, headers = std::move(headers), opt,
                   done = std::move(done)](HttpResponse* r, const HttpError* err) {
         ApiAnswer a;
         if (r) a = answer(method, path, std::move(*r), opt);
         bool transient = a.status == 429 || a.status == 502 || a.status == 503 || a.status == 504;
         bool expired = a.status == 401 && opt.authenticated && device_;
         if ((err && !err->aborted && !err->too_large) || transient || expired) {
-            ApiAnswer b = call(method, path, body, headers, opt);  // retried as call retries
+            ApiAnswer b = call(method, path, *body, headers, opt);  // retried as call retries
             return done(b);
         }
         if (err && err->too_large) throw CliError(kExitFailure, server_ + ": " + err->what());

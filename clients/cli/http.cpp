@@ -84,9 +84,10 @@ void configure(CURL* c, HttpTransfer& t) {
     curl_easy_setopt(c, CURLOPT_URL, req.url.c_str());
     curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, req.method.c_str());
     if (req.method == "GET") curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
-    if (!req.body.empty() || req.method == "POST" || req.method == "PUT" || req.method == "PATCH") {
-        curl_easy_setopt(c, CURLOPT_POSTFIELDS, req.body.data());
-        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size()));
+    const std::string& body = req.shared_body ? *req.shared_body : req.body;
+    if (!body.empty() || req.method == "POST" || req.method == "PUT" || req.method == "PATCH") {
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.data());
+        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
     }
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, t.headers.get());
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);

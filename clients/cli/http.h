@@ -20,6 +20,8 @@ struct HttpRequest {
     std::string url;
     std::vector<std::string> headers;  // "Name: value"
     std::string body;
+    // When set, sent instead of `body` (shared with a caller that keeps it for a retry).
+    std::shared_ptr<const std::string> shared_body;
     long timeout_seconds = 60;
     // Called about once a second and on every transfer step; return false to abort.
     std::function<bool(long long up_now, long long up_total, long long down_now,
