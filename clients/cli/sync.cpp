@@ -236,20 +236,34 @@ void SyncEngine::retry_skipped() {
 void SyncEngine::full_resync() {
     long long hw = high_water_;
     s_.skipped.clear();  // every artifact is read again below
-    std::string q = s_.files.empty() ? "" : "include_deleted=true&";
-    api_.list(
-        "/v1/pouches/" + s_.pouch_id + "/artifacts", q,
-        [&](const rapidjson::Value& item) {
-            if (!item.IsObject() || !item.HasMember("head") || !item["head"].IsObject()) return;
-            const auto& head = item["head"];
-            // A head this folder already holds (its own commits, after a push) needs neither
-            // verifying nor writing: nothing of it is used.
-            const std::string* local = s_.local_name_of(jstr(head, "artifact_id"));
-            if (local && s_.files.at(*local).revision_id == jstr(head, "id")) return;
-            apply_readable(head);
-            save();
-        },
-        500);
+    const std::string path = "/v1/pouches/" + s_.pouch_id + "/artifacts";
+    const std::string first =
+        path + "?" + (s_.files.empty() ? "" : "include_deleted=true&") + "limit=500";
+    auto each = [&](const rapidjson::Value& item) {
+        if (!item.IsObject() || !item.HasMember("head") || !item["head"].IsObject()) return;
+        const auto& head = item["head"];
+        // A head this folder already holds (its own commits, after a push) needs neither
+        // verifying nor writing: nothing of it is used.
+        const std::string* local = s_.local_name_of(jstr(head, "artifact_id"));
+        if (local && s_.files.at(*local).revision_id == jstr(head, "id")) return;
+        apply_readable(head);
+        save();
+    };
+    // Page after page (meta.next_cursor); the next page is asked for while this one is applied.
+    ApiAnswer page = api_.call("GET", first);
+    while (true) {
+        if (!page.ok()) throw CliError(kExitFailure, "GET " + path + ": " + describe(page));
+        std::optional<std::string> cursor = page.next_cursor();
+        auto next = std::make_shared<std::optional<ApiAnswer>>();
+        if (cursor)
+            api_.start("GET", first + "&cursor=" + url_encode(*cursor), "", {}, CallOptions{},
+                       [next](ApiAnswer& a) { *next = std::move(a); });
+        for (const auto& it : jarr(page.data(), "items").GetArray()) each(it);
+        if (!cursor) break;
+        while (!*next && api_.in_flight() > 0) api_.wait_one();
+        if (!*next) throw CliError(kExitFailure, "GET " + path + ": the page was lost");
+        page = std::move(**next);
+    }
     s_.seq = hw;
     save();
 }
@@ -427,11 +441,15 @@ void SyncEngine::write_content(const std::string& local, const Revision& h) {
         if (c.data) {
             write_all_fd(fd, crypto::b64url_decode(*c.data).value_or(""), shown_path);
         } else if (c.chunks) {
-            // Up to kAhead chunks are fetched at once; each is written in its turn.
+            // Up to kAhead chunks are fetched at once; each is written in its turn. What the
+            // transfers fill is shared with them: a file given up half-way leaves the others
+            // running (a prefetched page of the same pull among them), harmlessly.
             constexpr size_t kAhead = Http::kMaxParallel;
             const auto& chunks = *c.chunks;
-            std::map<size_t, std::string> got;  // index -> plaintext, or the failure (below)
-            std::map<size_t, std::string> failed;
+            struct Got {
+                std::map<size_t, std::string> plain, failed;  // by chunk index
+            };
+            auto got = std::make_shared<Got>();
             size_t next = 0;
             long long done = 0;
             progress_.begin("pull " + local, c.size);
@@ -443,29 +461,31 @@ void SyncEngine::write_content(const std::string& local, const Revision& h) {
                         opt.timeout_seconds = 600;
                         const fmt::ChunkRef& ch = chunks[next];
                         api_.start("GET", "/v1/pouches/" + s_.pouch_id + "/blobs/" + ch.blob_id, "",
-                                   {}, opt, [&got, &failed, &ch, &local, n = next](ApiAnswer& a) {
+                                   {}, opt, [got, ch, name = shown(local), n = next](ApiAnswer& a) {
                                        if (!a.ok()) {
-                                           failed[n] =
+                                           got->failed[n] =
                                                "GET blob " + ch.blob_id + ": " + describe(a);
                                            return;
                                        }
                                        try {
-                                           got[n] = fmt::open_chunk(ch, a.raw);
+                                           got->plain[n] = fmt::open_chunk(ch, a.raw);
                                        } catch (const fmt::FormatError& e) {
-                                           failed[n] = "a chunk of " + shown(local) +
-                                                       " was refused: " + e.what();
+                                           got->failed[n] =
+                                               "a chunk of " + name + " was refused: " + e.what();
                                        }
                                    });
                     }
-                    while (!got.count(i) && !failed.count(i)) api_.wait_one();
-                    if (failed.count(i)) throw ItemSkipped(failed[i]);
-                    write_all_fd(fd, got[i], shown_path);
-                    got.erase(i);
+                    while (!got->plain.count(i) && !got->failed.count(i) && api_.in_flight() > 0)
+                        api_.wait_one();
+                    if (got->failed.count(i)) throw ItemSkipped(got->failed[i]);
+                    if (!got->plain.count(i))
+                        throw CliError(kExitFailure, "a transfer of " + shown(local) + " was lost");
+                    write_all_fd(fd, got->plain[i], shown_path);
+                    got->plain.erase(i);
                     done += chunks[i].size;
                     progress_.update(done);
                 }
             } catch (...) {
-                api_.cancel_all();  // their callbacks refer to this frame
                 progress_.end();
                 throw;
             }
