@@ -934,6 +934,18 @@ void SyncEngine::send_batches(std::vector<Planned>& ops) {
     size_t bytes = 0;
     auto flush = [&] {
         if (batch.empty()) return;
+        // Its blobs are stored first (a commit naming a missing blob is refused). A second
+        // commit is sent before the first is answered only once this run has seen a commit
+        // under this generation answered without stale_key_gen; and after a stale answer (or a
+        // new epoch) nothing more leaves under the old key: the next round plans it again.
+        flush_chunks();
+        const int most = confirmed_gen_ == gen ? kCommitsInFlight : 1;
+        while (commits_in_flight_ >= most && api_.in_flight() > 0) api_.wait_one();
+        if (keys_stale_ || key_gen_ != gen) {
+            batch.clear();
+            bytes = 0;
+            return;
+        }
         json::Out o;
         std::string operation_id = crypto::uuid_v4();
         o.kv("epoch", s_.epoch).kv("operation_id", operation_id);  // JCS order
@@ -945,10 +957,7 @@ void SyncEngine::send_batches(std::vector<Planned>& ops) {
         }
         o.end_arr();
         pc.body = o.done();
-        // Its blobs are stored first (a commit naming a missing blob is refused), and it is in
-        // the journal before it is sent: a rerun resends this very body.
-        flush_chunks();
-        while (commits_in_flight_ >= kCommitsInFlight) api_.wait_one();
+        // In the journal before it is sent: a rerun resends this very body.
         append_pending(cfg_, s_, std::move(pc));
         start_commit();
         for (Planned* p : batch) {  // a push of 100,000 files keeps no op after its batch
@@ -1002,9 +1011,11 @@ void SyncEngine::start_commit() {
     ++commits_in_flight_;
     api_.start("POST", "/v1/pouches/" + s_.pouch_id + "/operations", pc.body,
                {"Service-Signature: " + sig}, CallOptions{},
-               [this, id = pc.operation_id](ApiAnswer& a) {
+               [this, id = pc.operation_id, gen = key_gen_](ApiAnswer& a) {
                    --commits_in_flight_;
+                   bool stale_before = keys_stale_;
                    record_commit(id, a);
+                   if (a.ok() && keys_stale_ == stale_before) confirmed_gen_ = gen;
                });
 }
 

@@ -172,7 +172,8 @@ class SyncEngine {
     std::vector<std::shared_ptr<Sealed>> unchecked_;
     size_t held_bytes_ = 0;
     int commits_in_flight_ = 0;
-    bool pulled_ = false;  // pull() ran in this engine (its load_pouch is fresh)
+    bool pulled_ = false;           // pull() ran in this engine (its load_pouch is fresh)
+    long long confirmed_gen_ = -1;  // a commit under it was answered, not stale_key_gen
 };
 
 }  // namespace pouch::cli
