@@ -157,7 +157,7 @@ Api::Api(Http& http, std::string server, const crypto::P256PrivateKey* key)
 Api::Api(Http& http, const Config& cfg, DeviceState& device, const crypto::P256PrivateKey& key)
     : http_(http), server_(device.server), key_(&key), cfg_(&cfg), device_(&device) {}
 
-ApiAnswer Api::send_once(const std::string& method, const std::string& path,
+HttpRequest Api::request(const std::string& method, const std::string& path,
                          const std::string& body, const std::vector<std::string>& headers,
                          const CallOptions& opt) {
     HttpRequest req;
@@ -166,6 +166,7 @@ ApiAnswer Api::send_once(const std::string& method, const std::string& path,
     req.body = body;
     req.timeout_seconds = opt.timeout_seconds;
     req.progress = opt.progress;
+    req.wake_fd = opt.wake_fd;
     req.headers = headers;
     if (!body.empty() || method == "POST" || method == "PUT" || method == "PATCH")
         req.headers.push_back("Content-Type: " + opt.content_type);
@@ -176,8 +177,13 @@ ApiAnswer Api::send_once(const std::string& method, const std::string& path,
         if (with_token) ath = device_->access_token;
         req.headers.push_back("DPoP: " + clientfmt::make_dpop_proof(*key_, method, req.url, ath));
     }
+    return req;
+}
+
+ApiAnswer Api::answer(const std::string& method, const std::string& path, HttpResponse http,
+                      const CallOptions& opt) {
     ApiAnswer a;
-    a.http = http_.send(req);
+    a.http = std::move(http);
     a.status = a.http.status;
     a.raw = a.http.body;
     bool json_body = a.http.header("content-type").rfind("application/json", 0) == 0;
@@ -199,6 +205,40 @@ ApiAnswer Api::send_once(const std::string& method, const std::string& path,
         if (auto f = jopt(e, "field")) a.field = *f;
     }
     return a;
+}
+
+ApiAnswer Api::send_once(const std::string& method, const std::string& path,
+                         const std::string& body, const std::vector<std::string>& headers,
+                         const CallOptions& opt) {
+    return answer(method, path, http_.send(request(method, path, body, headers, opt)), opt);
+}
+
+void Api::start(const std::string& method, const std::string& path, std::string body,
+                std::vector<std::string> headers, CallOptions opt,
+                std::function<void(ApiAnswer&)> done) {
+    if (opt.authenticated && device_) ensure_fresh_token();
+    // The body is shared by the transfer and the retry below, never copied.
+    auto shared = std::make_shared<const std::string>(std::move(body));
+    HttpRequest req = request(method, path, "", headers, opt);
+    // request() named the content type for POST, PUT and PATCH; a body on another method too.
+    if (!shared->empty() && method != "POST" && method != "PUT" && method != "PATCH")
+        req.headers.push_back("Content-Type: " + opt.content_type);
+    req.shared_body = shared;
+    auto again = [this, method, path, body = shared, headers = std::move(headers), opt,
+                  done = std::move(done)](HttpResponse* r, const HttpError* err) {
+        ApiAnswer a;
+        if (r) a = answer(method, path, std::move(*r), opt);
+        bool transient = a.status == 429 || a.status == 502 || a.status == 503 || a.status == 504;
+        bool expired = a.status == 401 && opt.authenticated && device_;
+        if ((err && !err->aborted && !err->too_large) || transient || expired) {
+            ApiAnswer b = call(method, path, *body, headers, opt);  // retried as call retries
+            return done(b);
+        }
+        if (err && err->too_large) throw CliError(kExitFailure, server_ + ": " + err->what());
+        if (err) throw *err;
+        done(a);
+    };
+    http_.start(std::move(req), std::move(again));
 }
 
 ApiAnswer Api::call(const std::string& method, const std::string& path, const std::string& body,

@@ -38,6 +38,7 @@ struct CallOptions {
     bool authenticated = true;  // send the access token (and refresh it)
     bool raw = false;           // do not parse the body as JSON on success
     std::function<bool(long long, long long, long long, long long)> progress;
+    int wake_fd = -1;  // HttpRequest::wake_fd: readable ends the call at once (aborted)
 };
 
 class Api {
@@ -54,6 +55,18 @@ class Api {
     // Other API errors come back in the answer for the caller to judge.
     ApiAnswer call(const std::string& method, const std::string& path, const std::string& body = "",
                    const std::vector<std::string>& headers = {}, const CallOptions& opt = {});
+
+    // As call, in parallel with others (Http::start): `done` gets the answer when it comes.
+    // An answer that call would retry (a transport failure, 401 of an expired token, 429,
+    // 502-504) is asked again through call, there and then. wait_all() runs them to the end.
+    void start(const std::string& method, const std::string& path, std::string body,
+               std::vector<std::string> headers, CallOptions opt,
+               std::function<void(ApiAnswer&)> done);
+    void wait_all() { http_.wait_all(); }
+    // Runs the calls in flight until at least one of them has ended (none: returns at once).
+    void wait_one() { http_.wait_below(http_.in_flight()); }
+    size_t in_flight() const { return http_.in_flight(); }
+    void cancel_all() { http_.cancel_all(); }
 
     // As call, but any answer other than 2xx throws CliError describing it.
     ApiAnswer must(const std::string& method, const std::string& path, const std::string& body = "",
@@ -81,6 +94,10 @@ class Api {
   private:
     ApiAnswer send_once(const std::string& method, const std::string& path, const std::string& body,
                         const std::vector<std::string>& headers, const CallOptions& opt);
+    HttpRequest request(const std::string& method, const std::string& path, const std::string& body,
+                        const std::vector<std::string>& headers, const CallOptions& opt);
+    ApiAnswer answer(const std::string& method, const std::string& path, HttpResponse http,
+                     const CallOptions& opt);
     void ensure_fresh_token();
     Http& http_;
     std::string server_;

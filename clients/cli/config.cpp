@@ -151,7 +151,8 @@ Keyring Config::load_keys() const {
         long long v = fmt::get_int(d, "v");
         if (v == 1) {
             for (const auto& pouch : fmt::get_obj(d, "pouches").GetObject()) {
-                PouchKeys& pk = k[std::string(pouch.name.GetString(), pouch.name.GetStringLength())];
+                PouchKeys& pk =
+                    k[std::string(pouch.name.GetString(), pouch.name.GetStringLength())];
                 for (const auto& gen : pouch.value.GetObject()) {
                     if (!gen.value.IsString()) throw fmt::FormatError("a key is not a string");
                     long long g = std::stoll(gen.name.GetString());

@@ -7,15 +7,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <condition_variable>
 #include <cstdio>  // renameat2
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <thread>
+#include <vector>
 
 #include "clients/cli/errors.h"
 #include "common/clientfmt/artifact.h"
+#include "common/clientfmt/cdc.h"
 #include "common/crypto/b64url.h"
 #include "common/crypto/random.h"
 
@@ -159,19 +168,28 @@ std::string absolute_path(const std::string& path) {
     return buf;
 }
 
-ChunkReader::ChunkReader(Fd fd, const std::string& name, size_t chunk_size)
-    : path_(name), buf_(chunk_size, '\0'), fd_(std::move(fd)) {}
+ChunkReader::ChunkReader(Fd fd, const std::string& name)
+    : path_(name), buf_(2 * clientfmt::kCdcMax, '\0'), fd_(std::move(fd)) {}
 
 std::string_view ChunkReader::next() {
-    size_t filled = 0;
-    while (!done_ && filled < buf_.size()) {
-        ssize_t n = ::read(fd_.get(), buf_.data() + filled, buf_.size() - filled);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) throw io_error("cannot read", path_);
-        if (n == 0) done_ = true;
-        filled += static_cast<size_t>(n);
+    if (end_ - start_ < clientfmt::kCdcMax && !done_) {
+        // Keep kCdcMax bytes ahead: the rest moves to the front, the buffer fills behind it.
+        std::memmove(buf_.data(), buf_.data() + start_, end_ - start_);
+        end_ -= start_;
+        start_ = 0;
+        while (!done_ && end_ < buf_.size()) {
+            ssize_t n = ::read(fd_.get(), buf_.data() + end_, buf_.size() - end_);
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0) throw io_error("cannot read", path_);
+            if (n == 0) done_ = true;
+            end_ += static_cast<size_t>(n);
+        }
     }
-    return std::string_view(buf_.data(), filled);
+    size_t ahead = std::min(end_ - start_, clientfmt::kCdcMax);
+    size_t cut = clientfmt::cdc_cut(std::string_view(buf_.data() + start_, ahead));
+    std::string_view out(buf_.data() + start_, cut);
+    start_ += cut;
+    return out;
 }
 
 // ---- FolderRoot ---------------------------------------------------------------------------
@@ -219,9 +237,82 @@ ItemSkipped unsafe(std::string_view rel) {
 
 }  // namespace
 
+// The writes behind of a FolderRoot: jobs (a written temporary file to fsync and rename into
+// place) taken by kThreads threads; `pending` the names not yet in place.
+struct FolderRoot::Behind {
+    static constexpr int kThreads = 8;
+    struct Job {
+        Fd dir, file;
+        std::string tmp, leaf, rel;
+    };
+    std::mutex mu;
+    std::condition_variable cv, idle;
+    std::deque<Job> jobs;
+    std::multiset<std::string> pending;
+    std::optional<std::string> error;
+    bool stop = false;
+    std::vector<std::thread> threads;
+
+    Behind() {
+        for (int i = 0; i < kThreads; ++i) threads.emplace_back([this] { work(); });
+    }
+    ~Behind() {
+        {
+            std::lock_guard<std::mutex> l(mu);
+            stop = true;
+        }
+        cv.notify_all();
+        for (auto& t : threads) t.join();
+    }
+    void work() {
+        while (true) {
+            Job j;
+            {
+                std::unique_lock<std::mutex> l(mu);
+                cv.wait(l, [&] { return stop || !jobs.empty(); });
+                if (jobs.empty()) return;  // stop, and nothing left
+                j = std::move(jobs.front());
+                jobs.pop_front();
+            }
+            std::string failed;
+            if (::fsync(j.file.get()) != 0)
+                failed = "cannot sync " + j.rel + ": " + std::strerror(errno);
+            else if (::close(j.file.release()) != 0 ||
+                     ::renameat(j.dir.get(), j.tmp.c_str(), j.dir.get(), j.leaf.c_str()) != 0)
+                failed = "cannot write " + j.rel + ": " + std::strerror(errno);
+            if (!failed.empty()) ::unlinkat(j.dir.get(), j.tmp.c_str(), 0);
+            std::lock_guard<std::mutex> l(mu);
+            if (!failed.empty() && !error) error = failed;
+            pending.erase(pending.find(j.rel));
+            idle.notify_all();
+        }
+    }
+};
+
 FolderRoot::FolderRoot(const std::string& root)
     : root_(root), fd_(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) {
     if (!fd_) throw io_error("cannot open the synced folder", root);
+}
+
+FolderRoot::~FolderRoot() = default;  // ~Behind finishes every job first
+
+void FolderRoot::settle() {
+    if (!writer_) return;
+    std::unique_lock<std::mutex> l(writer_->mu);
+    writer_->idle.wait(l, [&] { return writer_->pending.empty(); });
+    if (auto e = std::move(writer_->error)) {
+        writer_->error.reset();
+        throw CliError(kExitFailure, *e);
+    }
+}
+
+void FolderRoot::settle(std::string_view rel) {
+    if (!writer_) return;
+    {
+        std::lock_guard<std::mutex> l(writer_->mu);
+        if (!writer_->pending.count(std::string(rel))) return;
+    }
+    settle();
 }
 
 int FolderRoot::file_mode(std::optional<long long> artifact_mode) {
@@ -259,6 +350,7 @@ Fd FolderRoot::walk(std::string_view dir, bool create, std::string_view item) {
 }
 
 Fd FolderRoot::open_dir(std::string_view rel, bool create) {
+    settle(rel);
     if (rel.empty()) return walk("", false, ".");
     if (!safe_local_path(rel)) throw unsafe(rel);
     Fd d = walk(rel, create, rel);
@@ -267,6 +359,7 @@ Fd FolderRoot::open_dir(std::string_view rel, bool create) {
 }
 
 std::optional<struct stat> FolderRoot::lstat(std::string_view rel) {
+    settle(rel);
     if (!safe_local_path(rel)) return std::nullopt;
     auto [dir, leaf] = split_leaf(rel);
     Fd d;
@@ -283,6 +376,7 @@ std::optional<struct stat> FolderRoot::lstat(std::string_view rel) {
 }
 
 Fd FolderRoot::open_read(std::string_view rel) {
+    settle(rel);
     if (!safe_local_path(rel)) throw unsafe(rel);
     auto [dir, leaf] = split_leaf(rel);
     Fd d = walk(dir, false, rel);
@@ -306,6 +400,7 @@ Fd FolderRoot::open_read(std::string_view rel) {
 struct stat FolderRoot::write_file(std::string_view rel, const std::function<void(int fd)>& fill,
                                    int mode, long long mtime_ms) {
     if (!safe_local_path(rel)) throw unsafe(rel);
+    settle(rel);
     auto [dir, leaf_view] = split_leaf(rel);
     std::string leaf(leaf_view);
     Fd d = walk(dir, true, rel);
@@ -327,7 +422,7 @@ struct stat FolderRoot::write_file(std::string_view rel, const std::function<voi
         ::unlinkat(d.get(), tmp.c_str(), 0);
         return ItemSkipped(std::string(what) + " " + std::string(rel) + ": " + errno_text(err));
     };
-    if (::fsync(f.get()) != 0) throw fail("cannot sync");
+    if (!behind_ && ::fsync(f.get()) != 0) throw fail("cannot sync");
     if (::fchmod(f.get(), static_cast<mode_t>(mode)) != 0) throw fail("cannot set the mode of");
     timespec times[2];
     times[0].tv_sec = times[1].tv_sec = static_cast<time_t>(mtime_ms / 1000);
@@ -335,14 +430,26 @@ struct stat FolderRoot::write_file(std::string_view rel, const std::function<voi
     ::futimens(f.get(), times);
     struct stat written {};
     if (::fstat(f.get(), &written) != 0) throw fail("cannot write");
+    if (behind_) {
+        if (!writer_) writer_ = std::make_unique<Behind>();
+        {
+            std::lock_guard<std::mutex> l(writer_->mu);
+            writer_->pending.insert(std::string(rel));
+            writer_->jobs.push_back({std::move(d), std::move(f), tmp, leaf, std::string(rel)});
+        }
+        writer_->cv.notify_one();
+        return written;
+    }
     if (::close(f.release()) != 0) throw fail("cannot write");
     if (::renameat(d.get(), tmp.c_str(), d.get(), leaf.c_str()) != 0) throw fail("cannot write");
     return written;
 }
 
 bool FolderRoot::rename_noreplace(std::string_view from, std::string_view to) {
-    for (auto rel : {from, to})
+    for (auto rel : {from, to}) {
         if (!safe_local_path(rel)) throw unsafe(rel);
+        settle(rel);
+    }
     auto [fdir, fleaf] = split_leaf(from);
     auto [tdir, tleaf] = split_leaf(to);
     Fd fd = walk(fdir, false, from);
@@ -362,6 +469,7 @@ bool FolderRoot::rename_noreplace(std::string_view from, std::string_view to) {
 
 void FolderRoot::remove_file(std::string_view rel) {
     if (!safe_local_path(rel)) throw unsafe(rel);
+    settle(rel);
     auto [dir, leaf] = split_leaf(rel);
     Fd d = walk(dir, false, rel);
     if (!d) return;

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -52,18 +53,21 @@ class Fd {
     int fd_ = -1;
 };
 
-// A file read in chunks of a fixed size (4 MiB for pouch's chunks): next() fills the buffer
-// as far as the file allows and returns the bytes read, an empty view at the end. The file
-// descriptor is owned and closed with the reader.
+// A file cut into pouch's chunks as it is read (docs/CLIENT-FORMAT.md "Chunk boundaries"):
+// next() returns the next chunk, its length chosen by clientfmt::cdc_cut over the bytes that
+// follow (at least kCdcMax of them are kept buffered while the file has that many left), an
+// empty view at the end. A view stays valid until the next call. The file descriptor is owned
+// and closed with the reader.
 class ChunkReader {
   public:
-    ChunkReader(Fd fd, const std::string& name, size_t chunk_size);
+    ChunkReader(Fd fd, const std::string& name);
     ChunkReader(const ChunkReader&) = delete;
     ChunkReader& operator=(const ChunkReader&) = delete;
     std::string_view next();
 
   private:
     std::string path_, buf_;
+    size_t start_ = 0, end_ = 0;  // buf_[start_, end_): read, not yet returned
     Fd fd_;
     bool done_ = false;
 };
@@ -87,8 +91,22 @@ bool safe_local_path(std::string_view rel);
 class FolderRoot {
   public:
     explicit FolderRoot(const std::string& root);  // CliError when the root cannot be opened
+    ~FolderRoot();  // waits for the writes behind (their failures are then dropped)
+    FolderRoot(const FolderRoot&) = delete;
+    FolderRoot& operator=(const FolderRoot&) = delete;
     const std::string& path() const { return root_; }
+    // The root's descriptor, for reading the whole folder (scan): settle() first.
     int fd() const { return fd_.get(); }
+
+    // Writes behind (a pull of many files): write_file returns once the temporary file is
+    // written, its mode and mtime set; its fsync and rename run on a few threads of their
+    // own, so that many files' fsyncs overlap (each still before its rename). Every other
+    // method waits for the pending write of the name it touches; settle() waits for all of
+    // them, and is called before the folder state is saved, so that the state never names a
+    // file that is not durable in place. A write behind that failed is a CliError from
+    // settle() (the run ends; the next pull writes it again).
+    void write_behind(bool on) { behind_ = on; }
+    void settle();
 
     // The directory `rel` ("" = the root). With `create`, missing directories are made (0755).
     // ItemSkipped when a component is a symlink or not a directory, or cannot be opened.
@@ -119,9 +137,13 @@ class FolderRoot {
   private:
     // Walks `dir` (a safe relative directory) from the root; `create` makes what is missing.
     Fd walk(std::string_view dir, bool create, std::string_view item);
+    void settle(std::string_view rel);  // waits for the write behind of `rel`, if any
 
+    struct Behind;
     std::string root_;
     Fd fd_;
+    bool behind_ = false;
+    std::unique_ptr<Behind> writer_;
 };
 
 // write(2) until every byte is written; CliError naming `what` otherwise.

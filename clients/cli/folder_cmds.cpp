@@ -145,6 +145,7 @@ class Watcher {
     }
     ~Watcher() { ::close(fd_); }
     void rewatch() { add(root_); }
+    int fd() const { return fd_; }
     bool pending() const {
         pollfd p{fd_, POLLIN, 0};
         return ::poll(&p, 1, 0) > 0;
@@ -318,10 +319,18 @@ int cmd_sync(const Args& a) {
         watcher.rewatch();  // directories made by the run
         auto st = load_folder_state(s.cfg, b.root);
         SyncEngine waiter(s.api, s.trust, s.cfg, s.device, *st, s.progress);
-        waiter.wait_for_events(25, [&] { return interrupted() || watcher.pending(); });
-        if (watcher.pending())
-            std::this_thread::sleep_for(
-                std::chrono::milliseconds(300));  // let a burst of writes settle
+        // A local change ends the long-poll at once (the inotify descriptor wakes it).
+        waiter.wait_for_events(
+            25, [&] { return interrupted() || watcher.pending(); }, watcher.fd());
+        // A burst of writes (a save, a copy of many files) settles first: the run starts once
+        // kQuiet has passed without a new change, or after kSettleMax at the most.
+        constexpr auto kQuiet = std::chrono::milliseconds(15);
+        constexpr int kSettleMax = 20;  // times kQuiet: 300 ms
+        for (int i = 0; i < kSettleMax && watcher.pending() && !interrupted(); ++i) {
+            watcher.drain();
+            std::this_thread::sleep_for(kQuiet);
+            if (!watcher.pending()) break;
+        }
     }
     s.progress.say("stopped");
     return kExitInterrupted;

@@ -268,9 +268,20 @@ std::optional<FolderState> load_folder_state(const Config& cfg, const std::strin
 
 void save_folder_state(const Config& cfg, const FolderState& s) {
     cfg.ensure_dir();
-    write_file_atomic(folder_state_path(cfg, s.root), s.to_json(), 0600);
-    // The state now holds every answered commit: the journal keeps only the others.
+    std::string path = folder_state_path(cfg, s.root), text = s.to_json();
+    // A state that did not change (an idle run of `sync --watch`) is not written again: a
+    // read from the page cache costs less than the fsyncs of a rewrite.
     std::string jpath = folder_journal_path(cfg, s.root);
+    auto unchanged = [&] {
+        try {
+            return read_file_limited(path, kMaxStateBytes, "the folder state") == text;
+        } catch (const CliError&) {
+            return false;
+        }
+    };
+    if (s.pending.empty() && !exists(jpath) && unchanged()) return;
+    write_file_atomic(path, text, 0600);
+    // The state now holds every answered commit: the journal keeps only the others.
     if (s.pending.empty()) {
         remove_file(jpath);
         return;

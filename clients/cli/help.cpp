@@ -91,7 +91,9 @@ const std::vector<CommandDoc> kCommands = {
      "unless --pouch is given), or a file or folder inside a bound folder. New and changed files "
      "become put operations (in batches of at most 50), deleted files become deletes, a file "
      "moved within the folder becomes a rename. Files over 64 KiB travel as encrypted chunks of "
-     "4 MiB; a chunk the server already holds is never sent again. Each batch is written to "
+     "512 KiB to 4 MiB cut where the content says (an insertion changes only the chunks near "
+     "it); a chunk the server already holds is never sent again, and several are uploaded at "
+     "once. Each batch is written to "
      "the folder's state before it is sent, so a pouch that is killed and run again resends the "
      "same batch and nothing is stored twice. When the server's copy changed meanwhile, both "
      "versions are kept: the server's stays at its name, this device's becomes a conflict copy "
@@ -110,7 +112,7 @@ const std::vector<CommandDoc> kCommands = {
      "pull, then push; with --watch, keep at it",
      "Pulls the pouch's changes into DIR, then pushes DIR's changes. With --watch it keeps "
      "running: remote changes arrive through the event feed's long-poll and local changes are "
-     "noticed through inotify, each within about a second. Stop it with Ctrl-C.",
+     "noticed through inotify, each within a fraction of a second. Stop it with Ctrl-C.",
      {{"--pouch POUCH", "bind a new folder to this pouch (id or prefix)"},
       {"--watch", "keep the folder in sync until interrupted"}}},
     {"shared",

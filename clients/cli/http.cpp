@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cctype>
 #include <mutex>
+#include <optional>
+#include <vector>
 
 namespace pouch::cli {
 
@@ -51,8 +53,79 @@ int on_progress(void* user, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ult
 
 }  // namespace
 
+// One transfer's request, answer and libcurl handles: a request's body and headers must live
+// as long as its transfer.
+struct HttpTransfer {
+    HttpRequest req;
+    HttpResponse resp;
+    std::unique_ptr<curl_slist, SlistFree> headers;
+    Http::Done done;
+};
+
+namespace {
+
+void configure(CURL* c, HttpTransfer& t) {
+    curl_easy_reset(c);
+    const HttpRequest& req = t.req;
+    std::unique_ptr<curl_slist, SlistFree> headers;
+    for (const auto& h : req.headers) {
+        curl_slist* next = curl_slist_append(headers.get(), h.c_str());
+        if (!next) throw HttpError("out of memory", false);
+        (void)headers.release();
+        headers.reset(next);
+    }
+    // "Expect: 100-continue" would add a round trip before every upload.
+    curl_slist* next = curl_slist_append(headers.get(), "Expect:");
+    if (!next) throw HttpError("out of memory", false);
+    (void)headers.release();
+    headers.reset(next);
+    t.headers = std::move(headers);
+
+    curl_easy_setopt(c, CURLOPT_URL, req.url.c_str());
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, req.method.c_str());
+    if (req.method == "GET") curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+    const std::string& body = req.shared_body ? *req.shared_body : req.body;
+    if (!body.empty() || req.method == "POST" || req.method == "PUT" || req.method == "PATCH") {
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.data());
+        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+    }
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, t.headers.get());
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &t.resp.body);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, &t.resp.headers);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, req.timeout_seconds);
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(c, CURLOPT_USERAGENT, "pouch-cli");
+    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(c, CURLOPT_XFERINFODATA, &t.req);
+    curl_easy_setopt(c, CURLOPT_PRIVATE, &t);
+}
+
+// The answer of an ended transfer, or its failure as an HttpError.
+std::optional<HttpError> outcome(CURL* c, CURLcode rc, HttpResponse& resp) {
+    if (rc == CURLE_WRITE_ERROR)
+        return HttpError("the server's answer is larger than " +
+                             std::to_string(kMaxAnswerBytes >> 20) + " MiB; it was not read",
+                         false, true);
+    if (rc != CURLE_OK)
+        return HttpError(std::string(curl_easy_strerror(rc)), rc == CURLE_ABORTED_BY_CALLBACK);
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp.status);
+    return std::nullopt;
+}
+
+}  // namespace
+
 struct Http::Impl {
-    CURL* curl = nullptr;
+    CURL* curl = nullptr;     // send()'s handle, kept alive in `single`
+    CURLM* single = nullptr;  // send()'s multi: its connections stay open between calls
+    CURLM* multi = nullptr;   // start()'s transfers
+    std::vector<CURL*> idle;  // start()'s handles between transfers
+    std::map<CURL*, std::unique_ptr<HttpTransfer>> running;
 };
 
 std::string HttpResponse::header(const std::string& lower_name) const {
@@ -64,60 +137,108 @@ Http::Http() : impl_(std::make_unique<Impl>()) {
     static std::once_flag once;
     std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
     impl_->curl = curl_easy_init();
-    if (!impl_->curl) throw HttpError("cannot initialise libcurl", false);
+    impl_->single = curl_multi_init();
+    impl_->multi = curl_multi_init();
+    if (!impl_->curl || !impl_->single || !impl_->multi)
+        throw HttpError("cannot initialise libcurl", false);
+    curl_multi_setopt(impl_->multi, CURLMOPT_MAX_HOST_CONNECTIONS, static_cast<long>(kMaxParallel));
 }
 
 Http::~Http() {
+    cancel_all();
+    for (CURL* c : impl_->idle) curl_easy_cleanup(c);
+    curl_multi_cleanup(impl_->multi);
+    curl_multi_cleanup(impl_->single);
     curl_easy_cleanup(impl_->curl);
 }
 
 HttpResponse Http::send(const HttpRequest& req) {
     CURL* c = impl_->curl;
-    curl_easy_reset(c);
-    HttpResponse resp;
-    std::unique_ptr<curl_slist, SlistFree> headers;
-    for (const auto& h : req.headers) {
-        curl_slist* next = curl_slist_append(headers.get(), h.c_str());
-        if (!next) throw HttpError("out of memory", false);
-        (void)headers.release();
-        headers.reset(next);
+    HttpTransfer t;
+    t.req = req;
+    configure(c, t);
+    curl_multi_add_handle(impl_->single, c);
+    struct Detach {
+        CURLM* m;
+        CURL* c;
+        ~Detach() { curl_multi_remove_handle(m, c); }
+    } detach{impl_->single, c};
+    while (true) {
+        int running = 0;
+        curl_multi_perform(impl_->single, &running);
+        int left = 0;
+        while (CURLMsg* m = curl_multi_info_read(impl_->single, &left)) {
+            if (m->msg != CURLMSG_DONE) continue;
+            if (auto err = outcome(c, m->data.result, t.resp)) throw *err;
+            return std::move(t.resp);
+        }
+        curl_waitfd wake{req.wake_fd, CURL_WAIT_POLLIN, 0};
+        curl_multi_poll(impl_->single, req.wake_fd >= 0 ? &wake : nullptr, req.wake_fd >= 0 ? 1 : 0,
+                        1000, nullptr);
+        if (req.wake_fd >= 0 && (wake.revents & CURL_WAIT_POLLIN))
+            throw HttpError("stopped: a local change", true);
     }
-    // "Expect: 100-continue" would add a round trip before every upload.
-    curl_slist* next = curl_slist_append(headers.get(), "Expect:");
-    (void)headers.release();
-    headers.reset(next);
+}
 
-    curl_easy_setopt(c, CURLOPT_URL, req.url.c_str());
-    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, req.method.c_str());
-    if (req.method == "GET") curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
-    if (!req.body.empty() || req.method == "POST" || req.method == "PUT" || req.method == "PATCH") {
-        curl_easy_setopt(c, CURLOPT_POSTFIELDS, req.body.data());
-        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size()));
+void Http::start(HttpRequest req, Done done) {
+    wait_below(kMaxParallel);
+    CURL* c = nullptr;
+    if (!impl_->idle.empty()) {
+        c = impl_->idle.back();
+        impl_->idle.pop_back();
+    } else {
+        c = curl_easy_init();
+        if (!c) throw HttpError("cannot initialise libcurl", false);
     }
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &resp.body);
-    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(c, CURLOPT_HEADERDATA, &resp.headers);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT, req.timeout_seconds);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(c, CURLOPT_USERAGENT, "pouch-cli");
-    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
-    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
-    curl_easy_setopt(c, CURLOPT_XFERINFODATA, &req);
+    auto t = std::make_unique<HttpTransfer>();
+    t->req = std::move(req);
+    t->done = std::move(done);
+    try {
+        configure(c, *t);
+    } catch (...) {
+        impl_->idle.push_back(c);
+        throw;
+    }
+    curl_multi_add_handle(impl_->multi, c);
+    impl_->running[c] = std::move(t);
+}
 
-    CURLcode rc = curl_easy_perform(c);
-    if (rc == CURLE_WRITE_ERROR)
-        throw HttpError("the server's answer is larger than " +
-                            std::to_string(kMaxAnswerBytes >> 20) + " MiB; it was not read",
-                        false, true);
-    if (rc != CURLE_OK)
-        throw HttpError(std::string(curl_easy_strerror(rc)), rc == CURLE_ABORTED_BY_CALLBACK);
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp.status);
-    return resp;
+size_t Http::in_flight() const {
+    return impl_->running.size();
+}
+
+void Http::wait_below(size_t n) {
+    while (impl_->running.size() >= n && !impl_->running.empty()) {
+        int still = 0;
+        curl_multi_perform(impl_->multi, &still);
+        int left = 0;
+        while (CURLMsg* m = curl_multi_info_read(impl_->multi, &left)) {
+            if (m->msg != CURLMSG_DONE) continue;
+            CURL* c = m->easy_handle;
+            CURLcode rc = m->data.result;
+            curl_multi_remove_handle(impl_->multi, c);
+            auto it = impl_->running.find(c);
+            std::unique_ptr<HttpTransfer> t = std::move(it->second);
+            impl_->running.erase(it);
+            auto err = outcome(c, rc, t->resp);
+            impl_->idle.push_back(c);
+            Done done = std::move(t->done);
+            if (err)
+                done(nullptr, &*err);
+            else
+                done(&t->resp, nullptr);
+        }
+        if (impl_->running.size() >= n && !impl_->running.empty())
+            curl_multi_poll(impl_->multi, nullptr, 0, 1000, nullptr);
+    }
+}
+
+void Http::cancel_all() {
+    for (auto& [c, t] : impl_->running) {
+        curl_multi_remove_handle(impl_->multi, c);
+        impl_->idle.push_back(c);
+    }
+    impl_->running.clear();
 }
 
 std::string url_encode(const std::string& s) {

@@ -87,6 +87,7 @@ void walk(int dirfd, const std::string& rel, std::map<std::string, LocalFile>& o
 
 std::map<std::string, LocalFile> scan_folder(FolderRoot& root, ScanReport* report) {
     std::map<std::string, LocalFile> out;
+    root.settle();  // every write behind in place first
     int fd = ::fcntl(root.fd(), F_DUPFD_CLOEXEC, 0);
     if (fd < 0)
         throw CliError(kExitFailure, "cannot read " + root.path() + ": " + std::strerror(errno));
@@ -131,7 +132,7 @@ std::string fingerprint_of_content(const fmt::Content& c) {
 }
 
 FileDigest digest_fd(Fd fd, const std::string& name) {
-    ChunkReader file(std::move(fd), name, static_cast<size_t>(fmt::kChunkSize));
+    ChunkReader file(std::move(fd), name);
     FileDigest d;
     crypto::Blake3Hasher whole;
     long long total = 0;

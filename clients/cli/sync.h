@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -38,14 +39,18 @@ class SyncEngine {
   public:
     SyncEngine(Api& api, Trust& trust, const Config& cfg, DeviceState& device, FolderState& state,
                Progress& progress);
+    ~SyncEngine();  // drops the engine's calls still in flight (a run that failed half-way)
+    SyncEngine(const SyncEngine&) = delete;
+    SyncEngine& operator=(const SyncEngine&) = delete;
 
     // Applies every event after the folder's position, then reports it (cursor).
     void pull();
     // Sends the local changes under `scope` (a relative path inside the folder; "" = all).
     void push(const std::string& scope = "");
     // Waits up to `seconds` for a new event of the pouch (long-poll); `stop` is polled about
-    // once a second and ends the wait early when it returns true. True when events arrived.
-    bool wait_for_events(int seconds, const std::function<bool()>& stop);
+    // once a second and ends the wait early when it returns true, and so does `wake_fd` (when
+    // >= 0) at once when it becomes readable. True when events arrived.
+    bool wait_for_events(int seconds, const std::function<bool()>& stop, int wake_fd = -1);
 
     const SyncStats& stats() const { return stats_; }
 
@@ -122,10 +127,21 @@ class SyncEngine {
     // The heads of artifacts whose commit lost (stale base, not found), applied here.
     void apply_lost_heads();
     void upload_chunks(Planned& p, const std::string& name);
-    // Sends one sealed chunk unless the server holds it (blobs/check); `done` bytes of the file
-    // came before it, `filled` are its plaintext bytes (for the progress line).
-    void send_chunk(const clientfmt::SealedChunk& sc, long long done, long long filled);
+    // The blob pipeline of a push: a sealed chunk waits in unchecked_ for one blobs/check of
+    // up to kCheckBatch chunks, then the missing ones are uploaded, several at once (Api::start);
+    // at most kHeldBytes of sealed chunks are held at a time. Each chunk enters the chunk cache
+    // when the server holds it. flush_chunks() returns once every queued chunk is stored.
+    struct Sealed;
+    void queue_chunk(std::string hash, clientfmt::SealedChunk sc);
+    void check_queued();
+    void upload(const std::shared_ptr<Sealed>& c);
+    void stored(const Sealed& c);
+    void flush_chunks();
     void commit_pending();  // sends s_.pending.front() and records its answer
+    // Sends the journal's last commit while the push goes on; its answer is recorded when it
+    // comes (record_commit). At most kCommitsInFlight are sent and unanswered.
+    void start_commit();
+    void record_commit(const std::string& operation_id, ApiAnswer& a);
     // One op's result of a commit answer into the folder state (applied), the artifacts to read
     // again (conflict, not found, missing blob), or the messages (refused).
     void record_result(const rapidjson::Value& r, const OpIntent& in);
@@ -153,6 +169,11 @@ class SyncEngine {
     long long key_gen_ = 0, high_water_ = 0;
     std::vector<std::string> to_refetch_;  // artifacts whose commit met a newer head
     bool keys_stale_ = false;
+    std::vector<std::shared_ptr<Sealed>> unchecked_;
+    size_t held_bytes_ = 0;
+    int commits_in_flight_ = 0;
+    bool pulled_ = false;           // pull() ran in this engine (its load_pouch is fresh)
+    long long confirmed_gen_ = -1;  // a commit under it was answered, not stale_key_gen
 };
 
 }  // namespace pouch::cli

@@ -55,7 +55,18 @@ bool write_string(std::string& out, std::string_view s) {
     if (!utf8_valid(s)) return false;
     static constexpr char kHex[] = "0123456789abcdef";
     out += '"';
-    for (char ch : s) {
+    for (size_t i = 0; i < s.size(); ++i) {
+        // A run that needs no escaping (nearly all of a b64url envelope) is copied at once.
+        size_t run = i;
+        while (run < s.size() && static_cast<unsigned char>(s[run]) >= 0x20 && s[run] != '"' &&
+               s[run] != '\\')
+            ++run;
+        if (run > i) {
+            out.append(s.data() + i, run - i);
+            i = run;
+            if (i == s.size()) break;
+        }
+        char ch = s[i];
         auto c = static_cast<unsigned char>(ch);
         switch (c) {
             case '"':

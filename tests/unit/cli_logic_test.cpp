@@ -17,6 +17,7 @@
 #include "clients/cli/revision.h"
 #include "clients/cli/scan.h"
 #include "clients/cli/terminal_text.h"
+#include "common/clientfmt/cdc.h"
 #include "common/clientfmt/chunk.h"
 #include "common/crypto/b64url.h"
 #include "common/crypto/random.h"
@@ -129,9 +130,11 @@ TEST(CliFingerprint, AFileAndItsChunkedContentAgreeAndDifferFromAnyChange) {
     clientfmt::Content c;
     c.name = "big";
     c.size = static_cast<long long>(data.size());
+    // Cut where the content-defined chunker cuts (clientfmt::cdc_cut), as a writer does.
+    size_t first = clientfmt::cdc_cut(std::string_view(data).substr(0, clientfmt::kCdcMax));
     c.chunks = std::vector<clientfmt::ChunkRef>{
-        clientfmt::seal_chunk(std::string_view(data).substr(0, clientfmt::kChunkSize)).entry,
-        clientfmt::seal_chunk(std::string_view(data).substr(clientfmt::kChunkSize)).entry};
+        clientfmt::seal_chunk(std::string_view(data).substr(0, first)).entry,
+        clientfmt::seal_chunk(std::string_view(data).substr(first)).entry};
     FileDigest dig = digest_file(root, "big");
     EXPECT_EQ(dig.fp, fingerprint_of_content(c));
     EXPECT_EQ(dig.chunk_hashes.size(), 2u);

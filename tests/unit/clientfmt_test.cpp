@@ -12,6 +12,7 @@
 #include "common/clientfmt/welcome.h"
 #include "common/crypto/b64url.h"
 #include "common/crypto/random.h"
+#include "common/json/out.h"
 
 using namespace pouch;
 using namespace pouch::clientfmt;
@@ -159,8 +160,7 @@ SignedStatement raw_statement(const std::string& json_text, const TestMember& by
 TEST(Roster, ARemoveCarriesRotatedToAndTheRemovedMemberIsTrustedBelowItOnly) {
     Chain c;
     c.remove_cli();
-    EXPECT_NE(crypto::b64url_decode(c.s[2].statement)->find("\"rotated_to\":3"),
-              std::string::npos);
+    EXPECT_NE(crypto::b64url_decode(c.s[2].statement)->find("\"rotated_to\":3"), std::string::npos);
     Roster r = verify_roster(c.s);
     const Member* cli = r.find(c.cli.id);
     ASSERT_TRUE(cli);
@@ -228,8 +228,8 @@ TEST(Rotation, RotatedToIsTheHighestCurrentGenerationPlusOneAndAtLeastTwo) {
     EXPECT_EQ(rotated_to_of({3, 7, 2}), 8);
     Chain c;
     Roster r = verify_roster(c.s);
-    SignedStatement st = removal_statement(r, *r.find(c.cli.id), c.web.id, crypto::uuid_v4(), 8,
-                                           c.web.sign);
+    SignedStatement st =
+        removal_statement(r, *r.find(c.cli.id), c.web.id, crypto::uuid_v4(), 8, c.web.sign);
     StatementBody b = decode_statement(st.statement);
     EXPECT_EQ(b.kind, "remove");
     EXPECT_EQ(b.rotated_to, 8);
@@ -413,4 +413,52 @@ TEST(Names, ConflictNameKeepsTheExtensionOfTheLastSegment) {
     EXPECT_EQ(conflict_name("archive.tar.gz", "b", "d"), "archive.tar (conflict b d).gz");
     EXPECT_EQ(conflict_name(".bashrc", "b", "d"), ".bashrc (conflict b d)");
     EXPECT_EQ(conflict_name("v1.2/README", "b", "d"), "v1.2/README (conflict b d)");
+}
+
+// Content::jcs writes the common case in JCS form directly: it must be exactly what the
+// canonicalizer makes of the same content (names with quotes, backslashes, non-ASCII and
+// DEL; chunks; a tombstone), and a content it cannot write directly takes the canonicalizer.
+TEST(ContentJcs, TheDirectFormIsTheCanonicalOne) {
+    std::vector<Content> cases;
+    Content a;
+    a.name = "dir/\"quoted\" back\\slash \xc3\xa9t\xc3\xa9 \x7f \xf0\x9f\x98\x80.txt";
+    a.kind = "file";
+    a.size = 3;
+    a.mtime = 1700000000123;
+    a.mode = 0644;
+    a.data = "YWJj";
+    cases.push_back(a);
+    Content b = a;
+    b.data.reset();
+    b.mode.reset();
+    b.size = 5000000;
+    b.chunks =
+        std::vector<ChunkRef>{{"Zm9v", 4000000, "a2V5", "aGFzaA"}, {"YmFy", 1000000, "k", "h"}};
+    cases.push_back(b);
+    Content t = a;
+    t.data.reset();
+    t.deleted = true;
+    cases.push_back(t);
+    for (const auto& c : cases) {
+        json::Out o;  // the members in the order Content::jcs used to write them
+        o.kv("name", c.name).kv("kind", c.kind).kv("size", c.size).kv("mtime", c.mtime);
+        if (c.mode) o.kv("mode", *c.mode);
+        if (c.data) o.kv("data", *c.data);
+        if (c.chunks) {
+            o.key("chunks").arr();
+            for (const auto& r : *c.chunks)
+                o.obj()
+                    .kv("blob_id", r.blob_id)
+                    .kv("size", r.size)
+                    .kv("key", r.key)
+                    .kv("hash", r.hash)
+                    .end_obj();
+            o.end_arr();
+        }
+        if (c.deleted) o.kv("deleted", true);
+        EXPECT_EQ(c.jcs(), jcs_of(o.done())) << c.name;
+    }
+    Content ctl = a;
+    ctl.name = "tab\there";  // a control character: written by the canonicalizer
+    EXPECT_NE(ctl.jcs().find("tab\\there"), std::string::npos);
 }
