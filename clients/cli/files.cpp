@@ -168,8 +168,20 @@ std::string absolute_path(const std::string& path) {
     return buf;
 }
 
-ChunkReader::ChunkReader(Fd fd, const std::string& name)
-    : path_(name), buf_(2 * clientfmt::kCdcMax, '\0'), fd_(std::move(fd)) {}
+ChunkReader::ChunkReader(Fd fd, const std::string& name, size_t max_chunks)
+    : path_(name), buf_(2 * clientfmt::kCdcMax, '\0'), fd_(std::move(fd)) {
+    // Every chunk but the last is over kCdcMin bytes, so only a file over kMaxFileChunks of
+    // them can need more than kMaxFileChunks chunks: count its cuts, then read it again.
+    struct stat st {};
+    if (::fstat(fd_.get(), &st) != 0) throw io_error("cannot stat", path_);
+    if (static_cast<unsigned long long>(st.st_size) <= max_chunks * clientfmt::kCdcMin) return;
+    size_t chunks = 0;
+    while (!next().empty()) ++chunks;
+    fixed_ = chunks > max_chunks;
+    if (::lseek(fd_.get(), 0, SEEK_SET) != 0) throw io_error("cannot seek", path_);
+    start_ = end_ = 0;
+    done_ = false;
+}
 
 std::string_view ChunkReader::next() {
     if (end_ - start_ < clientfmt::kCdcMax && !done_) {
@@ -186,7 +198,7 @@ std::string_view ChunkReader::next() {
         }
     }
     size_t ahead = std::min(end_ - start_, clientfmt::kCdcMax);
-    size_t cut = clientfmt::cdc_cut(std::string_view(buf_.data() + start_, ahead));
+    size_t cut = fixed_ ? ahead : clientfmt::cdc_cut(std::string_view(buf_.data() + start_, ahead));
     std::string_view out(buf_.data() + start_, cut);
     start_ += cut;
     return out;

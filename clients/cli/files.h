@@ -5,6 +5,8 @@
 // following a symlink (docs/CLI.md "Files on disk").
 #pragma once
 
+#include "common/clientfmt/cdc.h"
+
 #include <sys/stat.h>
 
 #include <functional>
@@ -57,10 +59,13 @@ class Fd {
 // next() returns the next chunk, its length chosen by clientfmt::cdc_cut over the bytes that
 // follow (at least kCdcMax of them are kept buffered while the file has that many left), an
 // empty view at the end. A view stays valid until the next call. The file descriptor is owned
-// and closed with the reader.
+// and closed with the reader. A file those cuts would split into more than
+// clientfmt::kMaxFileChunks chunks is cut every kCdcMax bytes instead (the format's exception):
+// the constructor counts the cuts first for a file large enough to need it.
 class ChunkReader {
   public:
-    ChunkReader(Fd fd, const std::string& name);
+    // max_chunks: the format's bound, lowered only by tests.
+    ChunkReader(Fd fd, const std::string& name, size_t max_chunks = clientfmt::kMaxFileChunks);
     ChunkReader(const ChunkReader&) = delete;
     ChunkReader& operator=(const ChunkReader&) = delete;
     std::string_view next();
@@ -70,6 +75,7 @@ class ChunkReader {
     size_t start_ = 0, end_ = 0;  // buf_[start_, end_): read, not yet returned
     Fd fd_;
     bool done_ = false;
+    bool fixed_ = false;  // the 1,000-chunk exception: every kCdcMax bytes
 };
 
 // The prefix of pouch's own temporary files (never synced, never a pulled name).

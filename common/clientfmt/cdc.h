@@ -10,9 +10,10 @@
 
 namespace pouch::clientfmt {
 
-constexpr size_t kCdcMin = 524288;      // 512 KiB: no boundary before it
-constexpr size_t kCdcNormal = 2097152;  // 2 MiB: the harder mask before it, the easier after
-constexpr size_t kCdcMax = 4194304;     // 4 MiB: the format's chunk limit
+constexpr size_t kCdcMin = 524288;       // 512 KiB: no boundary before it
+constexpr size_t kCdcNormal = 2097152;   // 2 MiB: the harder mask before it, the easier after
+constexpr size_t kCdcMax = 4194304;      // 4 MiB: the format's chunk limit
+constexpr size_t kMaxFileChunks = 1000;  // an op's blob_ids bound (decisions §3)
 constexpr uint32_t kCdcMaskHard = 0xFFFFFE00u;  // the top 23 bits of the 32-bit gear hash
 constexpr uint32_t kCdcMaskEasy = 0xFFFFE000u;  // the top 19 bits
 

@@ -3,6 +3,7 @@
 // scan's choices, and the help that --help and the man page both come from.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include "clients/cli/api.h"
 #include "clients/cli/args.h"
 #include "clients/cli/errors.h"
+#include "clients/cli/files.h"
 #include "clients/cli/folder_state.h"
 #include "clients/cli/help.h"
 #include "clients/cli/revision.h"
@@ -130,14 +132,20 @@ TEST(CliFingerprint, AFileAndItsChunkedContentAgreeAndDifferFromAnyChange) {
     clientfmt::Content c;
     c.name = "big";
     c.size = static_cast<long long>(data.size());
-    // Cut where the content-defined chunker cuts (clientfmt::cdc_cut), as a writer does.
-    size_t first = clientfmt::cdc_cut(std::string_view(data).substr(0, clientfmt::kCdcMax));
-    c.chunks = std::vector<clientfmt::ChunkRef>{
-        clientfmt::seal_chunk(std::string_view(data).substr(0, first)).entry,
-        clientfmt::seal_chunk(std::string_view(data).substr(first)).entry};
+    // Cut where the content-defined chunker cuts (clientfmt::cdc_cut), as a writer does: two
+    // chunks or three, as the random bytes fall.
+    std::vector<clientfmt::ChunkRef> chunks;
+    for (size_t pos = 0; pos < data.size();) {
+        std::string_view rest = std::string_view(data).substr(pos);
+        size_t len = clientfmt::cdc_cut(rest.substr(0, clientfmt::kCdcMax));
+        chunks.push_back(clientfmt::seal_chunk(rest.substr(0, len)).entry);
+        pos += len;
+    }
+    c.chunks = chunks;
     FileDigest dig = digest_file(root, "big");
     EXPECT_EQ(dig.fp, fingerprint_of_content(c));
-    EXPECT_EQ(dig.chunk_hashes.size(), 2u);
+    EXPECT_EQ(dig.chunk_hashes.size(), chunks.size());
+    EXPECT_GE(chunks.size(), 2u);
     data[5] ^= 1;
     d.write("big2", data);
     EXPECT_NE(digest_file(root, "big2").fp, dig.fp);
@@ -145,6 +153,41 @@ TEST(CliFingerprint, AFileAndItsChunkedContentAgreeAndDifferFromAnyChange) {
 
 // The service's `kind` is unsigned: a put it lists as a delete would remove the file on every
 // device, so open_revision refuses any revision whose kind and signed content disagree.
+// The format's exception (CLIENT-FORMAT.md "Chunk boundaries"): a file the content-defined cuts
+// would split into more than the bound is cut every kCdcMax bytes. The bound is lowered to 2
+// here, so 9 MiB of random bytes (about four content-defined chunks) takes fixed cuts, while
+// a bound of 10 keeps the content-defined ones.
+TEST(CliChunkReader, AFileOverTheChunkBoundIsCutEveryFourMiB) {
+    TempDir dir;
+    std::string data = crypto::random_bytes(9 * 1024 * 1024);
+    std::string path = dir.path + "/big";
+    std::ofstream(path, std::ios::binary) << data;
+    std::vector<size_t> cdc;
+    for (size_t pos = 0; pos < data.size();) {
+        size_t len = clientfmt::cdc_cut(std::string_view(data).substr(pos, clientfmt::kCdcMax));
+        cdc.push_back(len);
+        pos += len;
+    }
+    ASSERT_GT(cdc.size(), 2u);
+    auto lengths = [&](size_t bound) {
+        ChunkReader r(Fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC)), "big", bound);
+        std::vector<size_t> out;
+        std::string joined;
+        for (std::string_view c = r.next(); !c.empty(); c = r.next()) {
+            out.push_back(c.size());
+            joined += c;
+        }
+        EXPECT_EQ(joined, data);
+        return out;
+    };
+    EXPECT_EQ(lengths(2),
+              (std::vector<size_t>{clientfmt::kCdcMax, clientfmt::kCdcMax, 1024 * 1024}));
+    EXPECT_EQ(lengths(10), cdc);
+    EXPECT_EQ(lengths(cdc.size()), cdc);
+    EXPECT_EQ(lengths(cdc.size() - 1),
+              (std::vector<size_t>{clientfmt::kCdcMax, clientfmt::kCdcMax, 1024 * 1024}));
+}
+
 TEST(CliRevision, TheServicesKindMustAgreeWithTheSignedContent) {
     clientfmt::Content file;
     file.data = "";
