@@ -263,18 +263,24 @@ void refuse_nul(std::string_view text) {
 }
 
 // Iterative: the reader keeps its own heap stack instead of recursing per level.
-constexpr unsigned kFlags = rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag |
-                            rapidjson::kParseNumbersAsStringsFlag;
+// kParseValidateEncodingFlag only where a byte is over 0x7F: a text of ASCII alone cannot hold
+// invalid UTF-8 but through a \u escape, which the handler's utf8() check of every key and
+// string refuses either way (RapidJSON's per-character validation was most of a client's
+// parse of a page of envelopes).
+constexpr unsigned kFlags = rapidjson::kParseIterativeFlag | rapidjson::kParseNumbersAsStringsFlag;
+constexpr unsigned kValidating = kFlags | rapidjson::kParseValidateEncodingFlag;
 
 rapidjson::Document parse(std::string_view text, bool require_object, const Limits& limits) {
     refuse_nul(text);
+    const bool ascii = all_ascii(text);
     rapidjson::Document doc;
     StrictHandler handler(doc, require_object, false, limits);
     rapidjson::ParseResult result;
     auto generate = [&](rapidjson::Document&) {
         rapidjson::MemoryStream stream(text.data(), text.size());
         rapidjson::Reader reader;
-        result = reader.Parse<kFlags>(stream, handler);
+        result = ascii ? reader.Parse<kFlags>(stream, handler)
+                       : reader.Parse<kValidating>(stream, handler);
         return !result.IsError();
     };
     doc.Populate(generate);
@@ -299,6 +305,7 @@ rapidjson::Document parse_strict_any(std::string_view text, const Limits& limits
 // its size; no string of the document reaches into them.
 rapidjson::Document parse_request(std::string& body, size_t max_bytes) {
     refuse_nul(body);
+    const bool ascii = all_ascii(body);
     Limits limits;
     limits.max_bytes = max_bytes;
     rapidjson::Document doc;
@@ -309,7 +316,8 @@ rapidjson::Document parse_request(std::string& body, size_t max_bytes) {
     auto generate = [&](rapidjson::Document&) {
         rapidjson::InsituStringStream stream(body.data());
         rapidjson::Reader reader;
-        result = reader.Parse<kFlags | rapidjson::kParseInsituFlag>(stream, handler);
+        result = ascii ? reader.Parse<kFlags | rapidjson::kParseInsituFlag>(stream, handler)
+                       : reader.Parse<kValidating | rapidjson::kParseInsituFlag>(stream, handler);
         return !result.IsError();
     };
     doc.Populate(generate);

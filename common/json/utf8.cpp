@@ -53,10 +53,32 @@ bool utf8_valid(std::string_view s) {
     return true;
 }
 
+bool all_ascii(std::string_view s) {
+    size_t i = 0;
+    std::uint64_t high = 0;
+    for (; s.size() - i >= 8; i += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, s.data() + i, sizeof w);
+        high |= w;
+    }
+    for (; i < s.size(); ++i) high |= static_cast<unsigned char>(s[i]);
+    return (high & 0x8080808080808080ull) == 0;
+}
+
 size_t utf8_length(std::string_view s) {
-    size_t n = 0;
-    for (char ch : s)
-        if ((static_cast<unsigned char>(ch) & 0xC0) != 0x80) ++n;
+    size_t n = 0, i = 0;
+    for (; s.size() - i >= 8; i += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, s.data() + i, sizeof w);
+        if ((w & 0x8080808080808080ull) == 0) {
+            n += 8;  // eight ASCII characters
+            continue;
+        }
+        for (size_t k = 0; k < 8; ++k)
+            if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) ++n;
+    }
+    for (; i < s.size(); ++i)
+        if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) ++n;
     return n;
 }
 

@@ -11,6 +11,9 @@ namespace pouch::json {
 // True when s is well-formed UTF-8 per RFC 3629 (surrogates and overlong forms rejected).
 bool utf8_valid(std::string_view s);
 
+// No byte over 0x7F (eight at a time).
+bool all_ascii(std::string_view s);
+
 // The well-formed UTF-8 sequence at s[i] (i < s.size()): its length in bytes (1 to 4) and
 // its code point; length 0 when the bytes there start none (a stray continuation byte, C0/C1,
 // F5..FF, a truncated sequence, an overlong form, a surrogate, above U+10FFFF).

@@ -7,6 +7,8 @@
 
 #include "common/json/utf8.h"
 
+using pouch::json::all_ascii;
+using pouch::json::utf8_length;
 using pouch::json::utf8_valid;
 
 TEST(JsonUtf8, EveryOffsetIsChecked) {
@@ -24,5 +26,22 @@ TEST(JsonUtf8, EveryOffsetIsChecked) {
         std::string good = ascii;
         good.insert(at, "\xE2\x82\xAC\xF0\x9F\x98\x80");  // U+20AC U+1F600
         EXPECT_TRUE(utf8_valid(good)) << "valid at " << at;
+    }
+}
+
+TEST(JsonUtf8, LengthAndAsciiAtEveryOffset) {
+    const std::string ascii(24, 'a');
+    EXPECT_EQ(utf8_length(ascii), 24u);
+    EXPECT_TRUE(all_ascii(ascii));
+    for (size_t at = 0; at <= ascii.size(); ++at) {
+        std::string s = ascii;
+        s.insert(at, "\xE2\x82\xAC\xF0\x9F\x98\x80");  // two characters in seven bytes
+        EXPECT_EQ(utf8_length(s), 26u) << at;
+        EXPECT_FALSE(all_ascii(s)) << at;
+        std::string one = ascii;
+        if (at < one.size()) {
+            one[at] = static_cast<char>(0x80);
+            EXPECT_FALSE(all_ascii(one)) << at;
+        }
     }
 }
