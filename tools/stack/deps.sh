@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # deps.sh -- makes sure the Debian packages and commands the build and the local stack need
-# are present. Installs what is missing when run as root; otherwise prints the sudo command.
+# are present, and the packages given as arguments (tools/bench/deps.sh: make bench's own).
+# Installs what is missing when run as root; otherwise prints the sudo command.
 # Relies on dpkg-query and apt-get (Debian 12).
 set -euo pipefail
 
@@ -18,6 +19,7 @@ packages+=(chromium)
 # Scale-out (issue 18): handler metrics (prometheus-cpp), and for `make test-cluster`
 # pg_auto_failover (monitor, primary, standby) and network namespaces (iproute2).
 packages+=(prometheus-cpp-dev postgresql-15-auto-failover pg-auto-failover-cli iproute2)
+packages+=("$@")
 
 # One dpkg-query for all of them keeps `make run` fast when nothing is missing. A package that
 # dpkg has never heard of makes dpkg-query exit 1 with a message on stderr; its missing line
