@@ -6,6 +6,9 @@
 
 #include "common/json/out.h"
 
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
 using pouch::json::Out;
 using pouch::json::quote;
 
@@ -58,4 +61,39 @@ TEST(JsonOut, QuoteProducesStringLiteral) {
     EXPECT_EQ(quote("a\"b\\c\td"), "\"a\\\"b\\\\c\\td\"");
     EXPECT_EQ(quote(std::string_view("nul\0x", 5)), "\"nul\\u0000x\"");
     EXPECT_EQ(quote(""), "\"\"");
+}
+
+// Long strings with nothing to escape are copied whole (out.cpp): every string, long or short,
+// plain or with a quote, a backslash or a control character at any offset, still comes out
+// exactly as RapidJSON's writer writes it, in a value and in an array.
+TEST(JsonOut, LongPlainStringsAreWrittenAsTheWriterWould) {
+    auto reference = [](const std::string& v) {
+        rapidjson::StringBuffer buf;
+        rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+        w.StartObject();
+        w.Key("k");
+        w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()), true);
+        w.Key("a");
+        w.StartArray();
+        w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()), true);
+        w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()), true);
+        w.EndArray();
+        w.EndObject();
+        return std::string(buf.GetString(), buf.GetSize());
+    };
+    auto ours = [](const std::string& v) {
+        Out o;
+        o.kv("k", v).key("a").arr().str(v).str(v).end_arr();
+        return o.done();
+    };
+    const std::string base(80, 'A');
+    EXPECT_EQ(ours(base), reference(base));
+    EXPECT_EQ(quote(base), "\"" + base + "\"");
+    for (const char* odd : {"\"", "\\", "\n", "\x01", "\x1f", "\x7f", "\xc3\xa9", "/"}) {
+        for (size_t at = 0; at <= base.size(); ++at) {
+            std::string v = base;
+            v.insert(at, odd);
+            ASSERT_EQ(ours(v), reference(v)) << "at " << at;
+        }
+    }
 }
