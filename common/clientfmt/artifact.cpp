@@ -39,39 +39,24 @@ std::string Content::jcs() const {
     if (direct && chunks)
         for (const auto& c : *chunks)
             direct = direct && plain(c.blob_id) && plain(c.key) && plain(c.hash) && exact(c.size);
-    if (direct) {
-        json::Out o;
-        if (chunks) {
-            o.key("chunks").arr();
-            for (const auto& c : *chunks) {
-                o.obj();
-                o.kv("blob_id", c.blob_id).kv("hash", c.hash).kv("key", c.key).kv("size", c.size);
-                o.end_obj();
-            }
-            o.end_arr();
-        }
-        if (data) o.kv("data", *data);
-        if (deleted) o.kv("deleted", true);
-        o.kv("kind", kind);
-        if (mode) o.kv("mode", *mode);
-        o.kv("mtime", mtime).kv("name", name).kv("size", size);
-        return o.done();
-    }
+    // One writer, members in JCS order: the text is canonical as written when nothing in it
+    // needs JCS's escapes or number forms; otherwise the canonicalizer rewrites it.
     json::Out o;
-    o.kv("name", name).kv("kind", kind).kv("size", size).kv("mtime", mtime);
-    if (mode) o.kv("mode", *mode);
-    if (data) o.kv("data", *data);
     if (chunks) {
         o.key("chunks").arr();
         for (const auto& c : *chunks) {
             o.obj();
-            o.kv("blob_id", c.blob_id).kv("size", c.size).kv("key", c.key).kv("hash", c.hash);
+            o.kv("blob_id", c.blob_id).kv("hash", c.hash).kv("key", c.key).kv("size", c.size);
             o.end_obj();
         }
         o.end_arr();
     }
+    if (data) o.kv("data", *data);
     if (deleted) o.kv("deleted", true);
-    return jcs_of(o.done());
+    o.kv("kind", kind);
+    if (mode) o.kv("mode", *mode);
+    o.kv("mtime", mtime).kv("name", name).kv("size", size);
+    return direct ? o.done() : jcs_of(o.done());
 }
 
 Content Content::parse(std::string_view json) {
