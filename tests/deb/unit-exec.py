@@ -169,7 +169,15 @@ def main():
     os.dup2(out, 2)
     limit = last(svc, "LimitNOFILE")
     if limit:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (int(limit), int(limit)))
+        # A container may cap the hard limit below the unit's; systemd would fail there too,
+        # so the test takes what it may and says so.
+        hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        want = int(limit)
+        if hard != resource.RLIM_INFINITY and want > hard:
+            sys.stderr.write("unit-exec: LimitNOFILE=%d above this machine's hard limit %d; "
+                             "using %d\n" % (want, hard, hard))
+            want = hard
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, want))
     os.chdir(last(svc, "WorkingDirectory", "/"))
     os.setgid(gid)
     os.initgroups(user.pw_name, gid)
