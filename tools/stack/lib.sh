@@ -685,6 +685,7 @@ POUCH_VAR='$STACK_VAR'
 POUCH_STACK_DIR='$STACK_DIR'
 POUCH_SOCKET_DIR='$STACK_RUN'
 POUCH_CA_FILE='$STACK_CA_FILE'
+POUCH_PLAIN_URL='${STACK_PLAIN_URL:-}'
 EOF
     chmod 600 "$STACK_DIR/stack.env"  # the Redis password
 }
@@ -699,8 +700,9 @@ stack_export_client_env() {
     export POUCH_DATABASE_URL=$STACK_DATABASE_URL POUCH_REDIS_URL=$STACK_REDIS_URL
     export POUCH_VAR=$STACK_DIR
     export POUCH_ROOT=$STACK_ROOT
-    # With POUCH_TLS=1: the certificate to pin (tests/smoke/lib.sh, pouch --ca-file).
-    export POUCH_CA_FILE=$STACK_CA_FILE
+    # With POUCH_TLS=1: the certificate to pin (tests/smoke/lib.sh, pouch --ca-file) and the
+    # plain-HTTP port that redirects (tests/tls).
+    export POUCH_CA_FILE=$STACK_CA_FILE POUCH_PLAIN_URL=${STACK_PLAIN_URL:-}
 }
 
 # Full start in dependency order, in two halves so test.sh can run the unit tests between
