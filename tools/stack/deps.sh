@@ -19,6 +19,9 @@ packages+=(chromium)
 # Scale-out (issue 18): handler metrics (prometheus-cpp), and for `make test-cluster`
 # pg_auto_failover (monitor, primary, standby) and network namespaces (iproute2).
 packages+=(prometheus-cpp-dev postgresql-15-auto-failover pg-auto-failover-cli iproute2)
+# TLS (issue 26): `make run POUCH_TLS=1` and the tls suite make a certificate and probe the
+# protocols with the openssl command.
+packages+=(openssl)
 # make deb and its test (issue 26, tools/deb): Debian's packaging tools and checker.
 packages+=(debhelper lintian)
 packages+=("$@")
