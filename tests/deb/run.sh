@@ -6,7 +6,7 @@
 # own (run by the OS user postgres, peer authentication as in Debian's default cluster), starts
 # the six handlers exactly as the installed units say (tests/deb/unit-exec.py: this machine has
 # no systemd as PID 1) and nginx with its installed configuration, runs a smoke subset through
-# it (tests/smoke, POUCH_DEB_SMOKE_FILES), then `apt-get remove` (data, configuration and user
+# it over https (tests/smoke, POUCH_DEB_SMOKE_FILES; port 80 redirects and serves ACME), then `apt-get remove` (data, configuration and user
 # kept) and `apt-get purge` (what postrm promises is gone). Prints PASS/FAIL lines, ends with
 # "SMOKE END". Leaves the machine as it found it, on failure too (EXIT trap); refuses to run
 # when the package, its directories, nginx or ports 80/443 are already in use.
@@ -254,7 +254,10 @@ chown redis:redis "$T/redis"
     >"$T/log/redis.log" 2>&1 &
 pids+=("$!")
 
-public_url=http://127.0.0.1
+# The site serves https on 443 with the certificate pouch-setup makes (self-signed for the
+# public host), which the smoke scripts and every curl here trust (POUCH_CA_FILE).
+public_url=https://127.0.0.1
+ca=/etc/pouch/tls/fullchain.pem
 database_url="postgresql:///pouch?host=$pg_sock&port=$pg_port"
 if ! PGHOST=$pg_sock PGPORT=$pg_port pouch-setup --public-url "$public_url" \
     --database-url "$database_url" --redis-url "redis://127.0.0.1:$redis_port/0" >"$T/log/setup.log" 2>&1; then
@@ -298,7 +301,7 @@ done
 setsid nginx -g 'daemon off;' >"$T/log/nginx.log" 2>&1 &
 pids+=("$!")
 for _ in {1..100}; do
-    [[ $(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$public_url/v1/health") == 200 ]] && break
+    [[ $(curl -s --cacert "$ca" -o /dev/null -w '%{http_code}' --max-time 2 "$public_url/v1/health") == 200 ]] && break
     sleep 0.2
 done
 expect "/run/pouch not 755" test "$(stat -c %a /run/pouch)" = 755
@@ -307,8 +310,14 @@ for g in "${GROUPS_[@]}"; do
     expect "pouch-$g not running as pouch" test "$(stat -c %U "/proc/$(cat "$T/pids/$g.pid")")" = pouch
 done
 expect "/v1/health through the installed site is not 200" \
-    test "$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$public_url/v1/health")" = 200
-expect "the web app is not served" sh -c "curl -sf --max-time 5 '$public_url/' | grep -qi '<html'"
+    test "$(curl -s --cacert "$ca" -o /dev/null -w '%{http_code}' --max-time 5 "$public_url/v1/health")" = 200
+expect "the web app is not served" sh -c "curl -sf --cacert '$ca' --max-time 5 '$public_url/' | grep -qi '<html'"
+# Port 80 only redirects to https and serves certbot's webroot challenges.
+expect "port 80 does not redirect to https" test "$(curl -s -o /dev/null -w '%{http_code} %{redirect_url}' --max-time 5 http://127.0.0.1/v1/health)" = "301 https://127.0.0.1/v1/health"
+mkdir -p /var/lib/pouch/acme/.well-known/acme-challenge
+echo deb-test-token >/var/lib/pouch/acme/.well-known/acme-challenge/deb-test
+expect "the ACME webroot is not served on port 80" test "$(curl -s --max-time 5 http://127.0.0.1/.well-known/acme-challenge/deb-test)" = deb-test-token
+expect "/var/lib/pouch/acme missing" test "$(stat -c %U:%G:%a /var/lib/pouch/acme)" = root:root:755
 check handlers_and_nginx_serve_as_installed
 
 # --- smoke subset through the installed site -----------------------------------------------------
@@ -325,7 +334,7 @@ for want in $SMOKE_FILES; do
         say "smoke $name"
         out=$T/log/smoke-$name.out
         status=0
-        CURL_HOME=$T/curl-$name POUCH_URL=$public_url POUCH_VAR=/var/lib/pouch \
+        CURL_HOME=$T/curl-$name POUCH_URL=$public_url POUCH_CA_FILE=$ca POUCH_VAR=/var/lib/pouch \
             POUCHCTL=/usr/bin/pouchctl POUCH_REDIS_URL="redis://127.0.0.1:$redis_port/0" \
             POUCH_ROOT=$ROOT timeout --kill-after=10 300 bash "$script" >"$out" 2>&1 || status=$?
         sed "s/^\(PASS\|FAIL\) /\1 deb\/$name\//" "$out" | grep -E '^(PASS|FAIL) '
