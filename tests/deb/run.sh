@@ -351,6 +351,21 @@ blob_files=$(find /var/lib/pouch/blobs -type f | wc -l)
 ((blob_files > 0)) || errors+=("the smoke subset stored no blob file")
 check smoke_subset_stored_blobs
 
+# --- upgrade path: configuring the package again runs pending migrations ---------------------
+# A reinstall runs postinst configure with the installed version, as an upgrade does: with
+# pouch.env present it migrates (nothing pending here; a newer package's migrations would run)
+# before it would restart the handler services (systemd is not running here, so none is).
+sql_before=$(psql "$POUCH_DATABASE_URL" -XAtc 'SELECT count(*) FROM users')
+if ! "${APT[@]}" install --reinstall "./$server_deb" >"$T/log/apt-reinstall.log" 2>&1; then
+    tail -n 30 "$T/log/apt-reinstall.log"
+    errors+=("apt-get install --reinstall failed")
+fi
+expect "postinst did not run the migrations" grep -q 'up to date (' "$T/log/apt-reinstall.log"
+expect "the data changed on reinstall" test "$(psql "$POUCH_DATABASE_URL" -XAtc 'SELECT count(*) FROM users')" = "$sql_before"
+expect "/v1/health after reinstall is not 200" \
+    test "$(curl -s --cacert "$ca" -o /dev/null -w '%{http_code}' --max-time 5 "$public_url/v1/health")" = 200
+check reinstall_runs_pending_migrations
+
 # --- remove: data, configuration, user and database kept ------------------------------------
 stop_children_but_db() {
     local keep=("${pids[@]:0:2}") pid   # PostgreSQL and Redis were started first
