@@ -7,10 +7,12 @@ DirectoryMode, SocketUser, SocketGroup, SocketMode, Backlog), then becomes the s
 is the listening socket (StandardInput=socket; also fd 3 with LISTEN_FDS=1), stdout and stderr
 go to LOG (the journal), the environment is EnvironmentFile= and Environment= only, then
 User=, Group= (with the user's supplementary groups), UMask=, LimitNOFILE=,
-WorkingDirectory= (default /), and ExecStart= is exec'd. A directive that changes what runs
+WorkingDirectory= (default /), and ExecStart= is exec'd. With INSTANCE "-", TEMPLATE names a
+plain Type=oneshot service (e.g. pouch-gc.service), run the same way without a socket. A directive that changes what runs
 and is not done here fails it; the sandboxing ones (Protect*, Restrict*, ...) are left to
 systemd-analyze verify."""
 
+import fcntl
 import grp
 import os
 import pwd
@@ -128,20 +130,36 @@ def make_socket(entries):
     return sock
 
 
+def high_fd(fd):
+    """fd moved to a number of 10 or more (close-on-exec), the old number closed."""
+    moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
+    os.close(fd)
+    return moved
+
+
 def main():
     if len(sys.argv) != 5:
         die("usage: unit-exec.py UNIT_DIR TEMPLATE INSTANCE LOG")
     unit_dir, template, instance, log = sys.argv[1:]
-    sock_unit = parse(os.path.join(unit_dir, template + "@.socket"), instance)
-    svc_unit = parse(os.path.join(unit_dir, template + "@.service"), instance)
-    sock_entries = sock_unit.get("Socket", [])
-    svc = svc_unit.get("Service", [])
-    check_keys(sock_entries, SOCKET_DONE, template + "@.socket")
-    check_keys(svc, SERVICE_DONE, template + "@.service")
-    if last(svc, "StandardInput") != "socket":
-        die("the service does not take its socket as StandardInput")
-    if last(svc, "Type", "simple") != "simple":
-        die("Type=%s is not carried out" % last(svc, "Type"))
+    if instance == "-":
+        # A plain oneshot service (pouch-gc.service, which its timer starts): no socket, and
+        # its exit status is the run's.
+        svc = parse(os.path.join(unit_dir, template), "")["Service"]
+        check_keys(svc, SERVICE_DONE, template)
+        if last(svc, "Type") != "oneshot" or last(svc, "StandardInput"):
+            die("%s: only Type=oneshot without StandardInput is carried out" % template)
+        sock_entries = None
+    else:
+        sock_unit = parse(os.path.join(unit_dir, template + "@.socket"), instance)
+        svc_unit = parse(os.path.join(unit_dir, template + "@.service"), instance)
+        sock_entries = sock_unit.get("Socket", [])
+        svc = svc_unit.get("Service", [])
+        check_keys(sock_entries, SOCKET_DONE, template + "@.socket")
+        check_keys(svc, SERVICE_DONE, template + "@.service")
+        if last(svc, "StandardInput") != "socket":
+            die("the service does not take its socket as StandardInput")
+        if last(svc, "Type", "simple") != "simple":
+            die("Type=%s is not carried out" % last(svc, "Type"))
 
     env = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
     for key, value in svc:
@@ -159,12 +177,16 @@ def main():
     if not argv or not argv[0].startswith("/"):
         die("ExecStart=%r must name an absolute path (prefixes are not carried out)" % argv)
 
-    sock = make_socket(sock_entries)
-    out = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o640)
-    os.dup2(sock.fileno(), 0)
-    os.dup2(sock.fileno(), 3)
-    os.set_inheritable(0, True)
-    os.set_inheritable(3, True)
+    # Both kept above fd 3 first, so placing one on 0-3 cannot close the other.
+    out = high_fd(os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o640))
+    if sock_entries is None:
+        os.dup2(high_fd(os.open(os.devnull, os.O_RDONLY)), 0)
+    else:
+        sock = high_fd(make_socket(sock_entries).detach())
+        os.dup2(sock, 0)
+        os.dup2(sock, 3)
+        env.update({"LISTEN_FDS": "1", "LISTEN_PID": str(os.getpid()),
+                    "LISTEN_FDNAMES": template + "@" + instance + ".socket"})
     os.dup2(out, 1)
     os.dup2(out, 2)
     limit = last(svc, "LimitNOFILE")
@@ -183,8 +205,8 @@ def main():
     os.initgroups(user.pw_name, gid)
     os.setuid(user.pw_uid)
     os.umask(int(last(svc, "UMask", "0022"), 8))
-    env.update({"LISTEN_FDS": "1", "LISTEN_PID": str(os.getpid()),
-                "LISTEN_FDNAMES": template + "@" + instance + ".socket"})
+    # systemd starts a service with no other descriptor open than these.
+    os.closerange(3 if sock_entries is None else 4, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
     os.execve(argv[0], argv, env)
 
 
