@@ -357,7 +357,9 @@ check gc_service_runs_as_installed
 
 blob_files=$(find /var/lib/pouch/blobs -type f | wc -l)
 ((blob_files > 0)) || errors+=("the smoke subset stored no blob file")
-check smoke_subset_stored_blobs
+# The setgid blob directory gives every file group www-data, readable by it (umask 0027).
+expect "a blob file not pouch:www-data 640" test -z "$(find /var/lib/pouch/blobs -type f \( ! -user pouch -o ! -group www-data -o ! -perm -0040 \) -print -quit)"
+check smoke_subset_stored_blobs_nginx_can_read
 
 # --- upgrade path: configuring the package again runs pending migrations ---------------------
 # A reinstall runs postinst configure with the installed version, as an upgrade does: with
