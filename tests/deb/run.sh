@@ -361,20 +361,37 @@ blob_files=$(find /var/lib/pouch/blobs -type f | wc -l)
 expect "a blob file not pouch:www-data 640" test -z "$(find /var/lib/pouch/blobs -type f \( ! -user pouch -o ! -group www-data -o ! -perm -0040 \) -print -quit)"
 check smoke_subset_stored_blobs_nginx_can_read
 
-# --- upgrade path: configuring the package again runs pending migrations ---------------------
-# A reinstall runs postinst configure with the installed version, as an upgrade does: with
-# pouch.env present it migrates (nothing pending here; a newer package's migrations would run)
-# before it would restart the handler services (systemd is not running here, so none is).
-sql_before=$(psql "$POUCH_DATABASE_URL" -XAtc 'SELECT count(*) FROM users')
-if ! "${APT[@]}" install --reinstall "./$server_deb" >"$T/log/apt-reinstall.log" 2>&1; then
-    tail -n 30 "$T/log/apt-reinstall.log"
-    errors+=("apt-get install --reinstall failed")
+# --- upgrade: a newer package's pending migrations run, the data stays ----------------------
+# The newer package is this one with a later version and one more migration (a table of its
+# own), repacked with dpkg-deb: what the next release's package is to the installed one.
+# apt-get runs the old prerm upgrade, unpacks, then the new postinst configure with the old
+# version, which migrates before it would restart the handler services (systemd is not
+# running here, so it restarts none).
+old_version=$(dpkg-query -W -f='${Version}' pouch-server)
+new_version=$old_version.1
+rm -rf "$T/next"
+dpkg-deb -R "$server_deb" "$T/next"
+cat >"$T/next/usr/share/pouch/sql/999_deb_upgrade_probe.sql" <<'SQL'
+-- The package test's migration of a "newer" package (tests/deb/run.sh).
+CREATE TABLE deb_upgrade_probe (id int PRIMARY KEY);
+SQL
+sed -i "s/^Version: .*/Version: $new_version/" "$T/next/DEBIAN/control"
+(cd "$T/next" && md5sum usr/share/pouch/sql/999_deb_upgrade_probe.sql >>DEBIAN/md5sums)
+next_deb=$T/pouch-server_${new_version}_amd64.deb
+dpkg-deb --root-owner-group -b "$T/next" "$next_deb" >/dev/null
+users_before=$(psql "$POUCH_DATABASE_URL" -XAtc 'SELECT count(*) FROM users')
+if ! "${APT[@]}" install "$next_deb" >"$T/log/apt-upgrade.log" 2>&1; then
+    tail -n 30 "$T/log/apt-upgrade.log"
+    errors+=("apt-get install of the newer package failed")
 fi
-expect "postinst did not run the migrations" grep -q 'up to date (' "$T/log/apt-reinstall.log"
-expect "the data changed on reinstall" test "$(psql "$POUCH_DATABASE_URL" -XAtc 'SELECT count(*) FROM users')" = "$sql_before"
-expect "/v1/health after reinstall is not 200" \
+expect "not upgraded to $new_version" test "$(dpkg-query -W -f='${Version}' pouch-server)" = "$new_version"
+expect "postinst did not apply the new migration" grep -q 'applied 999_deb_upgrade_probe' "$T/log/apt-upgrade.log"
+expect "the new migration is not recorded" test "$(psql "$POUCH_DATABASE_URL" -XAtc "SELECT count(*) FROM schema_migrations WHERE version = '999_deb_upgrade_probe'")" = 1
+expect "the new migration's table is missing" psql "$POUCH_DATABASE_URL" -XAtc 'SELECT 1 FROM deb_upgrade_probe'
+expect "the data changed on upgrade" test "$(psql "$POUCH_DATABASE_URL" -XAtc 'SELECT count(*) FROM users')" = "$users_before"
+expect "/v1/health after the upgrade is not 200" \
     test "$(curl -s --cacert "$ca" -o /dev/null -w '%{http_code}' --max-time 5 "$public_url/v1/health")" = 200
-check reinstall_runs_pending_migrations
+check upgrade_runs_pending_migrations_and_keeps_data
 
 # --- remove: data, configuration, user and database kept ------------------------------------
 stop_children_but_db() {
