@@ -6,10 +6,12 @@
 # own (run by the OS user postgres, peer authentication as in Debian's default cluster), starts
 # the six handlers exactly as the installed units say (tests/deb/unit-exec.py: this machine has
 # no systemd as PID 1) and nginx with its installed configuration, runs a smoke subset through
-# it over https (tests/smoke, POUCH_DEB_SMOKE_FILES; port 80 redirects and serves ACME), then `apt-get remove` (data, configuration and user
-# kept) and `apt-get purge` (what postrm promises is gone). Prints PASS/FAIL lines, ends with
-# "SMOKE END". Leaves the machine as it found it, on failure too (EXIT trap); refuses to run
-# when the package, its directories, nginx or ports 80/443 are already in use.
+# it over https (tests/smoke, POUCH_DEB_SMOKE_FILES; port 80 redirects and serves ACME), runs
+# pouch-gc.service as its unit says, upgrades to a newer package (this one repacked with one
+# more migration, which postinst must apply), then `apt-get remove` (data, configuration and
+# user kept) and `apt-get purge` (what postrm promises is gone). Prints PASS/FAIL lines, ends
+# with "SMOKE END". Leaves the machine as it found it, on failure too (EXIT trap); refuses to
+# run when the packages, their directories, nginx or ports 80/443/9180 are already in use.
 # Needs root; BUILD (default build) holds the built binaries and web bundle.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
