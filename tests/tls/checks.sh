@@ -8,7 +8,7 @@
 # (blob downloads through nginx), and what an untrusted certificate does; a share link.
 # Prints PASS/FAIL lines and SMOKE END.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 source tests/smoke/lib.sh
 source tests/smoke/flows.sh
 DEVICES=$SMOKE_TMP/devices
@@ -19,6 +19,7 @@ source tests/lib/devices.sh
 : "${POUCH_PLAIN_URL:?POUCH_PLAIN_URL is not set (run through tests/tls/run.sh)}"
 PORT=${POUCH_URL##*:}
 # said N WHAT: the CLI's summary line (ERR) counts exactly N WHAT.
+# shellcheck disable=SC2317  # called below
 said() { grep -qE "(: |, )$1 $2(,|\$)" <<<"$ERR"; }
 HTTP_ORIGIN=http://127.0.0.1:$PORT
 
