@@ -41,11 +41,6 @@ void read_listen(std::string& out) {
     out = s;
 }
 
-std::string strip_trailing_slash(std::string s) {
-    while (!s.empty() && s.back() == '/') s.pop_back();
-    return s;
-}
-
 // POUCH_PUBLIC_URL / POUCH_WEB_URL: the origin clients use, http:// or https:// with a host,
 // an optional port and path, nothing else. DPoP proofs are checked against it (htu) and the
 // CLI's approval link is built on it, so a value without its scheme (or with a query, a
@@ -59,6 +54,11 @@ void check_origin(const char* name, const std::string& url) {
         throw BadConfig(std::string(name) +
                         " must be http:// or https:// followed by the host, an optional port and "
                         "path (the origin clients use), e.g. https://sync.example.com");
+}
+
+std::string strip_trailing_slash(std::string s) {
+    while (!s.empty() && s.back() == '/') s.pop_back();
+    return s;
 }
 
 }  // namespace
