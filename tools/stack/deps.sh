@@ -16,12 +16,12 @@ packages=(
 packages+=(gnuplot-nox)
 # The browser suite (tests/browser) drives Debian's Chromium; no browser is ever downloaded.
 packages+=(chromium)
-# TLS (issue 26): `make run POUCH_TLS=1` and the tls suite make a certificate and probe the
-# protocols with the openssl command.
-packages+=(openssl)
 # Scale-out (issue 18): handler metrics (prometheus-cpp), and for `make test-cluster`
 # pg_auto_failover (monitor, primary, standby) and network namespaces (iproute2).
 packages+=(prometheus-cpp-dev postgresql-15-auto-failover pg-auto-failover-cli iproute2)
+# TLS (issue 26): `make run POUCH_TLS=1` and the tls suite make a certificate and probe the
+# protocols with the openssl command.
+packages+=(openssl)
 packages+=("$@")
 
 # One dpkg-query for all of them keeps `make run` fast when nothing is missing. A package that
