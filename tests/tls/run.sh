@@ -4,7 +4,8 @@
 # made for 127.0.0.1, a plain-HTTP port that only redirects and serves ACME challenges, the
 # handlers' POUCH_PUBLIC_URL https://127.0.0.1:PORT), then tests/tls/checks.sh through it: the
 # protocol and header checks, DPoP htu on the https origin, and the real CLI pinned with
-# --ca-file. Its own stack because the handlers' public origin (DPoP htu) is the https one.
+# --ca-file; then a subset of the smoke scripts through https. Its own stack because the
+# handlers' public origin (DPoP htu) is the https one.
 #   POUCH_KEEP_VAR=1   keeps the directory
 # Prints PASS/FAIL lines and SMOKE END (tools/stack/test.sh counts them).
 set -euo pipefail
@@ -34,4 +35,29 @@ stack_init "$TLS_VAR/stack" "$http_port" test
 stack_start
 stack_export_client_env
 chmod 755 "$TLS_VAR"
-bash tests/tls/checks.sh
+status=0
+# run_script SCRIPT NAME: its PASS/FAIL lines (named NAME/<check> unless NAME is empty), a FAIL
+# when it stopped before its SMOKE END; only this script's own SMOKE END, at the very end, tells
+# test.sh it finished.
+run_script() {
+    local out prefix=${2:+$2/}
+    out=$TLS_VAR/$(basename "$1" .sh).out
+    bash "$1" >"$out" 2>&1 || status=1
+    sed -E -e "s#^(PASS|FAIL) #\1 $prefix#" -e '/^SMOKE END$/d' "$out"
+    if ! grep -qx 'SMOKE END' "$out"; then
+        echo "FAIL ${2:-tls/checks}: stopped before its end"
+        status=1
+    fi
+}
+run_script tests/tls/checks.sh ""
+
+# Then the smoke scripts of what matters through https (sign-up and login, devices and their
+# DPoP requests, a commit, blobs up and down, share links), their PASS/FAIL lines named
+# tls/<script>/<check>; POUCH_TLS_SMOKE_FILES picks others (prefixes, as POUCH_SMOKE_FILES).
+for want in ${POUCH_TLS_SMOKE_FILES:-10 22 30 50 60}; do
+    for script in tests/smoke/"$want"*.sh; do
+        [[ -f $script ]] && run_script "$script" "tls/$(basename "$script" .sh)"
+    done
+done
+echo "SMOKE END"
+exit "$status"
