@@ -74,6 +74,7 @@ void print_status_json(const Session& s, const StatusView& v) {
     json::Out o;
     o.kv("logged_in", true).kv("session", v.session).kv("server", s.device.server);
     if (s.device.insecure_http) o.kv("insecure_http", true);
+    if (!s.device.ca_file.empty()) o.kv("ca_file", s.device.ca_file);
     o.kv("account_id", s.device.account_id).kv("device_id", s.device.device_id);
     o.kv("device_name", s.device.device_name).kv("member_id", s.device.member_id);
     if (v.stored >= 0) o.kv("stored_bytes", v.stored).kv("storage_bytes", v.limit);
@@ -101,6 +102,8 @@ void print_status_text(const Session& s, const StatusView& v) {
                 defang(s.device.account_id).c_str(), defang(s.device.device_name).c_str(),
                 defang(s.device.device_id).c_str(), defang(s.device.member_id).c_str(),
                 v.session.c_str());
+    if (!s.device.ca_file.empty())
+        std::printf("ca file:  %s (pinned at login)\n", defang(s.device.ca_file).c_str());
     if (v.stored >= 0)
         std::printf("storage:  %s of %s\n", human_bytes(v.stored).c_str(),
                     human_bytes(v.limit).c_str());

@@ -230,11 +230,12 @@ void Api::start(const std::string& method, const std::string& path, std::string 
         if (r) a = answer(method, path, std::move(*r), opt);
         bool transient = a.status == 429 || a.status == 502 || a.status == 503 || a.status == 504;
         bool expired = a.status == 401 && opt.authenticated && device_;
-        if ((err && !err->aborted && !err->too_large) || transient || expired) {
+        if ((err && !err->aborted && !err->too_large && !err->untrusted) || transient || expired) {
             ApiAnswer b = call(method, path, *body, headers, opt);  // retried as call retries
             return done(b);
         }
         if (err && err->too_large) throw CliError(kExitFailure, server_ + ": " + err->what());
+        if (err && err->untrusted) throw CliError(kExitUnreachable, server_ + ": " + err->what());
         if (err) throw *err;
         done(a);
     };
@@ -252,6 +253,7 @@ ApiAnswer Api::call(const std::string& method, const std::string& path, const st
         } catch (const HttpError& e) {
             if (e.aborted) throw;
             if (e.too_large) throw CliError(kExitFailure, server_ + ": " + e.what());
+            if (e.untrusted) throw CliError(kExitUnreachable, server_ + ": " + e.what());
             if (!opt.retry || attempt >= kMaxAttempts)
                 throw CliError(kExitUnreachable, "cannot reach " + server_ + ": " + e.what());
             sleep_s(0.5 * (1 << (attempt - 1)));

@@ -37,7 +37,7 @@ Args parse_args(const std::vector<std::string>& argv, const std::set<std::string
             a.flags.insert(name);
             continue;
         }
-        if (!value_opts.count(name) && name != "config")
+        if (!value_opts.count(name) && name != "config" && name != "ca-file")
             throw CliError(kExitUsage, "unknown option --" + name);
         if (!has_value) {
             if (i + 1 >= argv.size()) throw CliError(kExitUsage, "--" + name + " needs a value");

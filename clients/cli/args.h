@@ -20,7 +20,8 @@ struct Args {
     bool flag(const std::string& name) const { return flags.count(name) > 0; }
 };
 
-// argv after the program name. `--config DIR` and `--help` are accepted by every command.
+// argv after the program name. `--config DIR`, `--ca-file PATH` and `--help` are accepted by
+// every command.
 // Throws CliError kExitUsage naming the problem.
 Args parse_args(const std::vector<std::string>& argv, const std::set<std::string>& value_opts,
                 const std::set<std::string>& flag_opts);

@@ -25,6 +25,7 @@ std::string DeviceState::to_json() const {
     o.kv("access_expires_at", access_expires_at);
     o.kv("pin_seq", pin_seq).kv("pin_hash", pin_hash).kv("genesis_hash", genesis_hash);
     if (insecure_http) o.kv("insecure_http", true);
+    if (!ca_file.empty()) o.kv("ca_file", ca_file);
     return o.done();
 }
 
@@ -49,6 +50,7 @@ DeviceState DeviceState::from_json(const std::string& text) {
                 throw fmt::FormatError("insecure_http is not a boolean");
             s.insecure_http = d["insecure_http"].GetBool();
         }
+        s.ca_file = fmt::get_opt_str(d, "ca_file").value_or("");
         return s;
     } catch (const fmt::FormatError& e) {
         throw CliError(kExitFailure, std::string("device.json is damaged: ") + e.what());

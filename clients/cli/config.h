@@ -24,6 +24,9 @@ struct DeviceState {
     // Logged in with --insecure-http: plain HTTP to a host that is not this computer, said
     // on every run (decisions §15).
     bool insecure_http = false;
+    // Logged in with --ca-file: the absolute path of the PEM file that alone is trusted for
+    // this server's https (read again on every run, so a renewed certificate is picked up).
+    std::string ca_file;
 
     std::string to_json() const;
     static DeviceState from_json(const std::string& text);  // throws CliError

@@ -12,6 +12,12 @@ const std::vector<OptionDoc> kGlobal = {
     {"--config DIR",
      "keep this device's state in DIR instead of $XDG_CONFIG_HOME/pouch "
      "(~/.config/pouch when XDG_CONFIG_HOME is unset)"},
+    {"--ca-file PATH",
+     "trust only the certificates in the PEM file PATH for the server's https (its own "
+     "certificate, e.g. a self-signed one, or the CA that signed it) instead of the system's "
+     "CA store; `pouch login --ca-file PATH` remembers it (its absolute path, read again on "
+     "every run) for every later command of this device, and a later --ca-file overrides it "
+     "for that run. A certificate that is not trusted stops the command (exit 4)"},
     {"--help", "show the help of the command"},
 };
 
@@ -232,7 +238,7 @@ const CommandDoc* find_command_doc(const std::string& name) {
 std::string overview_help() {
     std::ostringstream o;
     o << "pouch -- keep folders in sync with a Pouch Sync account, end-to-end encrypted\n\n"
-      << "usage: pouch COMMAND [ARGS] [--config DIR]\n\ncommands:\n";
+      << "usage: pouch COMMAND [ARGS] [--config DIR] [--ca-file PATH]\n\ncommands:\n";
     for (const auto& c : kCommands) {
         std::string head = "  " + c.name;
         o << head << std::string(head.size() < 12 ? 12 - head.size() : 1, ' ') << c.summary << "\n";

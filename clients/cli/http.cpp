@@ -60,11 +60,12 @@ struct HttpTransfer {
     HttpResponse resp;
     std::unique_ptr<curl_slist, SlistFree> headers;
     Http::Done done;
+    char error[CURL_ERROR_SIZE] = {};  // libcurl's detail of a failure (CURLOPT_ERRORBUFFER)
 };
 
 namespace {
 
-void configure(CURL* c, HttpTransfer& t) {
+void configure(CURL* c, HttpTransfer& t, const std::string& ca_file) {
     curl_easy_reset(c);
     const HttpRequest& req = t.req;
     std::unique_ptr<curl_slist, SlistFree> headers;
@@ -104,14 +105,36 @@ void configure(CURL* c, HttpTransfer& t) {
     curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
     curl_easy_setopt(c, CURLOPT_XFERINFODATA, &t.req);
     curl_easy_setopt(c, CURLOPT_PRIVATE, &t);
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, t.error);
+    // A pinned CA file (--ca-file) is the only trust anchor: the system's store is not read.
+    if (!ca_file.empty()) {
+        curl_easy_setopt(c, CURLOPT_CAINFO, ca_file.c_str());
+        curl_easy_setopt(c, CURLOPT_CAPATH, nullptr);
+    }
 }
 
-// The answer of an ended transfer, or its failure as an HttpError.
-std::optional<HttpError> outcome(CURL* c, CURLcode rc, HttpResponse& resp) {
+// The answer of an ended transfer, or its failure as an HttpError. A certificate the client
+// does not trust, or a CA file it cannot read, is said plainly and not retried.
+std::optional<HttpError> outcome(CURL* c, CURLcode rc, HttpTransfer& t,
+                                 const std::string& ca_file) {
+    HttpResponse& resp = t.resp;
     if (rc == CURLE_WRITE_ERROR)
         return HttpError("the server's answer is larger than " +
                              std::to_string(kMaxAnswerBytes >> 20) + " MiB; it was not read",
                          false, true);
+    std::string detail = t.error[0] ? std::string(t.error) : curl_easy_strerror(rc);
+    if (rc == CURLE_PEER_FAILED_VERIFICATION)
+        return HttpError("the server's TLS certificate is not trusted (" + detail + "); " +
+                             (ca_file.empty() ? std::string("if it is yours, pin it or its CA "
+                                                            "with --ca-file PATH")
+                                              : "it is not signed by " + ca_file),
+                         false, false, true);
+    if (rc == CURLE_SSL_CACERT_BADFILE)
+        return HttpError(
+            "cannot use the CA file " + (ca_file.empty() ? "" : ca_file + " ") + "(" + detail + ")",
+            false, false, true);
+    if (rc == CURLE_SSL_CONNECT_ERROR)
+        return HttpError("TLS handshake failed (" + detail + ")", false);
     if (rc != CURLE_OK)
         return HttpError(std::string(curl_easy_strerror(rc)), rc == CURLE_ABORTED_BY_CALLBACK);
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp.status);
@@ -125,6 +148,7 @@ struct Http::Impl {
     CURLM* single = nullptr;  // send()'s multi: its connections stay open between calls
     CURLM* multi = nullptr;   // start()'s transfers
     std::vector<CURL*> idle;  // start()'s handles between transfers
+    std::string ca_file;      // set_ca_file(): the only trust anchor when not empty
     std::map<CURL*, std::unique_ptr<HttpTransfer>> running;
 };
 
@@ -152,11 +176,19 @@ Http::~Http() {
     curl_easy_cleanup(impl_->curl);
 }
 
+void Http::set_ca_file(std::string path) {
+    impl_->ca_file = std::move(path);
+}
+
+const std::string& Http::ca_file() const {
+    return impl_->ca_file;
+}
+
 HttpResponse Http::send(const HttpRequest& req) {
     CURL* c = impl_->curl;
     HttpTransfer t;
     t.req = req;
-    configure(c, t);
+    configure(c, t, impl_->ca_file);
     curl_multi_add_handle(impl_->single, c);
     struct Detach {
         CURLM* m;
@@ -169,7 +201,7 @@ HttpResponse Http::send(const HttpRequest& req) {
         int left = 0;
         while (CURLMsg* m = curl_multi_info_read(impl_->single, &left)) {
             if (m->msg != CURLMSG_DONE) continue;
-            if (auto err = outcome(c, m->data.result, t.resp)) throw *err;
+            if (auto err = outcome(c, m->data.result, t, impl_->ca_file)) throw *err;
             return std::move(t.resp);
         }
         curl_waitfd wake{req.wake_fd, CURL_WAIT_POLLIN, 0};
@@ -194,7 +226,7 @@ void Http::start(HttpRequest req, Done done) {
     t->req = std::move(req);
     t->done = std::move(done);
     try {
-        configure(c, *t);
+        configure(c, *t, impl_->ca_file);
     } catch (...) {
         impl_->idle.push_back(c);
         throw;
@@ -220,7 +252,7 @@ void Http::wait_below(size_t n) {
             auto it = impl_->running.find(c);
             std::unique_ptr<HttpTransfer> t = std::move(it->second);
             impl_->running.erase(it);
-            auto err = outcome(c, rc, t->resp);
+            auto err = outcome(c, rc, *t, impl_->ca_file);
             impl_->idle.push_back(c);
             Done done = std::move(t->done);
             if (err)

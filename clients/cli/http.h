@@ -42,11 +42,12 @@ struct HttpResponse {
 constexpr size_t kMaxAnswerBytes = size_t{64} << 20;
 
 // Transport failures (no connection, timeout, reset). `aborted` when progress said stop;
-// `too_large` when the answer passed kMaxAnswerBytes (not a transport failure to retry).
+// `too_large` when the answer passed kMaxAnswerBytes; `untrusted` when the server's TLS
+// certificate is not trusted or the CA file cannot be used (neither is a failure to retry).
 struct HttpError : std::runtime_error {
-    bool aborted, too_large;
-    HttpError(const std::string& m, bool aborted, bool too_large = false)
-        : std::runtime_error(m), aborted(aborted), too_large(too_large) {}
+    bool aborted, too_large, untrusted;
+    HttpError(const std::string& m, bool aborted, bool too_large = false, bool untrusted = false)
+        : std::runtime_error(m), aborted(aborted), too_large(too_large), untrusted(untrusted) {}
 };
 
 class Http {
@@ -56,6 +57,10 @@ class Http {
     Http(const Http&) = delete;
     Http& operator=(const Http&) = delete;
     HttpResponse send(const HttpRequest& req);  // throws HttpError
+    // Pins https to the certificates of this PEM file (`--ca-file`, libcurl's CURLOPT_CAINFO):
+    // they are the only trust anchors, the system's store is not read. Empty: the system's.
+    void set_ca_file(std::string path);
+    const std::string& ca_file() const;
 
     // Transfers in parallel, beside send() (which neither waits for nor moves them). start()
     // first runs those in flight until fewer than kMaxParallel remain, then adds `req`; `done`

@@ -56,7 +56,8 @@ long long header_seconds(const ApiAnswer& a, long long fallback) {
 struct LoginArgs {
     ServerUrl server;
     bool insecure_http = false;
-    std::string name;  // NFC, a valid label (decisions §15)
+    std::string ca_file;  // --ca-file, absolute; pinned in device.json for later runs
+    std::string name;     // NFC, a valid label (decisions §15)
     std::optional<std::string> connect_token;
 };
 
@@ -76,6 +77,7 @@ LoginArgs check_login_args(const Args& a) {
         parse_server_url(a.get("server").value_or(env && *env ? env : "http://127.0.0.1:8080"));
     l.insecure_http = a.flag("insecure-http");
     require_transport(l.server, l.insecure_http);
+    l.ca_file = ca_file_option(a).value_or("");
     auto given = a.get("name");
     l.name = given ? checked_device_name(*given, "--name") : default_name();
     l.connect_token = a.get("connect-token");
@@ -287,6 +289,7 @@ void enrol(const Config& cfg, Http& http, const LoginArgs& l, const Started& s,
     DeviceState dev;
     dev.server = l.server.base;
     dev.insecure_http = l.insecure_http && !l.server.https && !l.server.loopback;
+    dev.ca_file = l.ca_file;
     dev.device_id = jstr(d, "device_id");
     dev.member_id = jstr(d, "member_id");
     dev.account_id = jstr(d, "storage_account_id");
@@ -345,6 +348,7 @@ int cmd_login(const Args& a) {
     DeviceKeys k = make_keys(cfg);
     std::string nonce = crypto::random_bytes(crypto::kConfirmNonceBytes);  // never sent
     Http http;
+    http.set_ca_file(l.ca_file);
     Api api(http, l.server.base, &k.sign);
     Started s = start_login(api, l, k);
     ApprovalPrompt p = approval_prompt(l.server.base, s.request_id, {k.sign.x(), k.sign.y()},

@@ -2,8 +2,12 @@
 // plain-HTTP rule (and its warning said) on every run; and the interrupt flag of --watch.
 #include "clients/cli/session.h"
 
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 
 #include "clients/cli/errors.h"
 #include "clients/cli/server_url.h"
@@ -42,6 +46,23 @@ Config config_from(const Args& a) {
     return Config(Config::default_dir());
 }
 
+std::optional<std::string> ca_file_option(const Args& a) {
+    auto given = a.get("ca-file");
+    if (!given) return std::nullopt;
+    if (given->empty()) throw CliError(kExitUsage, "--ca-file needs a file name");
+    std::error_code ec;
+    std::string path = std::filesystem::absolute(*given, ec).string();
+    if (ec) throw CliError(kExitUsage, "--ca-file " + *given + ": " + ec.message());
+    std::ifstream f(path, std::ios::binary);
+    char c;
+    if (!f || !f.get(c))
+        throw CliError(kExitUsage,
+                       "--ca-file " + path + ": cannot read it (" + std::strerror(errno) + ")");
+    return path;
+}
+
+// The HTTP client's trust anchors: --ca-file for this run, else the one the login pinned,
+// else the system's.
 Session::Session(const Args& a)
     : cfg(config_from(a)),
       device(checked_device(cfg)),
@@ -49,6 +70,7 @@ Session::Session(const Args& a)
       api(http, cfg, device, sign),
       trust(api, cfg, device),
       ids(api, cfg, device, trust, sign) {
+    http.set_ca_file(ca_file_option(a).value_or(device.ca_file));
     trust.set_shared(&ids);
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "clients/cli/api.h"
@@ -17,6 +18,10 @@
 namespace pouch::cli {
 
 Config config_from(const Args& a);
+
+// `--ca-file PATH` made absolute, after checking the file can be read (CliError kExitUsage
+// otherwise); nullopt when the option is not given.
+std::optional<std::string> ca_file_option(const Args& a);
 
 struct Session {
     Config cfg;

@@ -41,6 +41,21 @@ void read_listen(std::string& out) {
     out = s;
 }
 
+// POUCH_PUBLIC_URL / POUCH_WEB_URL: the origin clients use, http:// or https:// with a host,
+// an optional port and path, nothing else. DPoP proofs are checked against it (htu) and the
+// CLI's approval link is built on it, so a value without its scheme (or with a query, a
+// fragment, user info or a space) would refuse every proof: it fails at start instead.
+void check_origin(const char* name, const std::string& url) {
+    size_t rest = url.rfind("https://", 0) == 0 ? 8 : url.rfind("http://", 0) == 0 ? 7 : 0;
+    bool ok = rest > 0 && url.size() > rest && url[rest] != '/';
+    for (unsigned char c : url)
+        if (c <= 0x20 || c >= 0x7f || c == '?' || c == '#' || c == '@' || c == '\\') ok = false;
+    if (!ok)
+        throw BadConfig(std::string(name) +
+                        " must be http:// or https:// followed by the host, an optional port and "
+                        "path (the origin clients use), e.g. https://sync.example.com");
+}
+
 std::string strip_trailing_slash(std::string s) {
     while (!s.empty() && s.back() == '/') s.pop_back();
     return s;
@@ -65,6 +80,8 @@ Config Config::from_env() {
     read_int("POUCH_MAX_WAITERS_PER_ACCOUNT", c.max_waiters_per_account, 1, 1000000);
     c.public_url = strip_trailing_slash(c.public_url);
     c.web_url = strip_trailing_slash(c.web_url);
+    check_origin("POUCH_PUBLIC_URL", c.public_url);
+    check_origin("POUCH_WEB_URL", c.web_url);
     if (c.log_level != "debug" && c.log_level != "info" && c.log_level != "warn" &&
         c.log_level != "error")
         throw BadConfig("POUCH_LOG_LEVEL must be debug, info, warn or error");

@@ -3,7 +3,8 @@
 # tools/stack/test.sh counts, plus small helpers (sql, repeat, b64url, now_ms, retry, the
 # stack's Redis and handlers). The multi-step set-ups (users, genesis, CLI login, commits)
 # are in flows.sh. Relies on curl, jq and psql, and on the environment test.sh sets:
-# POUCH_URL, POUCHCTL, POUCH_DATABASE_URL, POUCH_REDIS_URL, POUCH_VAR.
+# POUCH_URL, POUCHCTL, POUCH_DATABASE_URL, POUCH_REDIS_URL, POUCH_VAR; with an https POUCH_URL
+# (a stack started with POUCH_TLS=1, tests/tls), POUCH_CA_FILE is the certificate to trust.
 #
 #   source "$(dirname "$0")/lib.sh"
 #   req GET /v1/nope
@@ -16,6 +17,17 @@
 
 : "${POUCH_URL:?POUCH_URL is not set (run through tools/stack/test.sh)}"
 : "${POUCH_VAR:?POUCH_VAR is not set (run through tools/stack/test.sh)}"
+
+# An https stack with a certificate of its own: every curl of the tests (req, and those the
+# scripts run themselves) trusts that file and no other (curl reads CURL_CA_BUNDLE as its
+# --cacert), as `pouch --ca-file` and pouch-testweb (POUCH_CA_FILE) do.
+if [[ -n ${POUCH_CA_FILE:-} ]]; then
+    [[ -r $POUCH_CA_FILE ]] || { echo "POUCH_CA_FILE $POUCH_CA_FILE cannot be read" >&2; exit 1; }
+    export CURL_CA_BUNDLE=$POUCH_CA_FILE
+    SMOKE_CACERT=(--cacert "$POUCH_CA_FILE")
+else
+    SMOKE_CACERT=()
+fi
 
 SMOKE_TMP=$(mktemp -d)
 trap 'rm -rf "$SMOKE_TMP"' EXIT
@@ -38,7 +50,7 @@ req() {
         if [[ ${arg,,} == content-type:* ]]; then ctype=(); fi
     done
     local args=(-sS -X "$method" -o "$SMOKE_TMP/body" -D "$SMOKE_TMP/headers" -w '%{http_code}'
-        --max-time "${SMOKE_TIMEOUT:-40}")
+        --max-time "${SMOKE_TIMEOUT:-40}" "${SMOKE_CACERT[@]}")
     if [[ -n $body ]]; then
         args+=("${ctype[@]}" --data-binary "$body")
     fi

@@ -19,7 +19,7 @@ namespace {
 class Env : public ::testing::Test {
   protected:
     void TearDown() override {
-        for (const char* v : {"POUCH_THREADS", "POUCH_DB_POOL", "POUCH_PUBLIC_URL",
+        for (const char* v : {"POUCH_THREADS", "POUCH_DB_POOL", "POUCH_PUBLIC_URL", "POUCH_WEB_URL",
                               "POUCH_LOG_LEVEL", "POUCH_LOGIN_TTL"})
             ::unsetenv(v);
     }
@@ -55,6 +55,33 @@ TEST_F(Env, MalformedNumberNamesTheVariable) {
             ADD_FAILURE() << "accepted POUCH_DB_POOL=" << bad;
         } catch (const std::runtime_error& e) {
             EXPECT_NE(std::string(e.what()).find("POUCH_DB_POOL"), std::string::npos);
+        }
+    }
+}
+
+// The public origin (DPoP htu, the approval link) must be a whole http(s) origin: anything
+// else would refuse every proof, so it fails at start naming the variable.
+TEST_F(Env, PublicAndWebUrlMustBeHttpOrHttpsOrigins) {
+    for (const char* good :
+         {"https://sync.example.com", "http://127.0.0.1:8080", "https://example.com:8443/pouch/"}) {
+        ::setenv("POUCH_PUBLIC_URL", good, 1);
+        ::setenv("POUCH_WEB_URL", good, 1);
+        EXPECT_NO_THROW(config::Config::from_env()) << good;
+    }
+    for (const char* var : {"POUCH_PUBLIC_URL", "POUCH_WEB_URL"}) {
+        for (const char* bad :
+             {"sync.example.com", "ftp://sync.example.com", "https://", "https:///x",
+              "https://sync.example.com/?a=1", "https://sync.example.com/#f",
+              "https://user@sync.example.com", "https://sync example.com"}) {
+            ::unsetenv("POUCH_PUBLIC_URL");
+            ::unsetenv("POUCH_WEB_URL");
+            ::setenv(var, bad, 1);
+            try {
+                config::Config::from_env();
+                ADD_FAILURE() << "accepted " << var << "=" << bad;
+            } catch (const std::runtime_error& e) {
+                EXPECT_NE(std::string(e.what()).find(var), std::string::npos) << e.what();
+            }
         }
     }
 }

@@ -19,6 +19,12 @@ packages+=(chromium)
 # Scale-out (issue 18): handler metrics (prometheus-cpp), and for `make test-cluster`
 # pg_auto_failover (monitor, primary, standby) and network namespaces (iproute2).
 packages+=(prometheus-cpp-dev postgresql-15-auto-failover pg-auto-failover-cli iproute2)
+# TLS (issue 26): `make run POUCH_TLS=1` and the tls suite make a certificate and probe the
+# protocols with the openssl command.
+packages+=(openssl)
+# make deb and its test (issue 26, tools/deb): Debian's packaging tools and checker, and
+# systemd's systemctl and systemd-analyze (a container may lack them; nothing is started).
+packages+=(debhelper lintian systemd)
 packages+=("$@")
 
 # One dpkg-query for all of them keeps `make run` fast when nothing is missing. A package that

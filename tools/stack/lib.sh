@@ -16,6 +16,8 @@ STACK_NGINX_PIDS=()        # nginx master processes we started (our children)
 STACK_STARTED=0
 STACK_PG_PID=0
 STACK_TAKEN_PORTS=" "
+STACK_TLS=off               # POUCH_TLS=1: the local stack serves HTTPS (stack_init)
+STACK_CA_FILE=""
 
 stack_say() { printf 'stack: %s\n' "$*" >&2; }
 stack_die() {
@@ -154,7 +156,22 @@ stack_init() {
 
     stack_free_port STACK_PG_PORT
     stack_free_port STACK_REDIS_PORT
-    STACK_URL=http://127.0.0.1:$STACK_HTTP_PORT
+    # POUCH_TLS=1 (or on): HTTPS on the stack's port with a certificate made for 127.0.0.1
+    # (stack_tls_cert), plain HTTP on a free port that only redirects and serves ACME challenges.
+    case ${POUCH_TLS:-0} in
+        1 | on) STACK_TLS=on ;;
+        0 | off | "") STACK_TLS=off ;;
+        *) stack_die "POUCH_TLS must be 1 (on) or 0 (off), not '$POUCH_TLS'" ;;
+    esac
+    STACK_CA_FILE=""
+    if [[ $STACK_TLS == on ]]; then
+        STACK_URL=https://127.0.0.1:$STACK_HTTP_PORT
+        stack_free_port STACK_PLAIN_PORT
+        STACK_PLAIN_URL=http://127.0.0.1:$STACK_PLAIN_PORT
+        STACK_CA_FILE=$STACK_DIR/tls/cert.pem
+    else
+        STACK_URL=http://127.0.0.1:$STACK_HTTP_PORT
+    fi
     # The metrics server of nginx (never the public port): POUCH_METRICS_LISTEN, or a free
     # loopback port.
     if [[ -n ${POUCH_METRICS_LISTEN:-} ]]; then
@@ -374,9 +391,40 @@ stack_expand_hosts() {
 # 127.0.0.1; "none" admits no one), the handlers' lines expanded for HANDLER_HOSTS
 # (stack_expand_hosts; empty: this machine's unix sockets), and the metrics server listening on
 # METRICS_LISTEN (default 127.0.0.1:9180). To stdout.
+# TLS, from these variables (set them for the call): RENDER_TLS=on keeps the "#@TLS" lines (the
+# public server on LISTEN with TLS, certificate RENDER_TLS_CERT and key RENDER_TLS_KEY, default
+# /etc/pouch/tls/{fullchain,privkey}.pem; a server on RENDER_HTTP_LISTEN, default 80, that
+# redirects to https on port RENDER_HTTPS_PORT, default 443, and serves ACME challenges from
+# RENDER_ACME_DIR, default /var/lib/pouch/acme; OCSP stapling's resolver RENDER_TLS_RESOLVER
+# when set); off (the default) keeps the "#@PLAIN" lines, the plain-HTTP public server.
 stack_render_nginx_conf() {
     local rl_expr rip_expr rip_line="" cidr ma_expr ma_line="" metrics_from=${9:-127.0.0.1}
-    local metrics_listen=${11:-127.0.0.1:9180}
+    local metrics_listen=${11:-127.0.0.1:9180} tls_expr res_expr https_port
+    local tls=${RENDER_TLS:-off} tls_cert=${RENDER_TLS_CERT:-/etc/pouch/tls/fullchain.pem}
+    local tls_key=${RENDER_TLS_KEY:-/etc/pouch/tls/privkey.pem} http_listen=${RENDER_HTTP_LISTEN:-80}
+    local acme_dir=${RENDER_ACME_DIR:-/var/lib/pouch/acme} resolver=${RENDER_TLS_RESOLVER:-}
+    https_port=${RENDER_HTTPS_PORT:-443}
+    case $tls in
+        on | 1) tls_expr="/#@PLAIN\$/d; s/[[:space:]]*#@TLS\$//" ;;
+        off | 0) tls_expr="/#@TLS\$/d; s/[[:space:]]*#@PLAIN\$//" ;;
+        *) stack_die "POUCH_TLS must be on or off, not '$tls'" ;;
+    esac
+    [[ $https_port =~ ^[0-9]{1,5}$ ]] || stack_die "the https port must be a number, not '$https_port'"
+    if [[ $https_port == 443 ]]; then https_port=""; else https_port=:$https_port; fi
+    [[ $http_listen =~ ^([0-9.]+:|\[[0-9A-Fa-f:]+\]:)?[0-9]{1,5}$ ]] ||
+        stack_die "POUCH_HTTP_LISTEN: '$http_listen' is not [address:]port"
+    local path
+    for path in "$tls_cert" "$tls_key" "$acme_dir"; do
+        [[ $path == /* && $path != *[[:space:]\;\'\"]* ]] ||
+            stack_die "TLS paths must be absolute, without spaces, quotes or ';': '$path'"
+    done
+    if [[ -n $resolver ]]; then
+        [[ $resolver =~ ^[0-9A-Fa-f.:\[\]\ ]+$ ]] || stack_die "POUCH_TLS_RESOLVER: '$resolver' is not a list of addresses"
+        res_expr='s/[[:space:]]*#@RES$//'
+        [[ $tls == on ]] || res_expr='/#@RES$/d'
+    else
+        res_expr='/#@RES$/d'
+    fi
     [[ $metrics_listen =~ ^([0-9.]+:|\[[0-9A-Fa-f:]+\]:)?[0-9]{1,5}$ ]] ||
         stack_die "POUCH_METRICS_LISTEN: '$metrics_listen' is not [address:]port"
     if [[ $5 == on ]]; then
@@ -403,8 +451,14 @@ stack_render_nginx_conf() {
         ma_expr="s|^[[:space:]]*allow @METRICS_FROM@;.*#@MA\$|${ma_line%\\n}|"
     fi
     stack_expand_hosts "${10:-}" <"$STACK_ROOT/nginx/pouch.conf.template" |
-    sed -e "$rl_expr" -e "$rip_expr" -e "$ma_expr" \
+    sed -e "$rl_expr" -e "$rip_expr" -e "$ma_expr" -e "$tls_expr" -e "$res_expr" \
         -e "s|@LISTEN@|$(stack_sed_escape "$1")|g" \
+        -e "s|@HTTP_LISTEN@|$(stack_sed_escape "$http_listen")|g" \
+        -e "s|@HTTPS_PORT@|$https_port|g" \
+        -e "s|@TLS_CERT@|$(stack_sed_escape "$tls_cert")|g" \
+        -e "s|@TLS_KEY@|$(stack_sed_escape "$tls_key")|g" \
+        -e "s|@TLS_RESOLVER@|$(stack_sed_escape "$resolver")|g" \
+        -e "s|@ACME_DIR@|$(stack_sed_escape "$acme_dir")|g" \
         -e "s|@METRICS_LISTEN@|$(stack_sed_escape "$metrics_listen")|g" \
         -e "s|@SOCKET_DIR@|$(stack_sed_escape "$2")|g" \
         -e "s|@BLOB_DIR@|$(stack_sed_escape "$3")|g" \
@@ -453,6 +507,26 @@ EOF
         stack_die "POUCH_BENCH_ROUTES: no place for the bench routes in $dir/pouch.conf"
 }
 
+# stack_tls_cert: with POUCH_TLS=1, a self-signed certificate for 127.0.0.1 (subjectAltName
+# IP:127.0.0.1, P-256, 825 days) and its key in STACK_DIR/tls/, made once and kept until it is
+# within 30 days of expiry. The certificate is its own CA: clients pin it (STACK_CA_FILE,
+# `pouch --ca-file`, `curl --cacert`). STACK_DIR/acme is the ACME webroot of the port-80 server.
+stack_tls_cert() {
+    local dir=$STACK_DIR/tls
+    mkdir -p "$dir" "$STACK_DIR/acme/.well-known/acme-challenge"
+    if [[ ! -s $dir/cert.pem || ! -s $dir/key.pem ]] ||
+        ! openssl x509 -in "$dir/cert.pem" -noout -checkend $((30 * 86400)) >/dev/null 2>&1; then
+        command -v openssl >/dev/null || stack_die "openssl not found (run tools/stack/deps.sh)"
+        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 825 \
+            -subj "/CN=127.0.0.1" -addext "subjectAltName=IP:127.0.0.1" \
+            -keyout "$dir/key.pem" -out "$dir/cert.pem" 2>"$STACK_DIR/log/openssl.log" ||
+            stack_die "openssl could not make the stack's certificate (log: $STACK_DIR/log/openssl.log)"
+        chmod 600 "$dir/key.pem"
+        stack_say "made a certificate for 127.0.0.1: $dir/cert.pem"
+    fi
+    stack_own "$dir" "$STACK_DIR/acme"
+}
+
 # stack_start_nginx NAME PORT on|off: an nginx in the foreground (daemon off, our child) with
 # its config, temp files and pid under STACK_DIR/NAME/, after `nginx -t` accepted the config.
 # Its upstreams are this machine's unix sockets, or the handler hosts of STACK_HANDLER_HOSTS
@@ -469,7 +543,15 @@ stack_start_nginx() {
         metrics_listen=127.0.0.1:$metrics_port
     fi
     STACK_LAST_METRICS_URL=http://$metrics_listen
-    stack_render_nginx_conf "127.0.0.1:$port" "$STACK_RUN" "$STACK_DIR/blobs" \
+    local tls=off
+    if [[ $name == nginx && $STACK_TLS == on ]]; then
+        tls=on
+        stack_tls_cert
+    fi
+    RENDER_TLS=$tls RENDER_TLS_CERT=$STACK_DIR/tls/cert.pem RENDER_TLS_KEY=$STACK_DIR/tls/key.pem \
+        RENDER_HTTP_LISTEN=127.0.0.1:${STACK_PLAIN_PORT:-80} RENDER_HTTPS_PORT=$port \
+        RENDER_ACME_DIR=$STACK_DIR/acme RENDER_TLS_RESOLVER="" \
+        stack_render_nginx_conf "127.0.0.1:$port" "$STACK_RUN" "$STACK_DIR/blobs" \
         "$STACK_DIR/log/$name-access.log" "$limits" "$STACK_DIR/log/$name-error.log" \
         "$STACK_WEB" "${POUCH_REAL_IP_FROM:-}" "${POUCH_METRICS_FROM:-}" \
         "${STACK_HANDLER_HOSTS:-}" "$metrics_listen" >"$dir/pouch.conf"
@@ -505,7 +587,11 @@ EOF
     for ((i = 0; i < 100; i++)); do
         stack_running "$pid" || break
         if stack_port_in_use "$port"; then
-            stack_say "$name on http://127.0.0.1:$port (rate limits $limits), metrics on $STACK_LAST_METRICS_URL"
+            if [[ $tls == on ]]; then
+                stack_say "$name on https://127.0.0.1:$port (redirect and ACME on $STACK_PLAIN_URL; rate limits $limits), metrics on $STACK_LAST_METRICS_URL"
+            else
+                stack_say "$name on http://127.0.0.1:$port (rate limits $limits), metrics on $STACK_LAST_METRICS_URL"
+            fi
             return 0
         fi
         sleep 0.1
@@ -598,6 +684,8 @@ POUCH_REDIS_URL='$STACK_REDIS_URL'
 POUCH_VAR='$STACK_VAR'
 POUCH_STACK_DIR='$STACK_DIR'
 POUCH_SOCKET_DIR='$STACK_RUN'
+POUCH_CA_FILE='$STACK_CA_FILE'
+POUCH_PLAIN_URL='${STACK_PLAIN_URL:-}'
 EOF
     chmod 600 "$STACK_DIR/stack.env"  # the Redis password
 }
@@ -612,6 +700,9 @@ stack_export_client_env() {
     export POUCH_DATABASE_URL=$STACK_DATABASE_URL POUCH_REDIS_URL=$STACK_REDIS_URL
     export POUCH_VAR=$STACK_DIR
     export POUCH_ROOT=$STACK_ROOT
+    # With POUCH_TLS=1: the certificate to pin (tests/smoke/lib.sh, pouch --ca-file) and the
+    # plain-HTTP port that redirects (tests/tls).
+    export POUCH_CA_FILE=$STACK_CA_FILE POUCH_PLAIN_URL=${STACK_PLAIN_URL:-}
 }
 
 # Full start in dependency order, in two halves so test.sh can run the unit tests between
@@ -635,7 +726,9 @@ stack_start_frontends() {
     stack_start_nginx nginx "$STACK_HTTP_PORT" "$STACK_RATE_LIMITS"
     stack_write_env
     if [[ " ${STACK_HANDLERS[*]} " == *" account "* ]]; then
-        if ! curl -fsS -o /dev/null --max-time 5 "$STACK_URL/v1/health"; then
+        local cacert=()
+        [[ -n $STACK_CA_FILE ]] && cacert=(--cacert "$STACK_CA_FILE")
+        if ! curl -fsS -o /dev/null --max-time 5 "${cacert[@]}" "$STACK_URL/v1/health"; then
             stack_say "warning: $STACK_URL/v1/health did not answer 200"
         fi
     fi

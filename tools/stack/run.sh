@@ -3,6 +3,9 @@
 # (PostgreSQL data is kept between runs) until Ctrl-C or SIGTERM, then stops everything.
 # HTTP on 127.0.0.1:${POUCH_PORT:-8080}; nginx's metrics server, PostgreSQL and Redis on free
 # loopback ports (POUCH_METRICS_LISTEN sets the first), written to var/stack.env at each start.
+# POUCH_TLS=1: HTTPS on that port instead, with a certificate made for 127.0.0.1 and kept in
+# var/tls/cert.pem (the file to pin: pouch --ca-file, curl --cacert), and plain HTTP on a free
+# port that only redirects to it (and serves ACME challenges from var/acme).
 # Relies on tools/stack/lib.sh.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -30,6 +33,9 @@ fi
 stack_start
 
 stack_say "ready: $STACK_URL"
+if [[ $STACK_TLS == on ]]; then
+    stack_say "  CA file  $STACK_VAR/tls/cert.pem (pouch --ca-file, curl --cacert); $STACK_PLAIN_URL redirects"
+fi
 stack_say "  metrics  $STACK_METRICS_URL/metrics/<group> (internal listener; POUCH_METRICS_LISTEN)"
 stack_say "  database $STACK_DATABASE_URL"
 stack_say "  redis    ${STACK_REDIS_URL/:$STACK_REDIS_PASSWORD@/:***@} (with its password: $STACK_VAR/stack.env)"

@@ -8,7 +8,10 @@
 # chromium; screenshots in BUILD/browser-screenshots), cli (tests/cli/run.sh, the `pouch` CLI
 # end to end), openapi (tests/openapi/run.sh: lint docs/openapi.yaml, validate the smoke
 # answers against it), faults (tests/faults/run.sh, on a stack of its own), hostile
-# (tests/hostile/run.sh: the clients attacked through a tampering proxy, on a stack of its own).
+# (tests/hostile/run.sh: the clients attacked through a tampering proxy, on a stack of its own),
+# tls (tests/tls/run.sh: the stack over HTTPS with POUCH_TLS=1, on a stack of its own),
+# deb (tests/deb/run.sh: builds the Debian packages, installs, serves, removes and purges them
+# on this machine; root only).
 # POUCH_SUITES="unit smoke" picks some; POUCH_SMOKE_FILES="30 40" some smoke scripts;
 # POUCH_KEEP_VAR=1 keeps the directory for a look afterwards. Relies on tools/stack/lib.sh.
 set -euo pipefail
@@ -21,7 +24,7 @@ export LC_ALL=C.UTF-8
 # shellcheck source=tools/stack/lib.sh
 source tools/stack/lib.sh
 
-suites=${POUCH_SUITES:-unit interop smoke browser cli openapi faults hostile}
+suites=${POUCH_SUITES:-unit interop smoke browser cli openapi faults hostile tls deb}
 passed=0
 failed=0
 failures=()     # names of failed tests and crashed suites, for the end of the report
@@ -198,8 +201,8 @@ suite_nginx_conf() {
 
 for suite in $suites; do
     case $suite in
-        unit | interop | smoke | browser | cli | openapi | faults | hostile) ;;
-        *) stack_die "unknown suite '$suite' in POUCH_SUITES (unit interop smoke browser cli openapi faults hostile)" ;;
+        unit | interop | smoke | browser | cli | openapi | faults | hostile | tls | deb) ;;
+        *) stack_die "unknown suite '$suite' in POUCH_SUITES (unit interop smoke browser cli openapi faults hostile tls deb)" ;;
     esac
 done
 
@@ -230,6 +233,24 @@ fi
 # whose public URL is the proxy's (DPoP proofs name it).
 if [[ " $suites " == *" hostile "* ]]; then
     run_lines hostile "${POUCH_HOSTILE_TIMEOUT:-600}" env BUILD="$STACK_BUILD" tests/hostile/run.sh
+fi
+# The TLS suite (issue 26) serves a stack of its own over HTTPS (POUCH_TLS=1, its handlers'
+# public origin https://…): protocols, HSTS, the redirect, ACME, DPoP htu and the CLI pinned
+# with --ca-file.
+if [[ " $suites " == *" tls "* ]]; then
+    run_lines tls "${POUCH_TLS_TIMEOUT:-300}" env BUILD="$STACK_BUILD" tests/tls/run.sh
+    if ! grep -qx 'SMOKE END' "$TEST_VAR/tls.out"; then
+        crashed tls "stopped before its end (see its output above)"
+    fi
+fi
+
+# The Debian packages (issue 26): built from this build directory, installed on this machine,
+# served by the installed units and site on ports 80/443, then removed and purged.
+if [[ " $suites " == *" deb "* ]]; then
+    run_lines deb "${POUCH_DEB_TIMEOUT:-600}" env BUILD="$STACK_BUILD" POUCH_API_LOG= tests/deb/run.sh
+    if ! grep -qx 'SMOKE END' "$TEST_VAR/deb.out"; then
+        crashed deb "stopped before its end (see its output above)"
+    fi
 fi
 
 if ((failed > 0)); then

@@ -11,7 +11,9 @@
 //   pouch-testweb hpke    < requests.jsonl             (the interop suite's HPKE driver)
 //   pouch-testweb craft   --state DIR NAME [--data T] [--mode OCTAL] [--kind K]  (craft.cpp)
 //   pouch-testweb identity|invite|role|remove ...  (sharing between accounts: sharing.cpp)
+// Over https, the certificates of the file POUCH_CA_FILE are the only ones trusted when it is set.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "clients/cli/errors.h"
@@ -53,7 +55,15 @@ void WebState::save() const {
     pouch::cli::write_file_atomic(path("web.json"), o.done(), 0600);
 }
 
-Web::Web(WebState s) : st(std::move(s)), api(http, st.server, nullptr) {}
+// POUCH_CA_FILE (a stack started with POUCH_TLS=1): the certificate its https is pinned to.
+void pin_ca(pouch::cli::Http& http) {
+    const char* ca = std::getenv("POUCH_CA_FILE");
+    if (ca && *ca) http.set_ca_file(ca);
+}
+
+Web::Web(WebState s) : st(std::move(s)), api(http, st.server, nullptr) {
+    pin_ca(http);
+}
 
 pouch::cli::ApiAnswer Web::call(const std::string& method, const std::string& path,
                                 const std::string& body, pouch::cli::CallOptions opt) {

@@ -79,6 +79,7 @@ int cmd_signup(const Args& argv) {
     st.server = a.get("server").value_or("http://127.0.0.1:8080");
     st.email = a.get("email").value_or("web." + crypto::uuid_v4() + "@example.com");
     pouch::cli::Http http;
+    pin_ca(http);
     pouch::cli::Api api(http, st.server, nullptr);
     Out o;
     o.kv("email", st.email).kv("password", "correct horse battery");

@@ -33,6 +33,9 @@ struct WebState {
     std::string path(const std::string& name) const;
 };
 
+// Pins http to the certificates of POUCH_CA_FILE when it is set (main.cpp).
+void pin_ca(pouch::cli::Http& http);
+
 // A web caller: every request carries the session as a Bearer token.
 class Web {
   public:
