@@ -31,8 +31,10 @@ export POUCH_RATE_LIMITS=off POUCH_TLS=1
 unset POUCH_PUBLIC_URL POUCH_WEB_URL POUCH_API_LOG POUCH_URL_RATE_LIMITED POUCH_METRICS_LISTEN
 http_port=""
 stack_free_port http_port
+start=$SECONDS
 stack_init "$TLS_VAR/stack" "$http_port" test
 stack_start
+echo "  (the stack started in $((SECONDS - start)) s)"
 stack_export_client_env
 chmod 755 "$TLS_VAR"
 status=0
@@ -40,9 +42,10 @@ status=0
 # when it stopped before its SMOKE END; only this script's own SMOKE END, at the very end, tells
 # test.sh it finished.
 run_script() {
-    local out prefix=${2:+$2/}
+    local out prefix=${2:+$2/} start=$SECONDS
     out=$TLS_VAR/$(basename "$1" .sh).out
     bash "$1" >"$out" 2>&1 || status=1
+    echo "  (${2:-tls/checks} took $((SECONDS - start)) s)"
     sed -E -e "s#^(PASS|FAIL) #\1 $prefix#" -e '/^SMOKE END$/d' "$out"
     if ! grep -qx 'SMOKE END' "$out"; then
         echo "FAIL ${2:-tls/checks}: stopped before its end"
