@@ -54,10 +54,12 @@ run_script() {
 }
 run_script tests/tls/checks.sh ""
 
-# Then the smoke scripts of what matters through https (sign-up and login, devices and their
-# DPoP requests, a commit, blobs up and down, share links), their PASS/FAIL lines named
+# Then the smoke scripts of what matters through https (sign-up and login, a commit, blobs up
+# and down, share links; the CLI login with DPoP is checks.sh's), their PASS/FAIL lines named
 # tls/<script>/<check>; POUCH_TLS_SMOKE_FILES picks others (prefixes, as POUCH_SMOKE_FILES).
-for want in ${POUCH_TLS_SMOKE_FILES:-10 22 30 50 60}; do
+# Measured with load 10 on the 2 cores: stack 5 s, checks 5 s, 10 12 s, 30 31 s, 50 15 s, 60
+# 16 s (22-devices, 30 s more, left out).
+for want in ${POUCH_TLS_SMOKE_FILES:-10 30 50 60}; do
     for script in tests/smoke/"$want"*.sh; do
         [[ -f $script ]] && run_script "$script" "tls/$(basename "$script" .sh)"
     done
