@@ -55,6 +55,20 @@ expect_status 401
 expect_header Strict-Transport-Security max-age=63072000
 req GET /index.html
 expect_header Strict-Transport-Security max-age=63072000
+# nginx inherits add_header only into a location that sets none: every location of the TLS
+# server that sets headers must repeat HSTS (a location added later without it shows here).
+missing=$(awk '
+    /^server \{/ { in_srv = 1; tls = 0; missing = ""; next }
+    in_srv && /^    listen .* ssl/ { tls = 1 }
+    in_srv && /^    location .*\{$/ { loc = $0; a = 0; h = 0; in_loc = 1; next }
+    in_loc && /add_header/ { a = 1 }
+    in_loc && /Strict-Transport-Security/ { h = 1 }
+    in_loc && /^    \}/ { in_loc = 0; if (a && !h) missing = missing loc ";" }
+    in_srv && /^\}/ { in_srv = 0; if (tls) printf "%s", missing }' "$POUCH_VAR/nginx/pouch.conf")
+expect_true "the rendered TLS server has locations ($(grep -c '^    location' "$POUCH_VAR/nginx/pouch.conf"))" \
+    grep -q '^    listen 127.0.0.1:[0-9]* ssl http2;$' "$POUCH_VAR/nginx/pouch.conf"
+expect_true "every location of the TLS server that sets headers sets HSTS too (missing in: $missing)" \
+    test -z "$missing"
 check hsts_on_every_answer_errors_included
 
 POUCH_URL_SAVED=$POUCH_URL

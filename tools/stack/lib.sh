@@ -419,7 +419,8 @@ stack_render_nginx_conf() {
             stack_die "TLS paths must be absolute, without spaces, quotes or ';': '$path'"
     done
     if [[ -n $resolver ]]; then
-        [[ $resolver =~ ^[0-9A-Fa-f.:\[\]\ ]+$ ]] || stack_die "POUCH_TLS_RESOLVER: '$resolver' is not a list of addresses"
+        local res_re='^[][0-9A-Fa-f.: ]+$'  # IPv4, [IPv6], optional :port, spaces between
+        [[ $resolver =~ $res_re ]] || stack_die "POUCH_TLS_RESOLVER: '$resolver' is not a list of addresses"
         res_expr='s/[[:space:]]*#@RES$//'
         [[ $tls == on ]] || res_expr='/#@RES$/d'
     else

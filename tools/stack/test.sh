@@ -236,7 +236,7 @@ if [[ " $suites " == *" hostile "* ]]; then
 fi
 # The TLS suite (issue 26) serves a stack of its own over HTTPS (POUCH_TLS=1, its handlers'
 # public origin https://…): protocols, HSTS, the redirect, ACME, DPoP htu and the CLI pinned
-# with --ca-file.
+# with --ca-file, then smoke scripts through it: about 85 s with load 10 on the 2 cores.
 if [[ " $suites " == *" tls "* ]]; then
     run_lines tls "${POUCH_TLS_TIMEOUT:-300}" env BUILD="$STACK_BUILD" tests/tls/run.sh
     if ! grep -qx 'SMOKE END' "$TEST_VAR/tls.out"; then
