@@ -6,7 +6,7 @@
 # tests/faults/cli_load.py), always tears down, and ends with one line "N passed, N failed". Figures (requests, restarts, statuses)
 # are printed as "FIGURES <scenario> <json>" lines.
 #   POUCH_FAULTS="handler_kill cliauth_kill devices_kill postgres_restart postgres_crash
-#                 redis_stop nginx_reload"  picks scenarios
+#                 redis_stop nginx_reload restore_drill"  picks scenarios
 #   POUCH_FAULT_KILLS=10       how often the sync handler is killed
 #   POUCH_FAULT_OUTAGE=6       seconds PostgreSQL stays down
 #   POUCH_KEEP_VAR=1           keeps the directory (load logs: load-*/requests.jsonl)
@@ -17,7 +17,7 @@ cd "$(dirname "$0")/../.."
 # shellcheck source=tools/stack/lib.sh
 source tools/stack/lib.sh
 
-scenarios=${POUCH_FAULTS:-handler_kill cliauth_kill devices_kill postgres_restart postgres_crash redis_stop nginx_reload}
+scenarios=${POUCH_FAULTS:-handler_kill cliauth_kill devices_kill postgres_restart postgres_crash redis_stop nginx_reload restore_drill}
 FAULT_VAR=$(mktemp -d /tmp/pouch-faults.XXXXXX)
 LOAD_PID=0
 

@@ -19,6 +19,9 @@ packages+=(chromium)
 # Scale-out (issue 18): handler metrics (prometheus-cpp), and for `make test-cluster`
 # pg_auto_failover (monitor, primary, standby) and network namespaces (iproute2).
 packages+=(prometheus-cpp-dev postgresql-15-auto-failover pg-auto-failover-cli iproute2)
+# Backups (issue 26): pgBackRest, with WAL archiving (pouchctl backup/restore, the restore
+# drill of tests/faults).
+packages+=(pgbackrest)
 packages+=("$@")
 
 # One dpkg-query for all of them keeps `make run` fast when nothing is missing. A package that
