@@ -523,6 +523,9 @@ fault_nginx_reload() {
 # uploaded after the full backup among them), each pouch's feed is gap-free, and the service
 # pages that feed, serves the blobs and takes the next commit with the next seq.
 
+# restore_promoted: PostgreSQL has finished its recovery and takes writes.
+restore_promoted() { [[ $(sql 'SELECT pg_is_in_recovery()' 2>/dev/null) == f ]]; }
+
 # restore_archived SEGMENT: PostgreSQL has archived SEGMENT (or a later one).
 restore_archived() { [[ $(sql "SELECT coalesce(last_archived_wal, '') >= '$1' FROM pg_stat_archiver") == t ]]; }
 
@@ -564,7 +567,7 @@ fault_restore_drill() {
     fi
     restore_s=$(awk -v a="$t0" -v b="$(now_s)" 'BEGIN { printf "%.1f", b - a }')
     stack_start_postgres 2>>"$FAULT_VAR/restore.log"
-    retry 60 test "$(sql 'SELECT pg_is_in_recovery()' 2>/dev/null)" = f || smoke_fail "PostgreSQL still in recovery after 60 s"
+    retry 60 restore_promoted || smoke_fail "PostgreSQL still in recovery after 60 s"
     recovery_s=$(awk -v a="$t0" -v b="$(now_s)" 'BEGIN { printf "%.1f", b - a }')
     stack_start_handlers 2>>"$FAULT_VAR/restore.log"
     expect_true "recovery replayed the archive: $(grep -c 'restored log file' "$STACK_DIR/log/postgres.log") segments" \

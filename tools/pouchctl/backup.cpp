@@ -160,8 +160,11 @@ bool copy_blobs(const std::string& src, const std::string& dst, CopyCount* count
         std::string name = account.path().filename().string();
         if (!account.is_directory(ec) || !pouch::is_uuid(name)) continue;
         fs::path to_dir = fs::path(dst) / name;
-        if (fs::create_directory(to_dir, ec) && !fsync_path(dst, O_RDONLY | O_DIRECTORY))
-            return false;
+        if (fs::create_directory(to_dir, ec)) {
+            // 0750 as the blob store makes them (blob_store.h).
+            fs::permissions(to_dir, fs::perms(0750), ec);
+            if (!fsync_path(dst, O_RDONLY | O_DIRECTORY)) return false;
+        }
         long before = count->files;
         for (const auto& f : fs::directory_iterator(account.path(), ec)) {
             std::string blob = f.path().filename().string();
