@@ -439,11 +439,11 @@ def cmd_restored(a):
     backup_end = a.backup_end
     uploaded_at = {u["blob"]: u["t"] for u in uploads if u["blob"]}
     ids = ",".join("'%s'" % p for p in pouches)
-    named = loadlib.psql(a.db, "SELECT DISTINCT p.account_id, b FROM revisions r JOIN pouches p "
-                               "ON p.id = r.pouch_id, unnest(r.blob_ids) b "
+    named = loadlib.psql(a.db, "SELECT DISTINCT r.pouch_id, p.account_id, b FROM revisions r "
+                               "JOIN pouches p ON p.id = r.pouch_id, unnest(r.blob_ids) b "
                                "WHERE r.pouch_id IN (%s)" % ids)
     blobs_ok = blobs_after_backup = 0
-    for account, blob in named:
+    for _, account, blob in named:
         path = os.path.join(a.blob_dir, account, blob)
         try:
             with open(path, "rb") as f:
@@ -477,7 +477,7 @@ def cmd_restored(a):
                             % (d["pouch"], len(got), len(want)))
         else:
             served_ok += len(got)
-        mine = [b for acc, b in named if uploaded_at.get(b, 0) > backup_end]
+        mine = [b for p, _, b in named if p == d["pouch"] and uploaded_at.get(b, 0) > backup_end]
         for blob in [d["blob"]] + mine[:1]:
             st, data = cl.download("/v1/pouches/%s/blobs/%s" % (d["pouch"], blob), d)
             if st != 200 or blob_id_of(data) != blob:

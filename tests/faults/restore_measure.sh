@@ -2,8 +2,8 @@
 # restore_measure.sh -- how long a restore of N GiB takes on this machine (the figure of
 # docs/OPERATIONS.md "Backup and restore"; not part of `make test`). Starts a durable stack of
 # its own (tools/stack/lib.sh) with WAL archiving (stack_wal_archive), pushes a folder of
-# random files with the real CLI (POUCH_MEASURE_MIB, default 1536, in 256 MiB files), fills a
-# second database of the cluster with pgbench (POUCH_MEASURE_SCALE, default 64: about 1 GiB),
+# random files with the real CLI (POUCH_MEASURE_MIB, default 1024, in 256 MiB files), fills a
+# second database of the cluster with pgbench (POUCH_MEASURE_SCALE, default 32: about 500 MiB),
 # takes a full `pouchctl backup`, pushes 64 MiB more (archived WAL and blobs only), deletes
 # the data directory and the blobs, and times `pouchctl restore` and PostgreSQL's recovery;
 # then a new folder pulled by the device must equal the pushed one byte for byte. Prints
@@ -14,8 +14,8 @@ export LC_ALL=C.UTF-8
 # shellcheck source=tools/stack/lib.sh
 source tools/stack/lib.sh
 
-mib=${POUCH_MEASURE_MIB:-1536}
-scale=${POUCH_MEASURE_SCALE:-64}
+mib=${POUCH_MEASURE_MIB:-1024}
+scale=${POUCH_MEASURE_SCALE:-32}
 MEASURE_VAR=$(mktemp -d /var/tmp/pouch-measure.XXXXXX)
 cleanup() {
     stack_stop

@@ -69,9 +69,12 @@ bool fsync_path(const std::string& path, int flags) {
     return rc == 0;
 }
 
-// Copies one file to dst through dst's directory's ".copy" temporary name, durably.
+// Copies one file to `to` through a temporary name in its directory, durably.
 bool copy_one(const fs::path& from, const fs::path& to, long long* bytes) {
-    fs::path tmp = to.parent_path() / ("." + to.filename().string() + ".copy");
+    // The pid keeps two copies apart (an archive command beside `pouchctl backup`): each
+    // renames its own whole file over the same name.
+    fs::path tmp = to.parent_path() /
+                   ("." + to.filename().string() + "." + std::to_string(::getpid()) + ".copy");
     std::error_code ec;
     fs::copy_file(from, tmp, fs::copy_options::overwrite_existing, ec);
     if (ec) {

@@ -34,10 +34,11 @@ struct CopyCount {
 };
 
 // Copies every blob file of src (<src>/<account uuid>/<blob id>; the tmp/ directory of
-// uploads in flight is left) missing from dst, or present with another size, to dst: into a
-// temporary name, fsynced, renamed, the directory fsynced, so a copy that is there is whole
-// and durable. Blobs are immutable (named by their hash), so a file already there with the
-// same size is the same file. False (with a message) on the first failure.
+// uploads in flight and dot files are left) missing from dst, or present with another size,
+// to dst: into a temporary name (.<id>.<pid>.copy), fsynced, renamed, the directory fsynced,
+// so a copy that is there is whole and durable, and concurrent copies do not collide. Blobs are
+// immutable (named by their hash), so a file already there with the same size is the same file.
+// False (with a message) on the first failure.
 bool copy_blobs(const std::string& src, const std::string& dst, CopyCount* count);
 
 }  // namespace pouchctl::backup
