@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """cli_load.py -- a commit load on the CLI path for the crash scenarios (issue 13 part 10).
 
-  cli_load.py run URL DIR POUCHCTL [--workers N] [--pouches N] [--timeout S]
+  cli_load.py run URL DIR POUCHCTL [--workers N] [--pouches N] [--timeout S] [--fresh-blobs]
       For each pouch: a web user with genesis, then a CLI device enrolled through the real
       login (keys, PKCE, a DPoP-proved start, approval, redeem) that uploads one blob. Then W
       threads commit as the devices (Authorization: DPoP, a fresh DPoP proof and a
@@ -11,8 +11,10 @@
       artifact at its head, a delete at its head, a restore of a deleted one, or an update on
       purpose at a base that is no longer the head (expected: conflict/stale_base). A worker
       builds only on answers it received: an artifact whose request got no answer is never
-      touched again. Every request goes to DIR/requests.jsonl; DIR/state.json holds the
-      devices and every commit's body and expected results; DIR/ready appears once it runs.
+      touched again. With --fresh-blobs each op that names a blob uploads one of its own
+      first (2-64 KiB; the restore drill). Every request goes to DIR/requests.jsonl;
+      DIR/state.json holds the devices, every commit's body and expected results and the
+      uploads; DIR/ready appears once it runs.
   cli_load.py settle URL DIR DATABASE_URL POUCHCTL
       Retries every commit that got no 200 answer with the same body (same operation_id,
       fresh proof and signature) until it answers, sends every commit once more, then
@@ -21,6 +23,15 @@
       (exactly-once); every op answered `applied` is stored exactly once with that seq, every
       stale op is not stored; each pouch's events are 1..high_water without gaps and its
       revision events are its revisions. Prints one JSON report and exits 1 on any problem.
+
+  cli_load.py restored URL DIR DATABASE_URL POUCHCTL --mark T --backup-end T --blob-dir D
+      After a restore (tests/faults/scenarios.sh fault_restore_drill): every op answered
+      `applied` before the mark is stored with its seq, one answered after it with its seq or
+      not at all, none answered otherwise is stored, nothing stored was never sent; every blob
+      a stored revision names is in the blob directory and hashes to its id (counting those
+      uploaded after the backup ended); each pouch's events are 1..high_water, the service
+      pages the same events to the device, serves its blobs byte for byte and gives a new
+      commit the next seq. Prints one JSON report and exits 1 on any problem.
 
 Standard library (and loadlib.py beside it), pouchctl and b3sum; psql does the database
 checks.
