@@ -31,7 +31,10 @@ HEAD_BUILD=${BUILD:-build}
 # is the last mainline revision with the migration set before it.
 newest=$(git ls-tree --name-only HEAD sql/ | grep '\.sql$' | sort | tail -n 1)
 brought=$(git log --first-parent --diff-filter=A --format=%H -1 HEAD -- "$newest")
-FROM=$(git rev-parse --verify "${POUCH_UPGRADE_FROM:-$brought^1}^{commit}")
+if ! FROM=$(git rev-parse --verify -q "${POUCH_UPGRADE_FROM:-$brought^1}^{commit}"); then
+    echo "upgrade: no commit '${POUCH_UPGRADE_FROM:-$brought^1}' (the test needs the history: a full clone)" >&2
+    exit 1
+fi
 OLD_SRC=$HEAD_ROOT/build/upgrade/$FROM
 OLD_BUILD=$OLD_SRC/build
 echo "upgrade: from $(git log -1 --format='%h (%ad, %s)' --date=short "$FROM" | cut -c1-110)"
