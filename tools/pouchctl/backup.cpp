@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -96,7 +97,6 @@ bool copy_one(const fs::path& from, const fs::path& to, long long* bytes) {
 
 bool parse_options(const Args& args, Options* o, const char* command) {
     bool missing = false;
-    std::string repo_given;
     for (size_t i = 0; i < args.size(); ++i) {
         if (take(args, &i, "--config", &o->config, &missing) ||
             take(args, &i, "--stanza", &o->stanza, &missing) ||
@@ -146,7 +146,9 @@ int run_pgbackrest(const Options& o, const std::vector<std::string>& args) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-bool copy_blobs(const std::string& src, const std::string& dst, CopyCount* count) {
+namespace {
+
+bool copy_blobs_or_throw(const std::string& src, const std::string& dst, CopyCount* count) {
     std::error_code ec;
     if (!fs::is_directory(src, ec)) {
         std::fprintf(stderr, "blob directory %s is missing\n", src.c_str());
@@ -195,6 +197,19 @@ bool copy_blobs(const std::string& src, const std::string& dst, CopyCount* count
         return false;
     }
     return true;
+}
+
+}  // namespace
+
+bool copy_blobs(const std::string& src, const std::string& dst, CopyCount* count) {
+    // A directory_iterator's increment throws; a failure anywhere ends the copy with a message.
+    try {
+        return copy_blobs_or_throw(src, dst, count);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "copying blobs from %s to %s: %s\n", src.c_str(), dst.c_str(),
+                     e.what());
+        return false;
+    }
 }
 
 }  // namespace pouchctl::backup
