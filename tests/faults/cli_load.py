@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """cli_load.py -- a commit load on the CLI path for the crash scenarios (issue 13 part 10).
 
-  cli_load.py run URL DIR POUCHCTL [--workers N] [--pouches N] [--timeout S]
+  cli_load.py run URL DIR POUCHCTL [--workers N] [--pouches N] [--timeout S] [--fresh-blobs]
       For each pouch: a web user with genesis, then a CLI device enrolled through the real
       login (keys, PKCE, a DPoP-proved start, approval, redeem) that uploads one blob. Then W
       threads commit as the devices (Authorization: DPoP, a fresh DPoP proof and a
@@ -11,8 +11,10 @@
       artifact at its head, a delete at its head, a restore of a deleted one, or an update on
       purpose at a base that is no longer the head (expected: conflict/stale_base). A worker
       builds only on answers it received: an artifact whose request got no answer is never
-      touched again. Every request goes to DIR/requests.jsonl; DIR/state.json holds the
-      devices and every commit's body and expected results; DIR/ready appears once it runs.
+      touched again. With --fresh-blobs each op that names a blob uploads one of its own
+      first (2-64 KiB; the restore drill). Every request goes to DIR/requests.jsonl;
+      DIR/state.json holds the devices, every commit's body and expected results and the
+      uploads; DIR/ready appears once it runs.
   cli_load.py settle URL DIR DATABASE_URL POUCHCTL
       Retries every commit that got no 200 answer with the same body (same operation_id,
       fresh proof and signature) until it answers, sends every commit once more, then
@@ -22,12 +24,22 @@
       stale op is not stored; each pouch's events are 1..high_water without gaps and its
       revision events are its revisions. Prints one JSON report and exits 1 on any problem.
 
+  cli_load.py restored URL DIR DATABASE_URL POUCHCTL --mark T --backup-end T --blob-dir D
+      After a restore (tests/faults/scenarios.sh fault_restore_drill): every op answered
+      `applied` before the mark is stored with its seq, one answered after it with its seq or
+      not at all, none answered otherwise is stored, nothing stored was never sent; every blob
+      a stored revision names is in the blob directory and hashes to its id (counting those
+      uploaded after the backup ended); each pouch's events are 1..high_water, the service
+      pages the same events to the device, serves its blobs byte for byte and gives a new
+      commit the next seq. Prints one JSON report and exits 1 on any problem.
+
 Standard library (and loadlib.py beside it), pouchctl and b3sum; psql does the database
 checks.
 """
 import argparse
 import collections
 import concurrent.futures
+import http.client
 import json
 import os
 import random
@@ -67,6 +79,18 @@ class Client(loadlib.Client):
                                               stdin=json.dumps(body))
         return self.call(method, path, body, h, raw, ctype)
 
+    def download(self, path, dev):
+        """(status, body bytes) of a GET as the device (a blob, which is not JSON)."""
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
+        try:
+            conn.request("GET", path, headers={
+                "Connection": "close", "Authorization": "DPoP " + dev["access"],
+                "DPoP": self.proof(dev["key"], "GET", path, dev["access"])})
+            r = conn.getresponse()
+            return r.status, r.read()
+        finally:
+            conn.close()
+
 
 def setup_device(cl, workdir, n):
     """A web user with genesis and one enrolled CLI device with an uploaded blob."""
@@ -95,18 +119,32 @@ def setup_device(cl, workdir, n):
     dev = {"key": key, "access": redeemed["access_token"], "pouch": pouch, "epoch": epoch,
            "member": member, "device_id": redeemed["device_id"]}
 
-    blob = os.urandom(1000)
-    digest = subprocess.run(["b3sum", "--no-names", "--raw"], input=blob, check=True,
-                            capture_output=True).stdout
-    dev["blob"] = b64url(digest)
-    base = "/v1/pouches/%s/blobs" % pouch
-    must("blob check", cl.cli("POST", base + "/check", dev,
-                              {"blobs": [{"id": dev["blob"], "stored_size": len(blob)}]}), 200)
-    st, doc, _ = cl.cli("PUT", "%s/%s" % (base, dev["blob"]), dev, raw=blob,
+    blob_id, what = upload_blob(cl, dev, os.urandom(1000))
+    if blob_id is None:
+        loadlib.fail("blob upload: %s" % what)
+    dev["blob"] = blob_id
+    return dev
+
+
+def blob_id_of(data):
+    """The id of a blob: its BLAKE3 digest (b3sum), b64url."""
+    return b64url(subprocess.run(["b3sum", "--no-names", "--raw"], input=data, check=True,
+                                 capture_output=True).stdout)
+
+
+def upload_blob(cl, dev, data):
+    """Checks and uploads a blob as the device; (id, "ok") or (None, what went wrong)."""
+    blob_id = blob_id_of(data)
+    base = "/v1/pouches/%s/blobs" % dev["pouch"]
+    st, doc, _ = cl.cli("POST", base + "/check", dev,
+                        {"blobs": [{"id": blob_id, "stored_size": len(data)}]})
+    if st != 200:
+        return None, "check " + error_what(st, doc)
+    st, doc, _ = cl.cli("PUT", "%s/%s" % (base, blob_id), dev, raw=data,
                         ctype="application/octet-stream")
     if st not in (200, 201):
-        loadlib.fail("blob upload answered %s: %s" % (st, doc))
-    return dev
+        return None, "put " + error_what(st, doc)
+    return blob_id, "ok"
 
 
 class Worker:
@@ -203,10 +241,30 @@ def cmd_run(a):
     commits = {}   # operation_id -> {device, body, expect, kinds}
     log = RequestLog(a.dir)
 
+    uploads = []   # blobs uploaded during the load (--fresh-blobs), with their answer
+
+    def fresh_blobs(body):
+        """Gives each op that names the device's blob a blob of its own, uploaded now (an
+        upload that got no answer leaves the op without a blob)."""
+        dev = devs[body_device(body)]
+        for op in body["ops"]:
+            if op["blob_ids"]:
+                try:
+                    blob_id, what = upload_blob(cl, dev, os.urandom(random.randint(2048, 65536)))
+                except subprocess.CalledProcessError as e:
+                    blob_id, what = None, "pouchctl: %s" % e
+                uploads.append({"blob": blob_id, "what": what, "t": round(time.time(), 3)})
+                op["blob_ids"] = [blob_id] if blob_id else []
+
+    def body_device(body):
+        return next(i for i, d in enumerate(devs) if d["member"] == body["ops"][0]["signer_member_id"])
+
     def worker(n):
         w = Worker(n, devs[n % len(devs)])
         while not stop_requested(a.dir):
             body, expect, kinds = w.next_commit()
+            if a.fresh_blobs:
+                fresh_blobs(body)
             commits[body["operation_id"]] = {"device": n % len(devs), "body": body,
                                              "expect": expect, "kinds": kinds}
             w0 = time.time()
@@ -226,7 +284,7 @@ def cmd_run(a):
     run_workers(a.dir, a.workers, worker)
     log.close()
     with open(os.path.join(a.dir, "state.json"), "w") as f:
-        json.dump({"devices": devs, "commits": commits}, f)
+        json.dump({"devices": devs, "commits": commits, "uploads": uploads}, f)
 
 
 def send_commit(cl, dev, c):
@@ -329,6 +387,128 @@ def cmd_settle(a):
     }, problems)
 
 
+def served_events(cl, dev, problems):
+    """{seq: revision id or None} of the pouch's events as the service pages them to the
+    device."""
+    got, after = {}, 0
+    while True:
+        path = "/v1/pouches/%s/events?epoch=%s&after=%d&limit=1000" % (dev["pouch"], dev["epoch"],
+                                                                        after)
+        st, doc, _ = cl.cli("GET", path, dev)
+        if st != 200:
+            problems.append("pouch %s: events after %d answered %s" % (dev["pouch"], after,
+                                                                       error_what(st, doc)))
+            return got
+        items = doc["data"]["items"]
+        for e in items:
+            got[e["seq"]] = e.get("revision_id")
+        if not items or items[-1]["seq"] >= doc["data"]["high_water"]:
+            return got
+        after = items[-1]["seq"]
+
+
+def cmd_restored(a):
+    """The checks of the restore drill (tests/faults/scenarios.sh fault_restore_drill)."""
+    cl = Client(a.url, a.timeout, a.pouchctl)
+    with open(os.path.join(a.dir, "state.json")) as f:
+        state = json.load(f)
+    devs, commits, uploads = state["devices"], state["commits"], state.get("uploads", [])
+    reqs = read_requests(a.dir)
+    problems = []
+    pouches = [d["pouch"] for d in devs]
+    stored = stored_revisions(a.db, pouches, problems)
+
+    # Every op answered `applied` before the mark is there with its seq; one answered after it
+    # may be lost (the WAL not archived yet), but if it is there, it has the seq answered.
+    before = after_kept = after_lost = 0
+    for r in reqs:
+        for res in r["results"] or []:
+            if res["what"] != "applied":
+                if res["rev"] in stored:
+                    problems.append("revision %s answered %s but restored" % (res["rev"], res["what"]))
+                continue
+            got = stored.get(res["rev"])
+            if r["w1"] < a.mark:
+                before += 1
+                if got is None:
+                    problems.append("revision %s answered applied (seq %s) at %.3f, before the "
+                                    "mark, is not restored" % (res["rev"], res["seq"], r["w1"]))
+            elif got is None:
+                after_lost += 1
+                continue
+            else:
+                after_kept += 1
+            if got is not None and got[0] != res["seq"]:
+                problems.append("revision %s answered seq %s, restored seq %d" % (res["rev"],
+                                                                                  res["seq"], got[0]))
+    sent = {op["revision_id"] for c in commits.values() for op in c["body"]["ops"]}
+    for rev in stored:
+        if rev not in sent:
+            problems.append("revision %s restored but never sent" % rev)
+
+    # Every blob a restored revision names is in the blob directory with the bytes of its id.
+    backup_end = a.backup_end
+    uploaded_at = {u["blob"]: u["t"] for u in uploads if u["blob"]}
+    ids = ",".join("'%s'" % p for p in pouches)
+    named = loadlib.psql(a.db, "SELECT DISTINCT r.pouch_id, p.account_id, b FROM revisions r "
+                               "JOIN pouches p ON p.id = r.pouch_id, unnest(r.blob_ids) b "
+                               "WHERE r.pouch_id IN (%s)" % ids)
+    blobs_ok = blobs_after_backup = 0
+    for _, account, blob in named:
+        path = os.path.join(a.blob_dir, account, blob)
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            problems.append("blob %s named by a restored revision: %s" % (blob, e))
+            continue
+        if blob_id_of(data) != blob:
+            problems.append("blob %s: its file hashes to %s" % (blob, blob_id_of(data)))
+            continue
+        blobs_ok += 1
+        if uploaded_at.get(blob, 0) > backup_end:
+            blobs_after_backup += 1
+
+    # The feed is gap-free, its revision events are the revisions, and the service serves it:
+    # the events the device pages are the database's; a blob downloads with its bytes; a new
+    # commit gets the next seq.
+    served_ok = 0
+    for d in devs:
+        hw, revision_events = check_events(a.db, d["pouch"], problems)
+        revs = sum(1 for s in stored.values() if s[1] == d["pouch"])
+        if revs != revision_events:
+            problems.append("pouch %s: %d revisions, %d revision events" % (d["pouch"], revs,
+                                                                            revision_events))
+        want = {int(seq): rev or None for seq, rev in loadlib.psql(
+            a.db, "SELECT e.seq, coalesce(e.revision_id::text, '') FROM events e JOIN pouches p "
+                  "ON p.id = e.pouch_id AND p.epoch = e.epoch WHERE p.id = '%s'" % d["pouch"])}
+        got = served_events(cl, d, problems)
+        if got != want:
+            problems.append("pouch %s: the service pages %d events, the database holds %d"
+                            % (d["pouch"], len(got), len(want)))
+        else:
+            served_ok += len(got)
+        mine = [b for p, _, b in named if p == d["pouch"] and uploaded_at.get(b, 0) > backup_end]
+        for blob in [d["blob"]] + mine[:1]:
+            st, data = cl.download("/v1/pouches/%s/blobs/%s" % (d["pouch"], blob), d)
+            if st != 200 or blob_id_of(data) != blob:
+                problems.append("blob %s: GET answered %s with %d bytes hashing to %s"
+                                % (blob, st, len(data), blob_id_of(data)))
+        body = {"operation_id": str(uuid.uuid4()), "epoch": d["epoch"], "ops": [
+            Worker(0, d).op("new", str(uuid.uuid4()), None)]}
+        results, what = send_commit(cl, d, {"body": body})
+        if not results or results[0]["what"] != "applied" or results[0]["seq"] != hw + 1:
+            problems.append("pouch %s: a new commit after the restore answered %s %s (want "
+                            "applied, seq %d)" % (d["pouch"], what, results, hw + 1))
+
+    return emit({
+        "applied_before_mark": before, "applied_after_mark_restored": after_kept,
+        "applied_after_mark_lost": after_lost, "revisions_restored": len(stored),
+        "blobs_named_and_verified": blobs_ok, "blobs_uploaded_after_backup_restored":
+            blobs_after_backup, "uploads": len(uploads), "events_served": served_ok,
+    }, problems)
+
+
 def main():
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -339,14 +519,26 @@ def main():
     r.add_argument("--workers", type=int, default=4)
     r.add_argument("--pouches", type=int, default=2)
     r.add_argument("--timeout", type=float, default=15)
+    r.add_argument("--fresh-blobs", action="store_true",
+                   help="ops that name a blob upload a new one first (the restore drill)")
     s = sub.add_parser("settle")
     s.add_argument("url")
     s.add_argument("dir")
     s.add_argument("db")
     s.add_argument("pouchctl")
     s.add_argument("--timeout", type=float, default=15)
+    v = sub.add_parser("restored")
+    v.add_argument("url")
+    v.add_argument("dir")
+    v.add_argument("db")
+    v.add_argument("pouchctl")
+    v.add_argument("--mark", type=float, required=True,
+                   help="time before the last WAL switch archived before the disaster")
+    v.add_argument("--backup-end", type=float, required=True, help="when the full backup ended")
+    v.add_argument("--blob-dir", required=True)
+    v.add_argument("--timeout", type=float, default=15)
     a = ap.parse_args()
-    return cmd_run(a) if a.cmd == "run" else cmd_settle(a)
+    return {"run": cmd_run, "settle": cmd_settle, "restored": cmd_restored}[a.cmd](a)
 
 
 if __name__ == "__main__":

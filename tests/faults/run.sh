@@ -2,11 +2,12 @@
 # run.sh -- `make test-faults`: starts the stack as `make test` does (tools/stack/lib.sh, a
 # fresh temporary directory, free loopback ports, rate limits off) but with PostgreSQL durable
 # (fsync and synchronous_commit on), runs the fault scenarios of tests/faults/scenarios.sh
-# under a steady commit load (tests/faults/load.py; the crash under the CLI-path load of
-# tests/faults/cli_load.py), always tears down, and ends with one line "N passed, N failed". Figures (requests, restarts, statuses)
+# under a steady commit load (tests/faults/load.py; the crash and the restore drill, which
+# turns on WAL archiving with pgBackRest, under the CLI-path load of tests/faults/cli_load.py),
+# always tears down, and ends with one line "N passed, N failed". Figures (requests, restarts, statuses)
 # are printed as "FIGURES <scenario> <json>" lines.
 #   POUCH_FAULTS="handler_kill cliauth_kill devices_kill postgres_restart postgres_crash
-#                 redis_stop nginx_reload"  picks scenarios
+#                 redis_stop nginx_reload restore_drill"  picks scenarios
 #   POUCH_FAULT_KILLS=10       how often the sync handler is killed
 #   POUCH_FAULT_OUTAGE=6       seconds PostgreSQL stays down
 #   POUCH_KEEP_VAR=1           keeps the directory (load logs: load-*/requests.jsonl)
@@ -17,7 +18,7 @@ cd "$(dirname "$0")/../.."
 # shellcheck source=tools/stack/lib.sh
 source tools/stack/lib.sh
 
-scenarios=${POUCH_FAULTS:-handler_kill cliauth_kill devices_kill postgres_restart postgres_crash redis_stop nginx_reload}
+scenarios=${POUCH_FAULTS:-handler_kill cliauth_kill devices_kill postgres_restart postgres_crash redis_stop nginx_reload restore_drill}
 FAULT_VAR=$(mktemp -d /tmp/pouch-faults.XXXXXX)
 LOAD_PID=0
 

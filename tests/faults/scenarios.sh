@@ -510,3 +510,86 @@ fault_nginx_reload() {
     check no_request_fails_while_nginx_reloads
     figures nginx_reload "$(jq -c --argjson n "$reloads" '{reloads:$n} + del(.problems)' <<<"$LOAD_REPORT")"
 }
+
+# --- 5. restore drill: the database and the blobs destroyed, restored to the latest point -----
+# WAL archiving as production configures it (tools/stack/lib.sh stack_wal_archive: the
+# archive_command copies the new blobs, then pushes the segment; archive_timeout 2 s). Under
+# the CLI-path load, each blob-naming op uploading a blob of its own: a full backup
+# (`pouchctl backup`), more load, a WAL switch that gets archived (the mark), more load, then
+# PostgreSQL killed and its data directory and the blob directory deleted. `pouchctl restore`
+# and a PostgreSQL start bring back the latest archived point: every op answered `applied`
+# before the mark is there with its seq (one answered after it is there with its seq or not
+# at all), every blob a restored revision names is there with the bytes of its id (blobs
+# uploaded after the full backup among them), each pouch's feed is gap-free, and the service
+# pages that feed, serves the blobs and takes the next commit with the next seq.
+
+# restore_promoted: PostgreSQL has finished its recovery and takes writes.
+restore_promoted() { [[ $(sql 'SELECT pg_is_in_recovery()' 2>/dev/null) == f ]]; }
+
+# restore_archived SEGMENT: PostgreSQL has archived SEGMENT (or a later one).
+restore_archived() { [[ $(sql "SELECT coalesce(last_archived_wal, '') >= '$1' FROM pg_stat_archiver") == t ]]; }
+
+fault_restore_drill() {
+    local backup_end mark seg t0 restore_s recovery_s status=0 report_json
+    local ctl conf_args
+    stack_wal_archive 2 2>>"$FAULT_VAR/restore.log"
+    ctl=("$STACK_BACKUP_PCTL")
+    conf_args=(--config "$STACK_BACKUP_CONF" --blob-dir "$STACK_DIR/blobs")
+    load_start restore cli_load.py "$POUCHCTL" --fresh-blobs || return 1
+    sleep 3
+    if ! (cd "$STACK_DIR" && stack_as "${ctl[@]}" backup --type full "${conf_args[@]}") >>"$FAULT_VAR/restore.log" 2>&1; then
+        smoke_fail "pouchctl backup --type full failed: $(tail -n 5 "$FAULT_VAR/restore.log")"
+    fi
+    backup_end=$(now_s)
+    sleep 4
+    mark=$(now_s)
+    seg=$(sql "SELECT pg_walfile_name(pg_switch_wal())")
+    retry 20 restore_archived "$seg" || smoke_fail "segment $seg was not archived within 20 s"
+    sleep 3
+    # The disaster: PostgreSQL dies with the machine, its data directory and the blobs are gone.
+    kill -KILL "$STACK_PG_PID"
+    kill -KILL -- "-$STACK_PG_PID" 2>/dev/null || true
+    wait "$STACK_PG_PID" 2>/dev/null || true
+    STACK_PG_PID=0
+    touch "$LOAD_DIR/stop"
+    wait "$LOAD_PID" || smoke_fail "cli_load.py run exited with $?: $(tail -n 3 "$LOAD_DIR/run.log")"
+    LOAD_PID=0
+    stack_stop_handlers
+    rm -rf "$STACK_DIR/pg" "$STACK_DIR/blobs"
+    mkdir -p "$STACK_DIR/pg" "$STACK_DIR/blobs"
+    chmod 700 "$STACK_DIR/pg"
+    stack_own "$STACK_DIR/pg" "$STACK_DIR/blobs"
+    check restore_drill_backed_up_and_archived_under_load
+
+    t0=$(now_s)
+    if ! (cd "$STACK_DIR" && stack_as "${ctl[@]}" restore "${conf_args[@]}") >>"$FAULT_VAR/restore.log" 2>&1; then
+        smoke_fail "pouchctl restore failed: $(tail -n 5 "$FAULT_VAR/restore.log")"
+    fi
+    restore_s=$(awk -v a="$t0" -v b="$(now_s)" 'BEGIN { printf "%.1f", b - a }')
+    stack_start_postgres 2>>"$FAULT_VAR/restore.log"
+    retry 60 restore_promoted || smoke_fail "PostgreSQL still in recovery after 60 s"
+    recovery_s=$(awk -v a="$t0" -v b="$(now_s)" 'BEGIN { printf "%.1f", b - a }')
+    stack_start_handlers 2>>"$FAULT_VAR/restore.log"
+    expect_true "recovery replayed the archive: $(grep -c 'restored log file' "$STACK_DIR/log/postgres.log") segments" \
+        test "$(grep -c 'restored log file' "$STACK_DIR/log/postgres.log")" -gt 0
+    check restore_drill_restores_the_database_and_the_blobs
+
+    report_json=$(python3 tests/faults/cli_load.py restored "$POUCH_URL" "$LOAD_DIR" "$POUCH_DATABASE_URL" \
+        "$POUCHCTL" --mark "$mark" --backup-end "$backup_end" --blob-dir "$STACK_DIR/blobs" \
+        2>"$LOAD_DIR/restored.err") || status=$?
+    LOAD_REPORT=${report_json:-"{}"}
+    expect_true "restored checks exited $status: $(report '.problems | join("; ")') $(tail -n 3 "$LOAD_DIR/restored.err")" \
+        test "$status" = 0 -a "$(report .problem_count)" = 0
+    expect_true "ops applied before the mark: $(report .applied_before_mark) (want some)" \
+        test "$(report .applied_before_mark)" -gt 0
+    check every_op_applied_before_the_last_archived_segment_is_restored_with_its_seq
+
+    expect_true "blobs named by restored revisions and verified: $(report .blobs_named_and_verified), uploaded after the full backup: $(report .blobs_uploaded_after_backup_restored) (want some)" \
+        test "$(report .blobs_uploaded_after_backup_restored)" -gt 0
+    check every_blob_a_restored_revision_names_is_restored_with_its_bytes
+
+    expect_true "events served after the restore: $(report .events_served)" test "$(report .events_served)" -gt 0
+    check the_restored_feed_is_gap_free_and_served_and_takes_the_next_commit
+    figures restore_drill "$(jq -c --argjson r "$restore_s" --argjson t "$recovery_s" \
+        '{restore_s:$r, restore_and_recovery_s:$t} + del(.problems)' <<<"$LOAD_REPORT")"
+}

@@ -14,6 +14,8 @@ int cmd_migrate(const Args& args);    // migrate [--dir sql]
 int cmd_user(const Args& args);       // user role EMAIL ROLE [--reason R]
 int cmd_gc(const Args& args);         // gc  (expired reservations, unreferenced blobs)
 int cmd_pouch(const Args& args);      // pouch reset-epoch POUCH_ID
+int cmd_backup(const Args& args);     // backup [init|blobs|info] (pgBackRest, then blobs)
+int cmd_restore(const Args& args);    // restore [--target TIME] (blobs, then pgBackRest)
 
 // Client helpers (no server needed).
 int cmd_keygen(const Args& args);        // keygen --out FILE  (prints the public JWK)

@@ -19,6 +19,8 @@ const Command kCommands[] = {
     {"user", pouchctl::cmd_user, "user role EMAIL ROLE [--reason R]  set a user's role"},
     {"gc", pouchctl::cmd_gc, "gc                           release reservations, delete unused blobs"},
     {"pouch", pouchctl::cmd_pouch, "pouch reset-epoch POUCH_ID   start a new event log epoch"},
+    {"backup", pouchctl::cmd_backup, "backup [init|blobs|info]     pgBackRest backup, then new blobs"},
+    {"restore", pouchctl::cmd_restore, "restore [--target TIME]      blobs back, then the database"},
     {"keygen", pouchctl::cmd_keygen, "keygen --out FILE            new P-256 key, prints JWK"},
     {"jwk", pouchctl::cmd_jwk, "jwk --key FILE               public JWK and thumbprint"},
     {"dpop", pouchctl::cmd_dpop, "dpop --key K --method M --url U [--token T]  DPoP proof"},

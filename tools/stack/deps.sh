@@ -25,6 +25,9 @@ packages+=(openssl)
 # make deb and its test (issue 26, tools/deb): Debian's packaging tools and checker, and
 # systemd's systemctl and systemd-analyze (a container may lack them; nothing is started).
 packages+=(debhelper lintian systemd)
+# Backups (issue 26): pgBackRest, with WAL archiving (pouchctl backup/restore, the restore
+# drill of tests/faults).
+packages+=(pgbackrest)
 packages+=("$@")
 
 # One dpkg-query for all of them keeps `make run` fast when nothing is missing. A package that
