@@ -19,6 +19,10 @@ packages+=(chromium)
 # Scale-out (issue 18): handler metrics (prometheus-cpp), and for `make test-cluster`
 # pg_auto_failover (monitor, primary, standby) and network namespaces (iproute2).
 packages+=(prometheus-cpp-dev postgresql-15-auto-failover pg-auto-failover-cli iproute2)
+# S3 blobs (issue 27): `make test-cluster` and `make bench` start a single-host Ceph (one mon,
+# one OSD, one radosgw; tools/stack/ceph.sh). ceph-common brings ceph-authtool, monmaptool and
+# the ceph CLI; radosgw brings radosgw-admin. No mgr: S3 does not need it.
+packages+=(ceph-mon ceph-osd radosgw ceph-common)
 packages+=("$@")
 
 # One dpkg-query for all of them keeps `make run` fast when nothing is missing. A package that
