@@ -2,7 +2,8 @@
 # checks.sh -- the S3 store's own checks, run by tests/s3/run.sh against its stack (blobs in
 # the bucket of POUCH_BLOB_STORE on a real radosgw; CEPH_DIR is the Ceph of tools/stack/ceph.sh):
 # downloads through nginx's /_s3/ location (presigned by the handler) with the headers of the
-# local location, Range, and nothing of the store leaking; radosgw killed -> the upload answers
+# local location, Range, and nothing of the store leaking; presigned URLs (`pouchctl blobs url`)
+# accepted fresh and refused expired or tampered by radosgw itself; radosgw killed -> the upload answers
 # 503 unavailable with Retry-After and writes no row, back -> the retry stores it once;
 # `pouchctl blobs migrate` interrupted (--limit) then rerun until everything is there once,
 # a damaged object replaced; a CLI push and pull. Relies on tests/smoke/lib.sh, flows.sh,
@@ -67,12 +68,26 @@ req GET "/v1/pouches/$pouch/blobs/$a"
 expect_error 401 unauthenticated
 check s3_download_needs_the_same_auth_as_before
 
-# The presigned URL is the handler's only signature: radosgw itself checks it (above), and a
-# tampered one is refused by radosgw (nginx answers its 403 with the forbidden envelope).
-key_url="$POUCH_S3_ENDPOINT/${POUCH_BLOB_STORE#s3://}/$account/$a"
-code=$(curl -s -o /dev/null -w '%{http_code}' "$key_url")
+# The presigned URL is the one signature computed by us (common/storage/presign.cpp): radosgw
+# itself accepts it fresh and refuses it expired, tampered or moved to another key; the bucket
+# refuses unsigned reads.
+url=$("$POUCHCTL" blobs url "$account" "$a")
+code=$(curl -s -o "$SMOKE_TMP/presigned" -w '%{http_code}' "$url")
+expect_true "a fresh presigned URL reads the object from radosgw (got $code)" test "$code" = 200
+expect_true "the object's bytes" cmp -s "$SMOKE_TMP/a" "$SMOKE_TMP/presigned"
+sig=${url##*X-Amz-Signature=}
+flipped=$(tr '0-9a-f' '1-9a-f0' <<<"${sig:0:1}")${sig:1}
+code=$(curl -s -o /dev/null -w '%{http_code}' "${url%"$sig"}$flipped")
+expect_true "a tampered signature is refused (got $code)" test "$code" = 403
+code=$(curl -s -o /dev/null -w '%{http_code}' "${url/\/$a\?//$a-other?}")
+expect_true "the query moved to another key is refused (got $code)" test "$code" = 403
+url=$("$POUCHCTL" blobs url "$account" "$a" --expires 1)
+sleep 2
+code=$(curl -s -o /dev/null -w '%{http_code}' "$url")
+expect_true "an expired presigned URL is refused (got $code)" test "$code" = 403
+code=$(curl -s -o /dev/null -w '%{http_code}' "$POUCH_S3_ENDPOINT/${POUCH_BLOB_STORE#s3://}/$account/$a")
 expect_true "the bucket is not public (got $code)" test "$code" = 403
-check s3_bucket_refuses_unsigned_reads
+check s3_presigned_urls_are_checked_by_radosgw
 
 # --- radosgw down: 503 and no row; back: the retry stores it ------------------------------------
 b=$(make_blob b 200000)
