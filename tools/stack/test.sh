@@ -235,7 +235,7 @@ if [[ " $suites " == *" hostile "* ]]; then
 fi
 
 # Blobs in an S3 bucket (issue 27): a single-host Ceph and a stack of its own, both started
-# and stopped by tests/s3/run.sh: 49 s measured (Ceph up in 9 s, the stack 4 s more), with
+# and stopped by tests/s3/run.sh: 55 s measured in make test (Ceph up in 9 s, the stack 4 s more), with
 # other builds sharing the 2 cores.
 if [[ " $suites " == *" s3 "* ]]; then
     run_lines s3 "${POUCH_S3_TIMEOUT:-600}" env BUILD="$STACK_BUILD" tests/s3/run.sh
