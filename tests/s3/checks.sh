@@ -104,6 +104,12 @@ expect_true "no temporary file left" test -z "$(find "$blob_dir/tmp" -type f 2>/
 download "$token" "$pouch" "$a"
 expect_true "a download meanwhile is 5xx (got $STATUS)" test "$STATUS" -ge 500
 check s3_store_down_upload_is_503_unavailable_with_no_row
+"$POUCHCTL" gc >"$SMOKE_TMP/gc-down.out" 2>&1
+rc=$?
+expect_true "gc with the store down exits 1 ($rc)" test "$rc" = 1
+expect_true "and names the store ($(tail -n 1 "$SMOKE_TMP/gc-down.out"))" \
+    grep -q "pouchctl gc: the s3://${POUCH_BLOB_STORE#s3://} at $POUCH_S3_ENDPOINT failed" "$SMOKE_TMP/gc-down.out"
+check s3_store_down_gc_fails_and_says_so
 
 tools/stack/ceph.sh start-rgw "$CEPH_DIR" >/dev/null 2>&1
 upload "$token" "$pouch" "$b" "$SMOKE_TMP/b"
