@@ -16,14 +16,16 @@ int cmd_gc(const Args& args);         // gc  (expired reservations, unreferenced
 int cmd_pouch(const Args& args);      // pouch reset-epoch POUCH_ID
 int cmd_backup(const Args& args);     // backup [init|blobs|info] (pgBackRest, then blobs)
 int cmd_restore(const Args& args);    // restore [--target TIME] (blobs, then pgBackRest)
+int cmd_blobs(const Args& args);      // blobs migrate [--from DIR] [--limit N] | url ...
+int blobs_url(const Args& args);      // blobs url ACCOUNT BLOB [--expires S] (blobs_url.cpp)
 
 // Client helpers (no server needed).
-int cmd_keygen(const Args& args);        // keygen --out FILE  (prints the public JWK)
-int cmd_dpop(const Args& args);          // dpop --key K --method M --url U [--token T]
-int cmd_sign_body(const Args& args);     // sign-body --key K < body.json
-int cmd_pkce(const Args& args);          // pkce  (prints {"verifier","challenge"})
-int cmd_confirm_code(const Args& args);  // confirm-code REQUEST_ID JKT
-int cmd_jwk(const Args& args);           // jwk --key K (public JWK and thumbprint)
+int cmd_keygen(const Args& args);             // keygen --out FILE  (prints the public JWK)
+int cmd_dpop(const Args& args);               // dpop --key K --method M --url U [--token T]
+int cmd_sign_body(const Args& args);          // sign-body --key K < body.json
+int cmd_pkce(const Args& args);               // pkce  (prints {"verifier","challenge"})
+int cmd_confirm_code(const Args& args);       // confirm-code REQUEST_ID JKT
+int cmd_jwk(const Args& args);                // jwk --key K (public JWK and thumbprint)
 int cmd_genesis_statement(const Args& args);  // genesis-statement --member M [--by B] ...
 // The strings of docs/SHARING.md (sharing.cpp).
 int cmd_identity_statement(const Args& args);  // identity-statement --account A --genesis G ...

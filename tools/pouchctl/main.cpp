@@ -17,7 +17,10 @@ struct Command {
 const Command kCommands[] = {
     {"migrate", pouchctl::cmd_migrate, "migrate [--dir DIR]          apply sql/ migrations"},
     {"user", pouchctl::cmd_user, "user role EMAIL ROLE [--reason R]  set a user's role"},
-    {"gc", pouchctl::cmd_gc, "gc                           release reservations, delete unused blobs"},
+    {"gc", pouchctl::cmd_gc,
+     "gc                           release reservations, delete unused blobs"},
+    {"blobs", pouchctl::cmd_blobs,
+     "blobs migrate [--from DIR] [--limit N] | url ACCOUNT BLOB  S3: copy a directory in, presign"},
     {"pouch", pouchctl::cmd_pouch, "pouch reset-epoch POUCH_ID   start a new event log epoch"},
     {"backup", pouchctl::cmd_backup, "backup [init|blobs|info]     pgBackRest backup, then new blobs"},
     {"restore", pouchctl::cmd_restore, "restore [--target TIME]      blobs back, then the database"},

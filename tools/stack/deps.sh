@@ -28,6 +28,10 @@ packages+=(debhelper lintian systemd)
 # Backups (issue 26): pgBackRest, with WAL archiving (pouchctl backup/restore, the restore
 # drill of tests/faults).
 packages+=(pgbackrest)
+# S3 blobs (issue 27): `make test-cluster` and `make bench` start a single-host Ceph (one mon,
+# one OSD, one radosgw; tools/stack/ceph.sh). ceph-common brings ceph-authtool, monmaptool and
+# the ceph CLI; radosgw brings radosgw-admin. No mgr: S3 does not need it.
+packages+=(ceph-mon ceph-osd radosgw ceph-common)
 packages+=("$@")
 
 # One dpkg-query for all of them keeps `make run` fast when nothing is missing. A package that
