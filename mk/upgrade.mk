@@ -6,5 +6,5 @@
 
 .PHONY: test-upgrade
 test-upgrade: deps
-	@$(MAKE) --no-print-directory build
+	@$(MAKE) --no-print-directory -j$(NPROC) build
 	@BUILD=$(BUILD) tests/upgrade/run.sh
