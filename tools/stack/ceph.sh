@@ -12,6 +12,7 @@
 #   ceph.sh status DIR         exit 0 when radosgw answers; prints which daemons run
 # Environment (start):
 #   POUCH_CEPH_RGW_ADDRS  radosgw's listen addresses (default 127.0.0.1); s3.env names the first
+#   POUCH_CEPH_MON_PORT   the mon's port (default: a free one)
 #   POUCH_CEPH_BUCKET     the bucket (default pouch-blobs)
 #   POUCH_CEPH_STORE      bluestore (default) or memstore
 # Run as root, the daemons drop to Debian's `ceph` user (--setuser/--setgroup), which must be
@@ -207,7 +208,12 @@ ceph_start() {
     else
         stack_free_port CEPH_RGW_PORT
     fi
-    stack_free_port CEPH_MON_PORT
+    if [[ -n ${POUCH_CEPH_MON_PORT:-} ]]; then
+        stack_port_in_use "$POUCH_CEPH_MON_PORT" && ceph_die "port $POUCH_CEPH_MON_PORT is taken"
+        CEPH_MON_PORT=$POUCH_CEPH_MON_PORT
+    else
+        stack_free_port CEPH_MON_PORT
+    fi
     # S3 keys as AWS shapes them: a 20-character access key id, a 40-character secret.
     # (tr ends on SIGPIPE when head has enough: not a failure.)
     S3_ACCESS_KEY=$(set +o pipefail; tr -dc 'A-Z0-9' </dev/urandom | head -c 20)
