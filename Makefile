@@ -20,6 +20,8 @@ LDLIBS   := -lfcgi -lpq -lhiredis -lssl -lcrypto -lsodium
 LDLIBS   += -lunistring
 # Metrics in the Prometheus text format (common/metrics, Debian's prometheus-cpp-dev).
 LDLIBS   += -lprometheus-cpp-core
+# S3 requests signed by libcurl (common/storage/s3_store.cpp, Debian's libcurl4-openssl-dev).
+LDLIBS   += -lcurl
 
 comma := ,
 ifneq ($(SAN),)

@@ -46,6 +46,39 @@ std::string strip_trailing_slash(std::string s) {
     return s;
 }
 
+// POUCH_BLOB_STORE and the POUCH_S3_* settings it needs (docs/SCALING.md).
+void read_blob_store(Config& c) {
+    const char* v = std::getenv("POUCH_BLOB_STORE");
+    std::string store = v ? v : "";
+    if (store.empty()) return;
+    if (store.rfind("s3://", 0) != 0) {
+        if (store[0] != '/')
+            throw BadConfig("POUCH_BLOB_STORE must be s3://BUCKET or an absolute directory path");
+        c.blob_dir = store;
+        return;
+    }
+    c.s3_bucket = store.substr(5);
+    bool ok = c.s3_bucket.size() >= 3 && c.s3_bucket.size() <= 63;
+    for (char ch : c.s3_bucket)
+        ok = ok && ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-' || ch == '.');
+    if (!ok)
+        throw BadConfig(
+            "POUCH_BLOB_STORE: s3://BUCKET needs a bucket name of 3..63 characters "
+            "a-z 0-9 . -");
+    read_string("POUCH_S3_ENDPOINT", c.s3_endpoint);
+    read_string("POUCH_S3_REGION", c.s3_region);
+    read_string("POUCH_S3_ACCESS_KEY", c.s3_access_key);
+    read_string("POUCH_S3_SECRET_KEY", c.s3_secret_key);
+    while (!c.s3_endpoint.empty() && c.s3_endpoint.back() == '/') c.s3_endpoint.pop_back();
+    if (c.s3_endpoint.rfind("http://", 0) != 0 && c.s3_endpoint.rfind("https://", 0) != 0)
+        throw BadConfig("POUCH_S3_ENDPOINT must be http://host[:port] or https://host[:port]");
+    if (c.s3_endpoint.find('/', c.s3_endpoint.find("://") + 3) != std::string::npos)
+        throw BadConfig("POUCH_S3_ENDPOINT must have no path (path-style addressing adds it)");
+    if (c.s3_access_key.empty() || c.s3_secret_key.empty())
+        throw BadConfig(
+            "POUCH_BLOB_STORE=s3://… needs POUCH_S3_ACCESS_KEY and POUCH_S3_SECRET_KEY");
+}
+
 }  // namespace
 
 Config Config::from_env() {
@@ -55,6 +88,7 @@ Config Config::from_env() {
     read_string("POUCH_PUBLIC_URL", c.public_url);
     read_string("POUCH_WEB_URL", c.web_url);
     read_string("POUCH_BLOB_DIR", c.blob_dir);
+    read_blob_store(c);
     read_string("POUCH_SOCKET", c.socket_path);
     read_listen(c.listen);
     read_string("POUCH_LOG_LEVEL", c.log_level);

@@ -18,7 +18,15 @@ struct Config {
     std::string public_url = "http://127.0.0.1:8080";    // POUCH_PUBLIC_URL (DPoP htu base)
     std::string web_url = "http://127.0.0.1:8080";       // POUCH_WEB_URL (authorize_url base)
     std::string blob_dir = "/var/lib/pouch/blobs";       // POUCH_BLOB_DIR
-    std::string socket_path;                             // POUCH_SOCKET (no systemd socket)
+    // POUCH_BLOB_STORE: "s3://BUCKET" keeps blobs in that bucket (common/storage/s3_store.h;
+    // uploads are still staged under blob_dir/tmp); unset, or a path (which then replaces
+    // POUCH_BLOB_DIR), keeps them in the directory blob_dir.
+    std::string s3_bucket;    // empty: the local directory
+    std::string s3_endpoint;  // POUCH_S3_ENDPOINT, "http://127.0.0.1:7480" (no trailing /)
+    std::string s3_region = "us-east-1";  // POUCH_S3_REGION
+    std::string s3_access_key;            // POUCH_S3_ACCESS_KEY
+    std::string s3_secret_key;            // POUCH_S3_SECRET_KEY
+    std::string socket_path;              // POUCH_SOCKET (no systemd socket)
     // POUCH_LISTEN: "host:port" (or ":port", every address) to serve FastCGI on TCP, for
     // handler hosts behind a remote nginx (docs/SCALING.md). Needs libfcgi's own
     // FCGI_WEB_SERVER_ADDRS, the nginx addresses allowed to connect, or the start fails

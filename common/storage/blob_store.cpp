@@ -1,4 +1,4 @@
-// blob_store.cpp -- see blob_store.h.
+// blob_store.cpp -- staging of uploads (common to every store) and the choice of the store.
 #include "common/storage/blob_store.h"
 
 #include <fcntl.h>
@@ -8,47 +8,20 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <stdexcept>
 
+#include "common/config/config.h"
 #include "common/crypto/hash.h"
 #include "common/crypto/random.h"
-#include "common/types/uuid.h"
+#include "common/storage/fs_util.h"
+#include "common/storage/local_store.h"
+#include "common/storage/s3_store.h"
 
 namespace pouch::storage {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-[[noreturn]] void io_failure(const std::string& what, const std::string& path) {
-    throw std::runtime_error(what + " " + path + ": " + std::strerror(errno));
-}
-
-// Creates a directory if it is missing (0750, see blob_store.h). Returns true if it was created:
-// its parent then needs an fsync for the entry to last.
-bool ensure_dir(const std::string& path) {
-    if (::mkdir(path.c_str(), 0750) == 0) return true;
-    if (errno == EEXIST) return false;
-    io_failure("mkdir", path);
-}
-
-void fsync_dir(const std::string& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) io_failure("open", path);
-    int rc = ::fsync(fd);
-    ::close(fd);
-    if (rc != 0) io_failure("fsync", path);
-}
-
-bool modified_before(const std::string& path, std::time_t cutoff) {
-    struct stat st {};
-    return ::lstat(path.c_str(), &st) == 0 && st.st_mtime < cutoff;
-}
-
-}  // namespace
-
 StagedBlob::StagedBlob(const BlobStore& store) : store_(store) {
-    if (ensure_dir(store_.temp_dir())) fsync_dir(store_.root());
+    if (ensure_dir(store_.temp_dir())) fsync_dir(store_.staging_root());
     path_ = store_.temp_dir() + "/" + crypto::to_hex(crypto::random_bytes(16));
     // 0640 exactly (fchmod: the umask may differ between deployments): nginx reads the file
     // through the directory's group once it is in place.
@@ -66,7 +39,7 @@ StagedBlob::StagedBlob(const BlobStore& store) : store_(store) {
 
 StagedBlob::~StagedBlob() {
     if (fd_ >= 0) ::close(fd_);
-    if (!placed_) ::unlink(path_.c_str());
+    if (!moved_) ::unlink(path_.c_str());
 }
 
 void StagedBlob::write(const char* p, size_t n) {
@@ -76,6 +49,7 @@ void StagedBlob::write(const char* p, size_t n) {
         if (w < 0) io_failure("write", path_);
         p += w;
         n -= static_cast<size_t>(w);
+        size_ += w;
     }
 }
 
@@ -86,30 +60,7 @@ void StagedBlob::sync() {
 }
 
 void StagedBlob::place(const std::string& account_id, const std::string& blob_id) {
-    std::string dir = store_.account_dir(account_id);
-    if (ensure_dir(dir)) fsync_dir(store_.root());
-    std::string target = store_.path(account_id, blob_id);
-    if (::rename(path_.c_str(), target.c_str()) != 0) io_failure("rename to", target);
-    placed_ = true;
-    fsync_dir(dir);
-}
-
-std::vector<std::string> BlobStore::accounts() const {
-    std::vector<std::string> out;
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(root_, ec)) {
-        std::string name = e.path().filename().string();
-        if (e.is_directory(ec) && is_uuid(name)) out.push_back(name);
-    }
-    return out;
-}
-
-std::vector<std::string> BlobStore::files(const std::string& account_id) const {
-    std::vector<std::string> out;
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(account_dir(account_id), ec))
-        if (e.is_regular_file(ec)) out.push_back(e.path().filename().string());
-    return out;
+    store_.place(*this, account_id, blob_id);
 }
 
 std::vector<std::string> BlobStore::temp_files_before(std::time_t cutoff) const {
@@ -122,13 +73,17 @@ std::vector<std::string> BlobStore::temp_files_before(std::time_t cutoff) const 
     return out;
 }
 
-bool BlobStore::older_than(const std::string& account_id, const std::string& blob_id,
-                           std::time_t cutoff) const {
-    return modified_before(path(account_id, blob_id), cutoff);
-}
-
 bool BlobStore::remove_path(const std::string& path) {
     return ::unlink(path.c_str()) == 0 || errno == ENOENT;
+}
+
+std::unique_ptr<BlobStore> open_blob_store(const config::Config& c) {
+    if (c.s3_bucket.empty()) return std::make_unique<LocalBlobStore>(c.blob_dir);
+    return std::make_unique<S3BlobStore>(c.blob_dir, S3Settings{.endpoint = c.s3_endpoint,
+                                                                .region = c.s3_region,
+                                                                .bucket = c.s3_bucket,
+                                                                .access_key = c.s3_access_key,
+                                                                .secret_key = c.s3_secret_key});
 }
 
 }  // namespace pouch::storage

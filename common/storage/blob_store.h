@@ -1,31 +1,55 @@
-// blob_store.h -- the one owner of the on-disk blob layout (decisions §5.5). The sync handler
-// stages and places uploads through it, `pouchctl gc` lists and removes through it, and nginx's
-// internal download location is named here (a unit test checks nginx/pouch.conf.template
-// against kInternalLocation):
+// blob_store.h -- where blob bytes live (decisions §5.5), behind one interface: a local
+// directory (LocalBlobStore, local_store.h) or an S3 bucket (S3BlobStore, s3_store.h), chosen
+// by POUCH_BLOB_STORE (open_blob_store). The sync handler stages, uploads, places and names
+// downloads through it; `pouchctl gc` lists and removes through it; `pouchctl blobs migrate`
+// copies a directory into a bucket. Keys are `<account_id>/<blob_id>` in both.
 //
-//   <root>/<account_id>/<blob_id>   one file per blob of a storage account, mode 0640
-//   <root>/tmp/<32 hex>             an upload being received; removed unless placed
-//
-// Directories are 0750: in production the root is setgid www-data (docs/OPERATIONS.md), so
-// nginx reads through the group. The store knows nothing of the database; its callers hold the
-// account's storage_accounts row lock while they place or remove a file.
+// An upload is staged in a local temporary file (<staging root>/tmp/<32 hex>), checked (size,
+// BLAKE3) by the caller, then upload() (slow, no lock held) and place() (under the account's
+// storage_accounts row lock) make it visible under its final key. After place() returns the
+// object is there, so the caller may insert the row that names it. The store knows nothing of
+// the database.
 #pragma once
 
 #include <ctime>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
 #include <string>
-#include <string_view>
 #include <vector>
+
+namespace pouch::config {
+struct Config;
+}
 
 namespace pouch::storage {
 
-// The nginx `internal` location that serves <root>/ (X-Accel-Redirect target prefix).
-inline constexpr std::string_view kInternalLocation = "/_blobs/";
+// The store cannot be reached or answered 5xx: the request may be retried later (the edge
+// answers 503 unavailable). Any other failure is a std::runtime_error (500).
+struct Unavailable : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// One object as a listing sees it.
+struct StoredObject {
+    std::string account_id, blob_id;
+    long long size = 0;
+    std::time_t modified = 0;
+};
+
+// What a stat of one object finds. `etag` is the S3 ETag without its quotes (the MD5 of the
+// bytes for a single PUT); empty for the local directory.
+struct ObjectInfo {
+    long long size = 0;
+    std::string etag;
+};
 
 class BlobStore;
 
-// An upload being received: a temporary file under <root>/tmp/, removed on destruction unless
-// place() moved it to its final name. Errors throw std::runtime_error (a 500: the disk, not
-// the client, failed).
+// An upload being received: a temporary file under <staging root>/tmp/, removed on destruction
+// unless the local store renamed it into place. Errors throw std::runtime_error (a 500: the
+// disk, not the client, failed).
 class StagedBlob {
   public:
     explicit StagedBlob(const BlobStore& store);
@@ -36,51 +60,70 @@ class StagedBlob {
     void write(const char* p, size_t n);
     // Makes the bytes durable and closes the file.
     void sync();
-    // Renames the file to <root>/<account_id>/<blob_id> and makes the rename durable. A file
-    // already there (left by an upload whose transaction failed) has the same bytes, as both
-    // hash to the id, so replacing it is harmless.
+    // Places the file through the store it was staged for (BlobStore::place).
     void place(const std::string& account_id, const std::string& blob_id);
+
+    const std::string& path() const { return path_; }
+    long long size() const { return size_; }
+    // The file was renamed away: the destructor leaves its name alone.
+    void mark_moved() { moved_ = true; }
 
   private:
     const BlobStore& store_;
     std::string path_;
     int fd_ = -1;
-    bool placed_ = false;
+    long long size_ = 0;
+    bool moved_ = false;
 };
 
 class BlobStore {
   public:
-    explicit BlobStore(std::string root) : root_(std::move(root)) {}
+    // `staging_root`: the local directory whose tmp/ holds uploads being received.
+    explicit BlobStore(std::string staging_root) : staging_root_(std::move(staging_root)) {}
+    virtual ~BlobStore() = default;
+    BlobStore(const BlobStore&) = delete;
+    BlobStore& operator=(const BlobStore&) = delete;
 
-    const std::string& root() const { return root_; }
-    std::string account_dir(const std::string& account_id) const { return root_ + "/" + account_id; }
-    std::string path(const std::string& account_id, const std::string& blob_id) const {
-        return account_dir(account_id) + "/" + blob_id;
-    }
-    std::string temp_dir() const { return root_ + "/tmp"; }
-    // The X-Accel-Redirect value that makes nginx send this blob.
-    static std::string internal_uri(const std::string& account_id, const std::string& blob_id) {
-        return std::string(kInternalLocation) + account_id + "/" + blob_id;
-    }
-
-    // Names of the account directories present (canonical UUIDs only; anything else is left).
-    std::vector<std::string> accounts() const;
-    // Names of the regular files in an account's directory (none if it does not exist).
-    std::vector<std::string> files(const std::string& account_id) const;
+    const std::string& staging_root() const { return staging_root_; }
+    std::string temp_dir() const { return staging_root_ + "/tmp"; }
     // Full paths of temporary files last modified before `cutoff`.
     std::vector<std::string> temp_files_before(std::time_t cutoff) const;
-    // True if the blob file exists and was last modified before `cutoff`.
-    bool older_than(const std::string& account_id, const std::string& blob_id,
-                    std::time_t cutoff) const;
-    // Unlinks a blob or temporary file by full path; a file already gone counts as removed.
-    // False with errno set on failure.
+    // Unlinks a temporary file by full path; a file already gone counts as removed. False
+    // with errno set on failure.
     static bool remove_path(const std::string& path);
-    bool remove(const std::string& account_id, const std::string& blob_id) const {
-        return remove_path(path(account_id, blob_id));
-    }
+
+    // For messages: "directory /var/lib/pouch/blobs", "s3://bucket at http://host:7480".
+    virtual std::string describe() const = 0;
+    // Step 1 of making a checked staged file the object <account_id>/<blob_id>, with no lock
+    // held: may take long (the S3 PUT). Nothing for the local directory.
+    virtual void upload(StagedBlob& staged, const std::string& account_id,
+                        const std::string& blob_id) const = 0;
+    // Step 2, under the account's lock: when it returns, the object is there with the staged
+    // bytes (renamed into place; or an S3 HEAD that finds it, else the PUT again, as gc may
+    // have removed it between the steps).
+    virtual void place(StagedBlob& staged, const std::string& account_id,
+                       const std::string& blob_id) const = 0;
+    // Stores a local file's bytes as the object (replacing one already there).
+    virtual void put_file(const std::string& path, const std::string& account_id,
+                          const std::string& blob_id) const = 0;
+    // The object's size (and ETag), or nullopt when it is absent.
+    virtual std::optional<ObjectInfo> stat(const std::string& account_id,
+                                           const std::string& blob_id) const = 0;
+    // The X-Accel-Redirect value that makes nginx send this blob at time `now`.
+    virtual std::string download_uri(const std::string& account_id, const std::string& blob_id,
+                                     std::time_t now) const = 0;
+    // Every object whose key is <uuid>/<name>, in pages of at most 1,000 (other keys are left
+    // alone). The callback may remove objects of the page it was given.
+    virtual void list(const std::function<void(const std::vector<StoredObject>&)>& page) const = 0;
+    // Removes an object; one already gone counts as removed. Throws on failure.
+    virtual void remove(const std::string& account_id, const std::string& blob_id) const = 0;
 
   private:
-    std::string root_;
+    std::string staging_root_;
 };
+
+// The store POUCH_BLOB_STORE names: s3://BUCKET with the POUCH_S3_* settings, else the
+// directory POUCH_BLOB_DIR. Uploads are staged under POUCH_BLOB_DIR in both cases.
+std::unique_ptr<BlobStore> open_blob_store(const config::Config& config);
 
 }  // namespace pouch::storage

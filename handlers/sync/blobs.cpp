@@ -1,7 +1,9 @@
 // blobs.cpp -- blob check (op 8), upload and download (ext), decisions §5.5. Blobs are
-// deduplicated per storage account; their files are common/storage's (the layout, staging,
-// nginx's internal location). Checks and uploads of one account serialise on its
-// storage_accounts row (sql_blobs.h).
+// deduplicated per storage account; their bytes are common/storage's (a directory or an S3
+// bucket, staging, nginx's internal locations). Checks and uploads of one account serialise on
+// its storage_accounts row (sql_blobs.h).
+#include <ctime>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -10,6 +12,7 @@
 #include "common/crypto/b64url.h"
 #include "common/crypto/hash.h"
 #include "common/json/described.h"
+#include "common/log/log.h"
 #include "common/model/usage.h"
 #include "common/rules/quota.h"
 #include "common/storage/blob_store.h"
@@ -41,6 +44,26 @@ void receive(http::Request& req, storage::StagedBlob& staged, const std::string&
     if (crypto::b64url_encode(hasher.finish()) != blob_id)
         throw validation_failed("", "the body's BLAKE3-256 hash does not match the blob id");
     staged.sync();
+}
+
+// The store POUCH_BLOB_STORE names, made once (the configuration is read once at start).
+const storage::BlobStore& blob_store(const config::Config& config) {
+    static const std::unique_ptr<storage::BlobStore> store = storage::open_blob_store(config);
+    return *store;
+}
+
+// Runs a step of the store; the store unreachable or failing (5xx) is 503 unavailable with
+// Retry-After, so the client retries the whole upload (no row was written).
+template <class F>
+void with_store(const http::Request& req, const storage::BlobStore& store, F&& step) {
+    try {
+        step();
+    } catch (const storage::Unavailable& e) {
+        log::warn(
+            "the blob store is unavailable",
+            {{"request_id", req.request_id}, {"store", store.describe()}, {"error", e.what()}});
+        throw unavailable("the blob store is unavailable; retry later");
+    }
 }
 
 Error no_reservation() {
@@ -82,8 +105,8 @@ CheckAnswer check_blobs(api::Call& call, const CheckRequest& body) {
                  conn->rows(sql::kPresentBlobs, {.account_id = owner, .blob_ids = ids}))
                 is_present[b.id] = true;
             std::unordered_map<std::string, long long> reserved;
-            for (const sql::Reservation& r : conn->rows(
-                     sql::kActiveReservations, {.account_id = owner, .blob_ids = ids}))
+            for (const sql::Reservation& r :
+                 conn->rows(sql::kActiveReservations, {.account_id = owner, .blob_ids = ids}))
                 reserved[r.blob_id] = r.stored_size;
 
             std::vector<rules::BlobAsk> asks;
@@ -129,9 +152,12 @@ http::Response upload(api::Call& call) {
         throw validation_failed("", "Content-Length must equal the reserved size of " +
                                         std::to_string(size) + " bytes");
 
-    storage::BlobStore store(s.config.blob_dir);
+    const storage::BlobStore& store = blob_store(s.config);
     storage::StagedBlob staged(store);
     receive(req, staged, blob_id, size);
+    // The checked bytes go to the store before any lock is taken (an S3 PUT may be long); an
+    // object without a row (the transaction below fails) is removed by `pouchctl gc` later.
+    with_store(req, store, [&] { store.upload(staged, owner, blob_id); });
 
     auto conn = s.db.acquire();
     db::Transaction tx(*conn);
@@ -145,8 +171,9 @@ http::Response upload(api::Call& call) {
         throw validation_failed("", "the reservation was changed to " +
                                         std::to_string(*b.reserved_size) +
                                         " bytes during the upload");
-    // File first, then the row: a row never names a missing file.
-    staged.place(owner, blob_id);
+    // Object first, then the row: a row never names a missing object. place() makes sure it
+    // is there under this lock (gc removes unrecorded objects only under it).
+    with_store(req, store, [&] { store.place(staged, owner, blob_id); });
     conn->run(sql::kInsertBlob, {.account_id = owner, .blob_id = blob_id, .stored_size = size});
     conn->run(sql::kDeleteReservation, {.account_id = owner, .blob_id = blob_id});
     conn->run(sql::kAddBlobBytes, {.account_id = owner, .bytes = size});
@@ -166,8 +193,9 @@ http::Response upload_blob(api::Call& call) {
     return upload(call);
 }
 
-// The handler only authorizes; nginx streams the file from its internal location
-// (storage::kInternalLocation, aliased to the blob directory in nginx/pouch.conf.template).
+// The handler only authorizes; nginx streams the bytes from its internal location: /_blobs/
+// (the blob directory) or /_s3/ (the bucket, through a presigned URL), both in
+// nginx/pouch.conf.template.
 http::Response download_blob(api::Call& call) {
     http::Request& req = call.req;
     http::Services& s = call.services;
@@ -183,7 +211,7 @@ http::Response download_blob(api::Call& call) {
     r.raw = true;
     r.headers.emplace_back("Content-Type", "application/octet-stream");
     r.headers.emplace_back("X-Accel-Redirect",
-                           storage::BlobStore::internal_uri(owner, blob_id));
+                           blob_store(s.config).download_uri(owner, blob_id, std::time(nullptr)));
     return r;
 }
 

@@ -9,9 +9,10 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/smoke/flows.sh
 source "$(dirname "$0")/flows.sh"
+# shellcheck source=tests/smoke/blobstore.sh
+source "$(dirname "$0")/blobstore.sh"
 
 run=$(date +%s%N)
-blob_dir=$POUCH_VAR/blobs
 
 # new_pouch ACCOUNT: a pouch row of that account; prints its id.
 new_pouch() {
@@ -182,7 +183,7 @@ upload "$ada" "$ada_pouch" "$w" "$SMOKE_TMP/w"
 expect_error 400 validation_failed
 expect_json_match .error.message 'reservation'
 expect_true "no row" test -z "$(blob_row "$ada_account" "$w")"
-expect_true "no file" test ! -e "$blob_dir/$ada_account/$w"
+expect_true "no file" test ! -e "$(blob_object "$ada_account" "$w")"
 check upload_without_reservation_is_400
 
 head -c 999 "$SMOKE_TMP/a" >"$SMOKE_TMP/a_short"
@@ -198,7 +199,7 @@ upload "$ada" "$ada_pouch" "$a" "$SMOKE_TMP/a_other"
 expect_error 400 validation_failed
 expect_json_match .error.message 'hash'
 expect_true "no row" test -z "$(blob_row "$ada_account" "$a")"
-expect_true "no file" test ! -e "$blob_dir/$ada_account/$a"
+expect_true "no file" test ! -e "$(blob_object "$ada_account" "$a")"
 expect_true "temporary file removed" test "$(temp_files)" = 0
 expect_true "reservation kept" test "$(reservation "$ada_account" "$a")" = 1000
 check upload_with_a_wrong_hash_is_400_and_leaves_nothing
@@ -217,21 +218,21 @@ expect_json .data.stored_size 1000
 expect_true "row stored" test "$(blob_row "$ada_account" "$a")" = 1000
 expect_true "reservation consumed" test -z "$(reservation "$ada_account" "$a")"
 expect_true "blob bytes grew by 1000" test "$(blob_bytes "$ada_account")" = $((before + 1000))
-expect_true "file holds the bytes" cmp -s "$SMOKE_TMP/a" "$blob_dir/$ada_account/$a"
-expect_true "file mode 0640" test "$(stat -c %a "$blob_dir/$ada_account/$a")" = 640
+expect_true "object holds the bytes" cmp -s "$SMOKE_TMP/a" "$(blob_object "$ada_account" "$a")"
+blobstore_is_s3 || expect_true "file mode 0640" test "$(stat -c %a "$blob_dir/$ada_account/$a")" = 640
 expect_true "temporary file gone" test "$(temp_files)" = 0
 req GET /v1/account "" -H "Authorization: Bearer $ada"
 expect_json .data.usage.stored_bytes 1000
 expect_json .data.usage.reserved_bytes 5000
 check upload_stores_file_and_row_and_turns_reservation_into_usage
 
-stamp=$(stat -c '%i %Y %s' "$blob_dir/$ada_account/$a")
+stamp=$(blob_object_stamp "$ada_account" "$a")
 sleep 1
 upload "$ada" "$ada_pouch" "$a" "$SMOKE_TMP/a"
 expect_status 200
 expect_json .data.id "$a"
 expect_json .data.stored_size 1000
-expect_true "file untouched" test "$(stat -c '%i %Y %s' "$blob_dir/$ada_account/$a")" = "$stamp"
+expect_true "object untouched" test "$(blob_object_stamp "$ada_account" "$a")" = "$stamp"
 expect_true "blob bytes unchanged" test "$(blob_bytes "$ada_account")" = $((before + 1000))
 check reupload_of_a_present_blob_is_200_and_rewrites_nothing
 
@@ -263,6 +264,8 @@ expect_error 404 not_found
 check download_of_an_unknown_blob_is_404
 
 req GET "/_blobs/$ada_account/$a"
+expect_status 404
+req GET "/_s3/http/127.0.0.1/bucket/$ada_account/$a"
 expect_status 404
 check blob_files_are_not_served_directly
 
@@ -345,7 +348,7 @@ codes=$(sort "$SMOKE_TMP"/race.* | tr '\n' ' ')
 expect_true "one 201 and four 200 (got $codes)" test "$codes" = "200 200 200 200 201 "
 expect_true "one row" test "$(sql "SELECT count(*) FROM blobs WHERE account_id = '$bob_account' AND id = '$k'")" = 1
 expect_true "bytes counted once" test "$(blob_bytes "$bob_account")" = $((before + 300000))
-expect_true "one file with the bytes" cmp -s "$SMOKE_TMP/k" "$blob_dir/$bob_account/$k"
+expect_true "one object with the bytes" cmp -s "$SMOKE_TMP/k" "$(blob_object "$bob_account" "$k")"
 expect_true "no temporary files left" test "$(temp_files)" = 0
 check concurrent_uploads_of_one_blob_end_with_one_row_and_one_file
 

@@ -10,9 +10,10 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/smoke/flows.sh
 source "$(dirname "$0")/flows.sh"
+# shellcheck source=tests/smoke/blobstore.sh
+source "$(dirname "$0")/blobstore.sh"
 
 run=$(date +%s%N)
-blob_dir=$POUCH_VAR/blobs
 export POUCH_BLOB_DIR=$blob_dir
 
 make_blob() {
@@ -77,11 +78,12 @@ req POST "/v1/pouches/$pouch/blobs/check" "{\"blobs\":[{\"id\":\"$expired\",\"st
     -H "Authorization: Bearer $token"
 sql "UPDATE blob_reservations SET expires_at = now() - interval '1 second' WHERE account_id = '$account' AND blob_id = '$expired'"
 mkdir -p "$blob_dir/$account" "$blob_dir/tmp"
-stray="$blob_dir/$account/$(make_blob stray 10)"
-cp "$SMOKE_TMP/stray" "$stray"
-touch -d '2 days ago' "$stray"
-fresh_stray="$blob_dir/$account/$(make_blob fresh 10)"
-cp "$SMOKE_TMP/fresh" "$fresh_stray"
+# An object's age cannot be backdated in a bucket: there only the young stray is tried.
+stray_id=$(make_blob stray 10)
+blobstore_is_s3 || blob_object_put "$account" "$stray_id" "$SMOKE_TMP/stray"
+blobstore_is_s3 || touch -d '2 days ago' "$blob_dir/$account/$stray_id"
+fresh_id=$(make_blob fresh 10)
+blob_object_put "$account" "$fresh_id" "$SMOKE_TMP/fresh"
 old_temp="$blob_dir/tmp/gc-test-$run"
 : >"$old_temp"
 touch -d '2 days ago' "$old_temp"
@@ -101,31 +103,31 @@ expect_true "reservation row gone" \
 check gc_releases_expired_reservations
 
 expect_true "row deleted" test "$(blob_row "$unreferenced")" = 0
-expect_true "file deleted" test ! -e "$blob_dir/$account/$unreferenced"
+expect_true "object deleted" test ! -e "$(blob_object "$account" "$unreferenced")"
 expect_true "row of a blob only another account references deleted" test "$(blob_row "$elsewhere")" = 0
-expect_true "its file deleted" test ! -e "$blob_dir/$account/$elsewhere"
+expect_true "its object deleted" test ! -e "$(blob_object "$account" "$elsewhere")"
 expect_true "the other account's copy kept" \
     test "$(sql "SELECT count(*) FROM blobs WHERE account_id = '$eve_account' AND id = '$elsewhere'")" = 1
-expect_true "its file kept" test -f "$blob_dir/$eve_account/$elsewhere"
+expect_true "its object kept" test -f "$(blob_object "$eve_account" "$elsewhere")"
 expect_true "blob_bytes lost 1300" test "$(blob_bytes)" = 1700
 expect_true "usage lost 1300" test "$(usage stored_bytes)" = $((usage_before - 1300))
 expect_true "gc reports the deletions" grep -Eq '^deleted [1-9][0-9]* unreferenced blobs' "$SMOKE_TMP/gc.out"
 check gc_deletes_unreferenced_old_blobs_row_file_and_usage
 
 expect_true "referenced row kept" test "$(blob_row "$referenced")" = 1
-expect_true "referenced file kept" test -f "$blob_dir/$account/$referenced"
+expect_true "referenced object kept" test -f "$(blob_object "$account" "$referenced")"
 expect_true "young row kept" test "$(blob_row "$young")" = 1
-expect_true "young file kept" test -f "$blob_dir/$account/$young"
+expect_true "young object kept" test -f "$(blob_object "$account" "$young")"
 req GET "/v1/pouches/$pouch/blobs/$referenced" "" -H "Authorization: Bearer $token" 2>/dev/null
 expect_status 200
 expect_true "still downloadable" cmp -s "$SMOKE_TMP/referenced" "$SMOKE_TMP/body"
 check gc_keeps_referenced_and_young_blobs
 
-expect_true "old unrecorded file removed" test ! -e "$stray"
-expect_true "young unrecorded file kept" test -e "$fresh_stray"
+blobstore_is_s3 || expect_true "old unrecorded file removed" test ! -e "$(blob_object "$account" "$stray_id")"
+expect_true "young unrecorded object kept" test -e "$(blob_object "$account" "$fresh_id")"
 expect_true "old temporary file removed" test ! -e "$old_temp"
 check gc_removes_stray_files_older_than_a_day
-rm -f "$fresh_stray"
+if blobstore_is_s3; then s3_curl DELETE "$account/$fresh_id" -o /dev/null; else rm -f "$blob_dir/$account/$fresh_id"; fi
 
 expect_true "replay entry 6 minutes past expiry deleted, 4 minutes past kept" \
     test "$(sql "SELECT string_agg(jti, ',' ORDER BY jti) FROM dpop_replay WHERE jkt = 'gc-$run'")" = live,recent
@@ -139,7 +141,7 @@ expect_json '.data.missing | join(",")' "$unreferenced"
 req PUT "/v1/pouches/$pouch/blobs/$unreferenced" "@$SMOKE_TMP/unreferenced" \
     -H 'Content-Type: application/octet-stream' -H "Authorization: Bearer $token"
 expect_status 201
-expect_true "file back" cmp -s "$SMOKE_TMP/unreferenced" "$blob_dir/$account/$unreferenced"
+expect_true "object back" cmp -s "$SMOKE_TMP/unreferenced" "$(blob_object "$account" "$unreferenced")"
 check collected_blob_can_be_uploaded_again
 
 expect_true "second gc exits 0" gc

@@ -14,10 +14,10 @@
 
 #include <gtest/gtest.h>
 
-#include "common/storage/blob_store.h"
+#include "common/storage/local_store.h"
 
 namespace fs = std::filesystem;
-using pouch::storage::BlobStore;
+using pouch::storage::LocalBlobStore;
 using pouch::storage::StagedBlob;
 
 namespace {
@@ -60,7 +60,7 @@ class BlobStoreTest : public ::testing::Test {
 };
 
 TEST_F(BlobStoreTest, PlacedBlobLandsAtAccountSlashIdWithItsModes) {
-    BlobStore store(root_);
+    LocalBlobStore store(root_);
     {
         StagedBlob s(store);
         s.write("hello ", 6);
@@ -77,7 +77,7 @@ TEST_F(BlobStoreTest, PlacedBlobLandsAtAccountSlashIdWithItsModes) {
 }
 
 TEST_F(BlobStoreTest, UnplacedStagedFileIsRemoved) {
-    BlobStore store(root_);
+    LocalBlobStore store(root_);
     {
         StagedBlob s(store);
         s.write("partial", 7);
@@ -88,7 +88,7 @@ TEST_F(BlobStoreTest, UnplacedStagedFileIsRemoved) {
 }
 
 TEST_F(BlobStoreTest, PlacingOverAStrayFileReplacesIt) {
-    BlobStore store(root_);
+    LocalBlobStore store(root_);
     fs::create_directory(root_ + "/" + kAccount);
     std::ofstream(store.path(kAccount, kBlob)) << "stale";
     StagedBlob s(store);
@@ -99,7 +99,7 @@ TEST_F(BlobStoreTest, PlacingOverAStrayFileReplacesIt) {
 }
 
 TEST_F(BlobStoreTest, ListingForGcSeesUuidDirectoriesFilesAndOldTemporaries) {
-    BlobStore store(root_);
+    LocalBlobStore store(root_);
     fs::create_directory(root_ + "/" + kAccount);
     fs::create_directory(root_ + "/not-an-account");
     fs::create_directory(root_ + "/tmp");
@@ -124,16 +124,46 @@ TEST_F(BlobStoreTest, ListingForGcSeesUuidDirectoriesFilesAndOldTemporaries) {
 }
 
 TEST_F(BlobStoreTest, RemoveTreatsAMissingFileAsRemoved) {
-    BlobStore store(root_);
+    LocalBlobStore store(root_);
     fs::create_directory(root_ + "/" + kAccount);
     std::ofstream(store.path(kAccount, kBlob)) << "x";
-    EXPECT_TRUE(store.remove(kAccount, kBlob));
+    EXPECT_NO_THROW(store.remove(kAccount, kBlob));
     EXPECT_FALSE(fs::exists(store.path(kAccount, kBlob)));
-    EXPECT_TRUE(store.remove(kAccount, kBlob));
+    EXPECT_NO_THROW(store.remove(kAccount, kBlob));
+}
+
+TEST_F(BlobStoreTest, ListingPagesEveryAccountsFilesWithSizeAndTime) {
+    LocalBlobStore store(root_);
+    fs::create_directory(root_ + "/" + kAccount);
+    fs::create_directory(root_ + "/tmp");
+    std::ofstream(store.path(kAccount, "a")) << "123";
+    std::ofstream(root_ + "/tmp/upload") << "x";
+    age(store.path(kAccount, "a"), 3600);
+    std::vector<pouch::storage::StoredObject> seen;
+    store.list([&](const auto& page) { seen.insert(seen.end(), page.begin(), page.end()); });
+    ASSERT_EQ(seen.size(), 1u) << "tmp/ is not an account";
+    EXPECT_EQ(seen[0].account_id, kAccount);
+    EXPECT_EQ(seen[0].blob_id, "a");
+    EXPECT_EQ(seen[0].size, 3);
+    EXPECT_NEAR(static_cast<double>(seen[0].modified),
+                static_cast<double>(std::time(nullptr) - 3600), 5);
+}
+
+TEST_F(BlobStoreTest, PutFileCopiesAndStatSeesTheSize) {
+    LocalBlobStore store(root_);
+    std::string src = root_ + "/source";
+    std::ofstream(src) << "copied bytes";
+    EXPECT_FALSE(store.stat(kAccount, kBlob));
+    store.put_file(src, kAccount, kBlob);
+    EXPECT_EQ(read(store.path(kAccount, kBlob)), "copied bytes");
+    ASSERT_TRUE(store.stat(kAccount, kBlob));
+    EXPECT_EQ(store.stat(kAccount, kBlob)->size, 12);
+    EXPECT_EQ(read(src), "copied bytes") << "the source stays";
+    EXPECT_EQ(temp_count(), 0u);
 }
 
 TEST(BlobStoreLayout, InternalUriIsTheNginxLocationPlusTheRelativePath) {
-    EXPECT_EQ(BlobStore::internal_uri(kAccount, kBlob), "/_blobs/" + kAccount + "/" + kBlob);
+    EXPECT_EQ(LocalBlobStore::internal_uri(kAccount, kBlob), "/_blobs/" + kAccount + "/" + kBlob);
 }
 
 // nginx serves downloads from the location the store names, aliased to the blob root: the

@@ -10,18 +10,19 @@ namespace pouchctl {
 using Args = std::vector<std::string>;  // arguments after the subcommand name
 
 // Operator commands (database from POUCH_DATABASE_URL).
-int cmd_migrate(const Args& args);    // migrate [--dir sql]
-int cmd_user(const Args& args);       // user role EMAIL ROLE [--reason R]
-int cmd_gc(const Args& args);         // gc  (expired reservations, unreferenced blobs)
-int cmd_pouch(const Args& args);      // pouch reset-epoch POUCH_ID
+int cmd_migrate(const Args& args);  // migrate [--dir sql]
+int cmd_user(const Args& args);     // user role EMAIL ROLE [--reason R]
+int cmd_gc(const Args& args);       // gc  (expired reservations, unreferenced blobs)
+int cmd_pouch(const Args& args);    // pouch reset-epoch POUCH_ID
+int cmd_blobs(const Args& args);    // blobs migrate [--from DIR] [--limit N]
 
 // Client helpers (no server needed).
-int cmd_keygen(const Args& args);        // keygen --out FILE  (prints the public JWK)
-int cmd_dpop(const Args& args);          // dpop --key K --method M --url U [--token T]
-int cmd_sign_body(const Args& args);     // sign-body --key K < body.json
-int cmd_pkce(const Args& args);          // pkce  (prints {"verifier","challenge"})
-int cmd_confirm_code(const Args& args);  // confirm-code REQUEST_ID JKT
-int cmd_jwk(const Args& args);           // jwk --key K (public JWK and thumbprint)
+int cmd_keygen(const Args& args);             // keygen --out FILE  (prints the public JWK)
+int cmd_dpop(const Args& args);               // dpop --key K --method M --url U [--token T]
+int cmd_sign_body(const Args& args);          // sign-body --key K < body.json
+int cmd_pkce(const Args& args);               // pkce  (prints {"verifier","challenge"})
+int cmd_confirm_code(const Args& args);       // confirm-code REQUEST_ID JKT
+int cmd_jwk(const Args& args);                // jwk --key K (public JWK and thumbprint)
 int cmd_genesis_statement(const Args& args);  // genesis-statement --member M [--by B] ...
 // The strings of docs/SHARING.md (sharing.cpp).
 int cmd_identity_statement(const Args& args);  // identity-statement --account A --genesis G ...

@@ -9,16 +9,19 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "common/config/config.h"
 #include "common/crypto/random.h"
 #include "common/db/pool.h"
-#include "common/types/uuid.h"
-#include "common/wakeup/wakeup.h"
 #include "common/redis/client.h"
 #include "common/storage/blob_store.h"
+#include "common/types/uuid.h"
+#include "common/wakeup/wakeup.h"
 #include "tools/pouchctl/commands.h"
 #include "tools/pouchctl/sql_gc.h"
 
@@ -40,7 +43,7 @@ bool connect(pouch::db::Conn& conn, const char* cmd) {
     return false;
 }
 
-// Removes a file through the store; false (with a message) on failure.
+// Removes a temporary upload file; false (with a message) on failure.
 bool remove_file(const std::string& path) {
     if (pouch::storage::BlobStore::remove_path(path)) return true;
     std::fprintf(stderr, "pouchctl gc: cannot remove %s: %s\n", path.c_str(), std::strerror(errno));
@@ -56,27 +59,29 @@ struct GcStats {
     bool failed = false;
 };
 
-// Under the account lock (so no upload places a file meanwhile), removes files of
-// the account's blob directory that no blobs row records. `only` limits it to those names (just
-// deleted rows); otherwise every unrecorded file older than the grace period goes (left by an
-// upload whose transaction failed after the rename, or by a restore).
+// Under the account lock (so no upload places an object meanwhile), removes those of `names`
+// that no blobs row of the account records: just deleted rows, or objects a listing found
+// older than the grace period (left by an upload whose transaction failed after the object was
+// stored, or by a restore). An upload re-stores an object gc removed between its two steps
+// (BlobStore::place runs under the same lock).
 long long remove_unrecorded(pouch::db::Conn& conn, const pouch::storage::BlobStore& store,
-                            const std::string& account_id, const std::vector<std::string>* only,
+                            const std::string& account_id, const std::vector<std::string>& names,
                             GcStats& st) {
     pouch::db::Transaction tx(conn);
     conn.rows(kLockAccount, {.account_id = account_id});  // no row (deleted): nothing recorded
     std::set<std::string> recorded;
     for (const Id& b : conn.rows(kRecordedBlobs, {.account_id = account_id})) recorded.insert(b.id);
-    std::vector<std::string> names = only ? *only : store.files(account_id);
-    const std::time_t cutoff = std::time(nullptr) - kGrace;
     long long removed = 0;
     for (const auto& name : names) {
         if (recorded.count(name)) continue;
-        if (!only && !store.older_than(account_id, name, cutoff)) continue;
-        if (remove_file(store.path(account_id, name)))
+        try {
+            store.remove(account_id, name);
             ++removed;
-        else
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "pouchctl gc: cannot remove %s/%s from the %s: %s\n",
+                         account_id.c_str(), name.c_str(), store.describe().c_str(), e.what());
             st.failed = true;
+        }
     }
     tx.commit();
     return removed;
@@ -103,35 +108,45 @@ void gc_blobs(pouch::db::Conn& conn, const pouch::storage::BlobStore& store, GcS
             tx.commit();
         }
         if (deleted.empty()) continue;
-        // Row first, then file: a crash in between leaves a stray file, never a row without one.
-        remove_unrecorded(conn, store, account_id, &deleted, st);
+        // Row first, then object: a crash in between leaves a stray object, never a row
+        // without one.
+        remove_unrecorded(conn, store, account_id, deleted, st);
         st.blobs += static_cast<long long>(deleted.size());
         st.blob_bytes += bytes;
         ++st.blob_accounts;
     }
 }
 
+// Stale temporary upload files of this host, then the store's unrecorded objects, a listing
+// page at a time (one lock per account of the page).
 void gc_files(pouch::db::Conn& conn, const pouch::storage::BlobStore& store, GcStats& st) {
-    for (const auto& path : store.temp_files_before(std::time(nullptr) - kGrace)) {
+    const std::time_t cutoff = std::time(nullptr) - kGrace;
+    for (const auto& path : store.temp_files_before(cutoff)) {
         if (remove_file(path))
             ++st.temp_files;
         else
             st.failed = true;
     }
-    for (const auto& account_id : store.accounts())
-        st.orphan_files += remove_unrecorded(conn, store, account_id, nullptr, st);
+    store.list([&](const std::vector<pouch::storage::StoredObject>& page) {
+        std::map<std::string, std::vector<std::string>> old;
+        for (const auto& o : page)
+            if (o.modified < cutoff) old[o.account_id].push_back(o.blob_id);
+        for (const auto& [account_id, names] : old)
+            st.orphan_files += remove_unrecorded(conn, store, account_id, names, st);
+    });
 }
 
 int gc_usage(FILE* to) {
     std::fprintf(to,
                  "usage: pouchctl gc\n\n"
                  "Deletes what has expired (decisions 5.5). Database from POUCH_DATABASE_URL,\n"
-                 "blob directory from POUCH_BLOB_DIR (default /var/lib/pouch/blobs).\n\n"
+                 "blobs from POUCH_BLOB_STORE (s3://BUCKET with POUCH_S3_*) or the directory\n"
+                 "POUCH_BLOB_DIR (default /var/lib/pouch/blobs).\n\n"
                  "  - blob reservations past their expiry (their bytes leave usage)\n"
                  "  - blobs older than 24 h that no revision of their account references:\n"
-                 "    the row first, then the file; their bytes leave the account's usage\n"
-                 "  - files in the blob directory that no blob row records and temporary\n"
-                 "    upload files, each older than 24 h\n"
+                 "    the row first, then the object; their bytes leave the account's usage\n"
+                 "  - objects in the blob store that no blob row records (listed a page at a\n"
+                 "    time) and this host's temporary upload files, each older than 24 h\n"
                  "  - DPoP replay entries 5 minutes past expiry; login requests a day after\n"
                  "    they ended; connect tokens a day past expiry\n"
                  "  - web sessions unused for 14 days or begun 30 days ago; access and refresh\n"
@@ -150,7 +165,8 @@ int reset_usage(FILE* to) {
                  "whose log is the pouch's history renumbered 1..N in its old order (one\n"
                  "revision event per revision; high_water N). Old events and device cursors\n"
                  "are deleted; artifacts and revisions stay. Clients get 409 epoch_mismatch\n"
-                 "on their next events, cursor or commit call and resync from scratch. Waiting event long-polls are woken through Redis\n"
+                 "on their next events, cursor or commit call and resync from scratch. Waiting "
+                 "event long-polls are woken through Redis\n"
                  "(POUCH_REDIS_URL) when it is reachable. Database from POUCH_DATABASE_URL.\n");
     return to == stdout ? 0 : 2;
 }
@@ -162,11 +178,19 @@ namespace pouchctl {
 int cmd_gc(const Args& args) {
     if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) return gc_usage(stdout);
     if (!args.empty()) return gc_usage(stderr);
-    pouch::storage::BlobStore store(env_or("POUCH_BLOB_DIR", "/var/lib/pouch/blobs"));
+    std::unique_ptr<pouch::storage::BlobStore> store_owner;
+    try {
+        store_owner = pouch::storage::open_blob_store(pouch::config::Config::from_env());
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "pouchctl gc: bad configuration: %s\n", e.what());
+        return 2;
+    }
+    const pouch::storage::BlobStore& store = *store_owner;
     std::string days = env_or("POUCH_IDEMPOTENCY_DAYS", "30");
-    if (days.empty() || days.size() > 5 || days.find_first_not_of("0123456789") != std::string::npos ||
-        std::stoi(days) < 1) {
-        std::fprintf(stderr, "pouchctl gc: POUCH_IDEMPOTENCY_DAYS must be a whole number of days >= 1\n");
+    if (days.empty() || days.size() > 5 ||
+        days.find_first_not_of("0123456789") != std::string::npos || std::stoi(days) < 1) {
+        std::fprintf(stderr,
+                     "pouchctl gc: POUCH_IDEMPOTENCY_DAYS must be a whole number of days >= 1\n");
         return 2;
     }
     int idempotency_days = std::stoi(days);
@@ -190,20 +214,25 @@ int cmd_gc(const Args& args) {
     } catch (const pouch::Error& e) {
         std::fprintf(stderr, "pouchctl gc: %s\n", e.what());
         return 1;
+    } catch (const std::runtime_error& e) {  // the blob store (storage::Unavailable among them)
+        std::fprintf(stderr, "pouchctl gc: the %s failed: %s\n", store.describe().c_str(),
+                     e.what());
+        return 1;
     }
     std::printf("released %lld expired reservations (%lld bytes)\n", st.reservations,
                 st.reservation_bytes);
     std::printf("deleted %lld unreferenced blobs (%lld bytes) in %lld accounts\n", st.blobs,
                 st.blob_bytes, st.blob_accounts);
-    std::printf("removed %lld stale temporary files and %lld unrecorded blob files\n",
+    std::printf("removed %lld stale temporary files and %lld unrecorded blob objects\n",
                 st.temp_files, st.orphan_files);
     std::printf(
         "deleted %lld expired DPoP replay entries, %lld login requests, %lld connect "
         "tokens\n",
         st.replay, st.login_requests, st.connect_tokens);
-    std::printf("deleted %lld web sessions, %lld access tokens, %lld refresh tokens, %lld stored "
-                "commit answers older than %d days\n",
-                st.sessions, st.access_tokens, st.refresh_tokens, st.commit_log, idempotency_days);
+    std::printf(
+        "deleted %lld web sessions, %lld access tokens, %lld refresh tokens, %lld stored "
+        "commit answers older than %d days\n",
+        st.sessions, st.access_tokens, st.refresh_tokens, st.commit_log, idempotency_days);
     std::printf("dropped the bundles of %lld expired, consumed or revoked shares\n", st.shares);
     return st.failed ? 1 : 0;
 }
@@ -240,8 +269,7 @@ int cmd_pouch(const Args& args) {
         std::printf(
             "pouch %s: epoch %s -> %s, high_water %lld -> %lld (%lld old events replaced by "
             "the renumbered history)\n",
-            pouch_id.c_str(), old_epoch.c_str(), epoch.c_str(), old_high_water, high_water,
-            events);
+            pouch_id.c_str(), old_epoch.c_str(), epoch.c_str(), old_high_water, high_water, events);
         // Long-polls on the old epoch wake and answer now instead of at their timeout; without
         // Redis they notice at their next database re-check, so this is only a nicety.
         pouch::redis::Client redis(env_or("POUCH_REDIS_URL", "redis://127.0.0.1:6379/0"));

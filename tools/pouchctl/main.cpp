@@ -17,7 +17,10 @@ struct Command {
 const Command kCommands[] = {
     {"migrate", pouchctl::cmd_migrate, "migrate [--dir DIR]          apply sql/ migrations"},
     {"user", pouchctl::cmd_user, "user role EMAIL ROLE [--reason R]  set a user's role"},
-    {"gc", pouchctl::cmd_gc, "gc                           release reservations, delete unused blobs"},
+    {"gc", pouchctl::cmd_gc,
+     "gc                           release reservations, delete unused blobs"},
+    {"blobs", pouchctl::cmd_blobs,
+     "blobs migrate [--from DIR] [--limit N]  copy a blob directory into S3"},
     {"pouch", pouchctl::cmd_pouch, "pouch reset-epoch POUCH_ID   start a new event log epoch"},
     {"keygen", pouchctl::cmd_keygen, "keygen --out FILE            new P-256 key, prints JWK"},
     {"jwk", pouchctl::cmd_jwk, "jwk --key FILE               public JWK and thumbprint"},

@@ -8,7 +8,9 @@
 # chromium; screenshots in BUILD/browser-screenshots), cli (tests/cli/run.sh, the `pouch` CLI
 # end to end), openapi (tests/openapi/run.sh: lint docs/openapi.yaml, validate the smoke
 # answers against it), faults (tests/faults/run.sh, on a stack of its own), hostile
-# (tests/hostile/run.sh: the clients attacked through a tampering proxy, on a stack of its own).
+# (tests/hostile/run.sh: the clients attacked through a tampering proxy, on a stack of its own),
+# s3 (tests/s3/run.sh: blobs in an S3 bucket on a real radosgw, tools/stack/ceph.sh, on a stack
+# of its own).
 # POUCH_SUITES="unit smoke" picks some; POUCH_SMOKE_FILES="30 40" some smoke scripts;
 # POUCH_KEEP_VAR=1 keeps the directory for a look afterwards. Relies on tools/stack/lib.sh.
 set -euo pipefail
@@ -21,7 +23,7 @@ export LC_ALL=C.UTF-8
 # shellcheck source=tools/stack/lib.sh
 source tools/stack/lib.sh
 
-suites=${POUCH_SUITES:-unit interop smoke browser cli openapi faults hostile}
+suites=${POUCH_SUITES:-unit interop smoke browser cli openapi faults hostile s3}
 passed=0
 failed=0
 failures=()     # names of failed tests and crashed suites, for the end of the report
@@ -198,8 +200,8 @@ suite_nginx_conf() {
 
 for suite in $suites; do
     case $suite in
-        unit | interop | smoke | browser | cli | openapi | faults | hostile) ;;
-        *) stack_die "unknown suite '$suite' in POUCH_SUITES (unit interop smoke browser cli openapi faults hostile)" ;;
+        unit | interop | smoke | browser | cli | openapi | faults | hostile | s3) ;;
+        *) stack_die "unknown suite '$suite' in POUCH_SUITES (unit interop smoke browser cli openapi faults hostile s3)" ;;
     esac
 done
 
@@ -230,6 +232,15 @@ fi
 # whose public URL is the proxy's (DPoP proofs name it).
 if [[ " $suites " == *" hostile "* ]]; then
     run_lines hostile "${POUCH_HOSTILE_TIMEOUT:-600}" env BUILD="$STACK_BUILD" tests/hostile/run.sh
+fi
+
+# Blobs in an S3 bucket (issue 27): a single-host Ceph and a stack of its own, both started
+# and stopped by tests/s3/run.sh; ~Ns measured alone.
+if [[ " $suites " == *" s3 "* ]]; then
+    run_lines s3 "${POUCH_S3_TIMEOUT:-600}" env BUILD="$STACK_BUILD" tests/s3/run.sh
+    if ! grep -qx 'SMOKE END' "$TEST_VAR/s3.out"; then
+        crashed s3 "stopped before its end (see its output above)"
+    fi
 fi
 
 if ((failed > 0)); then

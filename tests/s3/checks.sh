@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# checks.sh -- the S3 store's own checks, run by tests/s3/run.sh against its stack (blobs in
+# the bucket of POUCH_BLOB_STORE on a real radosgw; CEPH_DIR is the Ceph of tools/stack/ceph.sh):
+# downloads through nginx's /_s3/ location (presigned by the handler) with the headers of the
+# local location, Range, and nothing of the store leaking; radosgw killed -> the upload answers
+# 503 unavailable with Retry-After and writes no row, back -> the retry stores it once;
+# `pouchctl blobs migrate` interrupted (--limit) then rerun until everything is there once,
+# a damaged object replaced; a CLI push and pull. Relies on tests/smoke/lib.sh, flows.sh,
+# blobstore.sh and tests/cli/lib.sh.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+# shellcheck source=tests/smoke/lib.sh
+source tests/smoke/lib.sh
+# shellcheck source=tests/smoke/flows.sh
+source tests/smoke/flows.sh
+# shellcheck source=tests/smoke/blobstore.sh
+source tests/smoke/blobstore.sh
+
+make_blob() {
+    head -c "$2" /dev/urandom >"$SMOKE_TMP/$1"
+    b3sum --raw "$SMOKE_TMP/$1" | basenc --base64url | tr -d '='
+}
+reserve() {  # reserve TOKEN POUCH ID SIZE
+    req POST "/v1/pouches/$2/blobs/check" "{\"blobs\":[{\"id\":\"$3\",\"stored_size\":$4}]}" \
+        -H "Authorization: Bearer $1"
+}
+upload() {  # upload TOKEN POUCH ID FILE
+    req PUT "/v1/pouches/$2/blobs/$3" "@$4" -H 'Content-Type: application/octet-stream' \
+        -H "Authorization: Bearer $1"
+}
+download() {  # download TOKEN POUCH ID [curl args]
+    local token=$1 pouch=$2 id=$3
+    shift 3
+    req GET "/v1/pouches/$pouch/blobs/$id" "" -H "Authorization: Bearer $token" "$@" 2>/dev/null
+}
+blob_row() { sql "SELECT count(*) FROM blobs WHERE account_id = '$1' AND id = '$2'"; }
+blob_bytes() { sql "SELECT blob_bytes FROM storage_accounts WHERE id = '$1'"; }
+
+flow_user
+token=$WEB_TOKEN account=$WEB_ACCOUNT pouch=$POUCH
+
+# --- downloads: nginx fetches the presigned object --------------------------------------------
+a=$(make_blob a 300001)
+reserve "$token" "$pouch" "$a" 300001
+upload "$token" "$pouch" "$a" "$SMOKE_TMP/a"
+expect_status 201
+expect_true "the object is in the bucket" cmp -s "$SMOKE_TMP/a" "$(blob_object "$account" "$a")"
+download "$token" "$pouch" "$a"
+expect_status 200
+expect_true "same bytes" cmp -s "$SMOKE_TMP/a" "$SMOKE_TMP/body"
+expect_header Content-Type application/octet-stream
+expect_header Content-Length 300001
+expect_header Cache-Control "private, no-store"
+expect_header X-Content-Type-Options nosniff
+expect_header_match X-Request-Id '^[0-9a-f]{32}$'
+expect_header_match ETag '^"[0-9a-f]{32}"$'
+expect_true "no header of the store's reaches the client" test -z "$(grep -i '^x-amz-' <<<"$HEADERS")"
+check s3_download_goes_through_nginx_with_the_local_locations_headers
+
+download "$token" "$pouch" "$a" -H 'Range: bytes=1000-1999'
+expect_status 206
+expect_header Content-Length 1000
+expect_true "the range's bytes" cmp -s "$SMOKE_TMP/body" <(tail -c +1001 "$SMOKE_TMP/a" | head -c 1000)
+req HEAD "/v1/pouches/$pouch/blobs/$a" "" -H "Authorization: Bearer $token" --head
+expect_status 200
+expect_header Content-Length 300001
+check s3_download_serves_ranges_and_head
+
+req GET "/v1/pouches/$pouch/blobs/$a"
+expect_error 401 unauthorized
+check s3_download_needs_the_same_auth_as_before
+
+# The presigned URL is the handler's only signature: radosgw itself checks it (above), and a
+# tampered one is refused by radosgw (nginx answers its 403 with the forbidden envelope).
+key_url="$POUCH_S3_ENDPOINT/${POUCH_BLOB_STORE#s3://}/$account/$a"
+code=$(curl -s -o /dev/null -w '%{http_code}' "$key_url")
+expect_true "the bucket is not public (got $code)" test "$code" = 403
+check s3_bucket_refuses_unsigned_reads
+
+# --- radosgw down: 503 and no row; back: the retry stores it ------------------------------------
+b=$(make_blob b 200000)
+reserve "$token" "$pouch" "$b" 200000
+bytes_before=$(blob_bytes "$account")
+tools/stack/ceph.sh kill-rgw "$CEPH_DIR" >/dev/null 2>&1
+upload "$token" "$pouch" "$b" "$SMOKE_TMP/b"
+expect_error 503 unavailable
+expect_header_match Retry-After '^[0-9]+$'
+expect_true "no row" test "$(blob_row "$account" "$b")" = 0
+expect_true "reservation kept" test "$(sql "SELECT count(*) FROM blob_reservations WHERE account_id = '$account' AND blob_id = '$b'")" = 1
+expect_true "bytes not counted" test "$(blob_bytes "$account")" = "$bytes_before"
+expect_true "no temporary file left" test -z "$(find "$blob_dir/tmp" -type f 2>/dev/null)"
+download "$token" "$pouch" "$a"
+expect_true "a download meanwhile is 5xx (got $STATUS)" test "$STATUS" -ge 500
+check s3_store_down_upload_is_503_unavailable_with_no_row
+
+tools/stack/ceph.sh start-rgw "$CEPH_DIR" >/dev/null 2>&1
+upload "$token" "$pouch" "$b" "$SMOKE_TMP/b"
+expect_status 201
+expect_true "one row" test "$(blob_row "$account" "$b")" = 1
+expect_true "bytes counted once" test "$(blob_bytes "$account")" = $((bytes_before + 200000))
+expect_true "the object holds the bytes" cmp -s "$SMOKE_TMP/b" "$(blob_object "$account" "$b")"
+upload "$token" "$pouch" "$b" "$SMOKE_TMP/b"
+expect_status 200
+expect_true "still counted once" test "$(blob_bytes "$account")" = $((bytes_before + 200000))
+download "$token" "$pouch" "$b"
+expect_status 200
+expect_true "same bytes" cmp -s "$SMOKE_TMP/b" "$SMOKE_TMP/body"
+check s3_store_back_the_retried_upload_is_stored_once
+
+# --- pouchctl blobs migrate ----------------------------------------------------------------------
+src=$SMOKE_TMP/old-blobs
+macct=$(flow_uuid)
+mkdir -p "$src/$macct" "$src/tmp"
+ids=()
+for i in 1 2 3 4 5; do
+    id=$(make_blob "m$i" $((1000 * i + 1)))
+    cp "$SMOKE_TMP/m$i" "$src/$macct/$id"
+    ids+=("$id")
+done
+: >"$src/tmp/an-upload-in-progress"
+# listed ACCOUNT: the keys of the account's objects in the bucket, one a line.
+listed() {
+    curl -sS --aws-sigv4 "aws:amz:$POUCH_S3_REGION:s3" --user "$POUCH_S3_ACCESS_KEY:$POUCH_S3_SECRET_KEY" \
+        -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' \
+        "$POUCH_S3_ENDPOINT/${POUCH_BLOB_STORE#s3://}?list-type=2&prefix=$1%2F" |
+        grep -o '<Key>[^<]*</Key>' | sed 's/<\/\?Key>//g' | sort
+}
+out=$("$POUCHCTL" blobs migrate --from "$src" --limit 2 2>&1)
+expect_true "an interrupted run copies 2 ($out)" grep -qx 'copied 2, already there 0, failed 0 (stopped at --limit: run it again to continue)' <<<"$out"
+expect_true "2 objects in the bucket" test "$(listed "$macct" | wc -l)" = 2
+out=$("$POUCHCTL" blobs migrate --from "$src" 2>&1)
+expect_true "the rerun copies the other 3 and skips 2 ($out)" grep -qx 'copied 3, already there 2, failed 0' <<<"$out"
+expect_true "every blob there once" test "$(listed "$macct")" = "$(printf "$macct/%s\n" "${ids[@]}" | sort)"
+for i in 1 2 3 4 5; do
+    expect_true "object $i holds the bytes" cmp -s "$SMOKE_TMP/m$i" "$(blob_object "$macct" "${ids[$((i - 1))]}")"
+done
+out=$("$POUCHCTL" blobs migrate --from "$src" 2>&1)
+expect_true "a third run copies nothing ($out)" grep -qx 'copied 0, already there 5, failed 0' <<<"$out"
+check s3_blobs_migrate_resumes_and_copies_each_blob_once
+
+head -c 3001 /dev/urandom >"$SMOKE_TMP/damaged"
+blob_object_put "$macct" "${ids[2]}" "$SMOKE_TMP/damaged"
+out=$("$POUCHCTL" blobs migrate --from "$src" 2>&1)
+expect_true "an object of the right size with other bytes is copied again ($out)" grep -qx 'copied 1, already there 4, failed 0' <<<"$out"
+expect_true "and holds the file's bytes" cmp -s "$SMOKE_TMP/m3" "$(blob_object "$macct" "${ids[2]}")"
+POUCH_BLOB_STORE= "$POUCHCTL" blobs migrate --from "$src" >/dev/null 2>&1
+expect_true "without an s3:// target it exits 2" test $? = 2
+check s3_blobs_migrate_replaces_a_damaged_object
+
+# --- the CLI: push and pull through the bucket --------------------------------------------------
+# shellcheck source=tests/cli/lib.sh
+source tests/cli/lib.sh
+A=$CLI_TMP/A B=$CLI_TMP/B
+mkdir -p "$A" "$B"
+if web_account; then
+    login laptop-a
+    login laptop-b
+    echo "hello" >"$A/hello.txt"
+    head -c $((6 * 1024 * 1024)) /dev/urandom >"$A/big.bin"
+    dev laptop-a push "$A"
+    expect_true "push exits 0 ($RC: $ERR)" test "$RC" = 0
+    dev laptop-b sync "$B"
+    expect_true "sync exits 0 ($RC: $ERR)" test "$RC" = 0
+    expect_true "B holds A's files byte for byte" same_tree "$A" "$B"
+    owner=$(sql "SELECT account_id FROM pouches WHERE id = '$POUCH_ID'")
+    n=$(sql "SELECT count(*) FROM blobs WHERE account_id = '$owner'")
+    expect_true "the big file's chunks are rows ($n)" test "$n" -ge 2
+    expect_true "and each row's object is in the bucket" test "$(listed "$owner" | wc -l)" = "$n"
+else
+    smoke_fail "no web account"
+fi
+check s3_cli_push_and_pull_through_the_bucket
+
+smoke_done
