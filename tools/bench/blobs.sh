@@ -18,6 +18,7 @@
 #   blobs.sh stack dir|s3 OUT_DIR FILES_DIR CEPH_DIR   (one stack: what the above runs twice)
 # Relies on tools/stack/{lib,ceph}.sh, tests/smoke/{lib,flows}.sh, curl 7.88, b3sum, jq.
 set -euo pipefail
+SELF=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 cd "$(dirname "$0")/../.."
 # shellcheck source=tools/stack/lib.sh
 source tools/stack/lib.sh
@@ -35,8 +36,9 @@ measure() {
     local pargs=()
     ((p > 1)) && pargs=(-Z --parallel-max "$p")
     t0=$(date +%s.%N)
-    out=$(curl -sS "${pargs[@]}" --max-time 300 -w '%{http_code} %{size_download}\n' "$@" 2>>"$OUT/blobs.err") || true
+    out=$(curl -sS --no-progress-meter "${pargs[@]}" --max-time 300 -w '%{http_code} %{size_download}\n' "$@" 2>>"$OUT/blobs.err") || true
     t1=$(date +%s.%N)
+    printf '%s\n' "$out" >"$OUT/blobs-$backend-$way-$p.codes"
     failed=$(awk -v w="$want" -v way="$way" -v b=$((mib * 1048576)) -v n="$n" '
         { if ($1 != w || (way == "down" && $2 != b)) bad++; seen++ }
         END { print bad + (n - seen) }' <<<"$out")
@@ -52,7 +54,7 @@ ids() { ls "$FILES/$1"; }
 # put_args PASS URL_PREFIX: curl arguments uploading every file of the pass to PREFIX<id>.
 put_args() {
     local id
-    for id in $(ids "$1"); do printf '%s\n' -T "$FILES/$1/$id" "$2$id"; done
+    for id in $(ids "$1"); do printf '%s\n' -o /dev/null -T "$FILES/$1/$id" "$2$id"; done
 }
 get_args() {
     local id
@@ -64,14 +66,14 @@ bucket_keys() {
     curl -sS --max-time 30 --aws-sigv4 "aws:amz:$POUCH_S3_REGION:s3" \
         --user "$POUCH_S3_ACCESS_KEY:$POUCH_S3_SECRET_KEY" -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' \
         "$POUCH_S3_ENDPOINT/${POUCH_BLOB_STORE#s3://}?list-type=2&max-keys=1000&prefix=$1" |
-        grep -o '<Key>' | wc -l
+        { grep -o '<Key>' || true; } | wc -l
 }
 
 # --- one stack -------------------------------------------------------------------------------
 one_stack() {
-    local backend=$1 var port pass items p args s3_before=0 s3_after note
-    var=$(mktemp -d /var/tmp/pouch-bench-blobs.XXXXXX)
-    trap 'stack_stop; rm -rf "$var" "${SMOKE_TMP:-/nonexistent}"' EXIT
+    local backend=$1 http_port="" pass items p args s3_before=0 s3_after note
+    STACK_VAR_DIR=$(mktemp -d /var/tmp/pouch-bench-blobs.XXXXXX)
+    trap 'stack_stop; rm -rf "$STACK_VAR_DIR" "${SMOKE_TMP:-/nonexistent}"' EXIT
     if [[ $backend == s3 ]]; then
         set -a
         # shellcheck source=/dev/null
@@ -80,15 +82,15 @@ one_stack() {
     else
         unset POUCH_BLOB_STORE POUCH_S3_ENDPOINT POUCH_S3_REGION POUCH_S3_ACCESS_KEY POUCH_S3_SECRET_KEY
     fi
-    stack_free_port port
-    stack_init "$var" "$port" durable
+    stack_free_port http_port
+    stack_init "$STACK_VAR_DIR" "$http_port" durable
     stack_start >"$OUT/blobs-stack-$backend.log" 2>&1
     stack_export_client_env
     # shellcheck source=tests/smoke/lib.sh
     source tests/smoke/lib.sh
     # shellcheck source=tests/smoke/flows.sh
     source tests/smoke/flows.sh
-    trap 'stack_stop; rm -rf "$var" "${SMOKE_TMP:-/nonexistent}"' EXIT
+    trap 'stack_stop; rm -rf "$STACK_VAR_DIR" "${SMOKE_TMP:-/nonexistent}"' EXIT
     flow_user blobbench >/dev/null
 
     # One check reserves every blob of both passes.
@@ -115,7 +117,7 @@ one_stack() {
             measure s3 up "$p" 201 "" "${auth[@]}" -H 'Content-Type: application/octet-stream' "${args[@]}"
         done
         s3_after=$(bucket_keys "")
-        note="objects in the bucket: $s3_before before the service's uploads, $s3_after after (of them $(bucket_keys bench-direct/) the baseline's)"
+        note="objects in the bucket: $s3_before before the service's uploads, $s3_after after (of them $(bucket_keys bench-direct%2F) the baseline's)"
         echo "blobs: $note" >&2
         echo "$note" >"$OUT/blobs-bucket.txt"
         for pass in seq par; do
@@ -176,5 +178,5 @@ for pass in seq par; do
     done
 done
 chmod -R a+rX "$WORK/files"
-"$0" stack dir "$OUT" "$WORK/files" "$WORK/ceph"
-"$0" stack s3 "$OUT" "$WORK/files" "$WORK/ceph"
+"$SELF" stack dir "$OUT" "$WORK/files" "$WORK/ceph"
+"$SELF" stack s3 "$OUT" "$WORK/files" "$WORK/ceph"
