@@ -165,7 +165,7 @@ blob_answers() {
 }
 
 store_loss() {
-    local t_kill t_back t_up during before after first_up no_ra status retried unfinished i
+    local t_pre t_kill t_back t_up during before after first_up no_ra status retried unfinished i
     BLOB_LOAD_DIR=$STACK_DIR/load-blobs
     mkdir -p "$BLOB_LOAD_DIR"
     python3 tests/cluster/blob_load.py run "$POUCH_URL" "$BLOB_LOAD_DIR" --workers 4 --users 2 \
@@ -173,7 +173,9 @@ store_loss() {
     BLOB_LOAD_PID=$!
     retry 60 test -e "$BLOB_LOAD_DIR/ready" || { smoke_fail "blob_load.py did not start: $(tail -n 3 "$BLOB_LOAD_DIR/run.log")"; return 1; }
     sleep 4
-    # From when kill-rgw returns: radosgw is gone by then (the script itself takes a moment).
+    # The outage lies between t_pre (kill-rgw starts) and t_kill (it returned: radosgw is gone;
+    # the script itself takes a moment).
+    t_pre=$(now_s)
     tools/stack/ceph.sh kill-rgw "$CLUSTER_CEPH" 2>>"$STACK_DIR/log/ceph.log"
     t_kill=$(now_s)
     sleep 8
@@ -188,7 +190,7 @@ store_loss() {
     BLOB_LOAD_PID=0
     expect_true "blob_load.py run exited with $status: $(tail -n 3 "$BLOB_LOAD_DIR/run.log")" test "$status" = 0
 
-    before=$(blob_answers put 0 "$t_kill" '.new')
+    before=$(blob_answers put 0 "$t_pre" '.new')
     # Uploads sent after the kill and answered before the restart began.
     during=$(blob_answers put "$t_kill" "$t_back" '.new')
     after=$(blob_answers put "$t_up" 1e12 '.new')
