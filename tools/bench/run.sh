@@ -628,14 +628,18 @@ bench_blobs() {
     local j=$OUT_DIR/blobs.jsonl way p what how s3 rg dir failed r count
     tools/bench/blobs.sh "$OUT_DIR" || note "blobs: tools/bench/blobs.sh failed (see $OUT_DIR/blobs.err)"
     [[ -s $j ]] || { row "blob throughput: no result (see $OUT_DIR/blobs.err)" - - - ">= 0.8" MISSED; return 0; }
-    mibs() { jq -rs --arg b "$1" --arg w "$way" --argjson p "$p" '[.[] | select(.backend == $b and .way == $w and .par == $p)][0].mib_s // ""' "$j"; }
+    # The median over the rounds (tools/bench/blobs.sh: BENCH_BLOB_ROUNDS, 3).
+    mibs() {
+        jq -rs --arg b "$1" --arg w "$way" --argjson p "$p" '[.[] | select(.backend == $b and .way == $w and .par == $p) | .mib_s] | sort
+            | if length == 0 then "" else .[(length / 2 | floor)] end' "$j"
+    }
     for way in up down; do
         what=upload
         [[ $way == down ]] && what=download
         for p in 1 8; do
             how="one at a time"
             ((p > 1)) && how="$p at once"
-            count=$(jq -rs '[.[] | select(.backend == "s3")][0] | "\(.n) x \(.mib / .n) MiB"' "$j")
+            count=$(jq -rs '[.[] | select(.backend == "s3")] | "\(.[0].n) x \(.[0].mib / .[0].n) MiB, median of \([.[].round] | max) rounds"' "$j")
             s3=$(mibs s3) rg=$(mibs radosgw) dir=$(mibs dir)
             # Any transfer that failed in the pass, or a blob that came back other, misses the row.
             failed=$(jq -s --arg w "$way" --argjson p "$p" \
