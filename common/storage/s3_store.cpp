@@ -266,8 +266,8 @@ std::optional<ObjectInfo> S3BlobStore::stat(const std::string& account_id,
     return ObjectInfo{.size = a.length, .etag = a.etag};
 }
 
-std::string S3BlobStore::download_uri(const std::string& account_id, const std::string& blob_id,
-                                      std::time_t now) const {
+std::string S3BlobStore::presigned_path(const std::string& account_id, const std::string& blob_id,
+                                        std::time_t now, int expires_seconds) const {
     const std::string path =
         "/" + uri_encode(s_.bucket, false) + "/" + uri_encode(account_id + "/" + blob_id, true);
     Presigned p = presign({.method = "GET",
@@ -277,8 +277,19 @@ std::string S3BlobStore::download_uri(const std::string& account_id, const std::
                            .access_key = s_.access_key,
                            .secret_key = s_.secret_key,
                            .now = now,
-                           .expires_seconds = kPresignSeconds});
-    return std::string(kS3InternalLocation) + scheme_ + "/" + authority_ + path + "?" + p.query;
+                           .expires_seconds = expires_seconds});
+    return path + "?" + p.query;
+}
+
+std::string S3BlobStore::download_uri(const std::string& account_id, const std::string& blob_id,
+                                      std::time_t now) const {
+    return std::string(kS3InternalLocation) + scheme_ + "/" + authority_ +
+           presigned_path(account_id, blob_id, now, kPresignSeconds);
+}
+
+std::string S3BlobStore::presigned_url(const std::string& account_id, const std::string& blob_id,
+                                       std::time_t now, int expires_seconds) const {
+    return s_.endpoint + presigned_path(account_id, blob_id, now, expires_seconds);
 }
 
 void S3BlobStore::list(const std::function<void(const std::vector<StoredObject>&)>& page) const {

@@ -41,11 +41,18 @@ class S3BlobStore final : public BlobStore {
                                    const std::string& blob_id) const override;
     std::string download_uri(const std::string& account_id, const std::string& blob_id,
                              std::time_t now) const override;
+    // A presigned GET URL of the object straight at the store, valid `expires_seconds` from
+    // `now` (what download_uri hands nginx, for `pouchctl blobs url`).
+    std::string presigned_url(const std::string& account_id, const std::string& blob_id,
+                              std::time_t now, int expires_seconds) const;
     // ListObjectsV2, 1,000 keys a page, following the continuation token.
     void list(const std::function<void(const std::vector<StoredObject>&)>& page) const override;
     void remove(const std::string& account_id, const std::string& blob_id) const override;
 
   private:
+    // "/<bucket>/<key>?<presigned query>".
+    std::string presigned_path(const std::string& account_id, const std::string& blob_id,
+                               std::time_t now, int expires_seconds) const;
     std::string object_url(const std::string& account_id, const std::string& blob_id) const;
 
     S3Settings s_;

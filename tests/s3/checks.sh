@@ -2,7 +2,8 @@
 # checks.sh -- the S3 store's own checks, run by tests/s3/run.sh against its stack (blobs in
 # the bucket of POUCH_BLOB_STORE on a real radosgw; CEPH_DIR is the Ceph of tools/stack/ceph.sh):
 # downloads through nginx's /_s3/ location (presigned by the handler) with the headers of the
-# local location, Range, and nothing of the store leaking; radosgw killed -> the upload answers
+# local location, Range, and nothing of the store leaking; presigned URLs (`pouchctl blobs url`)
+# accepted fresh and refused expired or tampered by radosgw itself; radosgw killed -> the upload answers
 # 503 unavailable with Retry-After and writes no row, back -> the retry stores it once;
 # `pouchctl blobs migrate` interrupted (--limit) then rerun until everything is there once,
 # a damaged object replaced; a CLI push and pull. Relies on tests/smoke/lib.sh, flows.sh,
@@ -61,21 +62,32 @@ download "$token" "$pouch" "$a" -H 'Range: bytes=1000-1999'
 expect_status 206
 expect_header Content-Length 1000
 expect_true "the range's bytes" cmp -s "$SMOKE_TMP/body" <(tail -c +1001 "$SMOKE_TMP/a" | head -c 1000)
-req HEAD "/v1/pouches/$pouch/blobs/$a" "" -H "Authorization: Bearer $token" --head
-expect_status 200
-expect_header Content-Length 300001
-check s3_download_serves_ranges_and_head
+check s3_download_serves_ranges
 
 req GET "/v1/pouches/$pouch/blobs/$a"
-expect_error 401 unauthorized
+expect_error 401 unauthenticated
 check s3_download_needs_the_same_auth_as_before
 
-# The presigned URL is the handler's only signature: radosgw itself checks it (above), and a
-# tampered one is refused by radosgw (nginx answers its 403 with the forbidden envelope).
-key_url="$POUCH_S3_ENDPOINT/${POUCH_BLOB_STORE#s3://}/$account/$a"
-code=$(curl -s -o /dev/null -w '%{http_code}' "$key_url")
+# The presigned URL is the one signature computed by us (common/storage/presign.cpp): radosgw
+# itself accepts it fresh and refuses it expired, tampered or moved to another key; the bucket
+# refuses unsigned reads.
+url=$("$POUCHCTL" blobs url "$account" "$a")
+code=$(curl -s -o "$SMOKE_TMP/presigned" -w '%{http_code}' "$url")
+expect_true "a fresh presigned URL reads the object from radosgw (got $code)" test "$code" = 200
+expect_true "the object's bytes" cmp -s "$SMOKE_TMP/a" "$SMOKE_TMP/presigned"
+sig=${url##*X-Amz-Signature=}
+flipped=$(tr '0-9a-f' '1-9a-f0' <<<"${sig:0:1}")${sig:1}
+code=$(curl -s -o /dev/null -w '%{http_code}' "${url%"$sig"}$flipped")
+expect_true "a tampered signature is refused (got $code)" test "$code" = 403
+code=$(curl -s -o /dev/null -w '%{http_code}' "${url/\/$a\?//$a-other?}")
+expect_true "the query moved to another key is refused (got $code)" test "$code" = 403
+url=$("$POUCHCTL" blobs url "$account" "$a" --expires 1)
+sleep 2
+code=$(curl -s -o /dev/null -w '%{http_code}' "$url")
+expect_true "an expired presigned URL is refused (got $code)" test "$code" = 403
+code=$(curl -s -o /dev/null -w '%{http_code}' "$POUCH_S3_ENDPOINT/${POUCH_BLOB_STORE#s3://}/$account/$a")
 expect_true "the bucket is not public (got $code)" test "$code" = 403
-check s3_bucket_refuses_unsigned_reads
+check s3_presigned_urls_are_checked_by_radosgw
 
 # --- radosgw down: 503 and no row; back: the retry stores it ------------------------------------
 b=$(make_blob b 200000)
@@ -92,6 +104,12 @@ expect_true "no temporary file left" test -z "$(find "$blob_dir/tmp" -type f 2>/
 download "$token" "$pouch" "$a"
 expect_true "a download meanwhile is 5xx (got $STATUS)" test "$STATUS" -ge 500
 check s3_store_down_upload_is_503_unavailable_with_no_row
+"$POUCHCTL" gc >"$SMOKE_TMP/gc-down.out" 2>&1
+rc=$?
+expect_true "gc with the store down exits 1 ($rc)" test "$rc" = 1
+expect_true "and names the store ($(tail -n 1 "$SMOKE_TMP/gc-down.out"))" \
+    grep -q "pouchctl gc: the s3://${POUCH_BLOB_STORE#s3://} at $POUCH_S3_ENDPOINT failed" "$SMOKE_TMP/gc-down.out"
+check s3_store_down_gc_fails_and_says_so
 
 tools/stack/ceph.sh start-rgw "$CEPH_DIR" >/dev/null 2>&1
 upload "$token" "$pouch" "$b" "$SMOKE_TMP/b"
@@ -118,12 +136,22 @@ for i in 1 2 3 4 5; do
     ids+=("$id")
 done
 : >"$src/tmp/an-upload-in-progress"
-# listed ACCOUNT: the keys of the account's objects in the bucket, one a line.
+# listed ACCOUNT: the keys of the account's objects in the bucket, one a line (every page;
+# the query's parameters in name order and %-encoded by hand, as curl 7.88 signs the query as
+# written).
 listed() {
-    curl -sS --aws-sigv4 "aws:amz:$POUCH_S3_REGION:s3" --user "$POUCH_S3_ACCESS_KEY:$POUCH_S3_SECRET_KEY" \
-        -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' \
-        "$POUCH_S3_ENDPOINT/${POUCH_BLOB_STORE#s3://}?list-type=2&prefix=$1%2F" |
-        grep -o '<Key>[^<]*</Key>' | sed 's/<\/\?Key>//g' | sort
+    local token="" page query
+    while :; do
+        query="list-type=2&prefix=$(jq -rn --arg v "$1/" '$v|@uri')"
+        [[ -n $token ]] && query="continuation-token=$(jq -rn --arg v "$token" '$v|@uri')&$query"
+        page=$(curl -sS --aws-sigv4 "aws:amz:$POUCH_S3_REGION:s3" \
+            --user "$POUCH_S3_ACCESS_KEY:$POUCH_S3_SECRET_KEY" -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' \
+            "$POUCH_S3_ENDPOINT/${POUCH_BLOB_STORE#s3://}?$query")
+        grep -o '<Key>[^<]*</Key>' <<<"$page" | sed 's/<\/\?Key>//g'
+        grep -q '<IsTruncated>true</IsTruncated>' <<<"$page" || break
+        token=$(grep -o '<NextContinuationToken>[^<]*' <<<"$page" | sed 's/<NextContinuationToken>//')
+        [[ -n $token ]] || break
+    done | sort
 }
 out=$("$POUCHCTL" blobs migrate --from "$src" --limit 2 2>&1)
 expect_true "an interrupted run copies 2 ($out)" grep -qx 'copied 2, already there 0, failed 0 (stopped at --limit: run it again to continue)' <<<"$out"
@@ -146,6 +174,28 @@ expect_true "and holds the file's bytes" cmp -s "$SMOKE_TMP/m3" "$(blob_object "
 POUCH_BLOB_STORE= "$POUCHCTL" blobs migrate --from "$src" >/dev/null 2>&1
 expect_true "without an s3:// target it exits 2" test $? = 2
 check s3_blobs_migrate_replaces_a_damaged_object
+
+# --- gc lists the bucket in pages ----------------------------------------------------------------
+# 1,001 young unrecorded objects of one account (curl in parallel): gc must follow the
+# continuation token past the first 1,000 keys, and keeps them all (younger than 24 h).
+junk=$(flow_uuid)
+echo x >"$SMOKE_TMP/junk"
+urls=()
+for i in $(seq 1 1001); do urls+=(-T "$SMOKE_TMP/junk" "$POUCH_S3_ENDPOINT/${POUCH_BLOB_STORE#s3://}/$junk/j$i"); done
+curl -sS -Z --parallel-max 16 -o /dev/null --aws-sigv4 "aws:amz:$POUCH_S3_REGION:s3" \
+    --user "$POUCH_S3_ACCESS_KEY:$POUCH_S3_SECRET_KEY" -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' "${urls[@]}" \
+    2>"$SMOKE_TMP/junk.err"  # curl 7.88 shows its parallel progress meter despite -s
+total=$(listed "$junk" | wc -l)
+expect_true "1,001 objects stored ($total; a listing page holds 1,000)" test "$total" = 1001
+out=$("$POUCHCTL" gc 2>&1)
+expect_true "gc exits 0 ($out)" test $? = 0
+line=$(grep -o 'unrecorded blob objects (of [0-9]* listed in [0-9]* pages)' <<<"$out")
+n=$(sed 's/.*of \([0-9]*\) listed.*/\1/' <<<"$line")
+pages=$(sed 's/.* in \([0-9]*\) pages.*/\1/' <<<"$line")
+expect_true "gc listed every object, the 1,001 among them ($line)" test "${n:-0}" -ge 1001
+expect_true "in more than one page ($line)" test "${pages:-0}" -ge 2
+expect_true "and kept the young ones" test "$(listed "$junk" | wc -l)" = 1001
+check s3_gc_lists_the_bucket_in_pages
 
 # --- the CLI: push and pull through the bucket --------------------------------------------------
 # shellcheck source=tests/cli/lib.sh

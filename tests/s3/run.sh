@@ -15,6 +15,7 @@ source tools/stack/lib.sh
 
 S3_VAR=$(mktemp -d /tmp/pouch-s3.XXXXXX)
 CEPH_DIR=$(mktemp -d /tmp/pouch-ceph.XXXXXX)
+chmod 755 "$CEPH_DIR"  # the daemons run as user ceph (tools/stack/ceph.sh)
 export CEPH_DIR
 cleanup() {
     stack_stop

@@ -21,7 +21,8 @@ namespace {
 
 int migrate_usage(FILE* to) {
     std::fprintf(to,
-                 "usage: pouchctl blobs migrate [--from DIR] [--limit N]\n\n"
+                 "usage: pouchctl blobs migrate [--from DIR] [--limit N]\n"
+                 "       pouchctl blobs url ACCOUNT_ID BLOB_ID [--expires SECONDS]\n\n"
                  "Copies every blob file of DIR (default POUCH_BLOB_DIR) into the bucket of\n"
                  "POUCH_BLOB_STORE=s3://BUCKET (POUCH_S3_ENDPOINT, _REGION, _ACCESS_KEY,\n"
                  "_SECRET_KEY), under the same <account_id>/<blob_id> keys. Objects already\n"
@@ -58,6 +59,7 @@ namespace pouchctl {
 
 int cmd_blobs(const Args& args) {
     if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) return migrate_usage(stdout);
+    if (!args.empty() && args[0] == "url") return blobs_url(Args(args.begin() + 1, args.end()));
     if (args.empty() || args[0] != "migrate") return migrate_usage(stderr);
     pouch::config::Config config;
     try {

@@ -14,7 +14,8 @@ int cmd_migrate(const Args& args);  // migrate [--dir sql]
 int cmd_user(const Args& args);     // user role EMAIL ROLE [--reason R]
 int cmd_gc(const Args& args);       // gc  (expired reservations, unreferenced blobs)
 int cmd_pouch(const Args& args);    // pouch reset-epoch POUCH_ID
-int cmd_blobs(const Args& args);    // blobs migrate [--from DIR] [--limit N]
+int cmd_blobs(const Args& args);    // blobs migrate [--from DIR] [--limit N] | url ...
+int blobs_url(const Args& args);    // blobs url ACCOUNT BLOB [--expires S] (blobs_url.cpp)
 
 // Client helpers (no server needed).
 int cmd_keygen(const Args& args);             // keygen --out FILE  (prints the public JWK)

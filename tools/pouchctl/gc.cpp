@@ -53,7 +53,7 @@ bool remove_file(const std::string& path) {
 struct GcStats {
     long long reservations = 0, reservation_bytes = 0;
     long long blobs = 0, blob_bytes = 0, blob_accounts = 0;
-    long long temp_files = 0, orphan_files = 0;
+    long long temp_files = 0, orphan_files = 0, listed = 0, pages = 0;
     long long replay = 0, login_requests = 0, connect_tokens = 0;
     long long sessions = 0, access_tokens = 0, refresh_tokens = 0, commit_log = 0, shares = 0;
     bool failed = false;
@@ -128,6 +128,8 @@ void gc_files(pouch::db::Conn& conn, const pouch::storage::BlobStore& store, GcS
             st.failed = true;
     }
     store.list([&](const std::vector<pouch::storage::StoredObject>& page) {
+        ++st.pages;
+        st.listed += static_cast<long long>(page.size());
         std::map<std::string, std::vector<std::string>> old;
         for (const auto& o : page)
             if (o.modified < cutoff) old[o.account_id].push_back(o.blob_id);
@@ -223,8 +225,9 @@ int cmd_gc(const Args& args) {
                 st.reservation_bytes);
     std::printf("deleted %lld unreferenced blobs (%lld bytes) in %lld accounts\n", st.blobs,
                 st.blob_bytes, st.blob_accounts);
-    std::printf("removed %lld stale temporary files and %lld unrecorded blob objects\n",
-                st.temp_files, st.orphan_files);
+    std::printf("removed %lld stale temporary files and %lld unrecorded blob objects (of %lld "
+                "listed in %lld pages)\n",
+                st.temp_files, st.orphan_files, st.listed, st.pages);
     std::printf(
         "deleted %lld expired DPoP replay entries, %lld login requests, %lld connect "
         "tokens\n",

@@ -20,7 +20,7 @@ const Command kCommands[] = {
     {"gc", pouchctl::cmd_gc,
      "gc                           release reservations, delete unused blobs"},
     {"blobs", pouchctl::cmd_blobs,
-     "blobs migrate [--from DIR] [--limit N]  copy a blob directory into S3"},
+     "blobs migrate [--from DIR] [--limit N] | url ACCOUNT BLOB  S3: copy a directory in, presign"},
     {"pouch", pouchctl::cmd_pouch, "pouch reset-epoch POUCH_ID   start a new event log epoch"},
     {"keygen", pouchctl::cmd_keygen, "keygen --out FILE            new P-256 key, prints JWK"},
     {"jwk", pouchctl::cmd_jwk, "jwk --key FILE               public JWK and thumbprint"},
