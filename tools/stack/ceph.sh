@@ -19,7 +19,7 @@
 # able to reach DIR: radosgw parses HTTP from the network and nothing needs root once the files
 # are in place (Debian's own units run them so too).
 # Bluestore rather than memstore: 6-8 s from nothing to the self-check instead of 2 s (2 cores,
-# busy), but the objects live in a sparse file, not in the OSD's memory (the bench writes GBs),
+# busy), but the objects live in a sparse file, not in the OSD's memory (a bench run writes 1.5 GiB),
 # they survive an OSD restart, and writes take the path production's take (direct I/O, fsync).
 # Relies on ceph-mon, ceph-osd, radosgw, ceph-common (tools/stack/deps.sh),
 # curl 7.75+ (--aws-sigv4) and tools/stack/lib.sh for free ports.
