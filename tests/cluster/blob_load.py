@@ -20,7 +20,8 @@
       POUCH_S3_SECRET_KEY of the environment; listed with curl --aws-sigv4): every blob row
       has its object, of its size; every blob id a revision names has a row and an object;
       every blob the load finished has a row, and each commit it got applied is stored once;
-      each account's blob_bytes is the sum of its distinct blobs' sizes. Prints one JSON
+      each account's blob_bytes is the sum of its blob rows' sizes, and for the load's
+      accounts the sum of the sizes of the distinct blobs the load finished. Prints one JSON
       report (with the object and row counts) and exits 1 on any problem.
 
 Standard library (and tests/faults/loadlib.py), b3sum, curl and psql.
@@ -258,6 +259,13 @@ def cmd_check(a):
             if revs[c["revision_id"]] != 1:
                 problems.append("commit %s: revision stored %d times" % (c["operation_id"], revs[c["revision_id"]]))
         distinct = {(accounts[b["user"]], b["id"]): b["size"] for b in state["finished"]}
+        # From the client's side: each load account's usage of blobs is the sum of the sizes
+        # of the distinct blobs it finished (a copy uploaded again counts once).
+        for i, acc in accounts.items():
+            want = sum(size for (a, _), size in distinct.items() if a == acc)
+            got = int(psql(a.db, "SELECT blob_bytes FROM storage_accounts WHERE id = '%s'" % acc)[0][0])
+            if got != want:
+                problems.append("load account %s: blob_bytes %d, its distinct blobs %d" % (acc, got, want))
         report.update(load_blobs_finished=len(state["finished"]), load_blobs_distinct=len(distinct),
                       load_commits_applied=len(applied),
                       load_commits_not_applied=len(state["commits"]) - len(applied))
