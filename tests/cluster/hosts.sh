@@ -2,7 +2,10 @@
 # one host, each kept running by tools/stack/supervise.sh as the service user inside the
 # host's network namespace (net.sh), serving FastCGI on TCP at <host address>:<group port>
 # (POUCH_LISTEN, ports of STACK_GROUP_PORTS) to nginx alone (FCGI_WEB_SERVER_ADDRS = the bridge
-# address), with the shared multi-host database URL, Redis and blob directory.
+# address), with the shared multi-host database URL and Redis, and the blob store: the bucket
+# of run.sh's Ceph (POUCH_BLOB_STORE and POUCH_S3_* exported by run.sh) with a blob directory
+# of the host's own, which must stay empty; or, with POUCH_CLUSTER_BLOBS=dir, one directory
+# for both.
 # Sourced after tools/stack/lib.sh and net.sh; CLUSTER_DATABASE_URL must be set.
 # shellcheck shell=bash
 
@@ -31,7 +34,7 @@ host_serving() {
 host_start() {
     local i=$1 ns=${NET_NAMESPACES[$1 - 1]} addr=${NET_HOST_ADDRS[$1 - 1]} dir group log k
     dir=$(host_dir "$i")
-    mkdir -p "$dir/log" "$dir/pids"
+    mkdir -p "$dir/log" "$dir/pids" "$dir/blobs"
     rm -f "$dir"/pids/*.pid
     for group in "${STACK_HANDLERS[@]}"; do
         log=$dir/log/$group.log
@@ -48,7 +51,12 @@ host_start() {
             export POUCH_DATABASE_URL=$CLUSTER_DATABASE_URL
             export POUCH_REDIS_URL=redis://$STACK_REDIS_USER:$STACK_REDIS_PASSWORD@$NET_GATEWAY:$STACK_REDIS_PORT/0
             export POUCH_PUBLIC_URL=$STACK_URL POUCH_WEB_URL=$STACK_URL
-            export POUCH_BLOB_DIR=$STACK_DIR/blobs
+            if [[ $CLUSTER_BLOBS == ceph ]]; then
+                export POUCH_BLOB_DIR=$dir/blobs
+            else
+                unset POUCH_BLOB_STORE POUCH_S3_ENDPOINT POUCH_S3_REGION POUCH_S3_ACCESS_KEY POUCH_S3_SECRET_KEY
+                export POUCH_BLOB_DIR=$STACK_DIR/blobs
+            fi
             export POUCH_THREADS=${POUCH_THREADS:-8} POUCH_DB_POOL=${POUCH_DB_POOL:-3}
             export POUCH_LOG_LEVEL=info
             exec ip netns exec "$ns" setsid "${STACK_AS[@]}" "$STACK_SUPERVISE" "$group" \

@@ -1,8 +1,13 @@
 # scenarios.sh -- what `make test-cluster` does to the cluster of tests/cluster/run.sh, in one
 # function (cluster_scenarios) sourced after the smoke helpers: a steady CLI-path commit load
 # and parked events long-polls run throughout while
-#   (a) every process of handler host 1 is killed (-9): nginx moves requests to host 2; then
-#       host 1 comes back and takes requests again;
+#   (a) every process of handler host 1 is killed (-9): nginx moves requests to host 2, and
+#       blobs uploaded through host 1 download through host 2; then host 1 comes back and
+#       takes requests again;
+#   (s) radosgw is killed (-9) under a blob upload and commit load (blob_load.py): uploads
+#       answer 503 `unavailable` with Retry-After meanwhile, the retried ones succeed once it
+#       is back, and no revision names a blob missing from the bucket, no blob is counted
+#       twice (skipped with POUCH_CLUSTER_BLOBS=dir);
 #   (b) the PostgreSQL primary (its keeper, postmaster and backends) is killed (-9):
 #       pg_auto_failover promotes the standby, requests answer 503 `unavailable` during the
 #       switch and succeed afterwards with the same handler processes;
@@ -93,24 +98,38 @@ report() { jq -r "$1" <<<"$LOAD_REPORT"; }
 poll_report() { jq -r "$1" <<<"$POLL_REPORT"; }
 
 # --- shared blobs ----------------------------------------------------------------------------
-# blobs_upload N: N blobs uploaded by the polls' web user (nginx spreads the uploads over both
-# hosts); their ids in BLOB_IDS, their bytes in SMOKE_TMP/blob-<i>.
+# blob_put_host I ID: nginx passed the upload of blob ID to host I (its access log).
+blob_put_host() {
+    grep -F "\"method\":\"PUT\",\"uri\":\"/v1/pouches/$POLL_POUCH/blobs/$2\"" "$STACK_DIR/log/nginx-access.log" |
+        grep -qF "\"upstream\":\"${NET_HOST_ADDRS[$1 - 1]}:"
+}
+
+# blobs_upload: blobs uploaded by the polls' web user until nginx has passed at least two
+# uploads to each host (at most 24); their ids in BLOB_IDS, the host of each in BLOB_HOSTS,
+# their bytes in SMOKE_TMP/blob-<i>.
 blobs_upload() {
-    local i id items='[]'
-    BLOB_IDS=()
-    for ((i = 0; i < $1; i++)); do
-        head -c $((1000 + i)) /dev/urandom >"$SMOKE_TMP/blob-$i"
+    local i id size on1=0 on2=0
+    BLOB_IDS=() BLOB_HOSTS=()
+    for ((i = 0; i < 24 && (on1 < 2 || on2 < 2); i++)); do
+        size=$((1000 + i * 4099))
+        head -c "$size" /dev/urandom >"$SMOKE_TMP/blob-$i"
         id=$(b3sum --raw "$SMOKE_TMP/blob-$i" | basenc --base64url | tr -d '=')
-        BLOB_IDS+=("$id")
-        items=$(jq -c --arg id "$id" --argjson n $((1000 + i)) '. + [{id:$id, stored_size:$n}]' <<<"$items")
-    done
-    WEB_TOKEN=$POLL_TOKEN web_req POST "/v1/pouches/$POLL_POUCH/blobs/check" "{\"blobs\":$items}"
-    expect_status 200
-    for ((i = 0; i < $1; i++)); do
-        req PUT "/v1/pouches/$POLL_POUCH/blobs/${BLOB_IDS[i]}" "@$SMOKE_TMP/blob-$i" \
+        WEB_TOKEN=$POLL_TOKEN web_req POST "/v1/pouches/$POLL_POUCH/blobs/check" \
+            "{\"blobs\":[{\"id\":\"$id\",\"stored_size\":$size}]}"
+        expect_status 200
+        req PUT "/v1/pouches/$POLL_POUCH/blobs/$id" "@$SMOKE_TMP/blob-$i" \
             -H 'Content-Type: application/octet-stream' -H "Authorization: Bearer $POLL_TOKEN"
         expect_status 201
+        BLOB_IDS+=("$id")
+        if blob_put_host 1 "$id"; then
+            BLOB_HOSTS+=(1) on1=$((on1 + 1))
+        elif blob_put_host 2 "$id"; then
+            BLOB_HOSTS+=(2) on2=$((on2 + 1))
+        else
+            BLOB_HOSTS+=(0)
+        fi
     done
+    expect_true "uploads passed to host 1: $on1, to host 2: $on2 (want 2 each)" test "$on1" -ge 2 -a "$on2" -ge 2
 }
 
 # blobs_download_match: every uploaded blob downloads through nginx with its exact bytes.
@@ -122,6 +141,106 @@ blobs_download_match() {
             cmp -s "$SMOKE_TMP/got-$i" "$SMOKE_TMP/blob-$i" && ok=$((ok + 1))
     done
     [[ $ok == "${#BLOB_IDS[@]}" ]]
+}
+
+# host_blob_files: regular files in the hosts' own blob directories (with Ceph: none may be
+# left there, every blob is in the bucket).
+host_blob_files() { find "$STACK_DIR"/h*/blobs -type f 2>/dev/null | wc -l; }
+
+# store_check [LOAD DIR]: blob_load.py check of the bucket and the database; sets STORE_REPORT.
+store_check() {
+    STORE_REPORT=$(python3 tests/cluster/blob_load.py check "${1:-}" "$POUCH_DATABASE_URL" 2>"$STACK_DIR/log/store-check.err") || true
+    [[ -n $STORE_REPORT ]] || STORE_REPORT=$(jq -nc --arg e "$(tail -n 3 "$STACK_DIR/log/store-check.err")" '{problem_count: 1, problems: [$e]}')
+}
+store_report() { jq -r "$1" <<<"$STORE_REPORT"; }
+
+# --- the object store lost under load --------------------------------------------------------
+blob_reqs() { echo "$BLOB_LOAD_DIR/requests.jsonl"; }
+
+# blob_answers KIND A B [JQ FILTER]: {"what": count} of the blob load's requests of KIND sent
+# at or after A and answered by B, among those the filter keeps.
+blob_answers() {
+    jq -sc --arg k "$1" --argjson a "$2" --argjson b "$3" \
+        "[.[] | select(.kind == \$k and .w0 >= \$a and .w1 <= \$b) | select(${4:-true})] | group_by(.what) | map({key: .[0].what, value: length}) | from_entries" "$(blob_reqs)"
+}
+
+store_loss() {
+    local t_pre t_kill t_back t_up during before after first_up no_ra status retried unfinished i
+    BLOB_LOAD_DIR=$STACK_DIR/load-blobs
+    mkdir -p "$BLOB_LOAD_DIR"
+    python3 tests/cluster/blob_load.py run "$POUCH_URL" "$BLOB_LOAD_DIR" --workers 4 --users 2 \
+        >"$BLOB_LOAD_DIR/run.log" 2>&1 &
+    BLOB_LOAD_PID=$!
+    retry 60 test -e "$BLOB_LOAD_DIR/ready" || { smoke_fail "blob_load.py did not start: $(tail -n 3 "$BLOB_LOAD_DIR/run.log")"; return 1; }
+    sleep 4
+    # The outage lies between t_pre (kill-rgw starts) and t_kill (it returned: radosgw is gone;
+    # the script itself takes a moment).
+    t_pre=$(now_s)
+    tools/stack/ceph.sh kill-rgw "$CLUSTER_CEPH" 2>>"$STACK_DIR/log/ceph.log"
+    t_kill=$(now_s)
+    sleep 8
+    t_back=$(now_s)
+    tools/stack/ceph.sh start-rgw "$CLUSTER_CEPH" 2>>"$STACK_DIR/log/ceph.log" ||
+        smoke_fail "radosgw did not start again: $(tail -n 3 "$STACK_DIR/log/ceph.log")"
+    t_up=$(now_s)
+    sleep 6
+    touch "$BLOB_LOAD_DIR/stop"
+    status=0
+    wait "$BLOB_LOAD_PID" || status=$?
+    BLOB_LOAD_PID=0
+    expect_true "blob_load.py run exited with $status: $(tail -n 3 "$BLOB_LOAD_DIR/run.log")" test "$status" = 0
+
+    before=$(blob_answers put 0 "$t_pre" '.new')
+    # Uploads sent after the kill and answered before the restart began.
+    during=$(blob_answers put "$t_kill" "$t_back" '.new')
+    after=$(blob_answers put "$t_up" 1e12 '.new')
+    expect_true "new blobs' uploads before the kill: $before (want only 201)" \
+        bash -c "[[ \$(jq -r 'keys | join(\",\")' <<<'$before') == 201 ]]"
+    expect_true "new blobs' uploads while radosgw is gone: $during (want only 503:unavailable)" \
+        bash -c "[[ \$(jq -r 'keys | join(\",\")' <<<'$during') == 503:unavailable ]]"
+    no_ra=$(jq -s '[.[] | select(.status == 503 and (.retry_after // "") == "")] | length' "$(blob_reqs)")
+    expect_true "503 answers without Retry-After: $no_ra" test "$no_ra" = 0
+    check uploads_answer_503_unavailable_with_retry_after_while_the_store_is_gone
+
+    first_up=$(jq -s --argjson t "$t_up" '[.[] | select(.kind == "put" and .new and .status == 201 and .w0 >= $t) | .w1 - $t] | min // 99' "$(blob_reqs)")
+    expect_true "new blobs' uploads since radosgw is back: $after (want 201 only)" \
+        bash -c "[[ \$(jq -r 'keys | join(\",\")' <<<'$after') == 201 ]]"
+    expect_true "first upload stored ${first_up} s after radosgw answered again (want < 3)" lt "$first_up" 3
+    # Every blob whose upload was refused was uploaded by a retry, and committed.
+    retried=$(jq -s '[.[] | select(.kind == "put" and .status == 503) | .blob] | unique' "$(blob_reqs)")
+    unfinished=$(jq -n --argjson r "$retried" --slurpfile s "$BLOB_LOAD_DIR/state.json" \
+        '$r - [$s[0].finished[].id] | length')
+    expect_true "blobs refused with 503: $(jq length <<<"$retried"), not uploaded later: $unfinished" \
+        test "$(jq length <<<"$retried")" -gt 0 -a "$unfinished" = 0
+    check retried_uploads_succeed_once_the_store_is_back
+
+    store_check "$BLOB_LOAD_DIR"
+    expect_true "store problems: $(store_report '.problems | join("; ")')" test "$(store_report .problem_count)" = 0
+    expect_true "load: $(store_report '"\(.load_blobs_finished) blobs (\(.load_blobs_distinct) distinct), \(.load_commits_applied) commits applied"')" \
+        test "$(store_report .load_commits_applied)" -gt 0
+    check no_revision_names_a_missing_object_and_no_blob_is_counted_twice
+    local all_500
+    all_500=$(jq -s '[.[] | select(.status >= 500 and .status != 503)] | length' "$(blob_reqs)")
+    expect_true "blob load answers other than 503 among the 5xx: $all_500" test "$all_500" = 0
+
+    # A sample of the load's blobs download through nginx with the bytes that hash to their id.
+    local n ok=0 tok pouch id
+    n=$(jq '.finished | length' "$BLOB_LOAD_DIR/state.json")
+    for ((i = 0; i < n && i < 8; i++)); do
+        id=$(jq -r ".finished[$i].id" "$BLOB_LOAD_DIR/state.json")
+        tok=$(jq -r ".users[.finished[$i].user].token" "$BLOB_LOAD_DIR/state.json")
+        pouch=$(jq -r ".users[.finished[$i].user].pouch" "$BLOB_LOAD_DIR/state.json")
+        [[ $(curl -sS --max-time 10 -H "Authorization: Bearer $tok" "$POUCH_URL/v1/pouches/$pouch/blobs/$id" |
+            b3sum --raw | basenc --base64url | tr -d '=') == "$id" ]] && ok=$((ok + 1))
+    done
+    expect_true "load blobs downloaded with their bytes: $ok of $((n < 8 ? n : 8))" test "$ok" = "$((n < 8 ? n : 8))" -a "$ok" -gt 0
+    check blobs_uploaded_around_the_outage_download_intact
+
+    STORE_FIGURES=$(jq -nc --argjson b "$before" --argjson d "$during" --argjson a "$after" \
+        --argjson f "$first_up" --argjson r "$(jq length <<<"$retried")" --argjson s "$STORE_REPORT" \
+        --argjson c "$(blob_answers commit "$t_kill" "$t_back")" \
+        '{uploads_before: $b, uploads_while_gone: $d, uploads_after: $a, first_upload_after_restart_s: $f,
+          blobs_refused_then_uploaded: $r, commits_while_gone: $c, store: ($s | del(.problems))}')
 }
 
 # --- a commit cut off in flight ----------------------------------------------------------------
@@ -202,7 +321,7 @@ cluster_scenarios() {
         expect_true "host $i reaches Redis (no database fallback)" retry 10 redis_reached "$i"
     done
     check both_hosts_use_the_shared_redis
-    blobs_upload 4
+    blobs_upload
     check blobs_upload_through_both_hosts
 
     # (a) ------------------------------------------------------------------------------------
@@ -224,6 +343,12 @@ cluster_scenarios() {
         test "$(jq -r '[keys[] | select(startswith("500"))] | length' <<<"$during")" = 0
     check commits_move_to_host_2_when_host_1_dies
     expect_true "blobs uploaded through either host download while host 1 is gone" blobs_download_match
+    if [[ $CLUSTER_BLOBS == ceph ]]; then
+        store_check
+        expect_true "every blob row has its object in the bucket: $(store_report '"\(.blob_rows) rows, \(.blob_objects) objects; \(.problems | join("; "))"')" \
+            test "$(store_report .problem_count)" = 0 -a "$(store_report .blob_objects)" -ge "${#BLOB_IDS[@]}"
+        expect_true "the hosts' own blob directories hold no file: $(host_blob_files)" test "$(host_blob_files)" = 0
+    fi
     check blobs_live_on_storage_every_host_reads
     # nginx passes a commit cut off by the kill to host 2 ("<host1>, <host2>" in the log).
     # Why nginx left host 1: refused connections (it was gone) or requests cut off in flight.
@@ -246,6 +371,15 @@ cluster_scenarios() {
     echo "=== cluster/commit_cut_off"
     commit_cut_off_in_flight
     figure commit_cut_off "${CUT_FIGURES:-null}"
+
+    # (s) ------------------------------------------------------------------------------------
+    echo "=== cluster/store_loss"
+    if [[ $CLUSTER_BLOBS == ceph ]]; then
+        store_loss || return 1
+        figure store_loss "${STORE_FIGURES:-null}"
+    else
+        echo "  (skipped: POUCH_CLUSTER_BLOBS=dir, no object store)"
+    fi
 
     # (b) ------------------------------------------------------------------------------------
     echo "=== cluster/primary_loss"

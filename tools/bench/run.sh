@@ -10,8 +10,10 @@
 # writes both, the plots and, after a full run, the generated block of docs/PERFORMANCE.md.
 # Raw outputs sit beside them. Always tears down.
 #
-# BENCH_ONLY="crypto rss health get commit pages login waiters roundtrip clients" picks sections
-# (clients: tools/bench/clients.sh, the reference clients side by side with Syncthing);
+# BENCH_ONLY="crypto rss health get commit pages login waiters roundtrip blobs clients" picks
+# sections (blobs: tools/bench/blobs.sh, blob throughput on S3 against radosgw itself and on a
+# directory, with a Ceph of its own; clients: tools/bench/clients.sh, the reference clients
+# side by side with Syncthing);
 # BENCH_SECONDS (default 10) is the length of each wrk/pgbench run; BENCH_PERF=1 records each
 # wrk run with perf; BENCH_FSYNC="off on" the durability of the commit rows; BENCH_STRICT=1
 # exits 1 when any row is MISSED; BENCH_AUTO_EXPLAIN=1 logs slow plans. Relies on
@@ -22,7 +24,7 @@ cd "$(dirname "$0")/../.."
 # shellcheck source=tools/stack/lib.sh
 source tools/stack/lib.sh
 
-only=${BENCH_ONLY:-crypto rss health get commit pages login waiters roundtrip clients}
+only=${BENCH_ONLY:-crypto rss health get commit pages login waiters roundtrip blobs clients}
 secs=${BENCH_SECONDS:-10}
 for cmd in wrk pgbench openssl jq; do
     command -v "$cmd" >/dev/null || stack_die "$cmd not found (apt-get install wrk postgresql-contrib)"
@@ -619,13 +621,46 @@ bench_roundtrip() {
     row "sync round trip A -> B with 1,000 parked, p99 ms ($(jq -r '"\(.ok)/\(.rounds) rounds, \(.idle_answered) of \(.idle) idle waiters answered; p50 \(.p50_ms) ms, max \(.max_ms) ms; B woken p50 \(.wake_p50_ms) ms, A answered p50 \(.commit_p50_ms) ms"' <<<"$out"); fsync on)" "$(jq .p99_ms <<<"$out")" "50 ms" "$r" "<= 1.0" "$(verdict "$r" 1.0 le "$fails")"
 }
 
+# --- blobs: upload and download through the service on S3 against radosgw, and on a directory ---
+# tools/bench/blobs.sh runs its own Ceph and stacks (the S3 backend is chosen at start) and
+# writes blobs.jsonl; the rows compare the same objects moved the three ways in this run.
+bench_blobs() {
+    local j=$OUT_DIR/blobs.jsonl way p what how s3 rg dir failed r count
+    tools/bench/blobs.sh "$OUT_DIR" || note "blobs: tools/bench/blobs.sh failed (see $OUT_DIR/blobs.err)"
+    [[ -s $j ]] || { row "blob throughput: no result (see $OUT_DIR/blobs.err)" - - - ">= 0.8" MISSED; return 0; }
+    # The median over the rounds (tools/bench/blobs.sh: BENCH_BLOB_ROUNDS, 3).
+    mibs() {
+        jq -rs --arg b "$1" --arg w "$way" --argjson p "$p" '[.[] | select(.backend == $b and .way == $w and .par == $p) | .mib_s] | sort
+            | if length == 0 then "" else .[(length / 2 | floor)] end' "$j"
+    }
+    for way in up down; do
+        what=upload
+        [[ $way == down ]] && what=download
+        for p in 1 8; do
+            how="one at a time"
+            ((p > 1)) && how="$p at once"
+            count=$(jq -rs '[.[] | select(.backend == "s3")] | "\(.[0].n) x \(.[0].mib / .[0].n) MiB, median of \([.[].round] | max) rounds"' "$j")
+            s3=$(mibs s3) rg=$(mibs radosgw) dir=$(mibs dir)
+            # Any transfer that failed in the pass, or a blob that came back other, misses the row.
+            failed=$(jq -s --arg w "$way" --argjson p "$p" \
+                '[.[] | select(.way == $w and (.par == $p or .check != null)) | .failed] | add // 0' "$j")
+            r=$(ratio "$s3" "$rg")
+            row "blob $what through the service on S3 (radosgw) vs curl --aws-sigv4 straight to radosgw (MiB/s, $count, $how)" \
+                "$s3" "$rg" "$r" ">= 0.8" "$(verdict "$r" 0.8 ge "$failed")" "$(cat "$OUT_DIR/blobs-bucket.txt" 2>/dev/null)"
+            r=$(ratio "$s3" "$dir")
+            report "blob $what through the service: S3 (radosgw) vs the local directory (MiB/s, $count, $how)" \
+                "$s3" "$dir" "$r" "$failed"
+        done
+    done
+}
+
 if [[ ${BENCH_APPEND:-0} != 1 ]]; then
     : >"$OUT_DIR/wrk.txt"
     : >"$OUT_DIR/pgbench.txt"
     : >"$OUT_DIR/loadgen.jsonl"
 fi
 echo "| row | measured | baseline | ratio | target | verdict | load |"
-for section in crypto rss health get commit pages login waiters roundtrip clients; do
+for section in crypto rss health get commit pages login waiters roundtrip blobs clients; do
     [[ " $only " == *" $section "* ]] || continue
     echo "=== $section" >&2
     SECTION=$section "bench_$section"

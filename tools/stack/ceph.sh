@@ -12,13 +12,14 @@
 #   ceph.sh status DIR         exit 0 when radosgw answers; prints which daemons run
 # Environment (start):
 #   POUCH_CEPH_RGW_ADDRS  radosgw's listen addresses (default 127.0.0.1); s3.env names the first
+#   POUCH_CEPH_MON_PORT   the mon's port (default: a free one)
 #   POUCH_CEPH_BUCKET     the bucket (default pouch-blobs)
 #   POUCH_CEPH_STORE      bluestore (default) or memstore
 # Run as root, the daemons drop to Debian's `ceph` user (--setuser/--setgroup), which must be
 # able to reach DIR: radosgw parses HTTP from the network and nothing needs root once the files
 # are in place (Debian's own units run them so too).
 # Bluestore rather than memstore: 6-8 s from nothing to the self-check instead of 2 s (2 cores,
-# busy), but the objects live in a sparse file, not in the OSD's memory (the bench writes GBs),
+# busy), but the objects live in a sparse file, not in the OSD's memory (a bench run writes 1.5 GiB),
 # they survive an OSD restart, and writes take the path production's take (direct I/O, fsync).
 # Relies on ceph-mon, ceph-osd, radosgw, ceph-common (tools/stack/deps.sh),
 # curl 7.75+ (--aws-sigv4) and tools/stack/lib.sh for free ports.
@@ -207,7 +208,12 @@ ceph_start() {
     else
         stack_free_port CEPH_RGW_PORT
     fi
-    stack_free_port CEPH_MON_PORT
+    if [[ -n ${POUCH_CEPH_MON_PORT:-} ]]; then
+        stack_port_in_use "$POUCH_CEPH_MON_PORT" && ceph_die "port $POUCH_CEPH_MON_PORT is taken"
+        CEPH_MON_PORT=$POUCH_CEPH_MON_PORT
+    else
+        stack_free_port CEPH_MON_PORT
+    fi
     # S3 keys as AWS shapes them: a 20-character access key id, a 40-character secret.
     # (tr ends on SIGPIPE when head has enough: not a failure.)
     S3_ACCESS_KEY=$(set +o pipefail; tr -dc 'A-Z0-9' </dev/urandom | head -c 20)

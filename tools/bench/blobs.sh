@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# blobs.sh -- the blobs section of `make bench` (issue 27), run by tools/bench/run.sh in a
+# process of its own: blob upload and download throughput through the service on the S3
+# backend against curl --aws-sigv4 PUT/GET of the same objects straight to radosgw, and
+# through the service on the local-directory backend.
+#   blobs.sh OUT_DIR
+# Starts a single-host Ceph (tools/stack/ceph.sh), makes BENCH_BLOBS (32) objects of
+# BENCH_BLOB_MIB (4) MiB of random bytes for each pass -- BENCH_BLOB_ROUNDS (3) rounds of two
+# passes, one at a time and 8 at once -- then, each in a stack of its
+# own (tools/stack/lib.sh, PostgreSQL durable, as bench/run.sh's): the stack on the local
+# directory; the stack on the Ceph's bucket (its s3.env), beside the same PUTs and GETs
+# straight to radosgw. A pass is one curl process: one transfer at a time (connections kept
+# alive), or 8 at once (curl -Z --parallel-max 8); the service's uploads are PUT
+# /v1/pouches/{id}/blobs/{blobId} after one blob check of all of them, its downloads GET of
+# the same path (nginx streams the file, or fetches the object with a presigned URL), as a
+# web user (Authorization: Bearer) does. Each pass has blobs of its own: BENCH_BLOB_ROUNDS (3)
+# rounds of the two passes. Appends one JSON line per pass to OUT_DIR/blobs.jsonl: {backend:
+# dir|s3|radosgw, way: up|down, par, round, n, mib, secs, mib_s, failed, note}; run.sh
+# compares the medians over the rounds. The stacks and the Ceph are stopped at the end, whatever happens.
+#   blobs.sh stack dir|s3 OUT_DIR FILES_DIR CEPH_DIR   (one stack: what the above runs twice)
+# Relies on tools/stack/{lib,ceph}.sh, tests/smoke/{lib,flows}.sh, curl 7.88, b3sum, jq.
+set -euo pipefail
+SELF=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
+cd "$(dirname "$0")/../.."
+# shellcheck source=tools/stack/lib.sh
+source tools/stack/lib.sh
+
+n=${BENCH_BLOBS:-32}
+mib=${BENCH_BLOB_MIB:-4}
+rounds=${BENCH_BLOB_ROUNDS:-3}
+par=8
+PASSES=""
+for ((r = 1; r <= rounds; r++)); do PASSES+="seq-$r par-$r "; done
+
+# measure BACKEND WAY PAR EXPECT_STATUS NOTE CURL ARGS...: one curl process of n transfers,
+# timed; appends its line to blobs.jsonl. A transfer fails unless it answers EXPECT_STATUS
+# (and, for a download, brings mib MiB).
+measure() {
+    local backend=$1 way=$2 p=$3 want=$4 note=$5 t0 t1 out failed
+    shift 5
+    local pargs=()
+    ((p > 1)) && pargs=(-Z --parallel-max "$p")
+    t0=$(date +%s.%N)
+    out=$(curl -sS --no-progress-meter "${pargs[@]}" --max-time 300 -w '%{http_code} %{size_download}\n' "$@" 2>>"$OUT/blobs.err") || true
+    t1=$(date +%s.%N)
+    printf '%s\n' "$out" >"$OUT/blobs-$backend-$way-$p-${ROUND:-1}.codes"
+    failed=$(awk -v w="$want" -v way="$way" -v b=$((mib * 1048576)) -v n="$n" '
+        { if ($1 != w || (way == "down" && $2 != b)) bad++; seen++ }
+        END { print bad + (n - seen) }' <<<"$out")
+    jq -nc --arg backend "$backend" --arg way "$way" --argjson par "$p" --argjson n "$n" \
+        --argjson mib "$((n * mib))" --arg t0 "$t0" --arg t1 "$t1" --argjson failed "$failed" --arg note "$note" \
+        --argjson round "${ROUND:-1}" '{backend:$backend, way:$way, par:$par, round:$round, n:$n, mib:$mib, secs:(($t1|tonumber) - ($t0|tonumber)),
+          failed:$failed, note:$note} | .mib_s = (.mib / .secs * 100 | round / 100)' | tee -a "$OUT/blobs.jsonl"
+}
+
+# ids PASS: the blob ids of a pass, one a line (FILES/PASS/ID files).
+ids() { ls "$FILES/$1"; }
+
+# put_args PASS URL_PREFIX: curl arguments uploading every file of the pass to PREFIX<id>.
+put_args() {
+    local id
+    for id in $(ids "$1"); do printf '%s\n' -o /dev/null -T "$FILES/$1/$id" "$2$id"; done
+}
+get_args() {
+    local id
+    for id in $(ids "$1"); do printf '%s\n' -o /dev/null "$2$id"; done
+}
+
+# bucket_keys PREFIX: how many objects of the bucket have keys starting with PREFIX.
+bucket_keys() {
+    curl -sS --max-time 30 --aws-sigv4 "aws:amz:$POUCH_S3_REGION:s3" \
+        --user "$POUCH_S3_ACCESS_KEY:$POUCH_S3_SECRET_KEY" -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' \
+        "$POUCH_S3_ENDPOINT/${POUCH_BLOB_STORE#s3://}?list-type=2&max-keys=1000&prefix=$1" |
+        { grep -o '<Key>' || true; } | wc -l
+}
+
+# --- one stack -------------------------------------------------------------------------------
+one_stack() {
+    local backend=$1 http_port="" pass items p args s3_before=0 s3_after note
+    STACK_VAR_DIR=$(mktemp -d /var/tmp/pouch-bench-blobs.XXXXXX)
+    trap 'stack_stop; rm -rf "$STACK_VAR_DIR" "${SMOKE_TMP:-/nonexistent}"' EXIT
+    if [[ $backend == s3 ]]; then
+        set -a
+        # shellcheck source=/dev/null
+        source "$CEPH/s3.env"
+        set +a
+    else
+        unset POUCH_BLOB_STORE POUCH_S3_ENDPOINT POUCH_S3_REGION POUCH_S3_ACCESS_KEY POUCH_S3_SECRET_KEY
+    fi
+    stack_free_port http_port
+    stack_init "$STACK_VAR_DIR" "$http_port" durable
+    stack_start >"$OUT/blobs-stack-$backend.log" 2>&1
+    stack_export_client_env
+    # shellcheck source=tests/smoke/lib.sh
+    source tests/smoke/lib.sh
+    # shellcheck source=tests/smoke/flows.sh
+    source tests/smoke/flows.sh
+    trap 'stack_stop; rm -rf "$STACK_VAR_DIR" "${SMOKE_TMP:-/nonexistent}"' EXIT
+    flow_user blobbench >/dev/null
+
+    # One check reserves every blob of every pass.
+    items=$(for pass in $PASSES; do
+        for id in $(ids "$pass"); do jq -nc --arg id "$id" --argjson s $((mib * 1048576)) '{id:$id, stored_size:$s}'; done
+    done | jq -sc '{blobs: .}')
+    req POST "/v1/pouches/$POUCH/blobs/check" "$items" -H "Authorization: Bearer $WEB_TOKEN"
+    [[ $STATUS == 200 ]] || stack_die "blob check answered $STATUS: ${BODY:0:300}"
+    [[ $backend == s3 ]] && s3_before=$(bucket_keys "")
+
+    local prefix=$STACK_URL/v1/pouches/$POUCH/blobs/ round
+    local auth=(-H "Authorization: Bearer $WEB_TOKEN")
+    local sig=() direct=""
+    if [[ $backend == s3 ]]; then
+        sig=(--aws-sigv4 "aws:amz:$POUCH_S3_REGION:s3" --user "$POUCH_S3_ACCESS_KEY:$POUCH_S3_SECRET_KEY"
+            -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD')
+        direct=$POUCH_S3_ENDPOINT/${POUCH_BLOB_STORE#s3://}/bench-direct/
+    fi
+    # Each pass uploads its own blobs (an id already stored would answer 200 from the database
+    # alone); on S3 it alternates with the same PUTs straight to radosgw, the baseline first in
+    # odd rounds and second in even ones, so a burst of load elsewhere hits both alike.
+    for pass in $PASSES; do
+        p=1 round=${pass#*-}
+        [[ $pass == par-* ]] && p=$par
+        if [[ $backend == s3 ]] && ((round % 2 == 1)); then
+            mapfile -t args < <(put_args "$pass" "$direct")
+            ROUND=$round measure radosgw up "$p" 200 "curl --aws-sigv4 PUT" "${sig[@]}" "${args[@]}"
+        fi
+        mapfile -t args < <(put_args "$pass" "$prefix")
+        ROUND=$round measure "$backend" up "$p" 201 "" "${auth[@]}" -H 'Content-Type: application/octet-stream' "${args[@]}"
+        if [[ $backend == s3 ]] && ((round % 2 == 0)); then
+            mapfile -t args < <(put_args "$pass" "$direct")
+            ROUND=$round measure radosgw up "$p" 200 "curl --aws-sigv4 PUT" "${sig[@]}" "${args[@]}"
+        fi
+    done
+    if [[ $backend == s3 ]]; then
+        s3_after=$(bucket_keys "")
+        note="objects in the bucket: $s3_before before the service's uploads, $s3_after after (of them $(bucket_keys bench-direct%2F) the baseline's)"
+        echo "blobs: $note" >&2
+        echo "$note" >"$OUT/blobs-bucket.txt"
+    fi
+    for pass in $PASSES; do
+        p=1 round=${pass#*-}
+        [[ $pass == par-* ]] && p=$par
+        if [[ $backend == s3 ]] && ((round % 2 == 1)); then
+            mapfile -t args < <(get_args "$pass" "$direct")
+            ROUND=$round measure radosgw down "$p" 200 "curl --aws-sigv4 GET" "${sig[@]}" "${args[@]}"
+        fi
+        mapfile -t args < <(get_args "$pass" "$prefix")
+        ROUND=$round measure "$backend" down "$p" 200 "" "${auth[@]}" "${args[@]}"
+        if [[ $backend == s3 ]] && ((round % 2 == 0)); then
+            mapfile -t args < <(get_args "$pass" "$direct")
+            ROUND=$round measure radosgw down "$p" 200 "curl --aws-sigv4 GET" "${sig[@]}" "${args[@]}"
+        fi
+    done
+    # One blob of each pass comes back with its own bytes (the passes above count sizes).
+    for pass in $PASSES; do
+        id=$(ids "$pass" | head -n 1)
+        curl -sS --max-time 30 "${auth[@]}" "$prefix$id" | cmp -s - "$FILES/$pass/$id" ||
+            echo "{\"backend\":\"$backend\",\"way\":\"down\",\"check\":\"$pass/$id\",\"failed\":1,\"note\":\"other bytes than uploaded\"}" >>"$OUT/blobs.jsonl"
+    done
+}
+
+if [[ ${1:-} == stack ]]; then
+    OUT=$3 FILES=$4 CEPH=$5
+    one_stack "$2"
+    exit 0
+fi
+
+OUT=${1:?usage: blobs.sh OUT_DIR}
+mkdir -p "$OUT"
+: >"$OUT/blobs.jsonl"
+: >"$OUT/blobs.err"
+WORK=$(mktemp -d /var/tmp/pouch-bench-blobs.XXXXXX)
+chmod 711 "$WORK"   # the Ceph daemons run as user ceph (ceph.sh)
+cleanup() {
+    tools/stack/ceph.sh stop "$WORK/ceph" 2>/dev/null || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+mkdir -p "$WORK/ceph"
+t0=$SECONDS
+tools/stack/ceph.sh start "$WORK/ceph" 2>"$OUT/blobs-ceph.log" || stack_die "Ceph did not start: $(tail -n 5 "$OUT/blobs-ceph.log")"
+echo "blobs: $(tail -n 1 "$OUT/blobs-ceph.log") ($((SECONDS - t0)) s)" >&2
+for pass in $PASSES; do
+    mkdir -p "$WORK/files/$pass"
+    for ((i = 0; i < n; i++)); do
+        head -c $((mib * 1048576)) /dev/urandom >"$WORK/files/tmp"
+        mv "$WORK/files/tmp" "$WORK/files/$pass/$(b3sum --raw "$WORK/files/tmp" | basenc --base64url | tr -d '=')"
+    done
+done
+chmod -R a+rX "$WORK/files"
+"$SELF" stack dir "$OUT" "$WORK/files" "$WORK/ceph"
+"$SELF" stack s3 "$OUT" "$WORK/files" "$WORK/ceph"
