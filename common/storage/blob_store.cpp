@@ -54,7 +54,7 @@ void StagedBlob::write(const char* p, size_t n) {
 }
 
 void StagedBlob::sync() {
-    if (::fsync(fd_) != 0) io_failure("fsync", path_);
+    if (store_.keeps_staged_file() && ::fsync(fd_) != 0) io_failure("fsync", path_);
     ::close(fd_);
     fd_ = -1;
 }

@@ -58,7 +58,8 @@ class StagedBlob {
     StagedBlob& operator=(const StagedBlob&) = delete;
 
     void write(const char* p, size_t n);
-    // Makes the bytes durable and closes the file.
+    // Closes the file, first making its bytes durable when the store keeps the file itself
+    // (BlobStore::keeps_staged_file).
     void sync();
     // Places the file through the store it was staged for (BlobStore::place).
     void place(const std::string& account_id, const std::string& blob_id);
@@ -94,6 +95,10 @@ class BlobStore {
 
     // For messages: "directory /var/lib/pouch/blobs", "s3://bucket at http://host:7480".
     virtual std::string describe() const = 0;
+    // True when the staged file itself becomes the blob (renamed into place), so its bytes must
+    // be made durable before the row names it; false when the store keeps its own copy (an S3
+    // PUT is durable once answered) and the staged file is only read back and removed.
+    virtual bool keeps_staged_file() const = 0;
     // Step 1 of making a checked staged file the object <account_id>/<blob_id>, with no lock
     // held: may take long (the S3 PUT). Nothing for the local directory.
     virtual void upload(StagedBlob& staged, const std::string& account_id,

@@ -40,6 +40,7 @@ class LocalBlobStore final : public BlobStore {
                     std::time_t cutoff) const;
 
     std::string describe() const override { return "directory " + root_; }
+    bool keeps_staged_file() const override { return true; }
     void upload(StagedBlob&, const std::string&, const std::string&) const override {}
     // Renames the file to <root>/<account_id>/<blob_id> and makes the rename durable. A file
     // already there (left by an upload whose transaction failed) has the same bytes, as both

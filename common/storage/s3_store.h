@@ -29,6 +29,7 @@ class S3BlobStore final : public BlobStore {
 
     const S3Settings& settings() const { return s_; }
     std::string describe() const override;
+    bool keeps_staged_file() const override { return false; }
     // The PUT of the staged file.
     void upload(StagedBlob& staged, const std::string& account_id,
                 const std::string& blob_id) const override;
