@@ -44,36 +44,6 @@ from loadlib import (RequestLog, b64url, emit, error_what, psql, rand64,  # noqa
                      run_workers, stop_requested, web_user_with_pouch)
 
 
-class Client(loadlib.Client):
-    """loadlib's client, keeping the Retry-After header of each answer."""
-
-    def call_ra(self, method, path, token, body=None, raw=None, ctype="application/json"):
-        """(status, doc, seconds, Retry-After or None); status 0 when no answer came."""
-        import http.client
-        h = {"Connection": "close", "Authorization": "Bearer " + token}
-        data = raw
-        if body is not None:
-            data = json.dumps(body, separators=(",", ":")).encode()
-        if data is not None:
-            h["Content-Type"] = ctype
-        t0 = time.monotonic()
-        conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
-        try:
-            conn.request(method, path, body=data, headers=h)
-            r = conn.getresponse()
-            payload = r.read()
-            status, retry_after = r.status, r.getheader("Retry-After")
-        except (OSError, http.client.HTTPException) as e:
-            return 0, {"exception": type(e).__name__ + ": " + str(e)[:120]}, time.monotonic() - t0, None
-        finally:
-            conn.close()
-        try:
-            doc = json.loads(payload)
-        except ValueError:
-            doc = None
-        return status, doc, time.monotonic() - t0, retry_after
-
-
 def blob_id(data):
     digest = subprocess.run(["b3sum", "--no-names", "--raw"], input=data, check=True,
                             capture_output=True).stdout
@@ -81,7 +51,7 @@ def blob_id(data):
 
 
 def cmd_run(a):
-    cl = Client(a.url, a.timeout)
+    cl = loadlib.Client(a.url, a.timeout)
     users = [web_user_with_pouch(cl, "blobload%d" % n) for n in range(a.users)]
     log = RequestLog(a.dir)
     lock = threading.Lock()
@@ -95,7 +65,7 @@ def cmd_run(a):
         deadline after a stop passed. tag goes into each log line."""
         while True:
             w0 = time.time()
-            st, doc, secs, ra = cl.call_ra(method, path, user["token"], **kw)
+            st, doc, secs, ra = cl.call_ra(method, path, headers={"Authorization": "Bearer " + user["token"]}, **kw)
             what = str(st) if 200 <= st < 300 else error_what(st, doc)
             log.write(dict(tag, kind=kind, w0=round(w0, 3), w1=round(time.time(), 3),
                            secs=round(secs, 3), status=st, what=what, retry_after=ra))

@@ -42,6 +42,10 @@ class Client:
     def call(self, method, path, body=None, headers=None, raw=None, ctype="application/json"):
         """(status, parsed JSON or None, seconds); status 0 when no HTTP answer came. The
         connection is closed after each request, so a killed backend costs one request."""
+        return self.call_ra(method, path, body, headers, raw, ctype)[:3]
+
+    def call_ra(self, method, path, body=None, headers=None, raw=None, ctype="application/json"):
+        """call's answer and the Retry-After header (None when absent or no answer came)."""
         h = {"Connection": "close"}
         h.update(headers or {})
         data = raw
@@ -55,16 +59,16 @@ class Client:
             conn.request(method, path, body=data, headers=h)
             r = conn.getresponse()
             payload = r.read()
-            status = r.status
+            status, retry_after = r.status, r.getheader("Retry-After")
         except (OSError, http.client.HTTPException) as e:
-            return 0, {"exception": type(e).__name__ + ": " + str(e)[:120]}, time.monotonic() - t0
+            return 0, {"exception": type(e).__name__ + ": " + str(e)[:120]}, time.monotonic() - t0, None
         finally:
             conn.close()
         try:
             doc = json.loads(payload)
         except ValueError:
             doc = None
-        return status, doc, time.monotonic() - t0
+        return status, doc, time.monotonic() - t0, retry_after
 
     def web(self, method, path, body, token):
         return self.call(method, path, body, {"Authorization": "Bearer " + token})
