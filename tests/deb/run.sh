@@ -100,10 +100,11 @@ pids=()          # our children: handlers, nginx, Redis, PostgreSQL
 pg_data=$T/pg
 pg_sock=$T/pgsock
 
-stop_children() {
+# stop_pids PID...: TERM, up to 10 s each, then KILL.
+stop_pids() {
     local pid
-    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-    for pid in "${pids[@]}"; do
+    for pid in "$@"; do kill -TERM "$pid" 2>/dev/null || true; done
+    for pid in "$@"; do
         for _ in {1..100}; do
             kill -0 "$pid" 2>/dev/null || break
             sleep 0.1
@@ -111,6 +112,10 @@ stop_children() {
         kill -KILL "$pid" 2>/dev/null || true
         wait "$pid" 2>/dev/null || true
     done
+}
+
+stop_children() {
+    stop_pids "${pids[@]}"
     pids=()
 }
 
@@ -397,17 +402,8 @@ check upgrade_runs_pending_migrations_and_keeps_data
 
 # --- remove: data, configuration, user and database kept ------------------------------------
 stop_children_but_db() {
-    local keep=("${pids[@]:0:2}") pid   # PostgreSQL and Redis were started first
-    local rest=("${pids[@]:2}")
-    for pid in "${rest[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-    for pid in "${rest[@]}"; do
-        for _ in {1..100}; do
-            kill -0 "$pid" 2>/dev/null || break
-            sleep 0.1
-        done
-        kill -KILL "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    done
+    local keep=("${pids[@]:0:2}")   # PostgreSQL and Redis were started first
+    stop_pids "${pids[@]:2}"
     pids=("${keep[@]}")
 }
 stop_children_but_db
