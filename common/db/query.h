@@ -221,7 +221,8 @@ struct type_of {
 template <class T>
 Param bind(const T& v);
 
-// Appends the parameter(s) of one field and their formats (0 text, 1 binary).
+// Appends the parameter(s) of one field: one, or for a Columns field one binary array per field
+// of its rows (format_into gives their formats: 0 text, 1 binary).
 template <class T>
 void bind_into(std::vector<Param>& out, const T& v) {
     if constexpr (is_columns<T>::value) {
