@@ -150,7 +150,8 @@ void Conn::check(PGresult* r, const char* what) {
     throw statement_failed(std::string(what) + ": " + msg, sqlstate, lost);
 }
 
-Result Conn::exec(const Statement& st, const std::vector<Param>& params) {
+Result Conn::exec(const Statement& st, const std::vector<Param>& params,
+                  const std::vector<int>& formats) {
     if (!c_) throw statement_failed(std::string(st.name) + ": not connected", "08003", true);
     if (!prepared_.count(st.name)) {
         PGresult* p = PQprepare(c_, st.name, st.sql, 0, nullptr);
@@ -160,11 +161,20 @@ Result Conn::exec(const Statement& st, const std::vector<Param>& params) {
         // right even if the surrounding transaction later fails.
         prepared_.insert(st.name);
     }
+    if (!formats.empty() && formats.size() != params.size())
+        throw std::logic_error(std::string("db: ") + st.name + " has " +
+                               std::to_string(params.size()) + " parameters but " +
+                               std::to_string(formats.size()) + " formats");
     std::vector<const char*> values;
+    std::vector<int> lengths;  // read by libpq for binary parameters only
     values.reserve(params.size());
-    for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
+    lengths.reserve(params.size());
+    for (const auto& p : params) {
+        values.push_back(p ? p->c_str() : nullptr);
+        lengths.push_back(p ? static_cast<int>(p->size()) : 0);
+    }
     PGresult* r = PQexecPrepared(c_, st.name, static_cast<int>(values.size()), values.data(),
-                                 nullptr, nullptr, 0);
+                                 lengths.data(), formats.empty() ? nullptr : formats.data(), 0);
     check(r, st.name);
     return Result(r);
 }

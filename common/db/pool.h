@@ -30,7 +30,7 @@ struct Statement {
 template <class P, class R>
 class Query;  // query.h: a statement typed by its parameter and row structs
 
-using Param = std::optional<std::string>;  // nullopt is SQL NULL; text format always
+using Param = std::optional<std::string>;  // nullopt is SQL NULL; text or binary (exec's formats)
 
 // A failed statement, as the one error type (common/types/error.h): `unavailable` (503, with
 // Retry-After) when the connection broke, `internal` (500) otherwise; the SQLSTATE ("23505"
@@ -61,8 +61,10 @@ public:
     Conn(const Conn&) = delete;
     Conn& operator=(const Conn&) = delete;
 
-    // Runs a named statement, preparing it on this connection the first time.
-    Result exec(const Statement& st, const std::vector<Param>& params = {});
+    // Runs a named statement, preparing it on this connection the first time. `formats`: one
+    // per parameter, 1 for binary format (query.h's Columns); empty means all text.
+    Result exec(const Statement& st, const std::vector<Param>& params = {},
+                const std::vector<int>& formats = {});
     // A typed statement (query.h, which defines these): every row, at most one row (several
     // are a programming error), exactly one row, or no rows wanted (the affected count).
     template <class P, class R>

@@ -114,8 +114,8 @@ void write_applied(db::Conn& conn, const auth::Caller& c, const PouchRow& pouch,
              {.pouch_id = pouch.id,
               .origin = c.is_cli() ? "cli" : "web",
               .device_id = c.is_cli() ? std::optional<std::string>(c.device_id) : std::nullopt,
-              .ops = {std::move(applied)},
-              .epoch = pouch.epoch});
+              .epoch = pouch.epoch,
+              .ops = {std::move(applied)}});
     conn.run(sql::kUpsertArtifacts, {.pouch_id = pouch.id, .heads = {std::move(heads)}});
 }
 

@@ -2,9 +2,9 @@
 // structs, each described once: the request (its strict schema, the decoder: json/described.h;
 // the fuzz target tests/fuzz/fuzz_json_schema.cpp validates against it), the answer, and what
 // the commit's statements (sql_commit.h) take and return. An op travels to the database as it
-// came, plus what the commit decided: the applied ops are ONE jsonb parameter, read there with
-// jsonb_to_recordset under the same names (tests/unit/sync_commit_types_test.cpp holds the
-// SQL's column lists to these structs).
+// came, plus what the commit decided: the applied ops go column by column (db::Columns, one
+// binary array parameter per field), read there with unnest under the same names
+// (tests/unit/sync_commit_types_test.cpp holds the SQL's column lists to these structs).
 #pragma once
 
 #include <optional>
@@ -104,8 +104,8 @@ struct CommitAnswer {
 
 // ---- what the statements take and return -------------------------------------------------------
 
-// An op that applied fresh, as sql::kInsertRevisions reads it from its jsonb array: the op's
-// own fields under their names, and what the commit computed for it.
+// An op that applied fresh, as sql::kInsertRevisions reads it from its columns: the op's own
+// fields under their names, in their order, and what the commit computed for it.
 struct AppliedOp : CommitOp {
     long long seq = 0;
     std::string envelope_hash{};  // b64url BLAKE3-256 of the envelope

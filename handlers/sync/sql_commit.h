@@ -3,7 +3,8 @@
 // commit_types.h). All run inside the commit's transaction while it holds the pouch row lock.
 // A commit runs a fixed number of them whatever its size: the idempotency probe, one state read
 // (kCommitState) for the decisions of common/rules/commit.h, then one multi-row write per table
-// (the batch as ONE jsonb array, read with jsonb_to_recordset) and the pouch update.
+// (the batch column by column, one binary-format array parameter per field: db::Columns, read
+// with unnest; nothing for PostgreSQL to lex) and the pouch update.
 #pragma once
 
 #include <optional>
@@ -90,20 +91,20 @@ struct InsertRevisions {
     std::string pouch_id;
     std::string origin;                      // cli or web
     std::optional<std::string> device_id;    // a CLI's
-    db::Json<std::vector<AppliedOp>> ops;    // the ops that applied fresh, in order
     std::string epoch;                       // the pouch's, for the events
+    db::Columns<AppliedOp> ops;              // the ops that applied fresh, in order ($5..$19)
     static auto db_params() {
         return std::tuple{db::col("pouch_id", &InsertRevisions::pouch_id),
                           db::col("origin", &InsertRevisions::origin),
                           db::col("device_id", &InsertRevisions::device_id),
-                          db::col("ops", &InsertRevisions::ops),
-                          db::col("epoch", &InsertRevisions::epoch)};
+                          db::col("epoch", &InsertRevisions::epoch),
+                          db::col("ops", &InsertRevisions::ops)};
     }
 };
 
 struct UpsertArtifacts {
     std::string pouch_id;
-    db::Json<std::vector<ArtifactHead>> heads;
+    db::Columns<ArtifactHead> heads;  // $2..$6
     static auto db_params() {
         return std::tuple{db::col("pouch_id", &UpsertArtifacts::pouch_id),
                           db::col("heads", &UpsertArtifacts::heads)};
@@ -177,39 +178,45 @@ inline const db::Query<StateParams, StateFact> kCommitState{
     "        account_stored_bytes(a.id) + account_reserved_bytes(a.id)"
     "   FROM storage_accounts a JOIN plans p ON p.id = a.plan_id WHERE a.id = $7"};
 
-// The applied revisions of a batch and their `revision` events, one row per element of the
-// jsonb array $4 (AppliedOp: the op's fields under its names, plus seq, envelope_hash,
-// stored_size; name_index goes to kUpsertArtifacts). $1 pouch, $2 origin, $3 device, $5 the
-// pouch's epoch. The recordset's columns are AppliedOp's (sync_commit_types_test.cpp).
-#define POUCH_APPLIED_OP_RECORD                                                           \
-    "type text, artifact_id uuid, revision_id uuid, base_revision_id uuid,"               \
-    " merge_parent_id uuid, conflict_id uuid, key_gen bigint, envelope text, signature text," \
-    " signer_member_id uuid, blob_ids text[], seq bigint, envelope_hash text,"           \
-    " stored_size bigint"
+// The applied revisions of a batch and their `revision` events, one row per op: $5..$19 are
+// the columns of the applied ops (db::Columns<AppliedOp>: the op's fields in their declared
+// order, plus seq, envelope_hash, stored_size; name_index goes to kUpsertArtifacts), zipped by
+// unnest under the fields' names (sync_commit_types_test.cpp holds POUCH_APPLIED_OP_COLUMNS to
+// AppliedOp's fields, db_statements_test each $n's array type to its field's). Ids travel as
+// text and are cast here. $1 pouch, $2 origin, $3 device, $4 the pouch's epoch.
+#define POUCH_APPLIED_OP_COLUMNS                                                        \
+    "type, artifact_id, revision_id, base_revision_id, merge_parent_id, name_index,"    \
+    " conflict_id, key_gen, envelope, signature, signer_member_id, blob_ids, seq,"      \
+    " envelope_hash, stored_size"
 inline const db::Query<InsertRevisions> kInsertRevisions{
     "commit_insert_revisions",
     "WITH rev AS ("
     "  INSERT INTO revisions (pouch_id, id, artifact_id, seq, kind, base_revision_id,"
     "    merge_parent_id, conflict_id, key_gen, envelope, envelope_hash, signature,"
     "    signer_member_id, stored_size, origin, blob_ids, device_id)"
-    "  SELECT $1, o.revision_id, o.artifact_id, o.seq, o.type, o.base_revision_id,"
-    "         o.merge_parent_id, o.conflict_id, o.key_gen, o.envelope, o.envelope_hash,"
-    "         o.signature, o.signer_member_id, o.stored_size, $2, o.blob_ids, $3::uuid"
-    "    FROM jsonb_to_recordset($4::jsonb) AS o(" POUCH_APPLIED_OP_RECORD ")"
+    "  SELECT $1, o.revision_id::uuid, o.artifact_id::uuid, o.seq, o.type,"
+    "         o.base_revision_id::uuid, o.merge_parent_id::uuid, o.conflict_id::uuid, o.key_gen,"
+    "         o.envelope, o.envelope_hash, o.signature, o.signer_member_id::uuid, o.stored_size,"
+    "         $2, o.blob_ids::text[], $3::uuid"
+    "    FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],"
+    "                $11::text[], $12::int8[], $13::text[], $14::text[], $15::text[],"
+    "                $16::text[], $17::int8[], $18::text[], $19::int8[])"
+    "      AS o(" POUCH_APPLIED_OP_COLUMNS ")"
     "  RETURNING seq, artifact_id, id)"
     " INSERT INTO events (pouch_id, epoch, seq, kind, artifact_id, revision_id, device_id)"
-    " SELECT $1, $5::uuid, seq, 'revision', artifact_id, id, $3::uuid FROM rev"};
+    " SELECT $1, $4::uuid, seq, 'revision', artifact_id, id, $3::uuid FROM rev"};
 
-// The final head of every artifact the batch wrote, one row per element of the jsonb array $2
-// (ArtifactHead). A NULL name_index leaves the stored one (a new artifact gets '').
-#define POUCH_ARTIFACT_HEAD_RECORD \
-    "artifact_id uuid, head_revision_id uuid, head_seq bigint, name_index text, deleted boolean"
+// The final head of every artifact the batch wrote, one row per element of the columns
+// $2..$6 (db::Columns<ArtifactHead>, zipped as kInsertRevisions' are). A NULL name_index leaves
+// the stored one (a new artifact gets '').
+#define POUCH_ARTIFACT_HEAD_COLUMNS "artifact_id, head_revision_id, head_seq, name_index, deleted"
 inline const db::Query<UpsertArtifacts> kUpsertArtifacts{
     "commit_upsert_artifacts",
     "INSERT INTO artifacts (pouch_id, id, head_revision_id, head_seq, name_index, deleted)"
-    " SELECT $1, h.artifact_id, h.head_revision_id, h.head_seq, coalesce(h.name_index, ''),"
-    "        h.deleted"
-    "   FROM jsonb_to_recordset($2::jsonb) AS h(" POUCH_ARTIFACT_HEAD_RECORD ")"
+    " SELECT $1, h.artifact_id::uuid, h.head_revision_id::uuid, h.head_seq,"
+    "        coalesce(h.name_index, ''), h.deleted"
+    "   FROM unnest($2::text[], $3::text[], $4::int8[], $5::text[], $6::bool[])"
+    "     AS h(" POUCH_ARTIFACT_HEAD_COLUMNS ")"
     " ON CONFLICT (pouch_id, id) DO UPDATE SET head_revision_id = EXCLUDED.head_revision_id,"
     "   head_seq = EXCLUDED.head_seq,"
     "   name_index = CASE WHEN EXCLUDED.name_index = '' THEN artifacts.name_index"

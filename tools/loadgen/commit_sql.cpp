@@ -4,7 +4,7 @@
 // handlers/sync/sql_commit.h), so a change to one is a change to the other:
 //
 //   token lookup; BEGIN; pouch row lock; idempotency probe; the state read (every bulk check
-//   in one statement); revisions + events (one INSERT ... SELECT from the jsonb ops, one
+//   in one statement); revisions + events (one INSERT ... SELECT from the ops' columns, one
 //   statement);
 //   artifacts (one upsert); the pouch update; the commit_log row; COMMIT.
 //
@@ -100,20 +100,14 @@ int commit_sql_main(int argc, char** argv) {
 
     // What the loadgen's commits carry (tools/loadgen/client.cpp put_ops_body): 96-byte
     // envelopes, the same signature, no blobs, the device's member as signer; as the handler
-    // sends them, ONE jsonb array of applied ops (handlers/sync/commit_types.h AppliedOp) whose
-    // ids and seqs the statement fills in per transaction.
-    std::vector<pouch::sync::AppliedOp> ops;
+    // sends them, the applied ops column by column (handlers/sync/commit_types.h AppliedOp, one
+    // array per field; pgbench sends them as text literals), the ids and seqs computed per
+    // transaction.
+    std::vector<std::string> envelopes, hashes;
     std::string response = R"({"results":[)";
     for (int i = 0; i < batch; ++i) {
-        pouch::sync::AppliedOp op;
-        op.type = "put";
-        op.key_gen = 1;
-        op.envelope = pouch::crypto::b64url_encode(pouch::crypto::random_bytes(96));
-        op.signature = "c2lnbmF0dXJl";
-        op.signer_member_id = o["--member"];
-        op.envelope_hash = pouch::crypto::b64url_encode(pouch::crypto::random_bytes(32));
-        op.stored_size = static_cast<long long>(op.envelope.size() + op.signature.size());
-        ops.push_back(std::move(op));
+        envelopes.push_back(pouch::crypto::b64url_encode(pouch::crypto::random_bytes(96)));
+        hashes.push_back(pouch::crypto::b64url_encode(pouch::crypto::random_bytes(32)));
         if (i) response += ',';
         response += R"({"status":"applied","artifact_id":")" + pouch::crypto::uuid_v4() +
                     R"(","revision_id":")" + pouch::crypto::uuid_v4() + R"(","seq":)" +
@@ -127,23 +121,33 @@ int commit_sql_main(int argc, char** argv) {
         {"origin", "cli"},
         {"no_blobs", "{}"},
         {"signer_set", text_array(std::vector<std::string>{o["--member"]})},
-        {"ops", pouch::json::to_json(ops)},
+        {"device_member", o["--member"]},
+        {"envelopes", text_array(envelopes)},
+        {"hashes", text_array(hashes)},
+        {"signature", "c2lnbmF0dXJl"},
+        {"stored_size", std::to_string(96 * 4 / 3 + 12)},
         {"bytes", std::to_string(batch * (128 + 12))},
         {"body_hash", pouch::crypto::b64url_encode(pouch::crypto::random_bytes(32))},
         {"response", response},
     };
-    // The ops with this transaction's ids (those of revs and arts) and seqs.
-    const std::string applied =
-        "(SELECT jsonb_agg(o || jsonb_build_object('artifact_id', " +
-        v4(":k::text || '.a' || g") + ", 'revision_id', " + v4(":k::text || '.r' || g") +
-        ", 'seq', :high_water::bigint + g) ORDER BY g)"
-        " FROM jsonb_array_elements(:ops::jsonb) WITH ORDINALITY AS t(o, g))";
-    const std::string heads = "(SELECT jsonb_agg(jsonb_build_object('artifact_id', " +
-                              v4(":k::text || '.a' || g") + ", 'head_revision_id', " +
-                              v4(":k::text || '.r' || g") +
-                              ", 'head_seq', :high_water::bigint + g, 'deleted', false))"
-                              " FROM generate_series(1, " +
-                              std::to_string(batch) + ") g)";
+    // The ops' columns with this transaction's ids (those of revs and arts) and seqs.
+    const std::string n = std::to_string(batch);
+    auto each = [&](const std::string& value) {
+        return "(ARRAY(SELECT " + value + " FROM generate_series(1, " + n + ") g ORDER BY g))";
+    };
+    auto same = [&](const std::string& value) { return "array_fill(" + value + ", ARRAY[" + n + "])"; };
+    const std::string art_ids = each(v4(":k::text || '.a' || g") + "::text"),
+                      rev_ids = each(v4(":k::text || '.r' || g") + "::text"),
+                      seqs = each(":high_water::bigint + g"), none = same("NULL::text");
+    // In AppliedOp's order: type, artifact_id, revision_id, base_revision_id, merge_parent_id,
+    // name_index, conflict_id, key_gen, envelope, signature, signer_member_id, blob_ids, seq,
+    // envelope_hash, stored_size.
+    const std::vector<std::string> applied{
+        same("'put'::text"), art_ids, rev_ids, none, none, none, none, same("1::bigint"),
+        "(:envelopes::text[])", same(":signature::text"), same(":device_member::text"),
+        same("'{}'::text"), seqs, "(:hashes::text[])", same(":stored_size::bigint")};
+    // ArtifactHead's: artifact_id, head_revision_id, head_seq, name_index, deleted.
+    const std::vector<std::string> heads{art_ids, rev_ids, seqs, none, same("false")};
 
     std::string s;
     s += "-- generated by pouch-loadgen commit-sql (tools/loadgen/commit_sql.cpp): one CLI "
@@ -158,10 +162,12 @@ int commit_sql_main(int argc, char** argv) {
     s += bind(sync_sql::kCommitState.statement,
               {pouch, revs, arts, ":account", ":no_blobs", ":signer_set", ":account"}) +
          ";\n";
-    s += bind(sync_sql::kInsertRevisions.statement,
-              {pouch, ":origin", ":device", applied, ":epoch"}) +
-         ";\n";
-    s += bind(sync_sql::kUpsertArtifacts.statement, {pouch, heads}) + ";\n";
+    std::vector<std::string> insert{pouch, ":origin", ":device", ":epoch"};
+    insert.insert(insert.end(), applied.begin(), applied.end());
+    s += loadgen::bind(sync_sql::kInsertRevisions.statement, insert) + ";\n";
+    std::vector<std::string> upsert{pouch};
+    upsert.insert(upsert.end(), heads.begin(), heads.end());
+    s += loadgen::bind(sync_sql::kUpsertArtifacts.statement, upsert) + ";\n";
     s += "\\set hw :high_water + " + std::to_string(batch) + "\n";
     s += bind(sync_sql::kAdvancePouch.statement, {pouch, ":hw", ":bytes"}) + ";\n";
     s += bind(sync_sql::kStoreCommit.statement, {pouch, opid, ":body_hash", ":response"}) + ";\n";
