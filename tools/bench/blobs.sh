@@ -15,8 +15,10 @@
 # the same path (nginx streams the file, or fetches the object with a presigned URL), as a
 # web user (Authorization: Bearer) does. Each pass has blobs of its own: BENCH_BLOB_ROUNDS (3)
 # rounds of the two passes. Appends one JSON line per pass to OUT_DIR/blobs.jsonl: {backend:
-# dir|s3|radosgw, way: up|down, par, round, n, mib, secs, mib_s, failed, note}; run.sh
-# compares the medians over the rounds. The stacks and the Ceph are stopped at the end, whatever happens.
+# dir|s3|radosgw, way: up|down, par, round, n, mib, secs, mib_s, failed, note, and for the
+# service's uploads handler_ms: the sync handler's own median duration_ms over the pass}; run.sh
+# compares the medians over the rounds. OUT_DIR/blobs-handler.txt gets the sync handler's CPU
+# time per upload of each stack. The stacks and the Ceph are stopped at the end, whatever happens.
 #   blobs.sh stack dir|s3 OUT_DIR FILES_DIR CEPH_DIR   (one stack: what the above runs twice)
 # Relies on tools/stack/{lib,ceph}.sh, tests/smoke/{lib,flows}.sh, curl 7.88, b3sum, jq.
 set -euo pipefail
