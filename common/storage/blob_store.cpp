@@ -21,6 +21,20 @@ namespace pouch::storage {
 namespace fs = std::filesystem;
 
 StagedBlob::StagedBlob(const BlobStore& store) : store_(store) {
+    open_file();
+}
+
+StagedBlob::StagedBlob(const BlobStore& store, long long size) : store_(store) {
+    if (!store_.keeps_staged_file() && size >= 0 && size <= kMaxBodyInMemory) {
+        // Not zeroed: only the bytes received are ever read.
+        memory_ = std::make_unique_for_overwrite<char[]>(static_cast<size_t>(size));
+        capacity_ = size;
+        return;
+    }
+    open_file();
+}
+
+void StagedBlob::open_file() {
     if (ensure_dir(store_.temp_dir())) fsync_dir(store_.staging_root());
     path_ = store_.temp_dir() + "/" + crypto::to_hex(crypto::random_bytes(16));
     // 0640 exactly (fchmod: the umask may differ between deployments): nginx reads the file
@@ -39,10 +53,17 @@ StagedBlob::StagedBlob(const BlobStore& store) : store_(store) {
 
 StagedBlob::~StagedBlob() {
     if (fd_ >= 0) ::close(fd_);
-    if (!moved_) ::unlink(path_.c_str());
+    if (!moved_ && !path_.empty()) ::unlink(path_.c_str());
 }
 
 void StagedBlob::write(const char* p, size_t n) {
+    if (in_memory()) {
+        if (static_cast<long long>(n) > capacity_ - size_)
+            throw std::logic_error("staged blob: more bytes than its size");
+        std::memcpy(memory_.get() + size_, p, n);
+        size_ += static_cast<long long>(n);
+        return;
+    }
     while (n > 0) {
         ssize_t w = ::write(fd_, p, n);
         if (w < 0 && errno == EINTR) continue;
@@ -53,14 +74,32 @@ void StagedBlob::write(const char* p, size_t n) {
     }
 }
 
+std::span<char> StagedBlob::space() {
+    if (in_memory()) return {memory_.get() + size_, static_cast<size_t>(capacity_ - size_)};
+    constexpr size_t kScratch = 256 * 1024;
+    if (!scratch_) scratch_ = std::make_unique_for_overwrite<char[]>(kScratch);
+    return {scratch_.get(), kScratch};
+}
+
+void StagedBlob::commit(size_t n) {
+    if (in_memory()) {
+        if (static_cast<long long>(n) > capacity_ - size_)
+            throw std::logic_error("staged blob: more bytes than its size");
+        size_ += static_cast<long long>(n);
+        return;
+    }
+    write(scratch_.get(), n);
+}
+
 void StagedBlob::sync() {
+    if (in_memory()) return;
     if (store_.keeps_staged_file() && ::fsync(fd_) != 0) io_failure("fsync", path_);
     ::close(fd_);
     fd_ = -1;
 }
 
-void StagedBlob::place(const std::string& account_id, const std::string& blob_id) {
-    store_.place(*this, account_id, blob_id);
+void StagedBlob::place(const std::string& account_id, const std::string& blob_id, bool recheck) {
+    store_.place(*this, account_id, blob_id, recheck);
 }
 
 std::vector<std::string> BlobStore::temp_files_before(std::time_t cutoff) const {

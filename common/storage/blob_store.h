@@ -4,7 +4,8 @@
 // downloads through it; `pouchctl gc` lists and removes through it; `pouchctl blobs migrate`
 // copies a directory into a bucket. Keys are `<account_id>/<blob_id>` in both.
 //
-// An upload is staged in a local temporary file (<staging root>/tmp/<32 hex>), checked (size,
+// An upload is staged -- in a local temporary file (<staging root>/tmp/<32 hex>), or in memory
+// when the store keeps its own copy and the body is at most kMaxBodyInMemory -- checked (size,
 // BLAKE3) by the caller, then upload() (slow, no lock held) and place() (under the account's
 // storage_accounts row lock) make it visible under its final key. After place() returns the
 // object is there, so the caller may insert the row that names it. The store knows nothing of
@@ -15,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -47,34 +49,56 @@ struct ObjectInfo {
 
 class BlobStore;
 
+// The largest upload a store that keeps its own copy (S3) stages in memory rather than in a
+// file: the clients' chunks are at most 4 MiB plus their header and tag (decisions §5.5), so
+// they all fit; a handler thread then holds at most this much (16 threads: 128 MiB), and a
+// larger body (up to the 64 MiB limit) goes through a staging file as before.
+inline constexpr long long kMaxBodyInMemory = 8LL << 20;
+
 // An upload being received: a temporary file under <staging root>/tmp/, removed on destruction
-// unless the local store renamed it into place. Errors throw std::runtime_error (a 500: the
-// disk, not the client, failed).
+// unless the local store renamed it into place, or a buffer in memory (in_memory()). Errors
+// throw std::runtime_error (a 500: the disk, not the client, failed).
 class StagedBlob {
   public:
+    // A file, whatever the size (what `pouchctl blobs migrate` and the tests use).
     explicit StagedBlob(const BlobStore& store);
+    // An upload of `size` bytes: in memory when the store keeps its own copy and `size` is at
+    // most kMaxBodyInMemory, else a file.
+    StagedBlob(const BlobStore& store, long long size);
     ~StagedBlob();
     StagedBlob(const StagedBlob&) = delete;
     StagedBlob& operator=(const StagedBlob&) = delete;
 
     void write(const char* p, size_t n);
+    // Where the next bytes may be read to, without a copy: the rest of the memory buffer
+    // (empty once full), or a scratch buffer of the file's. commit(n) then takes the first n.
+    std::span<char> space();
+    void commit(size_t n);
     // Closes the file, first making its bytes durable when the store keeps the file itself
-    // (BlobStore::keeps_staged_file).
+    // (BlobStore::keeps_staged_file). Nothing in memory.
     void sync();
-    // Places the file through the store it was staged for (BlobStore::place).
-    void place(const std::string& account_id, const std::string& blob_id);
+    // Places the staged bytes through the store they were staged for (BlobStore::place).
+    void place(const std::string& account_id, const std::string& blob_id, bool recheck = true);
 
+    bool in_memory() const { return memory_ != nullptr; }
+    // The bytes received, in memory only.
+    std::string_view bytes() const { return {memory_.get(), static_cast<size_t>(size_)}; }
     const std::string& path() const { return path_; }
     long long size() const { return size_; }
     // The file was renamed away: the destructor leaves its name alone.
     void mark_moved() { moved_ = true; }
 
   private:
+    void open_file();
+
     const BlobStore& store_;
     std::string path_;
     int fd_ = -1;
     long long size_ = 0;
     bool moved_ = false;
+    std::unique_ptr<char[]> memory_;  // in memory: `capacity_` bytes
+    long long capacity_ = 0;
+    std::unique_ptr<char[]> scratch_;  // a file's space()
 };
 
 class BlobStore {
@@ -99,15 +123,18 @@ class BlobStore {
     // be made durable before the row names it; false when the store keeps its own copy (an S3
     // PUT is durable once answered) and the staged file is only read back and removed.
     virtual bool keeps_staged_file() const = 0;
-    // Step 1 of making a checked staged file the object <account_id>/<blob_id>, with no lock
+    // Step 1 of making checked staged bytes the object <account_id>/<blob_id>, with no lock
     // held: may take long (the S3 PUT). Nothing for the local directory.
     virtual void upload(StagedBlob& staged, const std::string& account_id,
                         const std::string& blob_id) const = 0;
     // Step 2, under the account's lock: when it returns, the object is there with the staged
-    // bytes (renamed into place; or an S3 HEAD that finds it, else the PUT again, as gc may
-    // have removed it between the steps).
+    // bytes. The directory renames the file into place. On S3 the PUT of step 1 stands when
+    // `recheck` is false -- the caller's promise that gc cannot have removed the object since
+    // step 1 began (the upload's reservation was held all along: gc never removes an object
+    // whose key is reserved, tools/pouchctl/gc.cpp) -- else a HEAD, and the PUT again when the
+    // object is missing or of another size.
     virtual void place(StagedBlob& staged, const std::string& account_id,
-                       const std::string& blob_id) const = 0;
+                       const std::string& blob_id, bool recheck) const = 0;
     // Stores a local file's bytes as the object (replacing one already there).
     virtual void put_file(const std::string& path, const std::string& account_id,
                           const std::string& blob_id) const = 0;

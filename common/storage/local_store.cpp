@@ -17,7 +17,7 @@ namespace pouch::storage {
 namespace fs = std::filesystem;
 
 void LocalBlobStore::place(StagedBlob& staged, const std::string& account_id,
-                           const std::string& blob_id) const {
+                           const std::string& blob_id, bool) const {
     std::string dir = account_dir(account_id);
     if (ensure_dir(dir)) fsync_dir(root_);
     std::string target = path(account_id, blob_id);
@@ -46,7 +46,7 @@ void LocalBlobStore::put_file(const std::string& from, const std::string& accoun
     }
     ::close(fd);
     staged.sync();
-    place(staged, account_id, blob_id);
+    place(staged, account_id, blob_id, true);
 }
 
 std::optional<ObjectInfo> LocalBlobStore::stat(const std::string& account_id,

@@ -42,11 +42,11 @@ class LocalBlobStore final : public BlobStore {
     std::string describe() const override { return "directory " + root_; }
     bool keeps_staged_file() const override { return true; }
     void upload(StagedBlob&, const std::string&, const std::string&) const override {}
-    // Renames the file to <root>/<account_id>/<blob_id> and makes the rename durable. A file
-    // already there (left by an upload whose transaction failed) has the same bytes, as both
-    // hash to the id, so replacing it is harmless.
-    void place(StagedBlob& staged, const std::string& account_id,
-               const std::string& blob_id) const override;
+    // Renames the file to <root>/<account_id>/<blob_id> and makes the rename durable (whatever
+    // `recheck`). A file already there (left by an upload whose transaction failed) has the
+    // same bytes, as both hash to the id, so replacing it is harmless.
+    void place(StagedBlob& staged, const std::string& account_id, const std::string& blob_id,
+               bool recheck) const override;
     void put_file(const std::string& path, const std::string& account_id,
                   const std::string& blob_id) const override;
     std::optional<ObjectInfo> stat(const std::string& account_id,

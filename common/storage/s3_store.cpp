@@ -4,6 +4,7 @@
 #include <curl/curl.h>
 #include <strings.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -47,6 +48,28 @@ struct File {
     }
 };
 
+// A PUT's body read from memory (CURLOPT_READFUNCTION); seekable, should curl resend it.
+struct MemoryBody {
+    std::string_view bytes;
+    size_t at = 0;
+};
+
+size_t read_memory(char* p, size_t size, size_t n, void* user) {
+    auto* b = static_cast<MemoryBody*>(user);
+    size_t len = std::min(size * n, b->bytes.size() - b->at);
+    std::memcpy(p, b->bytes.data() + b->at, len);
+    b->at += len;
+    return len;
+}
+
+int seek_memory(void* user, curl_off_t offset, int origin) {
+    auto* b = static_cast<MemoryBody*>(user);
+    if (origin != SEEK_SET || offset < 0 || static_cast<size_t>(offset) > b->bytes.size())
+        return CURL_SEEKFUNC_CANTSEEK;
+    b->at = static_cast<size_t>(offset);
+    return CURL_SEEKFUNC_OK;
+}
+
 struct Answer {
     long status = 0;
     std::string body;  // the first 4 MiB (a page of 1,000 keys is ~300 KiB)
@@ -89,16 +112,22 @@ const char* method_name(Method m) {
     return "?";
 }
 
+// What a PUT sends: a file by path, or bytes in memory.
+struct PutBody {
+    std::string file;
+    std::string_view bytes;
+};
+
 // One signed request. A transport failure or a 5xx throws Unavailable; any other status is
 // the caller's to judge.
-Answer perform(const S3Settings& s, Method m, const std::string& url,
-               const std::string& file = {}) {
+Answer perform(const S3Settings& s, Method m, const std::string& url, const PutBody& put = {}) {
     CURL* h = thread_handle();
     Answer a;
     HeaderList headers;
     // RGW checks the signature over the payload hash header, which curl does not add itself.
     headers.add("x-amz-content-sha256: UNSIGNED-PAYLOAD");
     File body;
+    MemoryBody memory{.bytes = put.bytes};
     const std::string sigv4 = "aws:amz:" + s.region + ":s3";
     curl_easy_setopt(h, CURLOPT_URL, url.c_str());
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
@@ -123,13 +152,22 @@ Answer perform(const S3Settings& s, Method m, const std::string& url,
             curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, "DELETE");
             break;
         case Method::put: {
-            body.f = std::fopen(file.c_str(), "rbe");
-            if (!body.f) throw std::runtime_error("s3: open " + file + ": " + std::strerror(errno));
-            std::fseek(body.f, 0, SEEK_END);
-            long long size = std::ftell(body.f);
-            std::rewind(body.f);
+            long long size = static_cast<long long>(put.bytes.size());
+            if (!put.file.empty()) {
+                body.f = std::fopen(put.file.c_str(), "rbe");
+                if (!body.f)
+                    throw std::runtime_error("s3: open " + put.file + ": " + std::strerror(errno));
+                std::fseek(body.f, 0, SEEK_END);
+                size = std::ftell(body.f);
+                std::rewind(body.f);
+                curl_easy_setopt(h, CURLOPT_READDATA, body.f);
+            } else {
+                curl_easy_setopt(h, CURLOPT_READFUNCTION, read_memory);
+                curl_easy_setopt(h, CURLOPT_READDATA, &memory);
+                curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, seek_memory);
+                curl_easy_setopt(h, CURLOPT_SEEKDATA, &memory);
+            }
             curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
-            curl_easy_setopt(h, CURLOPT_READDATA, body.f);
             curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(size));
             headers.add("Content-Type: application/octet-stream");
             // No "Expect:" to drop the 100-continue wait: libcurl 7.88 signs the empty header it
@@ -154,6 +192,11 @@ Answer perform(const S3Settings& s, Method m, const std::string& url,
 [[noreturn]] void refused(Method m, const std::string& url, const Answer& a) {
     throw std::runtime_error(std::string("s3 ") + method_name(m) + " " + url + ": HTTP " +
                              std::to_string(a.status) + " " + a.body.substr(0, 300));
+}
+
+void put(const S3Settings& s, const std::string& url, const PutBody& body) {
+    Answer a = perform(s, Method::put, url, body);
+    if (a.status != 200) refused(Method::put, url, a);
 }
 
 // The text of the first <tag>…</tag> at or after `from` and before `end`, XML entities undone.
@@ -241,20 +284,22 @@ std::string S3BlobStore::object_url(const std::string& account_id,
 
 void S3BlobStore::upload(StagedBlob& staged, const std::string& account_id,
                          const std::string& blob_id) const {
-    put_file(staged.path(), account_id, blob_id);
+    if (staged.in_memory())
+        put(s_, object_url(account_id, blob_id), {.file = {}, .bytes = staged.bytes()});
+    else
+        put_file(staged.path(), account_id, blob_id);
 }
 
 void S3BlobStore::place(StagedBlob& staged, const std::string& account_id,
-                        const std::string& blob_id) const {
+                        const std::string& blob_id, bool recheck) const {
+    if (!recheck) return;
     auto info = stat(account_id, blob_id);
-    if (!info || info->size != staged.size()) put_file(staged.path(), account_id, blob_id);
+    if (!info || info->size != staged.size()) upload(staged, account_id, blob_id);
 }
 
 void S3BlobStore::put_file(const std::string& path, const std::string& account_id,
                            const std::string& blob_id) const {
-    std::string url = object_url(account_id, blob_id);
-    Answer a = perform(s_, Method::put, url, path);
-    if (a.status != 200) refused(Method::put, url, a);
+    put(s_, object_url(account_id, blob_id), {.file = path, .bytes = {}});
 }
 
 std::optional<ObjectInfo> S3BlobStore::stat(const std::string& account_id,

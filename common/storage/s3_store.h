@@ -30,12 +30,13 @@ class S3BlobStore final : public BlobStore {
     const S3Settings& settings() const { return s_; }
     std::string describe() const override;
     bool keeps_staged_file() const override { return false; }
-    // The PUT of the staged file.
+    // The PUT of the staged bytes (from memory, or from the staged file).
     void upload(StagedBlob& staged, const std::string& account_id,
                 const std::string& blob_id) const override;
-    // A HEAD; the PUT again if the object is missing or of another size.
-    void place(StagedBlob& staged, const std::string& account_id,
-               const std::string& blob_id) const override;
+    // Nothing unless `recheck`; then a HEAD, and the PUT again if the object is missing or of
+    // another size.
+    void place(StagedBlob& staged, const std::string& account_id, const std::string& blob_id,
+               bool recheck) const override;
     void put_file(const std::string& path, const std::string& account_id,
                   const std::string& blob_id) const override;
     std::optional<ObjectInfo> stat(const std::string& account_id,

@@ -4,6 +4,8 @@
 // its storage_accounts row (sql_blobs.h).
 #include <ctime>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -23,20 +25,30 @@ namespace pouch::sync {
 
 namespace {
 
-// Streams the body into a staged file while hashing it. 400 when the bytes are not `size`
-// long or do not hash to `blob_id`.
+// Streams the body into the staged blob (read straight into its memory, or through a scratch
+// buffer into its file) while hashing it. 400 when the bytes are not `size` long or do not
+// hash to `blob_id`.
 void receive(http::Request& req, storage::StagedBlob& staged, const std::string& blob_id,
              long long size) {
+    auto longer = [&] {
+        return validation_failed(
+            "", "the body is longer than the reserved size of " + std::to_string(size) + " bytes");
+    };
     crypto::Blake3Hasher hasher;
-    std::vector<char> buf(256 * 1024);
     long long total = 0;
-    while (size_t n = req.read_body(buf.data(), buf.size())) {
+    for (;;) {
+        std::span<char> into = staged.space();
+        if (into.empty()) {  // a full memory buffer: one byte more is too many
+            char extra;
+            if (req.read_body(&extra, 1)) throw longer();
+            break;
+        }
+        size_t n = req.read_body(into.data(), into.size());
+        if (n == 0) break;
         total += static_cast<long long>(n);
-        if (total > size)
-            throw validation_failed("", "the body is longer than the reserved size of " +
-                                            std::to_string(size) + " bytes");
-        hasher.update(std::string_view(buf.data(), n));
-        staged.write(buf.data(), n);
+        if (total > size) throw longer();
+        hasher.update(std::string_view(into.data(), n));
+        staged.commit(n);
     }
     if (total != size)
         throw validation_failed("", "the body has " + std::to_string(total) +
@@ -141,19 +153,21 @@ http::Response upload(api::Call& call) {
     const std::string& owner = call.pouch().owner();
     const std::string& blob_id = req.param("blobId");
     long long size = 0;
+    std::optional<long long> reserved_since;
     {
         auto conn = s.db.acquire();
         auto b = conn->one(sql::kBlobOrReservation, {.account_id = owner, .blob_id = blob_id});
         if (b.blob_size) return api::ok(json::to_json(BlobSize{blob_id, *b.blob_size}));
         if (!b.reserved_size) throw no_reservation();
         size = *b.reserved_size;
+        reserved_since = b.reserved_since;
     }
     if (req.content_length != size)
         throw validation_failed("", "Content-Length must equal the reserved size of " +
                                         std::to_string(size) + " bytes");
 
     const storage::BlobStore& store = blob_store(s.config);
-    storage::StagedBlob staged(store);
+    storage::StagedBlob staged(store, size);
     receive(req, staged, blob_id, size);
     // The checked bytes go to the store before any lock is taken (an S3 PUT may be long); an
     // object without a row (the transaction below fails) is removed by `pouchctl gc` later.
@@ -171,9 +185,14 @@ http::Response upload(api::Call& call) {
         throw validation_failed("", "the reservation was changed to " +
                                         std::to_string(*b.reserved_size) +
                                         " bytes during the upload");
-    // Object first, then the row: a row never names a missing object. place() makes sure it
-    // is there under this lock (gc removes unrecorded objects only under it).
-    with_store(req, store, [&] { store.place(staged, owner, blob_id); });
+    // Object first, then the row: a row never names a missing object. gc removes unrecorded
+    // objects only under this lock, and never one whose key has a reservation row (gc.cpp).
+    // The reservation read before the PUT is still this one (same created_at), so it existed
+    // all along: no gc can have removed the object since the PUT began, and the PUT's answer
+    // stands. Otherwise (renewed after it expired, or made anew) the store is asked again
+    // under this lock: a HEAD, and the PUT again if the object is gone.
+    const bool held_all_along = b.reserved_since == reserved_since;
+    with_store(req, store, [&] { staged.place(owner, blob_id, !held_all_along); });
     conn->run(sql::kInsertBlob, {.account_id = owner, .blob_id = blob_id, .stored_size = size});
     conn->run(sql::kDeleteReservation, {.account_id = owner, .blob_id = blob_id});
     conn->run(sql::kAddBlobBytes, {.account_id = owner, .bytes = size});

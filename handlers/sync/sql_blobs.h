@@ -69,15 +69,22 @@ struct BlobOfAccount {
 
 struct StoredSize {
     long long stored_size = 0;
-    static auto db_columns() { return std::tuple{db::col("stored_size", &StoredSize::stored_size)}; }
+    static auto db_columns() {
+        return std::tuple{db::col("stored_size", &StoredSize::stored_size)};
+    }
 };
 
 struct BlobOrReservation {
     std::optional<long long> blob_size;      // stored: its size
     std::optional<long long> reserved_size;  // otherwise its active reservation's
+    // and that reservation's created_at in microseconds since the epoch: the same value twice
+    // means the same reservation row all along (a row deleted and made again, or renewed once
+    // expired, gets a later one: kReserve)
+    std::optional<long long> reserved_since;
     static auto db_columns() {
         return std::tuple{db::col("blob_size", &BlobOrReservation::blob_size),
-                          db::col("reserved_size", &BlobOrReservation::reserved_size)};
+                          db::col("reserved_size", &BlobOrReservation::reserved_size),
+                          db::col("reserved_since", &BlobOrReservation::reserved_since)};
     }
 };
 
@@ -121,7 +128,8 @@ inline const db::Query<ReserveParams> kReserve{
     "blobs_reserve",
     "INSERT INTO blob_reservations (account_id, blob_id, stored_size, expires_at)"
     " SELECT $1, u.id, u.stored_size, now() + interval '24 hours'"
-    "   FROM jsonb_to_recordset($2::jsonb) AS u(" POUCH_BLOB_SIZE_RECORD ")"
+    "   FROM jsonb_to_recordset($2::jsonb) AS u(" POUCH_BLOB_SIZE_RECORD
+    ")"
     " ON CONFLICT (account_id, blob_id) DO UPDATE"
     "   SET stored_size = EXCLUDED.stored_size, expires_at = EXCLUDED.expires_at,"
     "       created_at = CASE WHEN blob_reservations.expires_at > now()"
@@ -136,8 +144,10 @@ inline const db::Query<BlobOfAccount, StoredSize> kBlob{
 inline const db::Query<BlobOfAccount, BlobOrReservation> kBlobOrReservation{
     "blobs_blob_or_reservation",
     "SELECT (SELECT stored_size FROM blobs WHERE account_id = $1 AND id = $2) AS blob_size,"
-    "       (SELECT stored_size FROM blob_reservations"
-    "         WHERE account_id = $1 AND blob_id = $2 AND expires_at > now()) AS reserved_size"};
+    "       r.stored_size AS reserved_size,"
+    "       (extract(epoch FROM r.created_at) * 1000000)::bigint AS reserved_since"
+    "  FROM (SELECT 1) AS one LEFT JOIN blob_reservations r"
+    "    ON r.account_id = $1 AND r.blob_id = $2 AND r.expires_at > now()"};
 
 inline const db::Query<InsertBlob> kInsertBlob{
     "blobs_insert_blob", "INSERT INTO blobs (account_id, id, stored_size) VALUES ($1, $2, $3)"};

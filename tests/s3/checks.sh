@@ -6,7 +6,9 @@
 # accepted fresh and refused expired or tampered by radosgw itself; radosgw killed -> the upload answers
 # 503 unavailable with Retry-After and writes no row, back -> the retry stores it once;
 # `pouchctl blobs migrate` interrupted (--limit) then rerun until everything is there once,
-# a damaged object replaced; a CLI push and pull. Relies on tests/smoke/lib.sh, flows.sh,
+# a damaged object replaced; gc keeps an unrecorded object whose key is reserved, and an upload
+# whose reservation was renewed meanwhile PUTs again under the lock; a body above the in-memory
+# bound staged in a file; a CLI push and pull. Relies on tests/smoke/lib.sh, flows.sh,
 # blobstore.sh and tests/cli/lib.sh.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -124,6 +126,92 @@ download "$token" "$pouch" "$b"
 expect_status 200
 expect_true "same bytes" cmp -s "$SMOKE_TMP/b" "$SMOKE_TMP/body"
 check s3_store_back_the_retried_upload_is_stored_once
+
+# --- an upload trusts its PUT only while its reservation lives; gc keeps reserved keys ----------
+# The handler records the object under the account lock without asking the store again when the
+# reservation it read before its PUT is still the same row (blobs.cpp); gc never removes an
+# unrecorded object whose key has a reservation row (tools/pouchctl/gc.cpp).
+c=$(make_blob c 120000)
+reserve "$token" "$pouch" "$c" 120000
+upload "$token" "$pouch" "$c" "$SMOKE_TMP/c"
+expect_status 201
+bytes_before=$(blob_bytes "$account")
+# Unreferenced for over a day, and its key reserved again (as a check does once gc deleted the
+# row and before it removes the object): gc deletes the row and keeps the object.
+sql "UPDATE blobs SET created_at = now() - interval '25 hours' WHERE account_id = '$account' AND id = '$c'" >/dev/null
+sql "INSERT INTO blob_reservations (account_id, blob_id, stored_size, expires_at)
+     VALUES ('$account', '$c', 120000, now() + interval '24 hours')" >/dev/null
+out=$("$POUCHCTL" gc 2>&1)
+expect_true "gc exits 0 ($out)" test $? = 0
+expect_true "gc deleted the one unreferenced row ($out)" grep -qx 'deleted 1 unreferenced blobs (120000 bytes) in 1 accounts' <<<"$out"
+expect_true "and kept its object for the reservation ($out)" \
+    grep -qx 'kept 1 unrecorded blob objects whose blob is reserved (an upload may be recording them)' <<<"$out"
+expect_true "the row is gone" test "$(blob_row "$account" "$c")" = 0
+expect_true "its bytes left the usage" test "$(blob_bytes "$account")" = $((bytes_before - 120000))
+expect_true "the object is still in the bucket" cmp -s "$SMOKE_TMP/c" "$(blob_object "$account" "$c")"
+upload "$token" "$pouch" "$c" "$SMOKE_TMP/c"
+expect_status 201
+expect_true "the upload recorded it again" test "$(blob_row "$account" "$c")" = 1
+expect_true "counted once" test "$(blob_bytes "$account")" = "$bytes_before"
+expect_true "its reservation is used" test "$(sql "SELECT count(*) FROM blob_reservations WHERE account_id = '$account' AND blob_id = '$c'")" = 0
+download "$token" "$pouch" "$c"
+expect_status 200
+expect_true "and it downloads" cmp -s "$SMOKE_TMP/c" "$SMOKE_TMP/body"
+check s3_gc_keeps_an_unrecorded_object_whose_blob_is_reserved
+
+# The same without a reservation: the object goes with the row.
+sql "UPDATE blobs SET created_at = now() - interval '25 hours' WHERE account_id = '$account' AND id = '$c'" >/dev/null
+out=$("$POUCHCTL" gc 2>&1)
+expect_true "gc exits 0 ($out)" test $? = 0
+expect_true "gc kept no object for a reservation ($out)" \
+    grep -qx 'kept 0 unrecorded blob objects whose blob is reserved (an upload may be recording them)' <<<"$out"
+expect_true "the row is gone" test "$(blob_row "$account" "$c")" = 0
+expect_true "and the object" test ! -e "$(blob_object "$account" "$c")"
+check s3_gc_removes_the_object_of_an_unreserved_deleted_row
+
+# An upload whose reservation was made anew between its PUT and its row (the old one expired
+# and was released, say) asks the store again under the lock: here the test holds the account's
+# lock, removes the object once the handler's PUT has landed (as gc may then have) and renews
+# the reservation; the handler must PUT again before it writes the row.
+d=$(make_blob d 250000)
+reserve "$token" "$pouch" "$d" 250000
+bytes_before=$(blob_bytes "$account")
+exec {hold}> >(exec psql "$POUCH_DATABASE_URL" -XtAq >"$SMOKE_TMP/hold.out" 2>&1)
+echo "BEGIN; SELECT id FROM storage_accounts WHERE id = '$account' FOR UPDATE;" >&"$hold"
+for _ in $(seq 1 100); do
+    [[ $(sql "SELECT count(*) FROM pg_stat_activity WHERE state = 'idle in transaction'
+               AND query LIKE '%FOR UPDATE%' AND query LIKE '%$account%'") == 1 ]] && break
+    sleep 0.1
+done
+( upload "$token" "$pouch" "$d" "$SMOKE_TMP/d"; echo "$STATUS" >"$SMOKE_TMP/d.status" ) &
+upload_pid=$!
+landed=0
+for _ in $(seq 1 200); do
+    code=$(s3_curl HEAD "$account/$d" -I -o /dev/null -w '%{http_code}') || code=000
+    [[ $code == 200 ]] && { landed=1; break; }
+    sleep 0.05
+done
+expect_true "the handler's PUT landed while the lock was held" test "$landed" = 1
+s3_curl DELETE "$account/$d" -o /dev/null
+expect_true "the object removed behind the handler's back" test ! -e "$(blob_object "$account" "$d")"
+echo "UPDATE blob_reservations SET created_at = created_at + interval '1 second'
+       WHERE account_id = '$account' AND blob_id = '$d'; COMMIT;" >&"$hold"
+exec {hold}>&-
+wait "$upload_pid"
+expect_true "the upload answers 201 ($(cat "$SMOKE_TMP/d.status"))" test "$(cat "$SMOKE_TMP/d.status")" = 201
+expect_true "one row" test "$(blob_row "$account" "$d")" = 1
+expect_true "counted once" test "$(blob_bytes "$account")" = $((bytes_before + 250000))
+expect_true "the object is there again with its bytes" cmp -s "$SMOKE_TMP/d" "$(blob_object "$account" "$d")"
+check s3_upload_with_a_renewed_reservation_stores_the_object_again
+
+# Above kMaxBodyInMemory (8 MiB) the body is staged in a file, and the upload is the same.
+e=$(make_blob e $((9 * 1024 * 1024)))
+reserve "$token" "$pouch" "$e" $((9 * 1024 * 1024))
+upload "$token" "$pouch" "$e" "$SMOKE_TMP/e"
+expect_status 201
+expect_true "the object holds the 9 MiB" cmp -s "$SMOKE_TMP/e" "$(blob_object "$account" "$e")"
+expect_true "no temporary file left" test -z "$(find "$blob_dir/tmp" -type f 2>/dev/null)"
+check s3_upload_above_the_memory_bound_goes_through_a_file
 
 # --- pouchctl blobs migrate ----------------------------------------------------------------------
 src=$SMOKE_TMP/old-blobs

@@ -77,7 +77,11 @@ expired=$(make_blob expired 50)
 req POST "/v1/pouches/$pouch/blobs/check" "{\"blobs\":[{\"id\":\"$expired\",\"stored_size\":50}]}" \
     -H "Authorization: Bearer $token"
 sql "UPDATE blob_reservations SET expires_at = now() - interval '1 second' WHERE account_id = '$account' AND blob_id = '$expired'"
-mkdir -p "$blob_dir/$account" "$blob_dir/tmp"
+# Made as the blob directory's owner (the handlers' user), never as root: on S3 the handler
+# creates tmp/ only for an upload above 8 MiB, so it may not exist yet, and must stay writable.
+for dir in "$blob_dir/$account" "$blob_dir/tmp"; do
+    [[ -d $dir ]] || install -d -m 0750 -o "$(stat -c %u "$blob_dir")" -g "$(stat -c %g "$blob_dir")" "$dir"
+done
 # An object's age cannot be backdated in a bucket: there only the young stray is tried.
 stray_id=$(make_blob stray 10)
 blobstore_is_s3 || blob_object_put "$account" "$stray_id" "$SMOKE_TMP/stray"

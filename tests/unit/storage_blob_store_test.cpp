@@ -76,6 +76,18 @@ TEST_F(BlobStoreTest, PlacedBlobLandsAtAccountSlashIdWithItsModes) {
     EXPECT_EQ(temp_count(), 0u) << "the staged file was moved, not copied";
 }
 
+TEST_F(BlobStoreTest, TheDirectoryStagesEveryUploadInAFileWhateverItsSize) {
+    LocalBlobStore store(root_);
+    StagedBlob s(store, 11);
+    EXPECT_FALSE(s.in_memory());
+    EXPECT_EQ(temp_count(), 1u);
+    s.write("hello world", 11);
+    s.sync();
+    s.place(kAccount, kBlob, false);  // renamed into place, whatever `recheck`
+    EXPECT_EQ(read(store.path(kAccount, kBlob)), "hello world");
+    EXPECT_EQ(temp_count(), 0u);
+}
+
 TEST_F(BlobStoreTest, UnplacedStagedFileIsRemoved) {
     LocalBlobStore store(root_);
     {

@@ -1,9 +1,12 @@
 // storage_s3_test.cpp -- the parts of the S3 store that need no server: SigV4 presigning
 // against AWS's published example (S3 API reference, "Authenticating Requests: Using Query
 // Parameters": GET examplebucket/test.txt, 2013-05-24, 86400 s), the download URI nginx gets,
-// the ListObjectsV2 reader, the POUCH_BLOB_STORE settings and nginx's /_s3/ location. The
+// the ListObjectsV2 reader, the POUCH_BLOB_STORE settings, nginx's /_s3/ location, and
+// uploads staged in memory up to kMaxBodyInMemory. The
 // same signatures are checked against a real radosgw by tests/s3/.
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -70,6 +73,58 @@ TEST(S3Store, DownloadUriIsTheNginxLocationSchemeHostPathAndPresignedQuery) {
                            .expires_seconds = kPresignSeconds});
     EXPECT_EQ(uri, "/_s3/http/127.0.0.1:7480/pouch-blobs/" + kAccount + "/" + blob + "?" + p.query);
     EXPECT_NE(uri.find("&X-Amz-Expires=60&"), std::string::npos);
+}
+
+// An upload for the bucket is staged in memory up to kMaxBodyInMemory (no file under tmp/),
+// read into without a copy through space()/commit(), and refuses more bytes than its size;
+// above the bound it is a file, as every upload is for the local directory.
+TEST(S3Store, UploadsUpToTheBoundAreStagedInMemoryLargerOnesInAFile) {
+    char tmpl[] = "/tmp/pouch-s3stage-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    const std::string root = tmpl;
+    S3BlobStore store(root, {.endpoint = "http://127.0.0.1:7480",
+                             .region = "us-east-1",
+                             .bucket = "pouch-blobs",
+                             .access_key = "AK",
+                             .secret_key = "SK"});
+    auto temp_files = [&] {
+        size_t n = 0;
+        std::error_code ec;
+        for ([[maybe_unused]] const auto& e :
+             std::filesystem::directory_iterator(root + "/tmp", ec))
+            ++n;
+        return n;
+    };
+    {
+        StagedBlob s(store, 11);
+        EXPECT_TRUE(s.in_memory());
+        EXPECT_EQ(temp_files(), 0u);
+        std::span<char> into = s.space();
+        ASSERT_EQ(into.size(), 11u);
+        std::memcpy(into.data(), "hello ", 6);
+        s.commit(6);
+        EXPECT_EQ(s.space().size(), 5u);
+        s.write("world", 5);
+        EXPECT_TRUE(s.space().empty());
+        EXPECT_EQ(s.bytes(), "hello world");
+        EXPECT_EQ(s.size(), 11);
+        EXPECT_THROW(s.write("!", 1), std::logic_error);
+        EXPECT_THROW(s.commit(1), std::logic_error);
+        s.sync();  // nothing to flush or close
+        EXPECT_EQ(s.bytes(), "hello world");
+    }
+    EXPECT_TRUE(StagedBlob(store, kMaxBodyInMemory).in_memory());
+    {
+        StagedBlob s(store, kMaxBodyInMemory + 1);
+        EXPECT_FALSE(s.in_memory());
+        EXPECT_EQ(temp_files(), 1u);
+        EXPECT_EQ(s.space().size(), 256u * 1024);
+        std::memcpy(s.space().data(), "abc", 3);
+        s.commit(3);
+        EXPECT_EQ(s.size(), 3);
+    }
+    EXPECT_EQ(temp_files(), 0u) << "the staging file goes with its StagedBlob";
+    std::filesystem::remove_all(root);
 }
 
 TEST(S3Store, ListPageReadsAccountKeysAndTheContinuationToken) {

@@ -15,8 +15,10 @@
 # the same path (nginx streams the file, or fetches the object with a presigned URL), as a
 # web user (Authorization: Bearer) does. Each pass has blobs of its own: BENCH_BLOB_ROUNDS (3)
 # rounds of the two passes. Appends one JSON line per pass to OUT_DIR/blobs.jsonl: {backend:
-# dir|s3|radosgw, way: up|down, par, round, n, mib, secs, mib_s, failed, note}; run.sh
-# compares the medians over the rounds. The stacks and the Ceph are stopped at the end, whatever happens.
+# dir|s3|radosgw, way: up|down, par, round, n, mib, secs, mib_s, failed, note, and for the
+# service's uploads handler_ms: the sync handler's own median duration_ms over the pass}; run.sh
+# compares the medians over the rounds. OUT_DIR/blobs-handler.txt gets the sync handler's CPU
+# time per upload of each stack. The stacks and the Ceph are stopped at the end, whatever happens.
 #   blobs.sh stack dir|s3 OUT_DIR FILES_DIR CEPH_DIR   (one stack: what the above runs twice)
 # Relies on tools/stack/{lib,ceph}.sh, tests/smoke/{lib,flows}.sh, curl 7.88, b3sum, jq.
 set -euo pipefail
@@ -36,8 +38,9 @@ for ((r = 1; r <= rounds; r++)); do PASSES+="seq-$r par-$r "; done
 # timed; appends its line to blobs.jsonl. A transfer fails unless it answers EXPECT_STATUS
 # (and, for a download, brings mib MiB).
 measure() {
-    local backend=$1 way=$2 p=$3 want=$4 note=$5 t0 t1 out failed
+    local backend=$1 way=$2 p=$3 want=$4 note=$5 t0 t1 out failed log_from=0
     shift 5
+    [[ -n ${STACK_DIR:-} && -f ${STACK_DIR:-}/log/sync.log ]] && log_from=$(wc -l <"$STACK_DIR/log/sync.log")
     local pargs=()
     ((p > 1)) && pargs=(-Z --parallel-max "$p")
     t0=$(date +%s.%N)
@@ -47,10 +50,18 @@ measure() {
     failed=$(awk -v w="$want" -v way="$way" -v b=$((mib * 1048576)) -v n="$n" '
         { if ($1 != w || (way == "down" && $2 != b)) bad++; seen++ }
         END { print bad + (n - seen) }' <<<"$out")
+    # The service's uploads: the sync handler's own time (its log's duration_ms, from reading
+    # the body from nginx to its answer), median over the pass; the rest is nginx's receiving.
+    local handler_ms=null
+    if [[ $way == up && $backend != radosgw && -n ${STACK_DIR:-} ]]; then
+        handler_ms=$(tail -n +"$((log_from + 1))" "$STACK_DIR/log/sync.log" |
+            jq -r 'select(.method == "PUT" and .status == 201) | .duration_ms' | sort -n |
+            awk '{ v[NR] = $1 } END { if (NR) printf "%.1f", v[int((NR + 1) / 2)]; else print "null" }')
+    fi
     jq -nc --arg backend "$backend" --arg way "$way" --argjson par "$p" --argjson n "$n" \
         --argjson mib "$((n * mib))" --arg t0 "$t0" --arg t1 "$t1" --argjson failed "$failed" --arg note "$note" \
-        --argjson round "${ROUND:-1}" '{backend:$backend, way:$way, par:$par, round:$round, n:$n, mib:$mib, secs:(($t1|tonumber) - ($t0|tonumber)),
-          failed:$failed, note:$note} | .mib_s = (.mib / .secs * 100 | round / 100)' | tee -a "$OUT/blobs.jsonl"
+        --argjson round "${ROUND:-1}" --argjson handler_ms "$handler_ms" '{backend:$backend, way:$way, par:$par, round:$round, n:$n, mib:$mib, secs:(($t1|tonumber) - ($t0|tonumber)),
+          failed:$failed, note:$note} | .mib_s = (.mib / .secs * 100 | round / 100) | if $handler_ms then .handler_ms = $handler_ms else . end' | tee -a "$OUT/blobs.jsonl"
 }
 
 # ids PASS: the blob ids of a pass, one a line (FILES/PASS/ID files).
@@ -72,6 +83,13 @@ bucket_keys() {
         --user "$POUCH_S3_ACCESS_KEY:$POUCH_S3_SECRET_KEY" -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' \
         "$POUCH_S3_ENDPOINT/${POUCH_BLOB_STORE#s3://}?list-type=2&max-keys=1000&prefix=$1" |
         { grep -o '<Key>' || true; } | wc -l
+}
+
+# handler_cpu_ms: user + system CPU time of the running sync handler, in ms.
+handler_cpu_ms() {
+    local pid
+    pid=$(cat "$STACK_DIR/pids/sync.pid" 2>/dev/null) || { echo 0; return; }
+    awk -v hz="$(getconf CLK_TCK)" '{ print int(($14 + $15) * 1000 / hz) }' "/proc/$pid/stat" 2>/dev/null || echo 0
 }
 
 # --- one stack -------------------------------------------------------------------------------
@@ -117,6 +135,8 @@ one_stack() {
     # Each pass uploads its own blobs (an id already stored would answer 200 from the database
     # alone); on S3 it alternates with the same PUTs straight to radosgw, the baseline first in
     # odd rounds and second in even ones, so a burst of load elsewhere hits both alike.
+    local cpu0
+    cpu0=$(handler_cpu_ms)
     for pass in $PASSES; do
         p=1 round=${pass#*-}
         [[ $pass == par-* ]] && p=$par
@@ -131,6 +151,8 @@ one_stack() {
             ROUND=$round measure radosgw up "$p" 200 "curl --aws-sigv4 PUT" "${sig[@]}" "${args[@]}"
         fi
     done
+    # The sync handler's CPU time per upload (user + system), for docs/PERFORMANCE.md.
+    echo "$backend: handler CPU $(awk -v c="$(($(handler_cpu_ms) - cpu0))" -v u="$(($(wc -w <<<"$PASSES") * n))" 'BEGIN { printf "%.1f", c / u }') ms per upload" >>"$OUT/blobs-handler.txt"
     if [[ $backend == s3 ]]; then
         s3_after=$(bucket_keys "")
         note="objects in the bucket: $s3_before before the service's uploads, $s3_after after (of them $(bucket_keys bench-direct%2F) the baseline's)"

@@ -53,27 +53,40 @@ bool remove_file(const std::string& path) {
 struct GcStats {
     long long reservations = 0, reservation_bytes = 0;
     long long blobs = 0, blob_bytes = 0, blob_accounts = 0;
-    long long temp_files = 0, orphan_files = 0, listed = 0, pages = 0;
+    long long temp_files = 0, orphan_files = 0, listed = 0, pages = 0, reserved_objects = 0;
     long long replay = 0, login_requests = 0, connect_tokens = 0;
     long long sessions = 0, access_tokens = 0, refresh_tokens = 0, commit_log = 0, shares = 0;
     bool failed = false;
 };
 
-// Under the account lock (so no upload places an object meanwhile), removes those of `names`
-// that no blobs row of the account records: just deleted rows, or objects a listing found
-// older than the grace period (left by an upload whose transaction failed after the object was
-// stored, or by a restore). An upload re-stores an object gc removed between its two steps
-// (BlobStore::place runs under the same lock).
+// Under the account lock (so no upload records an object meanwhile), removes those of `names`
+// that no blobs row of the account records and no reservation row names: just deleted rows, or
+// objects a listing found older than the grace period (left by an upload whose transaction
+// failed after the object was stored, or by a restore).
+//
+// Why a reserved key is left alone: an upload PUTs its object with no lock held, then records
+// it under this lock without asking the store again (no HEAD) when its reservation row is the
+// one it read before the PUT (blobs.cpp). That row existed all along, so it was there when gc
+// held the lock in between, and gc kept the object; a reservation renewed or made anew
+// meanwhile makes the upload ask the store again. The object's age does not settle it: an
+// upload may PUT anew over an old object of the same key after gc's listing read its age. A
+// key left here is collected by a later run, once its reservation is gone (used, or released
+// after its expiry). Objects kept this way are counted in `reserved`.
 long long remove_unrecorded(pouch::db::Conn& conn, const pouch::storage::BlobStore& store,
                             const std::string& account_id, const std::vector<std::string>& names,
                             GcStats& st) {
     pouch::db::Transaction tx(conn);
     conn.rows(kLockAccount, {.account_id = account_id});  // no row (deleted): nothing recorded
-    std::set<std::string> recorded;
+    std::set<std::string> recorded, reserved;
     for (const Id& b : conn.rows(kRecordedBlobs, {.account_id = account_id})) recorded.insert(b.id);
+    for (const Id& r : conn.rows(kReservedBlobs, {.account_id = account_id})) reserved.insert(r.id);
     long long removed = 0;
     for (const auto& name : names) {
         if (recorded.count(name)) continue;
+        if (reserved.count(name)) {
+            ++st.reserved_objects;
+            continue;
+        }
         try {
             store.remove(account_id, name);
             ++removed;
@@ -147,8 +160,9 @@ int gc_usage(FILE* to) {
                  "  - blob reservations past their expiry (their bytes leave usage)\n"
                  "  - blobs older than 24 h that no revision of their account references:\n"
                  "    the row first, then the object; their bytes leave the account's usage\n"
-                 "  - objects in the blob store that no blob row records (listed a page at a\n"
-                 "    time) and this host's temporary upload files, each older than 24 h\n"
+                 "  - objects in the blob store that no blob row records and no reservation\n"
+                 "    names (listed a page at a time), and this host's temporary upload\n"
+                 "    files, each older than 24 h\n"
                  "  - DPoP replay entries 5 minutes past expiry; login requests a day after\n"
                  "    they ended; connect tokens a day past expiry\n"
                  "  - web sessions unused for 14 days or begun 30 days ago; access and refresh\n"
@@ -225,9 +239,14 @@ int cmd_gc(const Args& args) {
                 st.reservation_bytes);
     std::printf("deleted %lld unreferenced blobs (%lld bytes) in %lld accounts\n", st.blobs,
                 st.blob_bytes, st.blob_accounts);
-    std::printf("removed %lld stale temporary files and %lld unrecorded blob objects (of %lld "
-                "listed in %lld pages)\n",
-                st.temp_files, st.orphan_files, st.listed, st.pages);
+    std::printf(
+        "removed %lld stale temporary files and %lld unrecorded blob objects (of %lld "
+        "listed in %lld pages)\n",
+        st.temp_files, st.orphan_files, st.listed, st.pages);
+    std::printf(
+        "kept %lld unrecorded blob objects whose blob is reserved (an upload may be "
+        "recording them)\n",
+        st.reserved_objects);
     std::printf(
         "deleted %lld expired DPoP replay entries, %lld login requests, %lld connect "
         "tokens\n",

@@ -119,6 +119,11 @@ inline const db::Query<BytesOfAccount> kSubtractBlobBytes{
 
 inline const db::Query<ByAccount, Id> kRecordedBlobs{"gc_recorded_blobs", "SELECT id FROM blobs WHERE account_id = $1"};
 
+// Every reservation row of the account, active or expired: an upload may be between its PUT
+// and its row for any of them (blobs.cpp trusts its PUT while its reservation row lives).
+inline const db::Query<ByAccount, Id> kReservedBlobs{
+    "gc_reserved_blobs", "SELECT blob_id AS id FROM blob_reservations WHERE account_id = $1"};
+
 // --- retention (decisions §13) ------------------------------------------------------------
 
 // A replay row guards its jti until expires_at; five minutes later it is history.
