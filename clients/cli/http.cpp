@@ -239,6 +239,12 @@ size_t Http::in_flight() const {
     return impl_->running.size();
 }
 
+void Http::pump() {
+    if (impl_->running.empty()) return;
+    int still = 0;
+    curl_multi_perform(impl_->multi, &still);  // ended transfers wait for wait_below()
+}
+
 void Http::wait_below(size_t n) {
     while (impl_->running.size() >= n && !impl_->running.empty()) {
         int still = 0;
