@@ -83,8 +83,59 @@ rapidjson::Document parse_own(const std::string& text) {
     return d;
 }
 
+}  // namespace
+
+std::string journal_quote(std::string_view s) {
+    static constexpr char kHex[] = "0123456789ABCDEF";
+    std::string out;
+    out.reserve(s.size() + s.size() / 16 + 2);
+    out.push_back('"');
+    size_t run = 0;  // start of the bytes not yet copied (none of them needs an escape)
+    for (size_t i = 0; i < s.size(); ++i) {
+        unsigned char c = static_cast<unsigned char>(s[i]);
+        if (c >= 0x20 && c != '"' && c != '\\') continue;
+        out.append(s.data() + run, i - run);
+        run = i + 1;
+        out.push_back('\\');
+        switch (c) {
+            case '"':
+                out.push_back('"');
+                break;
+            case '\\':
+                out.push_back('\\');
+                break;
+            case '\b':
+                out.push_back('b');
+                break;
+            case '\f':
+                out.push_back('f');
+                break;
+            case '\n':
+                out.push_back('n');
+                break;
+            case '\r':
+                out.push_back('r');
+                break;
+            case '\t':
+                out.push_back('t');
+                break;
+            default:
+                out.append("u00");
+                out.push_back(kHex[c >> 4]);
+                out.push_back(kHex[c & 15]);
+        }
+    }
+    out.append(s.data() + run, s.size() - run);
+    out.push_back('"');
+    return out;
+}
+
+namespace {
+
 void write_pending(json::Out& o, const PendingCommit& p) {
-    o.kv("operation_id", p.operation_id).kv("body", p.body);
+    // The body is megabytes of JSON whose every quote needs an escape: quoted by one pass
+    // (journal_quote) rather than RapidJSON's writer, a tenth of a push's CPU.
+    o.kv("operation_id", p.operation_id).key("body").raw(journal_quote(p.body));
     o.key("intents").arr();
     for (const auto& i : p.intents) {
         o.obj().kv("type", i.type).kv("local_name", i.local_name);

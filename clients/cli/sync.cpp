@@ -872,7 +872,7 @@ void SyncEngine::upload_chunks(Planned& p, const std::string& name) {
             p.intent.entry.chunks.push_back(cached->second);
             ++stats_.chunks_reused;
         } else {
-            fmt::SealedChunk sc = fmt::seal_chunk(pt);
+            fmt::SealedChunk sc = fmt::seal_chunk_hashed(pt, hash);  // hashed once, above
             p.intent.entry.chunks.push_back(sc.entry);
             // Stored in the chunk cache once the server holds it: a killed push reuses what it
             // already uploaded.

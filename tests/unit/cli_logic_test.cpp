@@ -23,6 +23,7 @@
 #include "common/clientfmt/chunk.h"
 #include "common/crypto/b64url.h"
 #include "common/crypto/random.h"
+#include "common/json/out.h"
 #include "tests/unit/cli_test_dir.h"
 
 using namespace pouch;
@@ -110,6 +111,31 @@ TEST(CliFolderState, APendingCommitKnowsTheGenerationItWasSealedUnder) {
     EXPECT_EQ(pc.key_gen(), 0);
     pc.body = "not json";
     EXPECT_EQ(pc.key_gen(), 0);
+}
+
+// The journal's copy of a commit body is written by journal_quote: byte for byte what the
+// writer (json::quote) wrote before, so journals of either version read the same, and it reads
+// back as the body it quoted.
+TEST(CliFolderState, TheJournalQuotesABodyAsTheJsonWriterDoes) {
+    std::string every;
+    for (int c = 0; c < 256; ++c) every.push_back(static_cast<char>(c));
+    const std::vector<std::string> bodies = {
+        "",
+        "plain",
+        R"({"ops":[{"envelope":"abc-_","name":"a\"b\\c"}]})",
+        every,
+        every + every + "tail",
+        std::string("\0nul\0", 6) + "\x7f\xc3\xa9\n\t",
+        crypto::b64url_encode(crypto::random_bytes(100000)) + "\"",
+    };
+    for (const auto& b : bodies) {
+        EXPECT_EQ(journal_quote(b), json::quote(b));
+        rapidjson::Document d;
+        std::string text = journal_quote(b);
+        d.Parse(text.data(), text.size());
+        ASSERT_FALSE(d.HasParseError());
+        EXPECT_EQ(std::string(d.GetString(), d.GetStringLength()), b);
+    }
 }
 
 TEST(CliFingerprint, AFileAndItsInlineContentAgree) {
