@@ -9,6 +9,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -71,6 +72,9 @@ struct PendingCommit {
     std::string operation_id;
     std::string body;  // exactly the bytes sent (and resent)
     std::vector<OpIntent> intents;
+    // Its journal line (to_json() and a newline) once append_pending wrote it, kept for the
+    // journal's rewrites (save_folder_state): a batch is never changed once journaled.
+    std::shared_ptr<const std::string> line;
 
     std::string to_json() const;
     // The key generation its ops were sealed under (one per batch); 0 when the body names none.

@@ -1067,7 +1067,7 @@ void SyncEngine::send_batches(std::vector<Planned>& ops) {
         std::string operation_id = crypto::uuid_v4();
         o.kv("epoch", s_.epoch).kv("operation_id", operation_id);  // JCS order
         o.key("ops").arr();
-        PendingCommit pc{operation_id, "", {}};
+        PendingCommit pc{operation_id, "", {}, {}};
         for (Planned* p : batch) {
             o.raw(p->op_json);
             pc.intents.push_back(p->intent);

@@ -105,6 +105,7 @@ TEST(CliFolderState, APendingCommitKnowsTheGenerationItWasSealedUnder) {
     PendingCommit pc{crypto::uuid_v4(),
                      R"({"operation_id":"x","epoch":"e","ops":[{"type":"put","key_gen":7},)"
                      R"({"type":"delete","key_gen":7}]})",
+                     {},
                      {}};
     EXPECT_EQ(pc.key_gen(), 7);
     pc.body = R"({"operation_id":"x","epoch":"e","ops":[]})";
@@ -128,7 +129,12 @@ TEST(CliFolderState, TheJournalQuotesABodyAsTheJsonWriterDoes) {
         std::string("\0nul\0", 6) + "\x7f\xc3\xa9\n\t",
         crypto::b64url_encode(crypto::random_bytes(100000)) + "\"",
     };
-    for (const auto& b : bodies) {
+    // An escape at every offset of a 16-byte block, and runs of every length around it.
+    std::vector<std::string> all = bodies;
+    for (size_t k = 0; k < 40; ++k)
+        for (char c : {'"', '\\', '\x01', '\x1f'})
+            all.push_back(std::string(k, 'a') + c + std::string(k, '\x80'));
+    for (const auto& b : all) {
         EXPECT_EQ(journal_quote(b), json::quote(b));
         rapidjson::Document d;
         std::string text = journal_quote(b);
