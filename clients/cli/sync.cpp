@@ -357,10 +357,13 @@ void SyncEngine::full_resync() {
         std::vector<size_t> slot(items.Size(), SIZE_MAX);  // item -> its head in `heads`
         for (rapidjson::SizeType k = 0; k < items.Size(); ++k) {
             const rapidjson::Value* head = head_of(items[k]);
-            if (head && !held(*head)) {
-                slot[k] = heads.size();
-                heads.push_back(head);
+            try {
+                if (!head || held(*head)) continue;
+            } catch (const std::exception&) {
+                continue;  // a head without its ids: it fails in its turn, below, as before
             }
+            slot[k] = heads.size();
+            heads.push_back(head);
         }
         {
             PageOpener opened(trust_, s_.pouch_id, std::move(heads));
