@@ -66,6 +66,7 @@ class Api {
     // Runs the calls in flight until at least one of them has ended (none: returns at once).
     void wait_one() { http_.wait_below(http_.in_flight()); }
     size_t in_flight() const { return http_.in_flight(); }
+    void pump() { http_.pump(); }  // Http::pump
     void cancel_all() { http_.cancel_all(); }
 
     // As call, but any answer other than 2xx throws CliError describing it.

@@ -9,9 +9,11 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -70,6 +72,9 @@ struct PendingCommit {
     std::string operation_id;
     std::string body;  // exactly the bytes sent (and resent)
     std::vector<OpIntent> intents;
+    // Its journal line (to_json() and a newline) once append_pending wrote it, kept for the
+    // journal's rewrites (save_folder_state): a batch is never changed once journaled.
+    std::shared_ptr<const std::string> line;
 
     std::string to_json() const;
     // The key generation its ops were sealed under (one per batch); 0 when the body names none.
@@ -102,6 +107,11 @@ struct FolderState {
     }
     size_t pending_ops() const;  // ops in the pending commits
 };
+
+// `s` as a JSON string literal, byte for byte as json::quote writes it (RapidJSON's escapes:
+// \" \\ \b \f \n \r \t, \u00XX for the other control characters, every other byte as it
+// is), in one pass: the journal's copy of a commit body.
+std::string journal_quote(std::string_view s);
 
 // The CLI's own JSON files (folder states, their journals) are at most this big.
 constexpr size_t kMaxStateBytes = size_t{1} << 30;

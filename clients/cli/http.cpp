@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <mutex>
 #include <optional>
 #include <vector>
@@ -28,7 +29,8 @@ size_t on_body(char* data, size_t size, size_t n, void* user) {
 }
 
 size_t on_header(char* data, size_t size, size_t n, void* user) {
-    auto* headers = static_cast<std::map<std::string, std::string>*>(user);
+    auto* resp = static_cast<HttpResponse*>(user);
+    auto* headers = &resp->headers;
     std::string line(data, size * n);
     auto colon = line.find(':');
     if (line.rfind("HTTP/", 0) == 0) headers->clear();  // a new response (after 100 Continue)
@@ -40,6 +42,13 @@ size_t on_header(char* data, size_t size, size_t n, void* user) {
     auto not_space = [](unsigned char c) { return !std::isspace(c); };
     value.erase(value.begin(), std::find_if(value.begin(), value.end(), not_space));
     value.erase(std::find_if(value.rbegin(), value.rend(), not_space).base(), value.end());
+    // The body's room at once (a page of 4 MiB, a chunk), not grown by doubling copies.
+    if (name == "content-length" && resp->body.empty()) {
+        char* end = nullptr;
+        unsigned long long len = std::strtoull(value.c_str(), &end, 10);
+        if (end && *end == '\0' && len > 0 && len <= kMaxAnswerBytes)
+            resp->body.reserve(static_cast<size_t>(len));
+    }
     (*headers)[name] = value;
     return size * n;
 }
@@ -94,7 +103,7 @@ void configure(CURL* c, HttpTransfer& t, const std::string& ca_file) {
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &t.resp.body);
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(c, CURLOPT_HEADERDATA, &t.resp.headers);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, &t.resp);
     curl_easy_setopt(c, CURLOPT_TIMEOUT, req.timeout_seconds);
     curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
@@ -237,6 +246,12 @@ void Http::start(HttpRequest req, Done done) {
 
 size_t Http::in_flight() const {
     return impl_->running.size();
+}
+
+void Http::pump() {
+    if (impl_->running.empty()) return;
+    int still = 0;
+    curl_multi_perform(impl_->multi, &still);  // ended transfers wait for wait_below()
 }
 
 void Http::wait_below(size_t n) {

@@ -72,6 +72,10 @@ class Http {
     void start(HttpRequest req, Done done);
     void wait_below(size_t n);  // runs transfers until fewer than n are in flight
     void wait_all() { wait_below(1); }
+    // Moves the transfers in flight as far as they go without waiting (sends what can be
+    // sent, reads what has arrived), calling no `done`: a caller busy with other work calls it
+    // now and then, so that a prefetched answer arrives meanwhile.
+    void pump();
     size_t in_flight() const;
     // Drops every transfer in flight without calling its `done` (a run that failed half-way).
     void cancel_all();

@@ -4,6 +4,8 @@
 #include "clients/cli/errors.h"
 #include "clients/cli/scan.h"
 #include "clients/cli/terminal_text.h"
+#include "common/crypto/b64url.h"
+#include "common/crypto/hash.h"
 
 namespace pouch::cli {
 
@@ -18,7 +20,29 @@ std::string kind_mismatch(const std::string& kind, const fmt::Content& content) 
     return "";
 }
 
-Revision open_revision(Trust& trust, const std::string& pouch_id, const rapidjson::Value& rev) {
+RevisionOpener revision_opener(Trust& trust, const std::string& pouch_id,
+                               const rapidjson::Value& rev) {
+    RevisionOpener o;
+    std::string rid = jstr(rev, "id"), aid = jstr(rev, "artifact_id");
+    // Refused revisions are skipped items (UntrustedItem), not the end of the sync.
+    o.where = "revision " + rid + " of artifact " + aid + ": ";
+    long long key_gen = jint(rev, "key_gen");
+    try {
+        o.sign_pub =
+            trust.revision_signer(pouch_id, jstr(rev, "signer_member_id"), key_gen).sign_pub;
+    } catch (const UntrustedItem& e) {
+        throw UntrustedItem(o.where + e.what());
+    }
+    try {
+        o.key = trust.pouch_key(pouch_id, key_gen);
+    } catch (...) {
+        o.missing_key = std::current_exception();  // thrown once the signature verified
+    }
+    return o;
+}
+
+Revision open_revision_with(const RevisionOpener& o, const std::string& pouch_id,
+                            const rapidjson::Value& rev) {
     Revision h;
     h.artifact_id = jstr(rev, "artifact_id");
     h.revision_id = jstr(rev, "id");
@@ -29,29 +53,31 @@ Revision open_revision(Trust& trust, const std::string& pouch_id, const rapidjso
     if (rev.HasMember("seq") && rev["seq"].IsInt64()) h.seq = rev["seq"].GetInt64();
     std::string envelope = jstr(rev, "envelope");
     fmt::RevisionIds ids{pouch_id, h.artifact_id, h.revision_id, h.key_gen};
-    // Refused revisions are skipped items (UntrustedItem), not the end of the sync.
-    std::string where = "revision " + h.revision_id + " of artifact " + h.artifact_id + ": ";
-    const fmt::Member* signer = nullptr;
+    if (!fmt::verify_revision(o.sign_pub, ids, envelope, jstr(rev, "signature")))
+        throw UntrustedItem(o.where + "the signature of " + h.signer + " does not verify");
+    if (o.missing_key) std::rethrow_exception(o.missing_key);
     try {
-        signer = &trust.revision_signer(pouch_id, h.signer, h.key_gen);
-    } catch (const UntrustedItem& e) {
-        throw UntrustedItem(where + e.what());
-    }
-    if (!fmt::verify_revision(signer->sign_pub, ids, envelope, jstr(rev, "signature")))
-        throw UntrustedItem(where + "the signature of " + h.signer + " does not verify");
-    std::string key = trust.pouch_key(pouch_id, h.key_gen);
-    try {
-        h.content = fmt::open_envelope(key, ids, envelope);
+        h.content = fmt::open_envelope(o.key, ids, envelope);
     } catch (const fmt::FormatError& e) {
-        throw UntrustedItem(where + e.what());
+        throw UntrustedItem(o.where + e.what());
     }
     // `kind` is the service's word, not the signer's: it must agree with the signed content.
     if (std::string why = kind_mismatch(h.kind, h.content); !why.empty())
-        throw UntrustedItem(where + why);
+        throw UntrustedItem(o.where + why);
     auto nfc = to_nfc(h.content.name);
     h.bad_name = !safe_local_path(h.content.name) || !nfc || *nfc != h.content.name;
-    h.fp = fingerprint_of_content(h.content);
+    if (h.content.data) {
+        // Decoded once, for the fingerprint and for the file (open_envelope checked the size).
+        h.plain = crypto::b64url_decode(*h.content.data).value_or("");
+        h.fp = fingerprint_from_parts(h.content.size, crypto::blake3_256(*h.plain), {});
+    } else {
+        h.fp = fingerprint_of_content(h.content);
+    }
     return h;
+}
+
+Revision open_revision(Trust& trust, const std::string& pouch_id, const rapidjson::Value& rev) {
+    return open_revision_with(revision_opener(trust, pouch_id, rev), pouch_id, rev);
 }
 
 }  // namespace pouch::cli

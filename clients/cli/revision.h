@@ -3,6 +3,8 @@
 // the pouch key of its key_gen) into its content, with the fingerprint scan.h compares.
 #pragma once
 
+#include <exception>
+#include <optional>
 #include <string>
 
 #include <rapidjson/document.h>
@@ -17,6 +19,7 @@ struct Revision {
     std::string created_at;
     long long key_gen = 0, seq = 0;
     clientfmt::Content content;
+    std::optional<std::string> plain;  // content.data decoded (an inline file's bytes)
     std::string fp;
     bool bad_name = false;  // not a safe_local_path in NFC (files.h): never written to disk
 
@@ -30,6 +33,22 @@ struct Revision {
 // the signed content (a put listed as a delete would remove the file on every device); MissingKey
 // when no key is held.
 Revision open_revision(Trust& trust, const std::string& pouch_id, const rapidjson::Value& rev);
+
+// open_revision in two steps, so that many revisions can be opened on several threads: what it
+// asks of Trust (which may fetch keys: on the calling thread, in the revisions' order), then
+// the rest (signature, envelope, checks of the content: no shared state, any thread). Each
+// step throws what open_revision would throw at that point, in the same order: a missing key
+// is thrown by the second step, after the signature verified, as open_revision does.
+struct RevisionOpener {
+    std::string where;  // "revision R of artifact A: "
+    clientfmt::PublicJwk sign_pub;
+    std::string key;                 // the pouch key of the revision's key_gen
+    std::exception_ptr missing_key;  // what asking for it threw (MissingKey...)
+};
+RevisionOpener revision_opener(Trust& trust, const std::string& pouch_id,
+                               const rapidjson::Value& rev);
+Revision open_revision_with(const RevisionOpener& o, const std::string& pouch_id,
+                            const rapidjson::Value& rev);
 
 // Why the service's `kind` of a revision does not fit its signed content, or "" when it does:
 // "delete" goes with a tombstone and only with one, "put" with anything else.

@@ -8,13 +8,19 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <condition_variable>
 #include <csignal>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <deque>
+#include <exception>
+#include <mutex>
 #include <set>
+#include <thread>
 #include <unordered_map>
 
 #include "clients/cli/errors.h"
@@ -111,6 +117,87 @@ struct SyncEngine::LocalStatus {
     std::string fp;  // when computed
 };
 
+// The revisions of a page opened (verified, decrypted: open_revision) ahead of their
+// application, on a thread of its own and on the applying thread while it would wait: what
+// asks Trust runs first, here, in the page's order (revision_opener); the rest in any order.
+// get(i) returns the i-th revision once it is open, or rethrows what opening it threw, so that
+// the caller applies them one by one in the page's order with every check of open_revision.
+// The page's JSON is only read, by both threads, and outlives this object.
+class SyncEngine::PageOpener {
+  public:
+    PageOpener(Trust& trust, const std::string& pouch_id, std::vector<const rapidjson::Value*> revs)
+        : pouch_id_(pouch_id), revs_(std::move(revs)), slots_(revs_.size()) {
+        for (size_t i = 0; i < revs_.size(); ++i) {
+            try {
+                slots_[i].opener = revision_opener(trust, pouch_id_, *revs_[i]);
+            } catch (...) {
+                slots_[i].error = std::current_exception();
+            }
+        }
+        if (revs_.size() > 1) worker_ = std::thread([this] { work(); });
+    }
+    ~PageOpener() {
+        next_.store(revs_.size());  // nothing more is claimed; the one being opened ends
+        if (worker_.joinable()) worker_.join();
+    }
+    PageOpener(const PageOpener&) = delete;
+    PageOpener& operator=(const PageOpener&) = delete;
+
+    const Revision& get(size_t i) {
+        // Opens the next unclaimed ones here until the i-th is open (by either thread).
+        while (!ready(i) && claim_and_open()) {
+        }
+        {
+            std::unique_lock lock(mu_);
+            cv_.wait(lock, [&] { return slots_[i].done; });
+        }
+        if (slots_[i].error) std::rethrow_exception(slots_[i].error);
+        return *slots_[i].h;
+    }
+
+  private:
+    struct Slot {
+        RevisionOpener opener;
+        std::optional<Revision> h;
+        std::exception_ptr error;
+        bool done = false;  // under mu_
+    };
+    bool ready(size_t i) {
+        std::lock_guard lock(mu_);
+        return slots_[i].done;
+    }
+    bool claim_and_open() {
+        size_t i = next_.fetch_add(1);
+        if (i >= revs_.size()) return false;
+        Slot& s = slots_[i];
+        if (!s.error) {
+            try {
+                s.h = open_revision_with(s.opener, pouch_id_, *revs_[i]);
+            } catch (...) {
+                s.error = std::current_exception();
+            }
+        }
+        {
+            std::lock_guard lock(mu_);
+            s.done = true;
+        }
+        cv_.notify_all();
+        return true;
+    }
+    void work() {
+        while (claim_and_open()) {
+        }
+    }
+
+    const std::string& pouch_id_;
+    std::vector<const rapidjson::Value*> revs_;
+    std::vector<Slot> slots_;
+    std::atomic<size_t> next_{0};
+    std::mutex mu_;
+    std::condition_variable cv_;
+    std::thread worker_;  // last: started once the rest is built
+};
+
 struct SyncEngine::Planned {
     std::string type;  // put | delete
     std::string local, prev_local;
@@ -200,11 +287,14 @@ void SyncEngine::skip_local(const std::string& why) {
     stats_.messages.push_back("not sent: " + why);
 }
 
-void SyncEngine::apply_readable(const rapidjson::Value& rev) {
+void SyncEngine::apply_readable(const rapidjson::Value& rev, PageOpener* page, size_t i) {
     std::string aid = jstr(rev, "artifact_id");
     read_this_run_.insert(aid);
     try {
-        apply_head(open_revision(trust_, s_.pouch_id, rev));
+        if (page)
+            apply_head(page->get(i));
+        else
+            apply_head(open_revision(trust_, s_.pouch_id, rev));
     } catch (const ItemSkipped& e) {
         skip(aid, e.what());
     }
@@ -239,26 +329,55 @@ void SyncEngine::full_resync() {
     const std::string path = "/v1/pouches/" + s_.pouch_id + "/artifacts";
     const std::string first =
         path + "?" + (s_.files.empty() ? "" : "include_deleted=true&") + "limit=500";
-    auto each = [&](const rapidjson::Value& item) {
-        if (!item.IsObject() || !item.HasMember("head") || !item["head"].IsObject()) return;
-        const auto& head = item["head"];
-        // A head this folder already holds (its own commits, after a push) needs neither
-        // verifying nor writing: nothing of it is used.
+    // A head this folder already holds (its own commits, after a push) needs neither
+    // verifying nor writing: nothing of it is used.
+    auto held = [&](const rapidjson::Value& head) {
         const std::string* local = s_.local_name_of(jstr(head, "artifact_id"));
-        if (local && s_.files.at(*local).revision_id == jstr(head, "id")) return;
-        apply_readable(head);
-        save();
+        return local && s_.files.at(*local).revision_id == jstr(head, "id");
     };
-    // Page after page (meta.next_cursor); the next page is asked for while this one is applied.
+    auto head_of = [](const rapidjson::Value& item) -> const rapidjson::Value* {
+        if (!item.IsObject() || !item.HasMember("head") || !item["head"].IsObject()) return nullptr;
+        return &item["head"];
+    };
+    // Page after page (meta.next_cursor). The next page is fetched while this one is applied
+    // (Api::pump between its items), and the heads it brings are opened (PageOpener) on a
+    // second thread meanwhile; they are applied one by one in the page's order.
     ApiAnswer page = api_.call("GET", first);
     while (true) {
         if (!page.ok()) throw CliError(kExitFailure, "GET " + path + ": " + describe(page));
         std::optional<std::string> cursor = page.next_cursor();
         auto next = std::make_shared<std::optional<ApiAnswer>>();
-        if (cursor)
+        if (cursor) {
             api_.start("GET", first + "&cursor=" + url_encode(*cursor), "", {}, CallOptions{},
                        [next](ApiAnswer& a) { *next = std::move(a); });
-        for (const auto& it : jarr(page.data(), "items").GetArray()) each(it);
+            api_.pump();  // the request leaves now
+        }
+        const auto& items = jarr(page.data(), "items");
+        std::vector<const rapidjson::Value*> heads;
+        std::vector<size_t> slot(items.Size(), SIZE_MAX);  // item -> its head in `heads`
+        for (rapidjson::SizeType k = 0; k < items.Size(); ++k) {
+            const rapidjson::Value* head = head_of(items[k]);
+            try {
+                if (!head || held(*head)) continue;
+            } catch (const std::exception&) {
+                continue;  // a head without its ids: it fails in its turn, below, as before
+            }
+            slot[k] = heads.size();
+            heads.push_back(head);
+        }
+        {
+            PageOpener opened(trust_, s_.pouch_id, std::move(heads));
+            for (rapidjson::SizeType k = 0; k < items.Size(); ++k) {
+                const rapidjson::Value* head = head_of(items[k]);
+                if (!head || held(*head)) continue;  // asked again: an earlier item may change it
+                if (slot[k] != SIZE_MAX)
+                    apply_readable(*head, &opened, slot[k]);
+                else
+                    apply_readable(*head);
+                save();
+                api_.pump();
+            }
+        }
         if (!cursor) break;
         while (!*next && api_.in_flight() > 0) api_.wait_one();
         if (!*next) throw CliError(kExitFailure, "GET " + path + ": the page was lost");
@@ -439,7 +558,8 @@ void SyncEngine::write_content(const std::string& local, const Revision& h) {
     std::string shown_path = join_path(s_.root, local);
     auto fill = [&](int fd) {
         if (c.data) {
-            write_all_fd(fd, crypto::b64url_decode(*c.data).value_or(""), shown_path);
+            write_all_fd(fd, h.plain ? *h.plain : crypto::b64url_decode(*c.data).value_or(""),
+                         shown_path);
         } else if (c.chunks) {
             // Up to kAhead chunks are fetched at once; each is written in its turn. What the
             // transfers fill is shared with them: a file given up half-way leaves the others
@@ -755,7 +875,7 @@ void SyncEngine::upload_chunks(Planned& p, const std::string& name) {
             p.intent.entry.chunks.push_back(cached->second);
             ++stats_.chunks_reused;
         } else {
-            fmt::SealedChunk sc = fmt::seal_chunk(pt);
+            fmt::SealedChunk sc = fmt::seal_chunk_hashed(pt, hash);  // hashed once, above
             p.intent.entry.chunks.push_back(sc.entry);
             // Stored in the chunk cache once the server holds it: a killed push reuses what it
             // already uploaded.
@@ -950,7 +1070,7 @@ void SyncEngine::send_batches(std::vector<Planned>& ops) {
         std::string operation_id = crypto::uuid_v4();
         o.kv("epoch", s_.epoch).kv("operation_id", operation_id);  // JCS order
         o.key("ops").arr();
-        PendingCommit pc{operation_id, "", {}};
+        PendingCommit pc{operation_id, "", {}, {}};
         for (Planned* p : batch) {
             o.raw(p->op_json);
             pc.intents.push_back(p->intent);

@@ -57,6 +57,7 @@ class SyncEngine {
   private:
     struct Planned;
     struct LocalStatus;
+    class PageOpener;
 
     void load_pouch();
     void full_resync();
@@ -67,7 +68,9 @@ class SyncEngine {
     void apply_head(const Revision& h);
     // apply_head of a listed head; an item that cannot be read or written here is skipped
     // (reported, remembered; the command then exits 7), the others are applied.
-    void apply_readable(const rapidjson::Value& rev);
+    // With `opened` (PageOpener::get of `rev`), what it holds is applied or thrown instead
+    // of opening `rev` here.
+    void apply_readable(const rapidjson::Value& rev, PageOpener* page = nullptr, size_t i = 0);
     // fetch_head + apply_head of a changed artifact, or skip() when it cannot be applied.
     void read_changed(const std::string& artifact_id);
     // apply_head of the revision an event brought (null: read_changed), or skip().

@@ -9,17 +9,30 @@
 
 namespace pouch::clientfmt {
 
-SealedChunk seal_chunk(std::string_view plaintext, std::optional<std::string> key,
-                       std::optional<std::string> nonce) {
-    std::string k = key ? *key : crypto::random_bytes(32);
-    std::string n = nonce ? *nonce : crypto::random_bytes(12);
+namespace {
+
+SealedChunk seal(std::string_view plaintext, const std::string& k, const std::string& n,
+                 std::string hash_b64) {
     SealedChunk s;
     s.stored = n + crypto::aes_gcm_seal(k, n, "pouch/chunk/v1", plaintext);
     s.entry.blob_id = crypto::b64url_encode(crypto::blake3_256(s.stored));
     s.entry.size = static_cast<long long>(plaintext.size());
     s.entry.key = crypto::b64url_encode(k);
-    s.entry.hash = crypto::b64url_encode(crypto::blake3_256(plaintext));
+    s.entry.hash = std::move(hash_b64);
     return s;
+}
+
+}  // namespace
+
+SealedChunk seal_chunk(std::string_view plaintext, std::optional<std::string> key,
+                       std::optional<std::string> nonce) {
+    return seal(plaintext, key ? *key : crypto::random_bytes(32),
+                nonce ? *nonce : crypto::random_bytes(12),
+                crypto::b64url_encode(crypto::blake3_256(plaintext)));
+}
+
+SealedChunk seal_chunk_hashed(std::string_view plaintext, std::string hash_b64) {
+    return seal(plaintext, crypto::random_bytes(32), crypto::random_bytes(12), std::move(hash_b64));
 }
 
 std::string open_chunk(const ChunkRef& entry, std::string_view stored) {

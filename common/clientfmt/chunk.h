@@ -21,6 +21,9 @@ struct SealedChunk {
 // key and nonce random unless given (test vectors).
 SealedChunk seal_chunk(std::string_view plaintext, std::optional<std::string> key = {},
                        std::optional<std::string> nonce = {});
+// As seal_chunk, given the plaintext's entry.hash (b64url BLAKE3) the caller has already
+// computed (the CLI looks it up in its chunk cache first): the bytes are not hashed again.
+SealedChunk seal_chunk_hashed(std::string_view plaintext, std::string hash_b64);
 
 // Checks the blob id against the stored bytes, opens them, and checks size and hash of the
 // plaintext; throws FormatError.

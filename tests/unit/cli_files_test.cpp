@@ -326,7 +326,8 @@ TEST(CliFolderRoot, PermissionDeniedIsASkippedItem) {
     int status = 0;
     ASSERT_EQ(::waitpid(pid, &status, 0), pid);
     ASSERT_TRUE(WIFEXITED(status));
-    EXPECT_EQ(WEXITSTATUS(status), 0) << "2: could not drop to nobody; 1: the write was not refused";
+    EXPECT_EQ(WEXITSTATUS(status), 0)
+        << "2: could not drop to nobody; 1: the write was not refused";
     EXPECT_FALSE(present(d.at("ro/x")));
 }
 
@@ -466,8 +467,12 @@ TEST(CliFolderJournal, ACommitIsInTheJournalUntilAStateThatHoldsItsAnswerIsSaved
     std::string journal = folder_journal_path(cfg, s.root);
     EXPECT_FALSE(present(journal));
     FileEntry e{"A", "r1", "a.txt", "fp", 1, 1, 0644, {}};
-    append_pending(cfg, s, PendingCommit{"op1", R"({"ops":["x\ny"]})", {{"put", "a.txt", "", e}}});
-    append_pending(cfg, s, PendingCommit{"op2", R"({"ops":[]})", {}});
+    append_pending(cfg, s,
+                   PendingCommit{"op1", R"({"ops":["x\ny"]})", {{"put", "a.txt", "", e}}, {}});
+    append_pending(cfg, s, PendingCommit{"op2", R"({"ops":[]})", {}, {}});
+    // The line kept for the journal's rewrites is the one written.
+    ASSERT_TRUE(s.pending[0].line);
+    EXPECT_EQ(*s.pending[0].line, s.pending[0].to_json() + "\n");
     EXPECT_EQ(mode_of(journal), 0600);
     auto back = load_folder_state(cfg, s.root);
     ASSERT_TRUE(back);
@@ -480,7 +485,7 @@ TEST(CliFolderJournal, ACommitIsInTheJournalUntilAStateThatHoldsItsAnswerIsSaved
     back = load_folder_state(cfg, s.root);
     ASSERT_EQ(back->pending.size(), 2u);
     // The next append starts a line of its own (the torn tail is cut off first).
-    append_pending(cfg, *back, PendingCommit{"op4", "{}", {}});
+    append_pending(cfg, *back, PendingCommit{"op4", "{}", {}, {}});
     back = load_folder_state(cfg, s.root);
     ASSERT_EQ(back->pending.size(), 3u);
     EXPECT_EQ(back->pending[2].operation_id, "op4");

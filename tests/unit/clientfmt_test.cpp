@@ -11,6 +11,7 @@
 #include "common/clientfmt/rotation.h"
 #include "common/clientfmt/welcome.h"
 #include "common/crypto/b64url.h"
+#include "common/crypto/hash.h"
 #include "common/crypto/random.h"
 #include "common/json/out.h"
 
@@ -361,6 +362,21 @@ TEST(RevisionSignature, VerifiesOnlyForTheSameIdsAndEnvelope) {
     RevisionIds other = ids;
     other.artifact_id = crypto::uuid_v4();
     EXPECT_FALSE(verify_revision(jwk(k), other, "ENVELOPE", sig));
+}
+
+// seal_chunk_hashed takes the caller's hash of the plaintext as entry.hash: given the right one,
+// its chunk is seal_chunk's; given a wrong one, open_chunk refuses the chunk.
+TEST(Chunk, AChunkSealedWithItsHashGivenOpensAndAWrongHashIsRefused) {
+    std::string pt = crypto::random_bytes(70000);
+    std::string hash = crypto::b64url_encode(crypto::blake3_256(pt));
+    SealedChunk s = seal_chunk_hashed(pt, hash);
+    EXPECT_EQ(s.entry.hash, hash);
+    EXPECT_EQ(s.entry.hash, seal_chunk(pt).entry.hash);
+    EXPECT_EQ(s.entry.size, 70000);
+    EXPECT_EQ(s.entry.blob_id, crypto::b64url_encode(crypto::blake3_256(s.stored)));
+    EXPECT_EQ(open_chunk(s.entry, s.stored), pt);
+    SealedChunk w = seal_chunk_hashed(pt, crypto::b64url_encode(crypto::blake3_256("other")));
+    EXPECT_THROW(open_chunk(w.entry, w.stored), FormatError);
 }
 
 TEST(Chunk, SealedChunkOpensAndItsBlobIdIsTheHashOfTheStoredBytes) {
