@@ -40,7 +40,7 @@ class Connections {
     // FCGI_WEB_SERVER_ADDRS: on a TCP socket only those IPv4 peers (an IPv4-mapped IPv6 peer
     // by its IPv4 address) are accepted, as libfcgi does; empty allows every peer.
     Connections(int listen_fd, std::string allow, int listeners = 0,
-                std::chrono::microseconds stall = std::chrono::microseconds(200));
+                std::chrono::microseconds stall = std::chrono::milliseconds(1));
     ~Connections();
     Connections(const Connections&) = delete;
     Connections& operator=(const Connections&) = delete;

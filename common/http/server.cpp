@@ -29,8 +29,8 @@
 #include <thread>
 #include <vector>
 
-#include "common/http/closer.h"
 #include "common/db/pool.h"
+#include "common/http/closer.h"
 #include "common/http/connections.h"
 #include "common/json/parse.h"
 #include "common/log/log.h"
@@ -368,8 +368,7 @@ int serve(const std::string& group, Router& router, Services& services) {
     }
     int listen_fd = open_listen_socket(services.config);
     const char* allow = std::getenv("FCGI_WEB_SERVER_ADDRS");
-    const char* listeners = std::getenv("POUCH_FCGI_LISTENERS");  // EXPERIMENT
-    Connections connections(listen_fd, allow ? allow : "", listeners ? std::atoi(listeners) : 0);
+    Connections connections(listen_fd, allow ? allow : "", services.config.listeners);
     g_connections = &connections;
     db::set_before_use([] { g_connections->about_to_block(); });
     signal(SIGPIPE, SIG_IGN);
