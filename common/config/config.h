@@ -32,8 +32,8 @@ struct Config {
     // FCGI_WEB_SERVER_ADDRS, the nginx addresses allowed to connect, or the start fails
     // (checked where any TCP listen socket is taken, common/http/server.cpp).
     std::string listen;
-    std::string log_level = "info";  // POUCH_LOG_LEVEL
-    int threads = 16;                // POUCH_THREADS
+    std::string log_level = "info";     // POUCH_LOG_LEVEL
+    int threads = 16;                   // POUCH_THREADS
     // POUCH_LISTENERS: workers waiting for requests at once, the others spares
     // (common/http/connections.h); 0, the default: one fewer than the CPUs, at least one.
     int listeners = 0;

@@ -23,9 +23,7 @@ void quiet_notice(void*, const char*) {}
 // (docs/SCALING.md) a connection may still reach the old primary, demoted; it is dropped so
 // the next use connects again, and target_session_attrs=read-write in the URL picks the new
 // primary among its hosts.
-bool read_only_sqlstate(const std::string& s) {
-    return s == "25006";
-}
+bool read_only_sqlstate(const std::string& s) { return s == "25006"; }
 
 bool lost_sqlstate(const std::string& s) {
     return s.rfind("08", 0) == 0 || s == "57P01" || s == "57P02" || s == "57P03" ||
@@ -90,13 +88,8 @@ bool Conn::ensure_connected() {
         // connect_timeout libpq would wait for the kernel's TCP timeout on a dead host; the
         // keepalives and tcp_user_timeout (ms) end a connection whose host vanished (a failed
         // primary's machine, docs/SCALING.md) within seconds instead of many minutes.
-        const char* keys[] = {"connect_timeout",
-                              "keepalives_idle",
-                              "keepalives_interval",
-                              "keepalives_count",
-                              "tcp_user_timeout",
-                              "dbname",
-                              nullptr};
+        const char* keys[] = {"connect_timeout", "keepalives_idle", "keepalives_interval",
+                              "keepalives_count", "tcp_user_timeout", "dbname", nullptr};
         const char* vals[] = {"5", "10", "3", "3", "15000", url_.c_str(), nullptr};
         c_ = PQconnectdbParams(keys, vals, 1);
         if (!c_) return false;
@@ -215,7 +208,16 @@ void set_before_use(void (*fn)()) {
     g_before_use = fn;
 }
 
+namespace {
+void (*g_before_use)() = nullptr;
+}  // namespace
+
+void set_before_use(void (*fn)()) {
+    g_before_use = fn;
+}
+
 Lease Pool::acquire() {
+    if (g_before_use) g_before_use();
     if (g_before_use) g_before_use();
     const auto deadline = std::chrono::steady_clock::now() + timeout_;
     std::unique_ptr<Conn> c;

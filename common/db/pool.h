@@ -38,7 +38,7 @@ using Param = std::optional<std::string>;  // nullopt is SQL NULL; text format a
 Error statement_failed(std::string cause, std::string sqlstate, bool connection_lost);
 
 class Result {
-  public:
+public:
     explicit Result(PGresult* r) : r_(r, &PQclear) {}
     int rows() const { return PQntuples(r_.get()); }
     int column(const char* name) const;  // throws std::logic_error if absent
@@ -50,12 +50,12 @@ class Result {
     bool boolean(int row, const char* col) const;
     PGresult* raw() const { return r_.get(); }
 
-  private:
+private:
     std::unique_ptr<PGresult, decltype(&PQclear)> r_;
 };
 
 class Conn {
-  public:
+public:
     explicit Conn(std::string url) : url_(std::move(url)) {}
     ~Conn();
     Conn(const Conn&) = delete;
@@ -82,7 +82,7 @@ class Conn {
     // Why the last ensure_connected() failed (libpq's message), for logs and operator tools.
     const std::string& last_error() const { return last_error_; }
 
-  private:
+private:
     void check(PGresult* r, const char* what);
     std::string url_;
     std::string last_error_;
@@ -93,14 +93,14 @@ class Conn {
 class Pool;
 
 class Lease {
-  public:
+public:
     Lease(Pool* pool, std::unique_ptr<Conn> c) : pool_(pool), c_(std::move(c)) {}
     Lease(Lease&& o) noexcept = default;
     ~Lease();
     Conn& operator*() { return *c_; }
     Conn* operator->() { return c_.get(); }
 
-  private:
+private:
     Pool* pool_;
     std::unique_ptr<Conn> c_;
 };
@@ -110,8 +110,13 @@ class Lease {
 // (common/http/connections.h). Set once, before any thread uses a pool.
 void set_before_use(void (*fn)());
 
+// Called by acquire() before a connection is used, on the calling thread: the FastCGI loop
+// sets it so a worker about to wait on PostgreSQL lets a spare listen meanwhile
+// (common/http/connections.h). Set once, before any thread uses a pool.
+void set_before_use(void (*fn)());
+
 class Pool {
-  public:
+public:
     Pool(std::string url, int size,
          std::chrono::milliseconds acquire_timeout = std::chrono::milliseconds(5000));
     // Throws Error unavailable (common/types/error.h) when no working connection is had in time.
@@ -122,7 +127,7 @@ class Pool {
     int in_use() const;
     int waiting() const;
 
-  private:
+private:
     friend class Lease;
     void release(std::unique_ptr<Conn> c);
     std::string url_;
@@ -137,13 +142,13 @@ class Pool {
 
 // BEGIN on construction, ROLLBACK in the destructor unless commit() ran.
 class Transaction {
-  public:
+public:
     explicit Transaction(Conn& c);
     ~Transaction();
     void commit();
     Conn& conn() { return c_; }
 
-  private:
+private:
     Conn& c_;
     bool done_ = false;
 };
