@@ -108,6 +108,7 @@ Config Config::from_env() {
     read_listen(c.listen);
     read_string("POUCH_LOG_LEVEL", c.log_level);
     read_int("POUCH_THREADS", c.threads, 1, 4096);
+    read_int("POUCH_LISTENERS", c.listeners, 0, 4096);
     read_int("POUCH_DB_POOL", c.db_pool, 1, 1024);
     read_int("POUCH_LOGIN_TTL", c.login_ttl_seconds, 1, 86400);
     read_int("POUCH_ARGON2_PARALLEL", c.argon2_parallel, 1, 64);

@@ -34,6 +34,9 @@ struct Config {
     std::string listen;
     std::string log_level = "info";     // POUCH_LOG_LEVEL
     int threads = 16;                   // POUCH_THREADS
+    // POUCH_LISTENERS: workers waiting for requests at once, the others spares
+    // (common/http/connections.h); 0, the default: one fewer than the CPUs, at least one.
+    int listeners = 0;
     int db_pool = 8;                    // POUCH_DB_POOL
     int login_ttl_seconds = 600;        // POUCH_LOGIN_TTL
     int argon2_parallel = 2;            // POUCH_ARGON2_PARALLEL

@@ -210,7 +210,16 @@ int Pool::waiting() const {
     return waiting_;
 }
 
+namespace {
+void (*g_before_use)() = nullptr;
+}  // namespace
+
+void set_before_use(void (*fn)()) {
+    g_before_use = fn;
+}
+
 Lease Pool::acquire() {
+    if (g_before_use) g_before_use();
     const auto deadline = std::chrono::steady_clock::now() + timeout_;
     std::unique_ptr<Conn> c;
     {

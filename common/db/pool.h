@@ -107,6 +107,11 @@ private:
     std::unique_ptr<Conn> c_;
 };
 
+// Called by acquire() before a connection is used, on the calling thread: the FastCGI loop
+// sets it so a worker about to wait on PostgreSQL lets a spare listen meanwhile
+// (common/http/connections.h). Set once, before any thread uses a pool.
+void set_before_use(void (*fn)());
+
 class Pool {
 public:
     Pool(std::string url, int size,

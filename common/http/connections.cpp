@@ -1,13 +1,15 @@
 // connections.cpp -- the shared epoll set of a handler's FastCGI connections (connections.h).
 // Every fd is armed EPOLLONESHOT, so one event wakes one worker and the fd stays quiet until
 // it is re-armed; the listen socket is non-blocking, so a worker woken for it accepts what is
-// queued and goes back.
+// queued and goes back. At most listeners_max_ workers wait in the set at once; the rest are
+// spares, woken by the watchdog or about_to_block() only when nobody listens (connections.h).
 #include "common/http/connections.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -27,6 +29,14 @@ namespace pouch::http {
 namespace {
 
 constexpr int kAcceptBatch = 64;  // accepts per wake-up, then the listen socket is re-armed
+// The watchdog looks every `stall` while requests come in, and sleeps until the next one once
+// someone has been listening for this many looks in a row.
+constexpr int kQuietLooks = 200;
+
+int default_listeners() {
+    unsigned n = std::thread::hardware_concurrency();
+    return n > 2 ? static_cast<int>(n) - 1 : 1;
+}
 
 // The peer has input (a request), has closed, or neither yet.
 enum class Input { ready, closed, none };
@@ -54,8 +64,12 @@ bool listed(in_addr_t addr, const std::string& list) {
 
 }  // namespace
 
-Connections::Connections(int listen_fd, std::string allow)
-    : listen_fd_(listen_fd), allow_(std::move(allow)) {
+Connections::Connections(int listen_fd, std::string allow, int listeners,
+                         std::chrono::microseconds stall)
+    : listen_fd_(listen_fd),
+      allow_(std::move(allow)),
+      listeners_max_(listeners > 0 ? listeners : default_listeners()),
+      stall_(stall) {
     ep_ = epoll_create1(EPOLL_CLOEXEC);
     wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (ep_ < 0 || wake_fd_ < 0)
@@ -69,9 +83,16 @@ Connections::Connections(int listen_fd, std::string allow)
     if (epoll_ctl(ep_, EPOLL_CTL_ADD, wake_fd_, &ev) != 0)
         throw std::runtime_error(std::string("epoll_ctl: ") + std::strerror(errno));
     arm(listen_fd_, EPOLL_CTL_ADD);
+    watchdog_ = std::thread([this] { watchdog(); });
 }
 
 Connections::~Connections() {
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        quit_ = true;
+    }
+    watchdog_cv_.notify_all();
+    watchdog_.join();
     for (int fd : idle_) ::close(fd);
     if (wake_fd_ >= 0) ::close(wake_fd_);
     if (ep_ >= 0) ::close(ep_);
@@ -130,13 +151,68 @@ void Connections::accept_all() {
     if (!stopping_.load()) arm(listen_fd_, EPOLL_CTL_MOD);  // after stop() it is not in the set
 }
 
-Connections::Next Connections::next(int& fd) {
-    if (stopping_.load()) {
-        std::lock_guard<std::mutex> lock(mu_);
-        if (idle_.empty()) return Next::stop;
+void Connections::wake_spare(std::unique_lock<std::mutex>&) {
+    ++spares_woken_;
+    spare_cv_.notify_one();
+}
+
+// A spare is woken only for a request already waiting (the epoll set is readable): one woken
+// for nothing would sleep again in the set, and wake a second time for the next request. One
+// that arrives later, while this worker still waits, is the watchdog's.
+void Connections::about_to_block() {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (listening_ > 0 || spares_ == 0 || stopping_.load()) return;
+    pollfd p{ep_, POLLIN, 0};
+    if (::poll(&p, 1, 0) > 0) wake_spare(lock);
+}
+
+// Every `stall` while nobody listens: when nobody has entered the set since the last look
+// (every worker not asleep as a spare is busy, and has been for a while), a spare is woken to
+// listen.
+void Connections::watchdog() {
+    std::unique_lock<std::mutex> lock(mu_);
+    int quiet = 0;
+    while (!quit_) {
+        if (listening_ > 0 || spares_ == 0) {
+            if (++quiet > kQuietLooks) {
+                watchdog_asleep_ = true;
+                watchdog_cv_.wait(lock);
+                watchdog_asleep_ = false;
+                quiet = 0;
+                continue;
+            }
+        } else {
+            quiet = 0;
+        }
+        std::uint64_t seen = entries_;
+        watchdog_cv_.wait_for(lock, stall_);
+        if (!quit_ && listening_ == 0 && spares_ > 0 && entries_ == seen) wake_spare(lock);
     }
+}
+
+bool Connections::wait_turn() {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (listening_ >= listeners_max_ && !stopping_.load()) {
+        ++spares_;
+        spare_cv_.wait(lock);
+        --spares_;
+    }
+    if (stopping_.load() && idle_.empty()) return false;
+    ++listening_;
+    ++entries_;
+    return true;
+}
+
+Connections::Next Connections::next(int& fd) {
+    if (!wait_turn()) return Next::stop;
     epoll_event ev{};
     int n = epoll_wait(ep_, &ev, 1, -1);
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        --listening_;
+        // Nobody listens now: the watchdog, asleep after a quiet spell, keeps watch again.
+        if (listening_ == 0 && watchdog_asleep_) watchdog_cv_.notify_one();
+    }
     if (n <= 0) return Next::again;
     int got = ev.data.fd;
     if (got == wake_fd_) {
@@ -196,6 +272,7 @@ void Connections::stop() {
         }  // cannot fail on a fresh eventfd
     }
     std::lock_guard<std::mutex> lock(mu_);
+    spare_cv_.notify_all();  // spares serve what is pending too, then return
     for (auto it = idle_.begin(); it != idle_.end();) {
         if (peek(*it) == Input::ready) {  // a request came in: a worker serves it, then closes
             ++it;

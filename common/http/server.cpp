@@ -29,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/db/pool.h"
 #include "common/http/closer.h"
 #include "common/http/connections.h"
 #include "common/json/parse.h"
@@ -367,8 +368,9 @@ int serve(const std::string& group, Router& router, Services& services) {
     }
     int listen_fd = open_listen_socket(services.config);
     const char* allow = std::getenv("FCGI_WEB_SERVER_ADDRS");
-    Connections connections(listen_fd, allow ? allow : "");
+    Connections connections(listen_fd, allow ? allow : "", services.config.listeners);
     g_connections = &connections;
+    db::set_before_use([] { g_connections->about_to_block(); });
     signal(SIGPIPE, SIG_IGN);
 
     std::vector<std::thread> workers;

@@ -52,6 +52,8 @@ class HandlerProcess : public ::testing::Test {
             ::setenv("POUCH_DATABASE_URL", "postgresql://127.0.0.1:1/none?connect_timeout=1", 1);
             ::setenv("POUCH_REDIS_URL", "redis://127.0.0.1:1/0", 1);
             ::setenv("POUCH_THREADS", "2", 1);
+            // One listener and one spare, whatever the machine's CPUs (connections.h).
+            ::setenv("POUCH_LISTENERS", "1", 1);
             ::setenv("POUCH_LOG_LEVEL", "error", 1);
             std::string exe = (bin_dir() / "pouch-account").string();
             ::execl(exe.c_str(), exe.c_str(), static_cast<char*>(nullptr));
@@ -228,6 +230,80 @@ TEST_F(HandlerProcess, KeptConnectionsCarryManyRequestsAndIdleOnesHoldNoThread) 
         EXPECT_EQ(::read(fd, &c, 1), 0);
         ::close(fd);
     }
+}
+
+TEST_F(HandlerProcess, ManyReadyConnectionsAreAllServed) {
+    // Sixteen kept connections whose requests are all sent before any answer is read: the
+    // listener finds them queued in the epoll set and serves them one after another (two
+    // workers, one of them listening); each is answered on its own connection, and each
+    // connection then carries a second request.
+    std::vector<int> fds;
+    for (int i = 0; i < 16; ++i) {
+        int fd = pouch::testing::fcgi_unix_connect(socket_);
+        ASSERT_GE(fd, 0);
+        pouch::testing::fcgi_set_timeouts(fd);
+        fds.push_back(fd);
+    }
+    for (int round = 0; round < 2; ++round) {
+        for (size_t i = 0; i < fds.size(); ++i) {
+            Reply sent;
+            ASSERT_TRUE(pouch::testing::fcgi_send(
+                fds[i],
+                pouch::testing::fcgi_begin(get("/v1/nothing-" + std::to_string(i)), true) +
+                    pouch::testing::fcgi_stdin(""),
+                sent));
+        }
+        for (size_t i = 0; i < fds.size(); ++i) {
+            Reply r;
+            pouch::testing::fcgi_read_reply(fds[i], r, true);
+            EXPECT_TRUE(r.answered) << "connection " << i << ", round " << round;
+            EXPECT_FALSE(r.timed_out);
+            EXPECT_EQ(r.status, 404);
+        }
+    }
+    for (int fd : fds) ::close(fd);
+}
+
+TEST_F(HandlerProcess, ARequestThatBlocksDoesNotHoldTheOthersBack) {
+    // A login whose body never comes holds the one listener in its read; the spare is woken
+    // (by the watchdog: nothing here touches the database) and answers the other connections
+    // meanwhile, promptly and in turn; the stuck request is answered once its body arrives.
+    int stuck = pouch::testing::fcgi_unix_connect(socket_);
+    ASSERT_GE(stuck, 0);
+    pouch::testing::fcgi_set_timeouts(stuck);
+    Reply r;
+    ASSERT_TRUE(
+        pouch::testing::fcgi_send(stuck,
+                                  pouch::testing::fcgi_begin({{"REQUEST_METHOD", "POST"},
+                                                              {"REQUEST_URI", "/v1/account/login"},
+                                                              {"CONTENT_TYPE", "application/json"},
+                                                              {"CONTENT_LENGTH", "3"}},
+                                                             true),
+                                  r));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // a worker is now reading
+    std::vector<int> fds;
+    for (int i = 0; i < 4; ++i) {
+        int fd = pouch::testing::fcgi_unix_connect(socket_);
+        ASSERT_GE(fd, 0);
+        pouch::testing::fcgi_set_timeouts(fd);
+        fds.push_back(fd);
+    }
+    auto start = std::chrono::steady_clock::now();
+    for (int round = 0; round < 5; ++round)
+        for (int fd : fds) EXPECT_EQ(kept(fd, get("/v1/nothing")).status, 404);
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    // 20 answers; a listener stuck behind the login would leave them waiting for it (10 s).
+    EXPECT_LT(ms, 2000.0);
+    ASSERT_TRUE(pouch::testing::fcgi_send(stuck, pouch::testing::fcgi_stdin("{x}"), r));
+    pouch::testing::fcgi_read_reply(stuck, r, true);
+    EXPECT_TRUE(r.answered);
+    EXPECT_EQ(r.status, 400);
+    EXPECT_NE(r.body.find(R"("code":"invalid_json")"), std::string::npos) << r.body;
+    // Both workers are free again: the stuck connection carries another request.
+    EXPECT_EQ(kept(stuck, get("/v1/nothing")).status, 404);
+    ::close(stuck);
+    for (int fd : fds) ::close(fd);
 }
 
 TEST_F(HandlerProcess, SigtermExitsCleanlyAndRemovesTheSocket) {
