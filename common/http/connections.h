@@ -94,7 +94,6 @@ class Connections {
     std::chrono::microseconds stall_;
     int listening_ = 0;
     int spares_ = 0;
-    int spares_to_wake_ = 0;
     std::uint64_t entries_ = 0;
     bool watchdog_asleep_ = false;
     bool quit_ = false;
