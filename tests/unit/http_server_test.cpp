@@ -264,23 +264,34 @@ TEST_F(HandlerProcess, ManyReadyConnectionsAreAllServed) {
     for (int fd : fds) ::close(fd);
 }
 
+// Opens a connection and sends a login whose 3-byte body has not come yet (fcgi_begin's
+// `keep` asks for FCGI_KEEP_CONN), then waits until a worker is reading it. -1 on failure.
+int start_login_without_body(const std::string& socket_path, bool keep) {
+    int fd = pouch::testing::fcgi_unix_connect(socket_path);
+    if (fd < 0) return -1;
+    pouch::testing::fcgi_set_timeouts(fd);
+    Reply r;
+    if (!pouch::testing::fcgi_send(fd,
+                                   pouch::testing::fcgi_begin({{"REQUEST_METHOD", "POST"},
+                                                               {"REQUEST_URI", "/v1/account/login"},
+                                                               {"CONTENT_TYPE", "application/json"},
+                                                               {"CONTENT_LENGTH", "3"}},
+                                                              keep),
+                                   r)) {
+        ::close(fd);
+        return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // a worker is now reading
+    return fd;
+}
+
 TEST_F(HandlerProcess, ARequestThatBlocksDoesNotHoldTheOthersBack) {
     // A login whose body never comes holds the one listener in its read; the spare is woken
     // (by the watchdog: nothing here touches the database) and answers the other connections
     // meanwhile, promptly and in turn; the stuck request is answered once its body arrives.
-    int stuck = pouch::testing::fcgi_unix_connect(socket_);
+    int stuck = start_login_without_body(socket_, true);
     ASSERT_GE(stuck, 0);
-    pouch::testing::fcgi_set_timeouts(stuck);
     Reply r;
-    ASSERT_TRUE(
-        pouch::testing::fcgi_send(stuck,
-                                  pouch::testing::fcgi_begin({{"REQUEST_METHOD", "POST"},
-                                                              {"REQUEST_URI", "/v1/account/login"},
-                                                              {"CONTENT_TYPE", "application/json"},
-                                                              {"CONTENT_LENGTH", "3"}},
-                                                             true),
-                                  r));
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // a worker is now reading
     std::vector<int> fds;
     for (int i = 0; i < 4; ++i) {
         int fd = pouch::testing::fcgi_unix_connect(socket_);
@@ -317,18 +328,9 @@ TEST_F(HandlerProcess, SigtermExitsCleanlyAndRemovesTheSocket) {
 TEST_F(HandlerProcess, SigtermLetsTheRequestInFlightFinish) {
     // A login whose body arrives late is in flight when SIGTERM lands; it must still get its
     // answer (here 400: the body is not JSON) rather than a dropped connection.
-    int fd = pouch::testing::fcgi_unix_connect(socket_);
+    int fd = start_login_without_body(socket_, false);
     ASSERT_GE(fd, 0);
-    pouch::testing::fcgi_set_timeouts(fd);
     Reply r;
-    ASSERT_TRUE(
-        pouch::testing::fcgi_send(fd,
-                                  pouch::testing::fcgi_begin({{"REQUEST_METHOD", "POST"},
-                                                              {"REQUEST_URI", "/v1/account/login"},
-                                                              {"CONTENT_TYPE", "application/json"},
-                                                              {"CONTENT_LENGTH", "3"}}),
-                                  r));
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the worker is now reading
     ::kill(pid_, SIGTERM);
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     ASSERT_TRUE(pouch::testing::fcgi_send(fd, pouch::testing::fcgi_stdin("{x}"), r));
