@@ -108,11 +108,6 @@ struct FolderState {
     size_t pending_ops() const;  // ops in the pending commits
 };
 
-// `s` as a JSON string literal, byte for byte as json::quote writes it (RapidJSON's escapes:
-// \" \\ \b \f \n \r \t, \u00XX for the other control characters, every other byte as it
-// is), in one pass: the journal's copy of a commit body.
-std::string journal_quote(std::string_view s);
-
 // The CLI's own JSON files (folder states, their journals) are at most this big.
 constexpr size_t kMaxStateBytes = size_t{1} << 30;
 

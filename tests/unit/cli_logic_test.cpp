@@ -114,36 +114,6 @@ TEST(CliFolderState, APendingCommitKnowsTheGenerationItWasSealedUnder) {
     EXPECT_EQ(pc.key_gen(), 0);
 }
 
-// The journal's copy of a commit body is written by journal_quote: byte for byte what the
-// writer (json::quote) wrote before, so journals of either version read the same, and it reads
-// back as the body it quoted.
-TEST(CliFolderState, TheJournalQuotesABodyAsTheJsonWriterDoes) {
-    std::string every;
-    for (int c = 0; c < 256; ++c) every.push_back(static_cast<char>(c));
-    const std::vector<std::string> bodies = {
-        "",
-        "plain",
-        R"({"ops":[{"envelope":"abc-_","name":"a\"b\\c"}]})",
-        every,
-        every + every + "tail",
-        std::string("\0nul\0", 6) + "\x7f\xc3\xa9\n\t",
-        crypto::b64url_encode(crypto::random_bytes(100000)) + "\"",
-    };
-    // An escape at every offset of a 16-byte block, and runs of every length around it.
-    std::vector<std::string> all = bodies;
-    for (size_t k = 0; k < 40; ++k)
-        for (char c : {'"', '\\', '\x01', '\x1f'})
-            all.push_back(std::string(k, 'a') + c + std::string(k, '\x80'));
-    for (const auto& b : all) {
-        EXPECT_EQ(journal_quote(b), json::quote(b));
-        rapidjson::Document d;
-        std::string text = journal_quote(b);
-        d.Parse(text.data(), text.size());
-        ASSERT_FALSE(d.HasParseError());
-        EXPECT_EQ(std::string(d.GetString(), d.GetStringLength()), b);
-    }
-}
-
 TEST(CliFingerprint, AFileAndItsInlineContentAgree) {
     TempDir d;
     std::string data = crypto::random_bytes(1000);
