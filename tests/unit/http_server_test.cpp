@@ -188,16 +188,23 @@ Reply kept(int fd, const FcgiParams& params) {
     return r;
 }
 
-TEST_F(HandlerProcess, KeptConnectionsCarryManyRequestsAndIdleOnesHoldNoThread) {
-    // Twice as many kept connections as worker threads (2), each used in turn, several times:
-    // an idle kept connection must not hold a thread, or the third would never be answered.
+// `n` connections to the handler with the client's timeouts; fewer if one failed to connect.
+std::vector<int> connect_many(const std::string& socket_path, int n) {
     std::vector<int> fds;
-    for (int i = 0; i < 4; ++i) {
-        int fd = pouch::testing::fcgi_unix_connect(socket_);
-        ASSERT_GE(fd, 0);
+    for (int i = 0; i < n; ++i) {
+        int fd = pouch::testing::fcgi_unix_connect(socket_path);
+        if (fd < 0) break;
         pouch::testing::fcgi_set_timeouts(fd);
         fds.push_back(fd);
     }
+    return fds;
+}
+
+TEST_F(HandlerProcess, KeptConnectionsCarryManyRequestsAndIdleOnesHoldNoThread) {
+    // Twice as many kept connections as worker threads (2), each used in turn, several times:
+    // an idle kept connection must not hold a thread, or the third would never be answered.
+    std::vector<int> fds = connect_many(socket_, 4);
+    ASSERT_EQ(fds.size(), 4u);
     for (int round = 0; round < 3; ++round)
         for (int fd : fds) {
             Reply r = kept(fd, get("/v1/nothing"));
@@ -237,13 +244,8 @@ TEST_F(HandlerProcess, ManyReadyConnectionsAreAllServed) {
     // listener finds them queued in the epoll set and serves them one after another (two
     // workers, one of them listening); each is answered on its own connection, and each
     // connection then carries a second request.
-    std::vector<int> fds;
-    for (int i = 0; i < 16; ++i) {
-        int fd = pouch::testing::fcgi_unix_connect(socket_);
-        ASSERT_GE(fd, 0);
-        pouch::testing::fcgi_set_timeouts(fd);
-        fds.push_back(fd);
-    }
+    std::vector<int> fds = connect_many(socket_, 16);
+    ASSERT_EQ(fds.size(), 16u);
     for (int round = 0; round < 2; ++round) {
         for (size_t i = 0; i < fds.size(); ++i) {
             Reply sent;
@@ -292,13 +294,8 @@ TEST_F(HandlerProcess, ARequestThatBlocksDoesNotHoldTheOthersBack) {
     int stuck = start_login_without_body(socket_, true);
     ASSERT_GE(stuck, 0);
     Reply r;
-    std::vector<int> fds;
-    for (int i = 0; i < 4; ++i) {
-        int fd = pouch::testing::fcgi_unix_connect(socket_);
-        ASSERT_GE(fd, 0);
-        pouch::testing::fcgi_set_timeouts(fd);
-        fds.push_back(fd);
-    }
+    std::vector<int> fds = connect_many(socket_, 4);
+    ASSERT_EQ(fds.size(), 4u);
     auto start = std::chrono::steady_clock::now();
     for (int round = 0; round < 5; ++round)
         for (int fd : fds) EXPECT_EQ(kept(fd, get("/v1/nothing")).status, 404);
