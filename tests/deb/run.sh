@@ -298,10 +298,15 @@ for g in "${GROUPS_[@]}"; do
     pids+=("$!")
     echo "$!" >"$T/pids/$g.pid"
 done
-# systemd listens on every socket before it starts anything, nginx included.
+# systemd listens on every socket before it starts anything, nginx included. A socket file
+# appears at bind(), before unit-exec.py has chowned it and become the handler; so the wait is
+# for every handler's own binary to be running.
 for _ in {1..100}; do
     missing=0
-    for g in "${GROUPS_[@]}"; do [[ -S /run/pouch/$g.sock ]] || missing=1; done
+    for g in "${GROUPS_[@]}"; do
+        [[ -S /run/pouch/$g.sock && $(readlink "/proc/$(cat "$T/pids/$g.pid")/exe") == /usr/lib/pouch/pouch-$g ]] ||
+            missing=1
+    done
     ((missing)) || break
     sleep 0.1
 done

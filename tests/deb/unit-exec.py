@@ -113,8 +113,9 @@ def make_socket(entries):
         die("Accept=yes is not carried out")
     directory = os.path.dirname(path)
     if not os.path.isdir(directory):
-        # systemd makes missing parents root-owned with DirectoryMode (default 0755).
-        os.makedirs(directory, int(last(entries, "DirectoryMode", "0755"), 8))
+        # systemd makes missing parents root-owned with DirectoryMode (default 0755). The six
+        # instances start at once, so another may make it between the check and ours.
+        os.makedirs(directory, int(last(entries, "DirectoryMode", "0755"), 8), exist_ok=True)
         os.chmod(directory, int(last(entries, "DirectoryMode", "0755"), 8))
     if os.path.exists(path):
         if not stat.S_ISSOCK(os.lstat(path).st_mode):
