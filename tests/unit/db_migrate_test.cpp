@@ -118,6 +118,10 @@ TEST_F(DbMigrate, AppliesEveryFileInOrderThenASecondRunIsANoOp) {
     EXPECT_EQ(scalar("SELECT slug || ' ' || pouch_limit || ' ' || storage_bytes FROM plans "
                      "WHERE is_default"),
               "free 5 1073741824");
+    // 014: envelopes (ciphertext) are stored out of line without a compression attempt.
+    EXPECT_EQ(scalar("SELECT attstorage FROM pg_attribute WHERE attrelid = 'revisions'::regclass "
+                     "AND attname = 'envelope'"),
+              "e");
 
     CmdResult second = run_pouchctl("migrate --dir '" + sql_dir().string() + "'");
     ASSERT_EQ(second.status, 0) << second.out;
