@@ -20,8 +20,9 @@ inline void require(bool ok, const char* what) {
 // An Error thrown on hostile input must be a client error with a code, never a 5xx.
 inline void require_client_error(const Error& e, int status, const char* code) {
     if (http::status_of(e.fault) == status && e.code == code) return;
-    std::fprintf(stderr, "unexpected Error %d %s: %s (expected %d %s)\n", http::status_of(e.fault),
-                 e.code.c_str(), e.message.c_str(), status, code);
+    std::fprintf(stderr, "unexpected Error %d %.*s: %s (expected %d %s)\n",
+                 http::status_of(e.fault), static_cast<int>(e.code.size()), e.code.data(),
+                 e.message.c_str(), status, code);
     std::abort();
 }
 
