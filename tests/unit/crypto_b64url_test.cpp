@@ -153,3 +153,17 @@ TEST(CryptoB64url, ABadByteAnywhereInALongTextIsRefusedAsByThePlainDecoder) {
         expect_same(good + "A");
     }
 }
+
+TEST(CryptoB64url, IsB64urlAgreesWithTheAlphabetForEveryByteAtEveryPlaceOfARun) {
+    const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    std::string good;
+    for (int i = 0; i < 40; ++i) good += alphabet[(i * 7) % 64];
+    EXPECT_TRUE(is_b64url(good));
+    for (size_t at : {0u, 1u, 15u, 16u, 17u, 31u, 32u, 39u})
+        for (int c = 0; c < 256; ++c) {
+            std::string t = good;
+            t[at] = static_cast<char>(c);
+            bool want = c != 0 && alphabet.find(static_cast<char>(c)) != std::string::npos;
+            EXPECT_EQ(is_b64url(t), want) << "byte " << c << " at " << at;
+        }
+}
