@@ -5,10 +5,10 @@
 // Numbers arrive as raw text and are converted by a second reader (see number_text). The
 // budget of parse.h (depth, members per object, values, number length, bytes) is counted on
 // the fly. Every text is read in place (RapidJSON's insitu mode): strings and keys are
-// decoded inside the text and the document points at them, so nothing is copied a character
-// at a time. A request body is its own buffer; any other text is first copied, whole, into
-// the document's allocator. The runs of a string with nothing to unescape are found 16 bytes
-// at a time (InPlace below).
+// decoded inside the text, so nothing is copied a character at a time. A request body is its
+// own buffer and the document points into it; any other text is first copied, whole, into a
+// scratch buffer, and the document copies each string out of it. The runs of a string with
+// nothing to unescape are found 16 bytes at a time (InPlace below).
 #include "common/json/parse.h"
 
 #include <algorithm>
@@ -189,15 +189,16 @@ void append_pointer_segment(std::string& out, std::string_view token) {
 
 class StrictHandler {
   public:
-    // Strings and keys stay where the reader decoded them, inside the text the document points
-    // into. charge_strings: each one is charged as if the document had copied it (the budget
-    // of parse_strict, which holds a copy of the text); a request body is the caller's, so its
-    // strings cost nothing more.
-    StrictHandler(rapidjson::Document& doc, bool require_object, bool charge_strings,
+    // The reader decodes strings and keys inside the text, which lasts the whole parse.
+    // copy_strings: the document copies each one (a memcpy) and is charged for it, so it owns
+    // its strings (parse_strict: a value copied out of it into another document stays valid
+    // after it, as RapidJSON 1.1 copies a non-owned string by its pointer); otherwise they stay
+    // in the request body, which the caller keeps, and cost nothing more.
+    StrictHandler(rapidjson::Document& doc, bool require_object, bool copy_strings,
                   const Limits& limits)
         : doc_(doc),
           require_object_(require_object),
-          charge_strings_(charge_strings),
+          copy_strings_(copy_strings),
           limits_(limits) {}
 
     const std::string& error() const { return error_; }
@@ -224,7 +225,7 @@ class StrictHandler {
         return true;
     }
     bool String(const char* s, SizeType n, bool) {
-        return value(false) && utf8(s, n) && string_bytes(n) && doc_.String(s, n, false);
+        return value(false) && utf8(s, n) && string_bytes(n) && doc_.String(s, n, copy_strings_);
     }
 
     bool StartObject() {
@@ -249,7 +250,7 @@ class StrictHandler {
                         (where.empty() ? std::string(" in the top-level object") : " at " + where));
         }
         f.key = key;
-        return doc_.Key(s, n, false);
+        return doc_.Key(s, n, copy_strings_);
     }
     bool EndObject(SizeType members) {
         frames_.pop_back();
@@ -299,7 +300,7 @@ class StrictHandler {
         return fail("the document needs more than " + std::to_string(limits_.max_bytes) +
                     " bytes of memory");
     }
-    bool string_bytes(SizeType n) { return !charge_strings_ || charge(static_cast<size_t>(n) + 1); }
+    bool string_bytes(SizeType n) { return !copy_strings_ || charge(static_cast<size_t>(n) + 1); }
     bool utf8(const char* s, SizeType n) {
         if (utf8_valid(std::string_view(s, n))) return true;
         return fail("invalid UTF-8 in a string (lone surrogate or bad byte sequence)");
@@ -322,7 +323,7 @@ class StrictHandler {
 
     rapidjson::Document& doc_;
     bool require_object_;
-    bool charge_strings_;
+    bool copy_strings_;
     const Limits& limits_;
     std::deque<Frame> frames_;
     size_t values_ = 0;
@@ -367,9 +368,9 @@ constexpr unsigned kValidating = kFlags | rapidjson::kParseValidateEncodingFlag;
 // it, so a text ending in a multi-byte lead byte ("\xF0") is read, and written back, up to 3
 // bytes past its end). No string of the document reaches into the padding.
 void parse_in_place(rapidjson::Document& doc, char* text, size_t size, bool require_object,
-                    bool charge_strings, const Limits& limits) {
+                    bool copy_strings, const Limits& limits) {
     const bool ascii = all_ascii(std::string_view(text, size));
-    StrictHandler handler(doc, require_object, charge_strings, limits);
+    StrictHandler handler(doc, require_object, copy_strings, limits);
     rapidjson::ParseResult result;
     auto generate = [&](rapidjson::Document&) {
         InPlace stream(text, size);
@@ -382,15 +383,15 @@ void parse_in_place(rapidjson::Document& doc, char* text, size_t size, bool requ
     if (result.IsError()) refuse(result, handler);
 }
 
-// Any other text: copied once into the document's own allocator (so the document owns what
-// its strings point at), then read in place; each string is charged as a copy, as before.
+// Any other text: copied once, whole, into a scratch buffer read in place; the document copies
+// each string out of it (a memcpy, where RapidJSON's own reader went a character at a time).
 rapidjson::Document parse(std::string_view text, bool require_object, const Limits& limits) {
     refuse_nul(text);
     rapidjson::Document doc;
-    char* copy = static_cast<char*>(doc.GetAllocator().Malloc(text.size() + kRequestPadding));
-    if (!text.empty()) std::memcpy(copy, text.data(), text.size());
-    std::memset(copy + text.size(), 0, kRequestPadding);
-    parse_in_place(doc, copy, text.size(), require_object, true, limits);
+    std::string scratch;
+    scratch.reserve(text.size() + kRequestPadding);
+    scratch.append(text).append(kRequestPadding, '\0');
+    parse_in_place(doc, scratch.data(), text.size(), require_object, true, limits);
     return doc;
 }
 

@@ -23,10 +23,8 @@ namespace pouch::json {
 // - a number literal longer than kMaxNumberChars characters (every number of the API is an
 //   integer of at most 16 digits), so a megabyte of digits is never converted;
 // - Limits::max_bytes: what the document itself holds, charged as it is built: 16 bytes per
-//   value and per object key (RapidJSON's value size) plus, for parse_strict(_any), every
-//   string and key with its NUL (the document holds a copy of the text they point into). A
-//   request body is parsed in place (parse_request), so its strings cost nothing more than
-//   the body.
+//   value and per object key (RapidJSON's value size) plus every string it copies. A request
+//   body is parsed in place (parse_request), so its strings cost nothing more than the body.
 constexpr int kMaxDepth = 32;
 constexpr size_t kMaxMembers = 1024;
 constexpr size_t kMaxValues = 262144;
@@ -43,8 +41,8 @@ struct Limits {
 };
 
 // Throws Error (Fault::bad_input) `invalid_json` with a human message on any violation, the
-// budget's included. The text is copied once, whole, into the document's allocator and read
-// in place there: the document's strings point into that copy (never into `body`).
+// budget's included. The document owns its strings (none points into `body`, and a value
+// copied out of it into another document stays valid after it).
 rapidjson::Document parse_strict(std::string_view body, const Limits& limits = {});
 
 // Same rules, but any top-level value is accepted (tests, tools, the CLI's files).

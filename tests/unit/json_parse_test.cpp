@@ -2,6 +2,7 @@
 // surrogate rules, non-object roots, trailing bytes, nesting limit, number kinds, and the
 // budget of §13 in counts and bytes, request bodies parsed in place.
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -411,4 +412,24 @@ TEST(JsonParse, AControlCharacterOrTheEndInAStringIsRefusedWhereTheReferenceRead
             EXPECT_EQ(request_rejection(text, SIZE_MAX), want) << text;
         }
     }
+}
+
+// RapidJSON 1.1 copies a string the document does not own by its pointer: parse_strict's
+// documents own theirs, so a value copied into another document outlives the parse and its text.
+TEST(JsonParse, AValueCopiedOutOfAParsedDocumentOutlivesItAndItsText) {
+    rapidjson::Document kept;
+    {
+        std::string text =
+            R"({"items":[{"pouch_id":"p-1","name":"caf\u00e9 )" + filler(40) + R"("}]})";
+        rapidjson::Document doc = parse_strict(text);
+        kept.CopyFrom(doc["items"][0], kept.GetAllocator());
+        text.assign(text.size(), 'x');  // the text overwritten, then both gone
+    }
+    std::vector<std::string> junk;  // what was freed, reused and overwritten
+    for (size_t k = 1; k <= 80; ++k) junk.emplace_back(k * 1024, 'y');
+    for (size_t k = 1; k <= 256; ++k) junk.emplace_back(k, 'y');
+    ASSERT_TRUE(kept.IsObject());
+    EXPECT_EQ(std::string(kept["pouch_id"].GetString()), "p-1");
+    EXPECT_EQ(std::string(kept["name"].GetString()), "caf\xc3\xa9 " + filler(40));
+    EXPECT_EQ(std::string(kept.MemberBegin()->name.GetString()), "pouch_id");
 }
