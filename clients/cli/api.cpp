@@ -135,6 +135,18 @@ std::string jstr(const rapidjson::Value& o, const char* name) {
     return answer_field([&] { return clientfmt::get_str(o, name); });
 }
 
+std::string_view jview(const rapidjson::Value& o, const char* name) {
+    return answer_field([&] {
+        if (!o.IsObject())
+            throw clientfmt::FormatError(std::string("not an object where '") + name +
+                                         "' was expected");
+        auto it = o.FindMember(name);
+        if (it == o.MemberEnd() || !it->value.IsString())
+            throw clientfmt::FormatError(std::string("'") + name + "' must be a string");
+        return std::string_view(it->value.GetString(), it->value.GetStringLength());
+    });
+}
+
 std::optional<std::string> jopt(const rapidjson::Value& o, const char* name) {
     return answer_field([&] { return clientfmt::get_opt_str(o, name); });
 }
@@ -185,7 +197,7 @@ ApiAnswer Api::answer(const std::string& method, const std::string& path, HttpRe
     ApiAnswer a;
     a.http = std::move(http);
     a.status = a.http.status;
-    a.raw = a.http.body;
+    a.raw = std::move(a.http.body);  // a blob's 4 MiB or a page's 4 MB, never copied
     bool json_body = a.http.header("content-type").rfind("application/json", 0) == 0;
     if (json_body) log_answer(method, path, a.status, a.raw);
     if ((a.ok() && opt.raw) || !json_body) {

@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <rapidjson/document.h>
@@ -23,7 +24,7 @@ struct ApiAnswer {
     std::string field;
     rapidjson::Document doc;  // the parsed envelope (empty for raw answers)
     std::string raw;          // the body as received
-    HttpResponse http;
+    HttpResponse http;        // status and headers (its body was moved into raw)
 
     bool ok() const { return status >= 200 && status < 300; }
     const rapidjson::Value& data() const;  // doc["data"]; throws if missing
@@ -115,6 +116,8 @@ std::string describe(const ApiAnswer& a);
 // Reading fields of answer data (the server's output; a missing or mistyped field is a
 // CliError, never RapidJSON's assert on a hostile answer: read members only through these).
 std::string jstr(const rapidjson::Value& o, const char* name);
+// jstr without the copy: a view of the string inside `o`'s document (the same refusals).
+std::string_view jview(const rapidjson::Value& o, const char* name);
 std::optional<std::string> jopt(const rapidjson::Value& o, const char* name);
 long long jint(const rapidjson::Value& o, const char* name);
 const rapidjson::Value& jarr(const rapidjson::Value& o, const char* name);

@@ -1,6 +1,8 @@
 // main.cpp -- `pouch`, the reference CLI of Pouch Sync (docs/CLI.md): dispatches to one
 // function per command (session.h), prints --help and the man page from help.h, and turns
 // every CliError into its message on stderr and its documented exit code.
+#include <malloc.h>
+
 #include <cstdio>
 #include <set>
 #include <string>
@@ -62,6 +64,14 @@ int help(const std::vector<std::string>& rest) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // A sync allocates and frees a buffer of about 4 MiB per blob and per page of revisions
+    // (the body, its document, the decrypted chunk). glibc maps each such block afresh, or gives
+    // the top of the heap back once more than twice its adapted threshold is free, so every
+    // one was faulted in again page by page: 100,000-300,000 minor faults and about 0.3-0.45 s
+    // of system time in a pull of 1 GiB. Kept in the heap (mapped only from 32 MiB, the top given
+    // back from 64 MiB free) they are reused: about 15,000 faults.
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 64 << 20);
     std::vector<std::string> args(argv + 1, argv + argc);
     try {
         if (args.empty()) {

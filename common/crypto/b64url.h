@@ -15,6 +15,10 @@ std::string b64url_encode(std::string_view bytes);
 // trailing bits ("AB" decodes, "AF" does not).
 std::optional<std::string> b64url_decode(std::string_view text);
 
+// The size b64url_decode(text) would have, without decoding: nullopt exactly when it would
+// refuse `text`.
+std::optional<size_t> b64url_decoded_size(std::string_view text);
+
 // True when every character is in the b64url alphabet (length not checked).
 bool is_b64url(std::string_view text);
 

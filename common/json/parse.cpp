@@ -4,21 +4,110 @@
 // turns a lone low-surrogate escape ("\udc00") into invalid UTF-8 without complaint.
 // Numbers arrive as raw text and are converted by a second reader (see number_text). The
 // budget of parse.h (depth, members per object, values, number length, bytes) is counted on
-// the fly. A request body is read in place (RapidJSON's insitu mode): strings and keys are
-// decoded inside the body and the document points at them, so nothing is copied.
+// the fly. Every text is read in place (RapidJSON's insitu mode): strings and keys are
+// decoded inside the text, so nothing is copied a character at a time. A request body is its
+// own buffer and the document points into it; any other text is first copied, whole, into a
+// scratch buffer, and the document copies each string out of it. The runs of a string with
+// nothing to unescape are found 16 bytes at a time (InPlace below).
 #include "common/json/parse.h"
 
 #include <algorithm>
+#include <cstring>
 #include <deque>
 #include <string>
 #include <unordered_set>
 
 #include <rapidjson/error/en.h>
-#include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "common/json/utf8.h"
 #include "common/types/error.h"
+
+namespace pouch::json {
+namespace {
+
+// RapidJSON's InsituStringStream with the end of the text known: the reader reads and writes
+// through it as through InsituStringStream (the text is followed by kRequestPadding NULs, the
+// first of which ends it), and plain_run() below uses the end to scan without reading past it.
+struct InPlace {
+    using Ch = char;
+    InPlace(char* text, size_t size) : src_(text), dst_(nullptr), head_(text), end_(text + size) {}
+
+    Ch Peek() const { return *src_; }
+    Ch Take() { return *src_++; }
+    size_t Tell() const { return static_cast<size_t>(src_ - head_); }
+
+    void Put(Ch c) { *dst_++ = c; }
+    Ch* PutBegin() { return dst_ = src_; }
+    size_t PutEnd(Ch* begin) { return static_cast<size_t>(dst_ - begin); }
+    void Flush() {}
+    Ch* Push(size_t count) {
+        Ch* begin = dst_;
+        dst_ += count;
+        return begin;
+    }
+    void Pop(size_t count) { dst_ -= count; }
+
+    Ch* src_;
+    Ch* dst_;
+    Ch* head_;
+    Ch* end_;  // the first NUL after the text
+};
+
+// The first byte at or after p that ends a string's plain run: '"', '\\' or a control
+// character (below 0x20; the NUL at `end` is one). Never reads at or past `end`.
+inline const char* plain_run_end(const char* p, const char* end) {
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i backslash = _mm_set1_epi8('\\');
+    const __m128i control = _mm_set1_epi8(0x1F);
+    for (; end - p >= 16; p += 16) {
+        __m128i s = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        // Unsigned s <= 0x1F exactly when min(s, 0x1F) == s.
+        __m128i hit =
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(s, quote), _mm_cmpeq_epi8(s, backslash)),
+                         _mm_cmpeq_epi8(_mm_min_epu8(s, control), s));
+        if (int mask = _mm_movemask_epi8(hit))
+            return p + __builtin_ctz(static_cast<unsigned>(mask));
+    }
+#endif
+    for (; p < end; ++p) {
+        unsigned char c = static_cast<unsigned char>(*p);
+        if (c == '"' || c == '\\' || c < 0x20) return p;
+    }
+    return p;
+}
+
+}  // namespace
+}  // namespace pouch::json
+
+// RapidJSON's string loop calls ScanCopyUnescapedString(is, os) before each character when it
+// does not validate UTF-8 (a text of ASCII alone, see kFlags below); its own version is a no-op
+// but for its SSE builds' streams, whose aligned loads read past the end of the text. Ours moves
+// the whole plain run at once (not at all before the string's first escape, where the source
+// and the destination are the same bytes), and leaves the character that ends it to the loop,
+// which reads it exactly as before: what is accepted and refused, and where, is unchanged.
+template <>
+template <>
+inline void
+rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, rapidjson::CrtAllocator>::
+    ScanCopyUnescapedString<pouch::json::InPlace, pouch::json::InPlace>(pouch::json::InPlace& is,
+                                                                        pouch::json::InPlace& os) {
+    const char* stop = pouch::json::plain_run_end(is.src_, is.end_);
+    size_t n = static_cast<size_t>(stop - is.src_);
+    if (os.dst_ != is.src_) std::memmove(os.dst_, is.src_, n);
+    os.dst_ += n;
+    is.src_ += n;
+}
+
+template <>
+struct rapidjson::StreamTraits<pouch::json::InPlace> {
+    enum { copyOptimization = 1 };  // the reader works on a local copy, as for InsituStringStream
+};
 
 namespace pouch::json {
 namespace {
@@ -100,10 +189,17 @@ void append_pointer_segment(std::string& out, std::string_view token) {
 
 class StrictHandler {
   public:
-    // insitu: strings and keys stay where the reader decoded them (inside the body), so they
-    // are neither copied nor charged; otherwise each one the document copies is charged.
-    StrictHandler(rapidjson::Document& doc, bool require_object, bool insitu, const Limits& limits)
-        : doc_(doc), require_object_(require_object), insitu_(insitu), limits_(limits) {}
+    // The reader decodes strings and keys inside the text, which lasts the whole parse.
+    // copy_strings: the document copies each one (a memcpy) and is charged for it, so it owns
+    // its strings (parse_strict: a value copied out of it into another document stays valid
+    // after it, as RapidJSON 1.1 copies a non-owned string by its pointer); otherwise they stay
+    // in the request body, which the caller keeps, and cost nothing more.
+    StrictHandler(rapidjson::Document& doc, bool require_object, bool copy_strings,
+                  const Limits& limits)
+        : doc_(doc),
+          require_object_(require_object),
+          copy_strings_(copy_strings),
+          limits_(limits) {}
 
     const std::string& error() const { return error_; }
 
@@ -128,8 +224,8 @@ class StrictHandler {
             return fail("number out of range");
         return true;
     }
-    bool String(const char* s, SizeType n, bool copy) {
-        return value(false) && utf8(s, n) && copied(n, copy) && doc_.String(s, n, copy);
+    bool String(const char* s, SizeType n, bool) {
+        return value(false) && utf8(s, n) && string_bytes(n) && doc_.String(s, n, copy_strings_);
     }
 
     bool StartObject() {
@@ -137,8 +233,8 @@ class StrictHandler {
         frames_.emplace_back(true);
         return doc_.StartObject();
     }
-    bool Key(const char* s, SizeType n, bool copy) {
-        if (!utf8(s, n) || !charge(kValueBytes) || !copied(n, copy)) return false;
+    bool Key(const char* s, SizeType n, bool) {
+        if (!utf8(s, n) || !charge(kValueBytes) || !string_bytes(n)) return false;
         Frame& f = frames_.back();
         std::string_view key(s, n);
         if (f.keys.size() >= limits_.max_members) {
@@ -147,16 +243,14 @@ class StrictHandler {
                         " members" +
                         (where.empty() ? std::string(" (the top-level object)") : " at " + where));
         }
-        // In place, the key's bytes stay put in the body; otherwise the reader reuses its
-        // buffer, so the frame keeps its own copy.
-        if (!insitu_) key = f.owned.emplace_back(key);
+        // Read in place, the key's bytes stay put in the text for the whole parse.
         if (!f.keys.insert(key).second) {
             std::string where = pointer(frames_.size() - 1);
             return fail("duplicate key \"" + short_key(key) + "\"" +
                         (where.empty() ? std::string(" in the top-level object") : " at " + where));
         }
         f.key = key;
-        return doc_.Key(s, n, copy);
+        return doc_.Key(s, n, copy_strings_);
     }
     bool EndObject(SizeType members) {
         frames_.pop_back();
@@ -177,9 +271,8 @@ class StrictHandler {
         explicit Frame(bool is_object) : object(is_object) {}
         bool object;
         std::unordered_set<std::string_view> keys;
-        std::deque<std::string> owned;  // the keys' bytes when not parsing in place
-        std::string_view key;           // the member being read (objects)
-        long index = -1;                // the element being read (arrays)
+        std::string_view key;  // the member being read (objects)
+        long index = -1;       // the element being read (arrays)
     };
 
     // Called before every value; the root must be an object when required.
@@ -207,7 +300,7 @@ class StrictHandler {
         return fail("the document needs more than " + std::to_string(limits_.max_bytes) +
                     " bytes of memory");
     }
-    bool copied(SizeType n, bool copy) { return !copy || charge(static_cast<size_t>(n) + 1); }
+    bool string_bytes(SizeType n) { return !copy_strings_ || charge(static_cast<size_t>(n) + 1); }
     bool utf8(const char* s, SizeType n) {
         if (utf8_valid(std::string_view(s, n))) return true;
         return fail("invalid UTF-8 in a string (lone surrogate or bad byte sequence)");
@@ -230,9 +323,9 @@ class StrictHandler {
 
     rapidjson::Document& doc_;
     bool require_object_;
-    bool insitu_;
+    bool copy_strings_;
     const Limits& limits_;
-    std::deque<Frame> frames_;  // never relocated: keys point into their frame's own copies
+    std::deque<Frame> frames_;
     size_t values_ = 0;
     size_t bytes_ = 0;
     std::string error_;
@@ -270,21 +363,35 @@ void refuse_nul(std::string_view text) {
 constexpr unsigned kFlags = rapidjson::kParseIterativeFlag | rapidjson::kParseNumbersAsStringsFlag;
 constexpr unsigned kValidating = kFlags | rapidjson::kParseValidateEncodingFlag;
 
-rapidjson::Document parse(std::string_view text, bool require_object, const Limits& limits) {
-    refuse_nul(text);
-    const bool ascii = all_ascii(text);
-    rapidjson::Document doc;
-    StrictHandler handler(doc, require_object, false, limits);
+// Reads `size` bytes at `text` in place, followed by kRequestPadding NULs (RapidJSON's reader
+// stops at the first; its UTF-8 validation takes every trail byte of a sequence before judging
+// it, so a text ending in a multi-byte lead byte ("\xF0") is read, and written back, up to 3
+// bytes past its end). No string of the document reaches into the padding.
+void parse_in_place(rapidjson::Document& doc, char* text, size_t size, bool require_object,
+                    bool copy_strings, const Limits& limits) {
+    const bool ascii = all_ascii(std::string_view(text, size));
+    StrictHandler handler(doc, require_object, copy_strings, limits);
     rapidjson::ParseResult result;
     auto generate = [&](rapidjson::Document&) {
-        rapidjson::MemoryStream stream(text.data(), text.size());
+        InPlace stream(text, size);
         rapidjson::Reader reader;
-        result = ascii ? reader.Parse<kFlags>(stream, handler)
-                       : reader.Parse<kValidating>(stream, handler);
+        result = ascii ? reader.Parse<kFlags | rapidjson::kParseInsituFlag>(stream, handler)
+                       : reader.Parse<kValidating | rapidjson::kParseInsituFlag>(stream, handler);
         return !result.IsError();
     };
     doc.Populate(generate);
     if (result.IsError()) refuse(result, handler);
+}
+
+// Any other text: copied once, whole, into a scratch buffer read in place; the document copies
+// each string out of it (a memcpy, where RapidJSON's own reader went a character at a time).
+rapidjson::Document parse(std::string_view text, bool require_object, const Limits& limits) {
+    refuse_nul(text);
+    rapidjson::Document doc;
+    std::string scratch;
+    scratch.reserve(text.size() + kRequestPadding);
+    scratch.append(text).append(kRequestPadding, '\0');
+    parse_in_place(doc, scratch.data(), text.size(), require_object, true, limits);
     return doc;
 }
 
@@ -298,31 +405,20 @@ rapidjson::Document parse_strict_any(std::string_view text, const Limits& limits
     return parse(text, false, limits);
 }
 
-// RapidJSON's insitu stream reads up to its NUL and no bound, and its UTF-8 validation takes
-// every trail byte of a sequence before judging it: a body ending in a multi-byte lead byte
-// ("\xF0") would be read, and written back, up to 3 bytes past the end. The body is parsed
-// with kRequestPadding NULs after it (the first is where the reader stops), then given back
-// its size; no string of the document reaches into them.
 rapidjson::Document parse_request(std::string& body, size_t max_bytes) {
     refuse_nul(body);
-    const bool ascii = all_ascii(body);
     Limits limits;
     limits.max_bytes = max_bytes;
     rapidjson::Document doc;
-    StrictHandler handler(doc, true, true, limits);
-    rapidjson::ParseResult result;
     const size_t size = body.size();
     body.append(kRequestPadding, '\0');  // before any pointer into it is taken
-    auto generate = [&](rapidjson::Document&) {
-        rapidjson::InsituStringStream stream(body.data());
-        rapidjson::Reader reader;
-        result = ascii ? reader.Parse<kFlags | rapidjson::kParseInsituFlag>(stream, handler)
-                       : reader.Parse<kValidating | rapidjson::kParseInsituFlag>(stream, handler);
-        return !result.IsError();
-    };
-    doc.Populate(generate);
+    try {
+        parse_in_place(doc, body.data(), size, true, false, limits);
+    } catch (...) {
+        body.resize(size);
+        throw;
+    }
     body.resize(size);  // shrinking never moves the bytes the document points at
-    if (result.IsError()) refuse(result, handler);
     return doc;
 }
 

@@ -41,7 +41,8 @@ struct Limits {
 };
 
 // Throws Error (Fault::bad_input) `invalid_json` with a human message on any violation, the
-// budget's included.
+// budget's included. The document owns its strings (none points into `body`, and a value
+// copied out of it into another document stays valid after it).
 rapidjson::Document parse_strict(std::string_view body, const Limits& limits = {});
 
 // Same rules, but any top-level value is accepted (tests, tools, the CLI's files).

@@ -1,5 +1,9 @@
 // crypto_b64url_test.cpp -- strict base64url: RFC 4648 vectors, and every malformed input
 // class (alphabet, padding, impossible length, non-canonical trailing bits) refused.
+#include <optional>
+#include <string>
+#include <string_view>
+
 #include <gtest/gtest.h>
 
 #include "common/crypto/b64url.h"
@@ -66,4 +70,100 @@ TEST(CryptoB64url, IsB64urlChecksAlphabetOnly) {
     EXPECT_FALSE(is_b64url("ab/"));
     EXPECT_FALSE(is_b64url("ab="));
     EXPECT_FALSE(is_b64url("a b"));
+}
+
+// --- the table-driven decoder against a plain one, on every input class (issue 25) -------------
+
+namespace {
+
+// A reference decoder written for clarity: six bits at a time, the same rules (alphabet,
+// no length 4k+1, unused bits zero).
+std::optional<std::string> plain_decode(std::string_view text) {
+    static const std::string alphabet =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    if (text.size() % 4 == 1) return std::nullopt;
+    std::string out;
+    uint32_t acc = 0;
+    int bits = 0;
+    for (char c : text) {
+        size_t v = alphabet.find(c);
+        if (c == '\0' || v == std::string::npos) return std::nullopt;
+        acc = (acc << 6 | static_cast<uint32_t>(v)) & 0xFFFFFF;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out += static_cast<char>(acc >> bits & 0xFF);
+        }
+    }
+    if (bits > 0 && (acc & ((1u << bits) - 1)) != 0) return std::nullopt;
+    return out;
+}
+
+// Both decoders and b64url_decoded_size agree on `text`.
+void expect_same(const std::string& text) {
+    auto want = plain_decode(text);
+    auto got = b64url_decode(text);
+    ASSERT_EQ(got, want) << "input of " << text.size() << " bytes: " << text;
+    ASSERT_EQ(b64url_decoded_size(text), want ? std::optional<size_t>(want->size()) : std::nullopt)
+        << text;
+}
+
+}  // namespace
+
+TEST(CryptoB64url, EveryTextOfAtMostTwoBytesDecodesAsThePlainDecoder) {
+    expect_same("");
+    for (int a = 0; a < 256; ++a) {
+        expect_same(std::string(1, static_cast<char>(a)));
+        for (int b = 0; b < 256; ++b)
+            expect_same(std::string{static_cast<char>(a), static_cast<char>(b)});
+    }
+}
+
+TEST(CryptoB64url, EveryTailOfThreeAndFourCharactersDecodesAsThePlainDecoder) {
+    // The alphabet and its neighbours, padding, the standard alphabet's two, NUL, high bytes.
+    std::string chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    chars += std::string("=+/ .\n@[`{~\x7f\x80\xc3\xff", 16) + std::string(1, '\0');
+    std::string few = "AEQZgw_-=+/\xff" + std::string(1, '\0');
+    for (char a : chars)
+        for (char b : chars)
+            for (char c : chars) {
+                expect_same(std::string{a, b, c});
+                expect_same("Zm9v" + std::string{a, b, c});  // after a whole group
+            }
+    for (char a : few)
+        for (char b : few)
+            for (char c : few)
+                for (char d : few) expect_same("QUJD" + std::string{a, b, c, d} + "Zg");
+}
+
+TEST(CryptoB64url, ABadByteAnywhereInALongTextIsRefusedAsByThePlainDecoder) {
+    std::string bytes;
+    for (int i = 0; i < 700; ++i) bytes += static_cast<char>(i * 37 + 11);
+    for (size_t n : {0u, 1u, 2u, 3u, 47u, 48u, 49u, 300u, 700u}) {
+        std::string good = b64url_encode(bytes.substr(0, n));
+        expect_same(good);
+        for (size_t at = 0; at<good.size(); at += good.size()> 64 ? 13 : 1)
+            for (int c = 0; c < 256; ++c) {
+                std::string t = good;
+                t[at] = static_cast<char>(c);
+                expect_same(t);
+            }
+        expect_same(good + "=");
+        expect_same(good + "==");
+        expect_same(good + "A");
+    }
+}
+
+TEST(CryptoB64url, IsB64urlAgreesWithTheAlphabetForEveryByteAtEveryPlaceOfARun) {
+    const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    std::string good;
+    for (int i = 0; i < 40; ++i) good += alphabet[(i * 7) % 64];
+    EXPECT_TRUE(is_b64url(good));
+    for (size_t at : {0u, 1u, 15u, 16u, 17u, 31u, 32u, 39u})
+        for (int c = 0; c < 256; ++c) {
+            std::string t = good;
+            t[at] = static_cast<char>(c);
+            bool want = c != 0 && alphabet.find(static_cast<char>(c)) != std::string::npos;
+            EXPECT_EQ(is_b64url(t), want) << "byte " << c << " at " << at;
+        }
 }

@@ -2,11 +2,14 @@
 // surrogate rules, non-object roots, trailing bytes, nesting limit, number kinds, and the
 // budget of §13 in counts and bytes, request bodies parsed in place.
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "common/http/error.h"
 #include "common/json/parse.h"
+
+#include <rapidjson/error/en.h>
 
 using pouch::Error;
 using pouch::json::parse_strict;
@@ -344,4 +347,89 @@ TEST(JsonParse, NumberLiteralsOfAtMostAHundredCharactersAreRead) {
               "a number literal longer than 100 characters");
     EXPECT_EQ(request_rejection("{\"a\":0." + std::string(16 << 20, '7') + "}", SIZE_MAX),
               "a number literal longer than 100 characters");
+}
+
+// --- strings read in place, their plain runs 16 bytes at a time (issue 25) ---------------------
+
+namespace {
+
+// What RapidJSON's own reader (a character at a time, nothing in place) says of `text`: "" when
+// it accepts it, else the message parse_strict gives for a malformed text at that offset.
+std::string reference_rejection(const std::string& text) {
+    rapidjson::Document ref;
+    ref.Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseNumbersAsStringsFlag>(text.data(),
+                                                                                      text.size());
+    if (!ref.HasParseError()) return "";
+    return "malformed JSON at offset " + std::to_string(ref.GetErrorOffset()) + ": " +
+           rapidjson::GetParseError_En(ref.GetParseError());
+}
+
+// n plain characters, none of them 16-byte aligned with anything in particular.
+std::string filler(size_t n) {
+    std::string s;
+    for (size_t i = 0; i < n; ++i) s += static_cast<char>('a' + i % 26);
+    return s;
+}
+
+}  // namespace
+
+TEST(JsonParse, EscapesAtEveryOffsetAroundTheSixteenByteRunsDecodeAsTheReferenceReaderDoes) {
+    const std::pair<std::string, std::string> escapes[] = {
+        {"\\\"", "\""}, {"\\\\", "\\"},          {"\\n", "\n"},
+        {"\\/", "/"},   {"\\u00e9", "\xc3\xa9"}, {"\\ud83d\\ude00", "\xf0\x9f\x98\x80"}};
+    for (size_t before = 0; before <= 40; ++before) {
+        for (const auto& [escaped, decoded] : escapes) {
+            // Two escapes, so the run after the first is moved back over the bytes it freed.
+            std::string text = "{\"k" + filler(before) + "\":\"" + filler(before) + escaped +
+                               filler(37 - before % 37) + escaped + "\x7f~\"}";
+            std::string want =
+                filler(before) + decoded + filler(37 - before % 37) + decoded + "\x7f~";
+            rapidjson::Document doc = parse_strict(std::string(text));  // the text is gone after
+            ASSERT_TRUE(doc.IsObject()) << text;
+            const auto& s = doc.MemberBegin()->value;
+            EXPECT_EQ(std::string(doc.MemberBegin()->name.GetString()), "k" + filler(before));
+            EXPECT_EQ(std::string(s.GetString(), s.GetStringLength()), want) << text;
+            // The in-place request path decodes the same bytes.
+            std::string body = text;
+            auto req = pouch::json::parse_request(body, SIZE_MAX);
+            EXPECT_EQ(std::string(req.MemberBegin()->value.GetString(),
+                                  req.MemberBegin()->value.GetStringLength()),
+                      want);
+        }
+    }
+}
+
+TEST(JsonParse, AControlCharacterOrTheEndInAStringIsRefusedWhereTheReferenceReaderRefusesIt) {
+    for (size_t before = 0; before <= 40; ++before) {
+        for (std::string bad : {std::string("\x01"), std::string("\x1f"), std::string("\t"),
+                                std::string("\\x"), std::string("\\u12"), std::string("")}) {
+            // bad == "": the text ends inside the string, at every distance from a 16-byte run.
+            std::string text = "{\"s\":\"" + filler(before) + "\\n" + filler(before) + bad;
+            if (!bad.empty()) text += "\"}";
+            std::string want = reference_rejection(text);
+            ASSERT_NE(want, "") << text;
+            EXPECT_EQ(rejection(text), want) << text;
+            EXPECT_EQ(request_rejection(text, SIZE_MAX), want) << text;
+        }
+    }
+}
+
+// RapidJSON 1.1 copies a string the document does not own by its pointer: parse_strict's
+// documents own theirs, so a value copied into another document outlives the parse and its text.
+TEST(JsonParse, AValueCopiedOutOfAParsedDocumentOutlivesItAndItsText) {
+    rapidjson::Document kept;
+    {
+        std::string text =
+            R"({"items":[{"pouch_id":"p-1","name":"caf\u00e9 )" + filler(40) + R"("}]})";
+        rapidjson::Document doc = parse_strict(text);
+        kept.CopyFrom(doc["items"][0], kept.GetAllocator());
+        text.assign(text.size(), 'x');  // the text overwritten, then both gone
+    }
+    std::vector<std::string> junk;  // what was freed, reused and overwritten
+    for (size_t k = 1; k <= 80; ++k) junk.emplace_back(k * 1024, 'y');
+    for (size_t k = 1; k <= 256; ++k) junk.emplace_back(k, 'y');
+    ASSERT_TRUE(kept.IsObject());
+    EXPECT_EQ(std::string(kept["pouch_id"].GetString()), "p-1");
+    EXPECT_EQ(std::string(kept["name"].GetString()), "caf\xc3\xa9 " + filler(40));
+    EXPECT_EQ(std::string(kept.MemberBegin()->name.GetString()), "pouch_id");
 }
