@@ -86,10 +86,11 @@ void drain(http::Request& req) noexcept {
     }
 }
 
-// A read scope's pouch is asked for with the credentials (a web session reads it in the
-// same statement: auth::PouchPrefetch), unless {pouchId} is checked only after them.
+// A GET's read scope asks for its pouch with the credentials (a web session reads it in the
+// same statement: auth::PouchPrefetch), unless {pouchId} is checked only after them. A route
+// with a body keeps the read after the body's parse, as close to the handler's use as before.
 bool prefetches(const Route& route, const std::vector<std::string>& late) {
-    return route.pouch == PouchScope::read &&
+    return route.pouch == PouchScope::read && route.method == "GET" &&
            std::find(late.begin(), late.end(), "pouchId") == late.end();
 }
 
