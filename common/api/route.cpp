@@ -2,6 +2,7 @@
 // Reading the body (413, 415) happens before, in the server, as nginx reads it before proxying.
 #include "common/api/route.h"
 
+#include <algorithm>
 #include <exception>
 #include <stdexcept>
 #include <vector>
@@ -20,19 +21,19 @@ namespace pouch::api {
 namespace {
 
 std::optional<auth::Caller> authenticate(const Route& route, const http::Request& req,
-                                         http::Services& s) {
+                                         http::Services& s, auth::PouchPrefetch* pouch) {
     switch (route.who) {
         case Who::public_:
         case Who::dpop:
             return std::nullopt;
         case Who::any:
-            return auth::authenticate(req, s);
+            return auth::authenticate(req, s, pouch);
         case Who::web:
-            return auth::require_web(req, s);
+            return auth::require_web(req, s, pouch);
         case Who::cli:
             return auth::require_cli(req, s);
         case Who::admin: {
-            auth::Caller c = auth::require_web(req, s);
+            auth::Caller c = auth::require_web(req, s, pouch);
             if (c.role != "admin") throw http::forbidden("admin role required");
             return c;
         }
@@ -85,12 +86,23 @@ void drain(http::Request& req) noexcept {
     }
 }
 
+// A GET's read scope asks for its pouch with the credentials (a web session reads it in the
+// same statement: auth::PouchPrefetch), unless {pouchId} is checked only after them. A route
+// with a body keeps the read after the body's parse, as close to the handler's use as before.
+bool prefetches(const Route& route, const std::vector<std::string>& late) {
+    return route.pouch == PouchScope::read && route.method == "GET" &&
+           std::find(late.begin(), late.end(), "pouchId") == late.end();
+}
+
 // The pouch scope's one lookup: a pouch of another account, or none, is not found. A write
 // scope keeps the connection, in a transaction holding the row's lock, for the handler.
-void load_pouch(PouchScope scope, Call& call) {
+// `prefetched` is the read scope's row when the authentication already read it.
+void load_pouch(PouchScope scope, Call& call, auth::PouchPrefetch& prefetched) {
     const std::string& id = call.req.param("pouchId");
     const std::string& account = call.who().account_id;
-    if (scope == PouchScope::read) {
+    if (scope == PouchScope::read && prefetched.loaded) {
+        call.pouch_row = std::move(prefetched.row);
+    } else if (scope == PouchScope::read) {
         auto conn = call.services.db.acquire();
         call.pouch_row = model::find_pouch(*conn, id, account, false);
     } else {
@@ -103,7 +115,12 @@ void load_pouch(PouchScope scope, Call& call) {
 
 http::Response phases(const Route& route, const std::vector<std::string>& late,
                       const Handler& handler, http::Request& req, http::Services& s) {
-    Call call{.req = req, .services = s, .route = route, .caller = authenticate(route, req, s)};
+    auth::PouchPrefetch pouch;
+    if (prefetches(route, late)) pouch.pouch_id = req.param("pouchId");
+    Call call{.req = req,
+              .services = s,
+              .route = route,
+              .caller = authenticate(route, req, s, prefetches(route, late) ? &pouch : nullptr)};
     // The jti is recorded here, before the handler binds the proof to the key it expects
     // (sign_pub, the login's or the refresh token's key): a replay is refused by the same
     // check on every route that takes a proof (docs/DECISIONS.md, "DPoP replays").
@@ -141,7 +158,7 @@ http::Response phases(const Route& route, const std::vector<std::string>& late,
             invalid = std::current_exception();
         }
     }
-    if (route.pouch != PouchScope::none) load_pouch(route.pouch, call);
+    if (route.pouch != PouchScope::none) load_pouch(route.pouch, call, pouch);
     if (invalid) std::rethrow_exception(invalid);
     if (call.pouch_row && !call.pouch_row->may(route.role))
         throw model::insufficient_role(*call.pouch_row, route.role);

@@ -16,13 +16,30 @@ namespace pouch::auth {
 
 namespace {
 
-Caller web_caller(const std::string& token, http::Services& s) {
+// The session of `hash`, and with `pouch` the pouch in the same statement.
+std::optional<sql::SessionPouchRow> session_row(db::Conn& conn, std::string hash,
+                                                const PouchPrefetch* pouch) {
+    if (pouch)
+        return conn.maybe_one(sql::kSessionWithPouch,
+                              {.token_hash = std::move(hash), .pouch_id = pouch->pouch_id});
+    std::optional<sql::SessionRow> r = conn.maybe_one(sql::kSessionByHash, {.token_hash = hash});
+    if (!r) return std::nullopt;
+    sql::SessionPouchRow out;
+    static_cast<sql::SessionRow&>(out) = std::move(*r);
+    return out;
+}
+
+Caller web_caller(const std::string& token, http::Services& s, PouchPrefetch* pouch) {
     if (!has_token_shape(token, "svc_ws_")) throw http::unauthenticated("unknown credentials");
     auto conn = s.db.acquire();
-    auto r = conn->maybe_one(sql::kSessionByHash, {.token_hash = crypto::token_hash(token)});
+    auto r = session_row(*conn, crypto::token_hash(token), pouch);
     if (!r) throw http::unauthenticated("unknown credentials");
     if (r->expired) throw Error(Code::token_expired, "session expired");
     if (r->stale) conn->run(sql::kTouchSession, {.id = r->id});
+    if (pouch) {
+        pouch->row = std::move(r->pouch);
+        pouch->loaded = true;
+    }
     Caller c;
     c.kind = Caller::Kind::web;
     c.session_id = r->id;
@@ -74,7 +91,7 @@ bool has_token_shape(const std::string& token, const std::string& prefix) {
            crypto::is_b64url(std::string_view(token).substr(prefix.size()));
 }
 
-Caller authenticate(const http::Request& req, http::Services& s) {
+Caller authenticate(const http::Request& req, http::Services& s, PouchPrefetch* pouch) {
     const std::string& authz = req.header("authorization");
     if (authz.empty()) throw http::unauthenticated();
     size_t sp = authz.find(' ');
@@ -85,14 +102,14 @@ Caller authenticate(const http::Request& req, http::Services& s) {
     if (scheme == "bearer") {
         if (token.rfind("svc_at_", 0) == 0)  // RFC 9449 §7.2: a DPoP-bound token is not Bearer
             throw http::unauthenticated("access tokens must be sent with the DPoP scheme");
-        return web_caller(token, s);
+        return web_caller(token, s, pouch);
     }
     if (scheme == "dpop") return cli_caller(req, token, s);
     throw http::unauthenticated("unsupported authorization scheme");
 }
 
-Caller require_web(const http::Request& req, http::Services& s) {
-    Caller c = authenticate(req, s);
+Caller require_web(const http::Request& req, http::Services& s, PouchPrefetch* pouch) {
+    Caller c = authenticate(req, s, pouch);
     if (!c.is_web()) throw http::wrong_caller("this operation is for web callers only");
     return c;
 }

@@ -9,6 +9,7 @@
 
 #include "common/db/keys.h"
 #include "common/db/query.h"
+#include "common/model/pouch.h"
 
 namespace pouch::auth::sql {
 
@@ -36,6 +37,26 @@ struct SessionRow {
     }
 };
 
+// A session and, read in the same statement, the pouch `pouch_id` as the session's account
+// reaches it (common/model/pouch.h: nullopt when it does not exist or the account has no
+// active access): what a web caller's GET under a pouch read scope needs, in one round trip.
+struct SessionPouchParams {
+    std::string token_hash, pouch_id;
+    static auto db_params() {
+        return std::tuple{db::col("token_hash", &SessionPouchParams::token_hash),
+                          db::col("pouch_id", &SessionPouchParams::pouch_id)};
+    }
+};
+
+struct SessionPouchRow : SessionRow {
+    std::optional<model::PouchRow> pouch;
+    static auto db_columns() {
+        return std::tuple_cat(
+            SessionRow::db_columns(),
+            std::tuple{db::group(&SessionPouchRow::pouch, model::PouchRow::db_columns())});
+    }
+};
+
 struct AccessTokenRow {
     std::string device_id, jkt;
     bool expired = false, token_revoked = false, device_revoked = false;
@@ -60,14 +81,27 @@ struct AccessTokenRow {
 
 // ---- statements ---------------------------------------------------------------------------------
 
+// The session row's columns and tables, shared by the two lookups below so that they cannot
+// drift apart (decisions §13: expired 30 days after it began or after 14 days unused).
+#define SESSION_ROW_COLUMNS                                                                \
+    "s.id, s.user_id, u.role, acct.id AS account_id, acct.web_member_id,"                  \
+    " (s.expires_at <= now() OR s.last_used_at <= now() - interval '14 days') AS expired," \
+    " s.last_used_at < now() - interval '1 minute' AS stale"
+#define SESSION_ROW_FROM                \
+    " FROM web_sessions s"              \
+    " JOIN users u ON u.id = s.user_id" \
+    " JOIN storage_accounts acct ON acct.owner_user_id = u.id"
+
 inline const db::Query<ByHash, SessionRow> kSessionByHash{
     "auth_session_by_hash",
-    "SELECT s.id, s.user_id, u.role, a.id AS account_id, a.web_member_id,"
-    "       (s.expires_at <= now() OR s.last_used_at <= now() - interval '14 days') AS expired,"
-    "       s.last_used_at < now() - interval '1 minute' AS stale"
-    "  FROM web_sessions s"
-    "  JOIN users u ON u.id = s.user_id"
-    "  JOIN storage_accounts a ON a.owner_user_id = u.id"
+    "SELECT " SESSION_ROW_COLUMNS SESSION_ROW_FROM " WHERE s.token_hash = $1"};
+
+// $1 the token hash, $2 the pouch id: the session as above plus model::sql::kPouch's row of
+// the session's account, its columns NULL when that pouch is not found (the row's `id` first).
+inline const db::Query<SessionPouchParams, SessionPouchRow> kSessionWithPouch{
+    "auth_session_with_pouch",
+    "SELECT " SESSION_ROW_COLUMNS ", p.*" SESSION_ROW_FROM
+    " LEFT JOIN LATERAL (SELECT " POUCH_ROW_COLUMNS POUCH_ROW_FROM("$2", "acct.id") ") p ON true"
     " WHERE s.token_hash = $1"};
 
 inline const db::Query<ById> kTouchSession{

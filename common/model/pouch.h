@@ -57,20 +57,24 @@ struct PouchRow {
 namespace sql {
 
 #define POUCH_ROW_COLUMNS                                                                   \
-    "p.id, p.account_id, p.epoch, p.key_gen, p.high_water, p.file_changes, p.stored_bytes,"  \
-    " iso(p.created_at) AS created_at, a.role,"                                              \
+    "p.id, p.account_id, p.epoch, p.key_gen, p.high_water, p.file_changes, p.stored_bytes," \
+    " iso(p.created_at) AS created_at, a.role,"                                             \
     " EXISTS (SELECT 1 FROM access_statements s WHERE s.pouch_id = p.id) AS shared"
-#define POUCH_ROW_FROM                                                                       \
-    " FROM pouches p JOIN pouch_access a"                                                    \
-    "   ON a.pouch_id = p.id AND a.account_id = $2 AND a.state = 'active'"                  \
-    " WHERE p.id = $1"
+// POUCH, ACCOUNT: SQL expressions of the pouch id and the caller's account (active in
+// pouch_access). common/auth's web session lookup joins the same row (sql_caller.h).
+#define POUCH_ROW_FROM(POUCH, ACCOUNT)                    \
+    " FROM pouches p JOIN pouch_access a"                 \
+    "   ON a.pouch_id = p.id AND a.account_id = " ACCOUNT \
+    " AND a.state = 'active'"                             \
+    " WHERE p.id = " POUCH
 
-// $1 pouch id, $2 the caller's account (active in pouch_access). The commit locks the row (and
-// so does make bench's commit baseline, tools/loadgen/commit_sql.cpp).
+// $1 pouch id, $2 the caller's account. The commit locks the row (and so does make bench's
+// commit baseline, tools/loadgen/commit_sql.cpp).
 inline const db::Query<PouchOfAccount, PouchRow> kPouch{
-    "model_pouch", "SELECT " POUCH_ROW_COLUMNS POUCH_ROW_FROM};
+    "model_pouch", "SELECT " POUCH_ROW_COLUMNS POUCH_ROW_FROM("$1", "$2")};
 inline const db::Query<PouchOfAccount, PouchRow> kPouchForUpdate{
-    "model_pouch_for_update", "SELECT " POUCH_ROW_COLUMNS POUCH_ROW_FROM " FOR UPDATE OF p"};
+    "model_pouch_for_update",
+    "SELECT " POUCH_ROW_COLUMNS POUCH_ROW_FROM("$1", "$2") " FOR UPDATE OF p"};
 
 }  // namespace sql
 

@@ -301,3 +301,123 @@ TEST(AuthCallerDb, RequireWebRefusesACliCallerWithWrongCaller) {
         EXPECT_EQ(err.code, "wrong_caller");
     }
 }
+
+// --- a web session and the pouch of a read scope, in one lookup (issue 25) -------------------
+
+namespace {
+
+using pouch::auth::PouchPrefetch;
+
+// One user and account with a web session and a pouch (its owner's access row is the trigger's).
+struct WebSession {
+    std::string user_id = pouch::crypto::uuid_v4();
+    std::string account_id = pouch::crypto::uuid_v4();
+    std::string pouch_id = pouch::crypto::uuid_v4();
+    std::string token = pouch::crypto::new_token("svc_ws_");
+
+    explicit WebSession(pouch::db::Pool& pool) {
+        // Test data only: every value here is made by the test itself.
+        sql(pool,
+            "BEGIN;"
+            " INSERT INTO users (id, email, password_hash) VALUES ('" +
+                user_id + "', 'w" + user_id +
+                "@example.com', 'x');"
+                " INSERT INTO storage_accounts (id, owner_user_id, plan_id) SELECT '" +
+                account_id + "', '" + user_id + "', id FROM plans WHERE is_default;" +
+                " INSERT INTO pouches (id, account_id, epoch, key_gen) VALUES ('" + pouch_id +
+                "', '" + account_id + "', gen_random_uuid(), 3);" +
+                " INSERT INTO web_sessions (user_id, token_hash, expires_at) VALUES ('" + user_id +
+                "', '" + pouch::crypto::token_hash(token) +
+                "', now() + interval '1 hour'); COMMIT");
+    }
+    std::string sql(pouch::db::Pool& pool, const std::string& statement) {
+        auto c = pool.acquire();
+        pouch::db::Result r = c->exec_sql(statement);
+        return r.rows() > 0 ? r.text(0, 0) : "";
+    }
+};
+
+http::Request web_request(const std::string& token) {
+    http::Request r = request("GET", "/v1/pouches/x");
+    r.headers["authorization"] = "Bearer " + token;
+    return r;
+}
+
+pouch::Error refusal_with(const http::Request& r, pouch::http::Services& s, PouchPrefetch& p) {
+    try {
+        pouch::auth::authenticate(r, s, &p);
+    } catch (const pouch::Error& e) {
+        return e;
+    }
+    pouch::Error none(pouch::Code::internal);
+    none.code = {};
+    return none;
+}
+
+}  // namespace
+
+TEST(AuthCallerDb, WebSessionReadsItsAccountsPouchInTheSameLookup) {
+    REQUIRE_DB();
+    Fixture f(db_url);
+    WebSession w(f.pool), other(f.pool);
+    PouchPrefetch mine{.pouch_id = w.pouch_id};
+    Caller c = pouch::auth::authenticate(web_request(w.token), f.services, &mine);
+    EXPECT_TRUE(c.is_web());
+    EXPECT_EQ(c.account_id, w.account_id);
+    EXPECT_EQ(c.user_id, w.user_id);
+    ASSERT_TRUE(mine.loaded);
+    ASSERT_TRUE(mine.row);
+    EXPECT_EQ(mine.row->id, w.pouch_id);
+    EXPECT_EQ(mine.row->account_id, w.account_id);
+    EXPECT_EQ(mine.row->key_gen, 3);
+    EXPECT_EQ(mine.row->role, "admin");
+    EXPECT_FALSE(mine.row->shared);
+    // Another account's pouch is read as not found (the pipeline's 404), the caller resolved.
+    PouchPrefetch theirs{.pouch_id = other.pouch_id};
+    EXPECT_EQ(refusal_with(web_request(w.token), f.services, theirs).code, "");
+    EXPECT_TRUE(theirs.loaded);
+    EXPECT_FALSE(theirs.row);
+}
+
+TEST(AuthCallerDb, ExpiredIdleOrUnknownWebSessionIsRefusedAndLoadsNoPouch) {
+    REQUIRE_DB();
+    Fixture f(db_url);
+    WebSession w(f.pool);
+    PouchPrefetch unknown{.pouch_id = w.pouch_id};
+    pouch::Error e =
+        refusal_with(web_request(pouch::crypto::new_token("svc_ws_")), f.services, unknown);
+    EXPECT_EQ(pouch::http::status_of(e.fault), 401);
+    EXPECT_EQ(e.code, "unauthenticated");
+    EXPECT_FALSE(unknown.loaded);
+    w.sql(f.pool,
+          "UPDATE web_sessions SET last_used_at = now() - interval '15 days'"
+          " WHERE user_id = '" +
+              w.user_id + "'");
+    PouchPrefetch idle{.pouch_id = w.pouch_id};
+    e = refusal_with(web_request(w.token), f.services, idle);
+    EXPECT_EQ(pouch::http::status_of(e.fault), 401);
+    EXPECT_EQ(e.code, "token_expired");
+    EXPECT_FALSE(idle.loaded);
+    w.sql(f.pool,
+          "UPDATE web_sessions SET last_used_at = now(), expires_at = now()"
+          " WHERE user_id = '" +
+              w.user_id + "'");
+    PouchPrefetch expired{.pouch_id = w.pouch_id};
+    e = refusal_with(web_request(w.token), f.services, expired);
+    EXPECT_EQ(e.code, "token_expired");
+    EXPECT_FALSE(expired.loaded);
+}
+
+TEST(AuthCallerDb, StaleWebSessionIsTouchedWhenItsPouchIsReadWithIt) {
+    REQUIRE_DB();
+    Fixture f(db_url);
+    WebSession w(f.pool);
+    const std::string where = " WHERE user_id = '" + w.user_id + "'";
+    w.sql(f.pool, "UPDATE web_sessions SET last_used_at = now() - interval '2 minutes'" + where);
+    PouchPrefetch p{.pouch_id = w.pouch_id};
+    pouch::auth::authenticate(web_request(w.token), f.services, &p);
+    EXPECT_TRUE(p.loaded && p.row);
+    EXPECT_EQ(w.sql(f.pool,
+                    "SELECT last_used_at > now() - interval '1 minute' FROM web_sessions" + where),
+              "t");
+}

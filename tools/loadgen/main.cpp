@@ -9,7 +9,9 @@
 //
 // Other modes: `pouch-loadgen wait` (wait.cpp, many devices long-polling events),
 // `roundtrip` (roundtrip.cpp, the A -> B sync round trip), `login` (login.cpp, the CLI
-// login long-poll at scale) and `commit-sql` (commit_sql.cpp, the pgbench baseline).
+// login long-poll at scale), `commit-sql` (commit_sql.cpp, the pgbench baseline) and
+// `statement NAME` (the SQL of a handler's registered statement, for make bench's pgbench
+// scripts: the baseline runs the handler's own text).
 //
 // usage: pouch-loadgen --url http://127.0.0.1:PORT --key sign.pem --access TOKEN
 //          --pouch ID[,ID...] --epoch E[,E...] --member M [--batch 1] [--concurrency 8]
@@ -27,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/db/query.h"
 #include "tools/loadgen/client.h"
 #include "tools/loadgen/commit_sql.h"
 #include "tools/loadgen/login.h"
@@ -66,6 +69,15 @@ int main(int argc, char** argv) {
         return loadgen::roundtrip_main(argc - 2, argv + 2);
     if (argc > 1 && std::string(argv[1]) == "commit-sql")
         return loadgen::commit_sql_main(argc - 2, argv + 2);
+    if (argc == 3 && std::string(argv[1]) == "statement") {
+        for (const pouch::db::Shape* s : pouch::db::registry())
+            if (std::string(s->name) == argv[2]) {
+                std::printf("%s\n", s->sql);
+                return 0;
+            }
+        std::fprintf(stderr, "pouch-loadgen: no statement named %s\n", argv[2]);
+        return 2;
+    }
     for (int i = 1; i + 1 < argc; i += 2) {
         std::string k = argv[i], v = argv[i + 1];
         if (k == "--url")
