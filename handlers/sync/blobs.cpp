@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -124,6 +125,7 @@ class WithheldBody final : public storage::UploadSource {
         return true;
     }
 
+    bool checked() const { return checked_; }
     // The body was judged: all of it checked, or refused (read() threw).
     bool judged() const { return checked_ || refused_; }
 
@@ -262,6 +264,8 @@ http::Response upload(api::Call& call) {
             if (!body.judged()) rx.finish();
             throw;
         }
+        // The store answered only after the last byte, which goes only once checked.
+        if (!body.checked()) throw std::logic_error("a streamed upload completed unchecked");
     } else {
         rx.finish();
         with_store(req, store, [&] { store.upload(staged, owner, blob_id); });
