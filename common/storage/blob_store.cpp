@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <stdexcept>
 
 #include "common/config/config.h"
 #include "common/crypto/hash.h"
@@ -114,6 +115,11 @@ std::vector<std::string> BlobStore::temp_files_before(std::time_t cutoff) const 
 
 bool BlobStore::remove_path(const std::string& path) {
     return ::unlink(path.c_str()) == 0 || errno == ENOENT;
+}
+
+void BlobStore::upload_streamed(UploadSource&, long long, const std::string&,
+                                const std::string&) const {
+    throw std::logic_error("this blob store does not stream uploads: " + describe());
 }
 
 std::unique_ptr<BlobStore> open_blob_store(const config::Config& c) {

@@ -101,6 +101,16 @@ class StagedBlob {
     std::unique_ptr<char[]> scratch_;  // a file's space()
 };
 
+// A body handed to the store while it is still arriving (BlobStore::upload_streamed). read()
+// gives up to n more bytes, 0 at the end; it throws to abort the transfer, and the store then
+// stores nothing. rewind() goes back to a byte it already gave, should the request be resent.
+class UploadSource {
+  public:
+    virtual ~UploadSource() = default;
+    virtual size_t read(char* buf, size_t n) = 0;
+    virtual bool rewind(long long offset) = 0;
+};
+
 class BlobStore {
   public:
     // `staging_root`: the local directory whose tmp/ holds uploads being received.
@@ -127,6 +137,15 @@ class BlobStore {
     // held: may take long (the S3 PUT). Nothing for the local directory.
     virtual void upload(StagedBlob& staged, const std::string& account_id,
                         const std::string& blob_id) const = 0;
+    // True when upload_streamed() can send a body as it arrives (S3: a PUT fed as it reads).
+    virtual bool streams_uploads() const { return false; }
+    // Step 1 without waiting for the whole body: one request that stores `size` bytes pulled
+    // from `source` as the object, complete only once source has given all of them. When
+    // source throws, the request is abandoned before its last byte -- an S3 PUT of an
+    // incomplete body stores nothing, and one already there stays -- and its exception is
+    // rethrown. Throws std::logic_error where streams_uploads() is false.
+    virtual void upload_streamed(UploadSource& source, long long size,
+                                 const std::string& account_id, const std::string& blob_id) const;
     // Step 2, under the account's lock: when it returns, the object is there with the staged
     // bytes. The directory renames the file into place. On S3 the PUT of step 1 stands when
     // `recheck` is false -- the caller's promise that gc cannot have removed the object since

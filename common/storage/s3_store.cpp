@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <stdexcept>
 
 #include "common/storage/presign.h"
@@ -70,6 +71,46 @@ int seek_memory(void* user, curl_off_t offset, int origin) {
     return CURL_SEEKFUNC_OK;
 }
 
+// A PUT's body pulled from an UploadSource while it arrives. Its exception aborts the transfer
+// (curl closes the connection before the last byte, so the store keeps nothing) and is rethrown
+// once curl has returned; so does a source that ends early. It never gives curl more than
+// `size` bytes.
+struct StreamBody {
+    UploadSource* source = nullptr;
+    long long size = 0;
+    long long given = 0;
+    std::exception_ptr failed;
+};
+
+size_t read_stream(char* p, size_t size, size_t n, void* user) {
+    auto* b = static_cast<StreamBody*>(user);
+    try {
+        size_t want = std::min<size_t>(size * n, static_cast<size_t>(b->size - b->given));
+        if (want == 0) return 0;
+        size_t got = b->source->read(p, want);
+        if (got == 0 || got > want)
+            throw std::logic_error("s3: the streamed body ended at " + std::to_string(b->given) +
+                                   " of " + std::to_string(b->size) + " bytes");
+        b->given += static_cast<long long>(got);
+        return got;
+    } catch (...) {
+        b->failed = std::current_exception();
+        return CURL_READFUNC_ABORT;
+    }
+}
+
+int seek_stream(void* user, curl_off_t offset, int origin) {
+    auto* b = static_cast<StreamBody*>(user);
+    if (origin != SEEK_SET || offset < 0 || offset > b->given) return CURL_SEEKFUNC_CANTSEEK;
+    try {
+        if (!b->source->rewind(offset)) return CURL_SEEKFUNC_CANTSEEK;
+    } catch (...) {
+        return CURL_SEEKFUNC_CANTSEEK;
+    }
+    b->given = offset;
+    return CURL_SEEKFUNC_OK;
+}
+
 struct Answer {
     long status = 0;
     std::string body;  // the first 4 MiB (a page of 1,000 keys is ~300 KiB)
@@ -112,10 +153,12 @@ const char* method_name(Method m) {
     return "?";
 }
 
-// What a PUT sends: a file by path, or bytes in memory.
+// What a PUT sends: a file by path, bytes in memory, or `size` bytes pulled from `source`.
 struct PutBody {
     std::string file;
     std::string_view bytes;
+    UploadSource* source = nullptr;
+    long long size = 0;
 };
 
 // One signed request. A transport failure or a 5xx throws Unavailable; any other status is
@@ -128,6 +171,7 @@ Answer perform(const S3Settings& s, Method m, const std::string& url, const PutB
     headers.add("x-amz-content-sha256: UNSIGNED-PAYLOAD");
     File body;
     MemoryBody memory{.bytes = put.bytes};
+    StreamBody stream{.source = put.source, .size = put.size, .given = 0, .failed = {}};
     const std::string sigv4 = "aws:amz:" + s.region + ":s3";
     curl_easy_setopt(h, CURLOPT_URL, url.c_str());
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
@@ -161,6 +205,12 @@ Answer perform(const S3Settings& s, Method m, const std::string& url, const PutB
                 size = std::ftell(body.f);
                 std::rewind(body.f);
                 curl_easy_setopt(h, CURLOPT_READDATA, body.f);
+            } else if (put.source) {
+                size = put.size;
+                curl_easy_setopt(h, CURLOPT_READFUNCTION, read_stream);
+                curl_easy_setopt(h, CURLOPT_READDATA, &stream);
+                curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, seek_stream);
+                curl_easy_setopt(h, CURLOPT_SEEKDATA, &stream);
             } else {
                 curl_easy_setopt(h, CURLOPT_READFUNCTION, read_memory);
                 curl_easy_setopt(h, CURLOPT_READDATA, &memory);
@@ -178,6 +228,8 @@ Answer perform(const S3Settings& s, Method m, const std::string& url, const PutB
     }
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.l);
     CURLcode rc = curl_easy_perform(h);
+    // The source's own failure (the body refused) comes first: curl only saw an abort.
+    if (stream.failed) std::rethrow_exception(stream.failed);
     if (rc != CURLE_OK)
         throw Unavailable(std::string("s3 ") + method_name(m) + " " + url + ": " +
                           curl_easy_strerror(rc));
@@ -285,9 +337,16 @@ std::string S3BlobStore::object_url(const std::string& account_id,
 void S3BlobStore::upload(StagedBlob& staged, const std::string& account_id,
                          const std::string& blob_id) const {
     if (staged.in_memory())
-        put(s_, object_url(account_id, blob_id), {.file = {}, .bytes = staged.bytes()});
+        put(s_, object_url(account_id, blob_id),
+            {.file = {}, .bytes = staged.bytes(), .source = nullptr, .size = 0});
     else
         put_file(staged.path(), account_id, blob_id);
+}
+
+void S3BlobStore::upload_streamed(UploadSource& source, long long size,
+                                  const std::string& account_id, const std::string& blob_id) const {
+    put(s_, object_url(account_id, blob_id),
+        {.file = {}, .bytes = {}, .source = &source, .size = size});
 }
 
 void S3BlobStore::place(StagedBlob& staged, const std::string& account_id,
@@ -299,7 +358,8 @@ void S3BlobStore::place(StagedBlob& staged, const std::string& account_id,
 
 void S3BlobStore::put_file(const std::string& path, const std::string& account_id,
                            const std::string& blob_id) const {
-    put(s_, object_url(account_id, blob_id), {.file = path, .bytes = {}});
+    put(s_, object_url(account_id, blob_id),
+        {.file = path, .bytes = {}, .source = nullptr, .size = 0});
 }
 
 std::optional<ObjectInfo> S3BlobStore::stat(const std::string& account_id,

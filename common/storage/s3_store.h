@@ -33,6 +33,11 @@ class S3BlobStore final : public BlobStore {
     // The PUT of the staged bytes (from memory, or from the staged file).
     void upload(StagedBlob& staged, const std::string& account_id,
                 const std::string& blob_id) const override;
+    bool streams_uploads() const override { return true; }
+    // The PUT with Content-Length `size`, its body read from `source` as curl sends it (the
+    // connection's usual timeouts apply); an exception of source aborts it mid-body.
+    void upload_streamed(UploadSource& source, long long size, const std::string& account_id,
+                         const std::string& blob_id) const override;
     // Nothing unless `recheck`; then a HEAD, and the PUT again if the object is missing or of
     // another size.
     void place(StagedBlob& staged, const std::string& account_id, const std::string& blob_id,

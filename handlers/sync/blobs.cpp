@@ -2,10 +2,14 @@
 // deduplicated per storage account; their bytes are common/storage's (a directory or an S3
 // bucket, staging, nginx's internal locations). Checks and uploads of one account serialise on
 // its storage_accounts row (sql_blobs.h).
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <ctime>
 #include <memory>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -25,38 +29,114 @@ namespace pouch::sync {
 
 namespace {
 
-// Streams the body into the staged blob (read straight into its memory, or through a scratch
-// buffer into its file) while hashing it. 400 when the bytes are not `size` long or do not
-// hash to `blob_id`.
-void receive(http::Request& req, storage::StagedBlob& staged, const std::string& blob_id,
-             long long size) {
-    auto longer = [&] {
-        return validation_failed(
-            "", "the body is longer than the reserved size of " + std::to_string(size) + " bytes");
-    };
-    crypto::Blake3Hasher hasher;
-    long long total = 0;
-    for (;;) {
-        std::span<char> into = staged.space();
-        if (into.empty()) {  // a full memory buffer: one byte more is too many
-            char extra;
-            if (req.read_body(&extra, 1)) throw longer();
-            break;
-        }
-        size_t n = req.read_body(into.data(), into.size());
-        if (n == 0) break;
-        total += static_cast<long long>(n);
-        if (total > size) throw longer();
-        hasher.update(std::string_view(into.data(), n));
-        staged.commit(n);
+// Receives the body into the staged blob (read straight into its memory, or through a scratch
+// buffer into its file) while hashing it, a piece at a time or all at once; finish() answers
+// 400 when the bytes are not `size` long or do not hash to `blob_id`.
+class Receiver {
+  public:
+    Receiver(http::Request& req, storage::StagedBlob& staged, const std::string& blob_id,
+             long long size)
+        : req_(req), staged_(staged), blob_id_(blob_id), size_(size) {}
+
+    // Reads at most `most` more bytes of the body; false at its end, or once the memory
+    // buffer is full (finish() then judges the rest).
+    bool pull(size_t most) {
+        std::span<char> into = staged_.space();
+        if (into.empty()) return false;
+        size_t n = req_.read_body(into.data(), std::min(into.size(), most));
+        if (n == 0) return false;
+        total_ += static_cast<long long>(n);
+        if (total_ > size_) throw longer();
+        hasher_.update(std::string_view(into.data(), n));
+        staged_.commit(n);
+        return true;
     }
-    if (total != size)
-        throw validation_failed("", "the body has " + std::to_string(total) +
-                                        " bytes, the reservation " + std::to_string(size));
-    if (crypto::b64url_encode(hasher.finish()) != blob_id)
-        throw validation_failed("", "the body's BLAKE3-256 hash does not match the blob id");
-    staged.sync();
-}
+
+    // Reads the rest of the body and checks it.
+    void finish() {
+        while (pull(SIZE_MAX)) {
+        }
+        if (staged_.space().empty()) {  // a full memory buffer: one byte more is too many
+            char extra;
+            if (req_.read_body(&extra, 1)) throw longer();
+        }
+        if (total_ != size_)
+            throw validation_failed("", "the body has " + std::to_string(total_) +
+                                            " bytes, the reservation " + std::to_string(size_));
+        if (crypto::b64url_encode(hasher_.finish()) != blob_id_)
+            throw validation_failed("", "the body's BLAKE3-256 hash does not match the blob id");
+        staged_.sync();
+    }
+
+    long long received() const { return total_; }
+
+  private:
+    Error longer() const {
+        return validation_failed(
+            "", "the body is longer than the reserved size of " + std::to_string(size_) + " bytes");
+    }
+
+    http::Request& req_;
+    storage::StagedBlob& staged_;
+    const std::string& blob_id_;
+    long long size_;
+    crypto::Blake3Hasher hasher_;
+    long long total_ = 0;
+};
+
+// The body of a streamed S3 PUT, read from the request as the store sends it (an upload staged
+// in memory; its copy stays there for place()). Its last byte is withheld until the whole body
+// is in and checked: a body that is short, long or of another hash throws from read() before
+// the store has all of it, so the PUT never completes and no object holds bytes that do not
+// hash to their key.
+class WithheldBody final : public storage::UploadSource {
+  public:
+    // The piece read from the request per call: curl's upload buffer is 64 KiB.
+    static constexpr size_t kPiece = 64 * 1024;
+
+    WithheldBody(Receiver& rx, const storage::StagedBlob& staged, long long size)
+        : rx_(rx), staged_(staged), size_(size) {}
+
+    size_t read(char* buf, size_t n) override {
+        for (;;) {
+            long long ready = checked_ ? size_ : std::min(rx_.received(), size_ - 1);
+            if (sent_ < ready) {
+                size_t len = static_cast<size_t>(std::min<long long>(ready - sent_, n));
+                std::memcpy(buf, staged_.bytes().data() + sent_, len);
+                sent_ += static_cast<long long>(len);
+                return len;
+            }
+            if (sent_ == size_) return 0;
+            try {
+                if (!rx_.pull(kPiece)) {
+                    rx_.finish();  // throws unless all `size` bytes are in and hash to the id
+                    checked_ = true;
+                }
+            } catch (...) {
+                refused_ = true;
+                throw;
+            }
+        }
+    }
+
+    bool rewind(long long offset) override {
+        if (offset < 0 || offset > sent_) return false;
+        sent_ = offset;
+        return true;
+    }
+
+    bool checked() const { return checked_; }
+    // The body was judged: all of it checked, or refused (read() threw).
+    bool judged() const { return checked_ || refused_; }
+
+  private:
+    Receiver& rx_;
+    const storage::StagedBlob& staged_;
+    long long size_;
+    long long sent_ = 0;
+    bool checked_ = false;
+    bool refused_ = false;
+};
 
 // The store POUCH_BLOB_STORE names, made once (the configuration is read once at start).
 const storage::BlobStore& blob_store(const config::Config& config) {
@@ -168,10 +248,28 @@ http::Response upload(api::Call& call) {
 
     const storage::BlobStore& store = blob_store(s.config);
     storage::StagedBlob staged(store, size);
-    receive(req, staged, blob_id, size);
+    Receiver rx(req, staged, blob_id, size);
     // The checked bytes go to the store before any lock is taken (an S3 PUT may be long); an
     // object without a row (the transaction below fails) is removed by `pouchctl gc` later.
-    with_store(req, store, [&] { store.upload(staged, owner, blob_id); });
+    if (store.streams_uploads() && staged.in_memory() && size > 0) {
+        // The PUT starts at once and sends the body as it arrives, all but its last byte
+        // until the body is checked (WithheldBody): the transfer overlaps the receipt.
+        WithheldBody body(rx, staged, size);
+        try {
+            with_store(req, store, [&] { store.upload_streamed(body, size, owner, blob_id); });
+        } catch (...) {
+            // The store failed (503, or 500 for a refusal) before the body was judged: it is
+            // judged first, as when it was received before the PUT began, so a wrong body is
+            // 400 whatever the store did.
+            if (!body.judged()) rx.finish();
+            throw;
+        }
+        // The store answered only after the last byte, which goes only once checked.
+        if (!body.checked()) throw std::logic_error("a streamed upload completed unchecked");
+    } else {
+        rx.finish();
+        with_store(req, store, [&] { store.upload(staged, owner, blob_id); });
+    }
 
     auto conn = s.db.acquire();
     db::Transaction tx(*conn);

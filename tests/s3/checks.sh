@@ -8,7 +8,8 @@
 # `pouchctl blobs migrate` interrupted (--limit) then rerun until everything is there once,
 # a damaged object replaced; gc keeps an unrecorded object whose key is reserved, and an upload
 # whose reservation was renewed meanwhile PUTs again under the lock; a body above the in-memory
-# bound staged in a file; a CLI push and pull. Relies on tests/smoke/lib.sh, flows.sh,
+# bound staged in a file; a streamed 4 MiB body with a wrong first or last byte stores nothing
+# (and a wrong body is 400 even with the store down); a CLI push and pull. Relies on tests/smoke/lib.sh, flows.sh,
 # blobstore.sh and tests/cli/lib.sh.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -106,6 +107,15 @@ expect_true "no temporary file left" test -z "$(find "$blob_dir/tmp" -type f 2>/
 download "$token" "$pouch" "$a"
 expect_true "a download meanwhile is 5xx (got $STATUS)" test "$STATUS" -ge 500
 check s3_store_down_upload_is_503_unavailable_with_no_row
+
+# The streamed PUT failed before the body was checked: the body is still read and judged, so a
+# wrong one answers 400 as it did when the PUT began only after the check.
+head -c 200000 /dev/urandom >"$SMOKE_TMP/b_other"
+upload "$token" "$pouch" "$b" "$SMOKE_TMP/b_other"
+expect_error 400 validation_failed
+expect_json_match .error.message 'hash'
+expect_true "no row" test "$(blob_row "$account" "$b")" = 0
+check s3_store_down_a_wrong_body_is_still_400
 "$POUCHCTL" gc >"$SMOKE_TMP/gc-down.out" 2>&1
 rc=$?
 expect_true "gc with the store down exits 1 ($rc)" test "$rc" = 1
@@ -212,6 +222,32 @@ expect_status 201
 expect_true "the object holds the 9 MiB" cmp -s "$SMOKE_TMP/e" "$(blob_object "$account" "$e")"
 expect_true "no temporary file left" test -z "$(find "$blob_dir/tmp" -type f 2>/dev/null)"
 check s3_upload_above_the_memory_bound_goes_through_a_file
+
+# Up to the bound the PUT starts at once and is fed as the body arrives, all but its last byte
+# until the body is checked (handlers/sync/blobs.cpp, WithheldBody). A 4 MiB chunk whose last
+# byte is wrong: radosgw had every other byte when the hash failed, and must keep nothing; nor
+# when the first byte is wrong; the right body then stores the object.
+f=$(make_blob f $((4 * 1024 * 1024)))
+reserve "$token" "$pouch" "$f" $((4 * 1024 * 1024))
+for where in last first; do
+    cp "$SMOKE_TMP/f" "$SMOKE_TMP/f_bad"
+    if [[ $where == last ]]; then offset=$((4 * 1024 * 1024 - 1)); else offset=0; fi
+    byte=$(od -An -tu1 -j "$offset" -N1 "$SMOKE_TMP/f" | tr -d ' ')
+    printf "\\$(printf '%03o' $(((byte + 1) % 256)))" |
+        dd of="$SMOKE_TMP/f_bad" bs=1 seek="$offset" conv=notrunc status=none
+    expect_true "the $where byte differs" test "$(cmp "$SMOKE_TMP/f" "$SMOKE_TMP/f_bad" | wc -l)" = 1
+    upload "$token" "$pouch" "$f" "$SMOKE_TMP/f_bad"
+    expect_error 400 validation_failed
+    expect_json_match .error.message 'hash'
+    expect_true "no row ($where byte wrong)" test "$(blob_row "$account" "$f")" = 0
+    code=$(s3_curl HEAD "$account/$f" -o /dev/null -I -w '%{http_code}') || code=000
+    expect_true "no object in the bucket ($where byte wrong: HEAD $code)" test "$code" = 404
+done
+upload "$token" "$pouch" "$f" "$SMOKE_TMP/f"
+expect_status 201
+expect_true "one row" test "$(blob_row "$account" "$f")" = 1
+expect_true "the object holds the 4 MiB" cmp -s "$SMOKE_TMP/f" "$(blob_object "$account" "$f")"
+check s3_streamed_upload_of_a_wrong_body_stores_nothing_then_the_right_one_is_stored
 
 # --- pouchctl blobs migrate ----------------------------------------------------------------------
 src=$SMOKE_TMP/old-blobs

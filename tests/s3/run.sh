@@ -5,7 +5,8 @@
 # blob smoke scripts (tests/smoke/50-blobs.sh, 51-blobs-gc.sh: they read the objects from the
 # bucket), the checks of tests/s3/checks.sh (downloads through nginx's /_s3/ location with a
 # presigned URL, radosgw killed -> 503 unavailable and no row, back -> the retry stores it,
-# `pouchctl blobs migrate` interrupted and rerun) and a CLI push/pull through it. Always tears
+# `pouchctl blobs migrate` interrupted and rerun), a CLI push/pull through it, and the unit
+# tests that need the store (unit_tests S3Live.*: streamed PUTs). Always tears
 # both down. Prints PASS/FAIL lines and SMOKE END (tools/stack/test.sh counts them).
 #   POUCH_KEEP_VAR=1  keeps the directories
 set -euo pipefail
@@ -60,5 +61,13 @@ echo "  (smoke scripts done after $((SECONDS - started)) s)"
 
 # shellcheck source=tests/s3/checks.sh
 bash tests/s3/checks.sh || status=1
+
+# The unit tests that need the real store (tests/unit/storage_s3_test.cpp, S3Live: streamed
+# PUTs refused before their last byte store nothing), one PASS/FAIL line each.
+echo "--- unit_tests S3Live.* on $POUCH_BLOB_STORE"
+"$STACK_BUILD/bin/unit_tests" --gtest_filter='S3Live.*' >"$S3_VAR/s3live.out" 2>&1 || status=1
+sed 's/^/  /' "$S3_VAR/s3live.out" | grep -v '^  \[ \(RUN\|  OK\|  FAILED\)' || true
+sed -n 's/^\[       OK \] S3Live\.\([A-Za-z]*\) (.*/PASS s3\/live_\1/p; s/^\[  FAILED  \] S3Live\.\([A-Za-z]*\) (.*/FAIL s3\/live_\1/p' "$S3_VAR/s3live.out"
+grep -q '^\[  PASSED  \] 4 tests' "$S3_VAR/s3live.out" || { echo "FAIL s3/live: not all 4 S3Live tests passed"; status=1; }
 echo "  (all done after $((SECONDS - started)) s)"
 exit "$status"

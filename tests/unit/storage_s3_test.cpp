@@ -3,13 +3,19 @@
 // Parameters": GET examplebucket/test.txt, 2013-05-24, 86400 s), the download URI nginx gets,
 // the ListObjectsV2 reader, the POUCH_BLOB_STORE settings, nginx's /_s3/ location, and
 // uploads staged in memory up to kMaxBodyInMemory. The
-// same signatures are checked against a real radosgw by tests/s3/.
+// same signatures are checked against a real radosgw by tests/s3/, which also runs the S3Live
+// tests here (streamed PUTs: stored whole, or not at all when refused before the last byte).
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <regex>
 #include <sstream>
+#include <stdexcept>
 
 #include <gtest/gtest.h>
 
@@ -214,6 +220,169 @@ TEST(S3Store, NginxConfigsProxyTheS3InternalLocation) {
         EXPECT_NE(body.find("proxy_pass_request_headers off;"), std::string::npos) << file;
         EXPECT_NE(body.find("proxy_method GET;"), std::string::npos) << file;
     }
+}
+
+}  // namespace
+
+namespace {
+
+// --- streamed PUTs on a real radosgw ------------------------------------------------------------
+// Run by the s3 suite (tests/s3/run.sh sets POUCH_S3_* from its Ceph's s3.env); skipped when no
+// store is named. An upload streamed while it arrives (S3BlobStore::upload_streamed) must store
+// the object only when its source gave every byte: a source that throws before its last byte
+// leaves nothing (and an object already there untouched), and the thread's curl handle serves
+// the next request.
+
+std::optional<S3BlobStore> live_store() {
+    const char* store = std::getenv("POUCH_BLOB_STORE");
+    const char* endpoint = std::getenv("POUCH_S3_ENDPOINT");
+    if (!store || std::strncmp(store, "s3://", 5) != 0 || !endpoint) return std::nullopt;
+    auto env = [](const char* name) {
+        const char* v = std::getenv(name);
+        return std::string(v ? v : "");
+    };
+    return std::optional<S3BlobStore>(std::in_place, "/tmp",
+                                      S3Settings{.endpoint = endpoint,
+                                                 .region = env("POUCH_S3_REGION"),
+                                                 .bucket = std::string(store + 5),
+                                                 .access_key = env("POUCH_S3_ACCESS_KEY"),
+                                                 .secret_key = env("POUCH_S3_SECRET_KEY")});
+}
+
+// Gives `bytes` in pieces of at most `piece`, and throws `refusal` instead of giving byte
+// number `stop_at` (never, when it is npos).
+class PiecesSource final : public UploadSource {
+  public:
+    PiecesSource(std::string bytes, size_t piece, size_t stop_at = std::string::npos)
+        : bytes_(std::move(bytes)), piece_(piece), stop_at_(stop_at) {}
+    size_t read(char* buf, size_t n) override {
+        size_t end = std::min({bytes_.size(), at_ + std::min(n, piece_), stop_at_});
+        if (at_ == stop_at_) throw std::invalid_argument("refused at byte " + std::to_string(at_));
+        std::memcpy(buf, bytes_.data() + at_, end - at_);
+        size_t got = end - at_;
+        at_ = end;
+        return got;
+    }
+    bool rewind(long long offset) override {
+        at_ = static_cast<size_t>(offset);
+        return true;
+    }
+
+  private:
+    std::string bytes_;
+    size_t piece_, stop_at_, at_ = 0;
+};
+
+// Gives half of its bytes, then says it is at its end.
+class EndsEarlySource final : public UploadSource {
+  public:
+    explicit EndsEarlySource(size_t size) : left_(size / 2) {}
+    size_t read(char* buf, size_t n) override {
+        size_t len = std::min(n, left_);
+        std::memset(buf, 'x', len);
+        left_ -= len;
+        return len;
+    }
+    bool rewind(long long) override { return false; }
+
+  private:
+    size_t left_;
+};
+
+std::string random_bytes(size_t n, unsigned seed) {
+    std::string s(n, '\0');
+    for (size_t i = 0; i < n; ++i) {
+        seed = seed * 1103515245u + 12345u;
+        s[i] = static_cast<char>(seed >> 16);
+    }
+    return s;
+}
+
+std::string unique_blob(const char* what) {
+    return std::string("streamed-") + what + "-" + std::to_string(::getpid()) + "-" +
+           std::to_string(std::time(nullptr));
+}
+
+TEST(S3Live, AStreamedPutStoresTheWholeBody) {
+    auto store = live_store();
+    if (!store)
+        GTEST_SKIP() << "no S3 store named (POUCH_BLOB_STORE=s3://..., run by the s3 suite)";
+    const std::string id = unique_blob("whole"), bytes = random_bytes(4 << 20, 1);
+    PiecesSource source(bytes, 10000);
+    store->upload_streamed(source, static_cast<long long>(bytes.size()), kAccount, id);
+    auto info = store->stat(kAccount, id);
+    ASSERT_TRUE(info);
+    EXPECT_EQ(info->size, 4 << 20);
+    // The same bytes PUT from memory: the same ETag (the MD5 of the bytes).
+    const std::string copy = id + "-copy";
+    StagedBlob staged(*store, static_cast<long long>(bytes.size()));
+    staged.write(bytes.data(), bytes.size());
+    store->upload(staged, kAccount, copy);
+    EXPECT_EQ(info->etag, store->stat(kAccount, copy)->etag);
+    store->remove(kAccount, id);
+    store->remove(kAccount, copy);
+}
+
+TEST(S3Live, AStreamRefusedBeforeItsLastByteStoresNothingAndTheHandleServesTheNext) {
+    auto store = live_store();
+    if (!store)
+        GTEST_SKIP() << "no S3 store named (POUCH_BLOB_STORE=s3://..., run by the s3 suite)";
+    const std::string bytes = random_bytes(4 << 20, 2);
+    const long long size = static_cast<long long>(bytes.size());
+    for (size_t stop : {bytes.size() - 1, size_t{300000}, size_t{0}}) {
+        const std::string id = unique_blob("refused") + "-" + std::to_string(stop);
+        PiecesSource refused(bytes, 65536, stop);
+        try {
+            store->upload_streamed(refused, size, kAccount, id);
+            ADD_FAILURE() << "stopped at " << stop << ": no exception";
+        } catch (const std::invalid_argument& e) {
+            EXPECT_EQ(std::string(e.what()), "refused at byte " + std::to_string(stop));
+        }
+        EXPECT_FALSE(store->stat(kAccount, id))
+            << "stopped at " << stop << ": an object was stored";
+        // The same thread's handle, at once: the whole body is stored under that key.
+        PiecesSource whole(bytes, 65536);
+        store->upload_streamed(whole, size, kAccount, id);
+        auto info = store->stat(kAccount, id);
+        ASSERT_TRUE(info) << "stopped at " << stop;
+        EXPECT_EQ(info->size, size);
+        store->remove(kAccount, id);
+    }
+}
+
+TEST(S3Live, ARefusedStreamLeavesTheObjectAlreadyThereUntouched) {
+    auto store = live_store();
+    if (!store)
+        GTEST_SKIP() << "no S3 store named (POUCH_BLOB_STORE=s3://..., run by the s3 suite)";
+    const std::string id = unique_blob("kept"), bytes = random_bytes(1 << 20, 3);
+    PiecesSource first(bytes, 65536);
+    store->upload_streamed(first, static_cast<long long>(bytes.size()), kAccount, id);
+    const std::string etag = store->stat(kAccount, id)->etag;
+    const std::string other = random_bytes(1 << 20, 4);
+    PiecesSource refused(other, 65536, other.size() - 1);
+    EXPECT_THROW(
+        store->upload_streamed(refused, static_cast<long long>(other.size()), kAccount, id),
+        std::invalid_argument);
+    auto info = store->stat(kAccount, id);
+    ASSERT_TRUE(info);
+    EXPECT_EQ(info->etag, etag);
+    EXPECT_EQ(info->size, 1 << 20);
+    store->remove(kAccount, id);
+}
+
+TEST(S3Live, AStreamThatEndsBeforeItsSizeIsRefusedAndStoresNothing) {
+    auto store = live_store();
+    if (!store)
+        GTEST_SKIP() << "no S3 store named (POUCH_BLOB_STORE=s3://..., run by the s3 suite)";
+    const std::string id = unique_blob("short");
+    EndsEarlySource source(1 << 20);
+    try {
+        store->upload_streamed(source, 1 << 20, kAccount, id);
+        ADD_FAILURE() << "no exception";
+    } catch (const std::logic_error& e) {
+        EXPECT_EQ(std::string(e.what()), "s3: the streamed body ended at 524288 of 1048576 bytes");
+    }
+    EXPECT_FALSE(store->stat(kAccount, id));
 }
 
 }  // namespace
