@@ -389,23 +389,17 @@ TEST(AuthCallerDb, ExpiredIdleOrUnknownWebSessionIsRefusedAndLoadsNoPouch) {
     EXPECT_EQ(pouch::http::status_of(e.fault), 401);
     EXPECT_EQ(e.code, "unauthenticated");
     EXPECT_FALSE(unknown.loaded);
-    w.sql(f.pool,
-          "UPDATE web_sessions SET last_used_at = now() - interval '15 days'"
-          " WHERE user_id = '" +
-              w.user_id + "'");
-    PouchPrefetch idle{.pouch_id = w.pouch_id};
-    e = refusal_with(web_request(w.token), f.services, idle);
-    EXPECT_EQ(pouch::http::status_of(e.fault), 401);
-    EXPECT_EQ(e.code, "token_expired");
-    EXPECT_FALSE(idle.loaded);
-    w.sql(f.pool,
-          "UPDATE web_sessions SET last_used_at = now(), expires_at = now()"
-          " WHERE user_id = '" +
-              w.user_id + "'");
-    PouchPrefetch expired{.pouch_id = w.pouch_id};
-    e = refusal_with(web_request(w.token), f.services, expired);
-    EXPECT_EQ(e.code, "token_expired");
-    EXPECT_FALSE(expired.loaded);
+    // The session changed by `set`, then refused as token_expired without its pouch read.
+    auto expired_after = [&](const std::string& set) {
+        w.sql(f.pool, "UPDATE web_sessions SET " + set + " WHERE user_id = '" + w.user_id + "'");
+        PouchPrefetch prefetch{.pouch_id = w.pouch_id};
+        pouch::Error refused = refusal_with(web_request(w.token), f.services, prefetch);
+        EXPECT_EQ(pouch::http::status_of(refused.fault), 401) << set;
+        EXPECT_EQ(refused.code, "token_expired") << set;
+        EXPECT_FALSE(prefetch.loaded) << set;
+    };
+    expired_after("last_used_at = now() - interval '15 days'");  // idle
+    expired_after("last_used_at = now(), expires_at = now()");   // expired
 }
 
 TEST(AuthCallerDb, StaleWebSessionIsTouchedWhenItsPouchIsReadWithIt) {
