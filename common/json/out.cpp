@@ -133,32 +133,14 @@ std::string quote(std::string_view s) {
         out.append(s.data() + run, i - run);
         run = i + 1;
         out.push_back('\\');
-        switch (c) {
-            case '"':
-                out.push_back('"');
-                break;
-            case '\\':
-                out.push_back('\\');
-                break;
-            case '\b':
-                out.push_back('b');
-                break;
-            case '\f':
-                out.push_back('f');
-                break;
-            case '\n':
-                out.push_back('n');
-                break;
-            case '\r':
-                out.push_back('r');
-                break;
-            case '\t':
-                out.push_back('t');
-                break;
-            default:
-                out.append("u00");
-                out.push_back(kHex[c >> 4]);
-                out.push_back(kHex[c & 15]);
+        // The two-character escapes, else \u00XX (control characters without a short form).
+        static constexpr std::string_view kShortFrom = "\"\\\b\f\n\r\t", kShortTo = "\"\\bfnrt";
+        if (size_t k = kShortFrom.find(static_cast<char>(c)); k != std::string_view::npos) {
+            out.push_back(kShortTo[k]);
+        } else {
+            out.append("u00");
+            out.push_back(kHex[c >> 4]);
+            out.push_back(kHex[c & 15]);
         }
     }
     out.append(s.data() + run, s.size() - run);
