@@ -233,7 +233,8 @@ namespace {
 // leaves nothing (and an object already there untouched), and the thread's curl handle serves
 // the next request.
 
-std::optional<S3BlobStore> live_store() {
+// The store the s3 suite names, or nullopt.
+std::optional<S3Settings> live_settings() {
     const char* store = std::getenv("POUCH_BLOB_STORE");
     const char* endpoint = std::getenv("POUCH_S3_ENDPOINT");
     if (!store || std::strncmp(store, "s3://", 5) != 0 || !endpoint) return std::nullopt;
@@ -241,13 +242,24 @@ std::optional<S3BlobStore> live_store() {
         const char* v = std::getenv(name);
         return std::string(v ? v : "");
     };
-    return std::optional<S3BlobStore>(std::in_place, "/tmp",
-                                      S3Settings{.endpoint = endpoint,
-                                                 .region = env("POUCH_S3_REGION"),
-                                                 .bucket = std::string(store + 5),
-                                                 .access_key = env("POUCH_S3_ACCESS_KEY"),
-                                                 .secret_key = env("POUCH_S3_SECRET_KEY")});
+    return S3Settings{.endpoint = endpoint,
+                      .region = env("POUCH_S3_REGION"),
+                      .bucket = std::string(store + 5),
+                      .access_key = env("POUCH_S3_ACCESS_KEY"),
+                      .secret_key = env("POUCH_S3_SECRET_KEY")};
 }
+
+// Each test gets `store`, the live store; skipped when none is named.
+class S3Live : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        std::optional<S3Settings> settings = live_settings();
+        if (!settings)
+            GTEST_SKIP() << "no S3 store named (POUCH_BLOB_STORE=s3://..., run by the s3 suite)";
+        store.emplace("/tmp", *settings);
+    }
+    std::optional<S3BlobStore> store;
+};
 
 // Gives `bytes` in pieces of at most `piece`, and throws `refusal` instead of giving byte
 // number `stop_at` (never, when it is npos).
@@ -303,10 +315,7 @@ std::string unique_blob(const char* what) {
            std::to_string(std::time(nullptr));
 }
 
-TEST(S3Live, AStreamedPutStoresTheWholeBody) {
-    auto store = live_store();
-    if (!store)
-        GTEST_SKIP() << "no S3 store named (POUCH_BLOB_STORE=s3://..., run by the s3 suite)";
+TEST_F(S3Live, AStreamedPutStoresTheWholeBody) {
     const std::string id = unique_blob("whole"), bytes = random_bytes(4 << 20, 1);
     PiecesSource source(bytes, 10000);
     store->upload_streamed(source, static_cast<long long>(bytes.size()), kAccount, id);
@@ -323,10 +332,7 @@ TEST(S3Live, AStreamedPutStoresTheWholeBody) {
     store->remove(kAccount, copy);
 }
 
-TEST(S3Live, AStreamRefusedBeforeItsLastByteStoresNothingAndTheHandleServesTheNext) {
-    auto store = live_store();
-    if (!store)
-        GTEST_SKIP() << "no S3 store named (POUCH_BLOB_STORE=s3://..., run by the s3 suite)";
+TEST_F(S3Live, AStreamRefusedBeforeItsLastByteStoresNothingAndTheHandleServesTheNext) {
     const std::string bytes = random_bytes(4 << 20, 2);
     const long long size = static_cast<long long>(bytes.size());
     for (size_t stop : {bytes.size() - 1, size_t{300000}, size_t{0}}) {
@@ -350,10 +356,7 @@ TEST(S3Live, AStreamRefusedBeforeItsLastByteStoresNothingAndTheHandleServesTheNe
     }
 }
 
-TEST(S3Live, ARefusedStreamLeavesTheObjectAlreadyThereUntouched) {
-    auto store = live_store();
-    if (!store)
-        GTEST_SKIP() << "no S3 store named (POUCH_BLOB_STORE=s3://..., run by the s3 suite)";
+TEST_F(S3Live, ARefusedStreamLeavesTheObjectAlreadyThereUntouched) {
     const std::string id = unique_blob("kept"), bytes = random_bytes(1 << 20, 3);
     PiecesSource first(bytes, 65536);
     store->upload_streamed(first, static_cast<long long>(bytes.size()), kAccount, id);
@@ -370,10 +373,7 @@ TEST(S3Live, ARefusedStreamLeavesTheObjectAlreadyThereUntouched) {
     store->remove(kAccount, id);
 }
 
-TEST(S3Live, AStreamThatEndsBeforeItsSizeIsRefusedAndStoresNothing) {
-    auto store = live_store();
-    if (!store)
-        GTEST_SKIP() << "no S3 store named (POUCH_BLOB_STORE=s3://..., run by the s3 suite)";
+TEST_F(S3Live, AStreamThatEndsBeforeItsSizeIsRefusedAndStoresNothing) {
     const std::string id = unique_blob("short");
     EndsEarlySource source(1 << 20);
     try {
