@@ -136,15 +136,7 @@ std::string jstr(const rapidjson::Value& o, const char* name) {
 }
 
 std::string_view jview(const rapidjson::Value& o, const char* name) {
-    return answer_field([&] {
-        if (!o.IsObject())
-            throw clientfmt::FormatError(std::string("not an object where '") + name +
-                                         "' was expected");
-        auto it = o.FindMember(name);
-        if (it == o.MemberEnd() || !it->value.IsString())
-            throw clientfmt::FormatError(std::string("'") + name + "' must be a string");
-        return std::string_view(it->value.GetString(), it->value.GetStringLength());
-    });
+    return answer_field([&] { return clientfmt::get_view(o, name); });
 }
 
 std::optional<std::string> jopt(const rapidjson::Value& o, const char* name) {

@@ -81,10 +81,14 @@ const rapidjson::Value* find(const rapidjson::Value& o, const char* name) {
 
 }  // namespace
 
-std::string get_str(const rapidjson::Value& o, const char* name) {
+std::string_view get_view(const rapidjson::Value& o, const char* name) {
     const auto* v = find(o, name);
     if (!v || !v->IsString()) throw FormatError(std::string("'") + name + "' must be a string");
-    return std::string(v->GetString(), v->GetStringLength());
+    return std::string_view(v->GetString(), v->GetStringLength());
+}
+
+std::string get_str(const rapidjson::Value& o, const char* name) {
+    return std::string(get_view(o, name));
 }
 
 std::optional<std::string> get_opt_str(const rapidjson::Value& o, const char* name) {

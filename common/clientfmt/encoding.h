@@ -39,6 +39,8 @@ rapidjson::Document parse_object(std::string_view text, bool must_be_canonical =
 
 // Field readers for a parsed object: a missing or mistyped field throws FormatError naming it.
 std::string get_str(const rapidjson::Value& o, const char* name);
+// get_str without the copy: the string inside `o`, valid while its document lives.
+std::string_view get_view(const rapidjson::Value& o, const char* name);
 std::optional<std::string> get_opt_str(const rapidjson::Value& o,
                                        const char* name);  // null or absent
 long long get_int(const rapidjson::Value& o, const char* name);

@@ -20,10 +20,7 @@
 #include <rapidjson/error/en.h>
 #include <rapidjson/reader.h>
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
-
+#include "common/json/scan.h"
 #include "common/json/utf8.h"
 #include "common/types/error.h"
 
@@ -61,25 +58,7 @@ struct InPlace {
 // The first byte at or after p that ends a string's plain run: '"', '\\' or a control
 // character (below 0x20; the NUL at `end` is one). Never reads at or past `end`.
 inline const char* plain_run_end(const char* p, const char* end) {
-#ifdef __SSE2__
-    const __m128i quote = _mm_set1_epi8('"');
-    const __m128i backslash = _mm_set1_epi8('\\');
-    const __m128i control = _mm_set1_epi8(0x1F);
-    for (; end - p >= 16; p += 16) {
-        __m128i s = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-        // Unsigned s <= 0x1F exactly when min(s, 0x1F) == s.
-        __m128i hit =
-            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(s, quote), _mm_cmpeq_epi8(s, backslash)),
-                         _mm_cmpeq_epi8(_mm_min_epu8(s, control), s));
-        if (int mask = _mm_movemask_epi8(hit))
-            return p + __builtin_ctz(static_cast<unsigned>(mask));
-    }
-#endif
-    for (; p < end; ++p) {
-        unsigned char c = static_cast<unsigned char>(*p);
-        if (c == '"' || c == '\\' || c < 0x20) return p;
-    }
-    return p;
+    return p + next_to_escape(std::string_view(p, static_cast<size_t>(end - p)), 0);
 }
 
 }  // namespace
