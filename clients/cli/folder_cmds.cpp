@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <thread>
 
 #include "clients/cli/errors.h"
@@ -231,6 +232,57 @@ void print_files_text(const std::vector<Revision>& items) {
     }
 }
 
+// --watch: run after run until interrupted. Between runs the event feed's long-poll waits for a
+// remote change; under sync the folder's inotify watch also ends the wait, so a local change is
+// pushed at once. A pull (a receive-only folder) watches nothing local: its local changes are
+// neither sent nor noticed, as in a single pull.
+int keep_at_it(Session& s, const Binding& b, Mode mode) {
+    install_interrupt_handler();
+    std::optional<Watcher> watcher;
+    if (mode == Mode::kSync) watcher.emplace(b.root);
+    s.progress.say(mode == Mode::kSync
+                       ? "watching " + b.root + " (Ctrl-C to stop)"
+                       : "pulling into " + b.root + " as changes arrive (Ctrl-C to stop)");
+    std::vector<std::string>
+        said;  // the skipped items last reported: said again only when they change
+    auto local_change = [&] { return watcher && watcher->pending(); };
+    while (!interrupted()) {
+        // Drained before the run, not after: a change made while the run works stays pending
+        // and starts the next run at once (this run's own writes cost one idle run at most).
+        if (watcher) watcher->drain();
+        try {
+            SyncStats st = run_once(s, b, mode);
+            if (st.downloaded || st.removed || st.uploaded || st.renamed || st.deleted ||
+                st.conflicts || st.refused || st.messages != said)
+                finish(s, st, b.root);
+            said = st.messages;
+        } catch (const CliError& e) {
+            if (e.code != kExitUnreachable) throw;
+            s.progress.say(std::string(e.what()) + "; trying again in 5 s");
+            for (int i = 0; i < 50 && !interrupted(); ++i)
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            continue;
+        }
+        if (watcher) watcher->rewatch();  // directories made by the run
+        auto st = load_folder_state(s.cfg, b.root);
+        SyncEngine waiter(s.api, s.trust, s.cfg, s.device, *st, s.progress);
+        // A local change ends the long-poll at once (the inotify descriptor wakes it).
+        waiter.wait_for_events(
+            25, [&] { return interrupted() || local_change(); }, watcher ? watcher->fd() : -1);
+        // A burst of writes (a save, a copy of many files) settles first: the run starts once
+        // kQuiet has passed without a new change, or after kSettleMax at the most.
+        constexpr auto kQuiet = std::chrono::milliseconds(15);
+        constexpr int kSettleMax = 20;  // times kQuiet: 300 ms
+        for (int i = 0; i < kSettleMax && local_change() && !interrupted(); ++i) {
+            watcher->drain();
+            std::this_thread::sleep_for(kQuiet);
+            if (!watcher->pending()) break;
+        }
+    }
+    s.progress.say("stopped");
+    return kExitInterrupted;
+}
+
 }  // namespace
 
 int cmd_ls(const Args& a) {
@@ -276,13 +328,14 @@ int cmd_push(const Args& a) {
 }
 
 int cmd_pull(const Args& a) {
-    if (a.positional.size() != 1) throw CliError(kExitUsage, "usage: pouch pull DIR");
+    if (a.positional.size() != 1) throw CliError(kExitUsage, "usage: pouch pull DIR [--watch]");
     Session s(a);
     make_dirs(a.positional[0], 0755);
     Binding b = find_or_bind(s, a.positional[0], a.get("pouch"), true);
     if (!b.scope.empty())
         throw CliError(kExitUsage, "pull takes a synced folder, not a path inside one");
-    return finish(s, run_once(s, b, Mode::kPull), b.root);
+    if (!a.flag("watch")) return finish(s, run_once(s, b, Mode::kPull), b.root);
+    return keep_at_it(s, b, Mode::kPull);
 }
 
 int cmd_sync(const Args& a) {
@@ -293,47 +346,7 @@ int cmd_sync(const Args& a) {
     if (!b.scope.empty())
         throw CliError(kExitUsage, "sync takes a synced folder, not a path inside one");
     if (!a.flag("watch")) return finish(s, run_once(s, b, Mode::kSync), b.root);
-
-    install_interrupt_handler();
-    Watcher watcher(b.root);
-    s.progress.say("watching " + b.root + " (Ctrl-C to stop)");
-    std::vector<std::string>
-        said;  // the skipped items last reported: said again only when they change
-    while (!interrupted()) {
-        // Drained before the run, not after: a change made while the run works stays pending
-        // and starts the next run at once (this run's own writes cost one idle run at most).
-        watcher.drain();
-        try {
-            SyncStats st = run_once(s, b, Mode::kSync);
-            if (st.downloaded || st.removed || st.uploaded || st.renamed || st.deleted ||
-                st.conflicts || st.refused || st.messages != said)
-                finish(s, st, b.root);
-            said = st.messages;
-        } catch (const CliError& e) {
-            if (e.code != kExitUnreachable) throw;
-            s.progress.say(std::string(e.what()) + "; trying again in 5 s");
-            for (int i = 0; i < 50 && !interrupted(); ++i)
-                std::this_thread::sleep_for(std::chrono::milliseconds(100));
-            continue;
-        }
-        watcher.rewatch();  // directories made by the run
-        auto st = load_folder_state(s.cfg, b.root);
-        SyncEngine waiter(s.api, s.trust, s.cfg, s.device, *st, s.progress);
-        // A local change ends the long-poll at once (the inotify descriptor wakes it).
-        waiter.wait_for_events(
-            25, [&] { return interrupted() || watcher.pending(); }, watcher.fd());
-        // A burst of writes (a save, a copy of many files) settles first: the run starts once
-        // kQuiet has passed without a new change, or after kSettleMax at the most.
-        constexpr auto kQuiet = std::chrono::milliseconds(15);
-        constexpr int kSettleMax = 20;  // times kQuiet: 300 ms
-        for (int i = 0; i < kSettleMax && watcher.pending() && !interrupted(); ++i) {
-            watcher.drain();
-            std::this_thread::sleep_for(kQuiet);
-            if (!watcher.pending()) break;
-        }
-    }
-    s.progress.say("stopped");
-    return kExitInterrupted;
+    return keep_at_it(s, b, Mode::kSync);
 }
 
 }  // namespace pouch::cli

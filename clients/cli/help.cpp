@@ -106,13 +106,16 @@ const std::vector<CommandDoc> kCommands = {
      "named \"NAME (conflict DEVICE DATE).EXT\".",
      {{"--pouch POUCH", "bind a new folder to this pouch (id or prefix)"}}},
     {"pull",
-     "pull DIR [--pouch POUCH]",
+     "pull DIR [--pouch POUCH] [--watch]",
      "apply the pouch's changes to a folder",
      "Reads the pouch's event feed from the last event applied, verifies and decrypts every "
      "changed file and writes it atomically (a temporary file, then rename). A file changed "
      "locally and remotely is kept twice (a conflict copy). Local changes are not sent (use push "
-     "or sync). The applied position is reported to the server.",
-     {{"--pouch POUCH", "bind a new folder to this pouch (id or prefix)"}}},
+     "or sync). The applied position is reported to the server. With --watch it keeps running "
+     "and applies remote changes as they arrive through the event feed's long-poll (a "
+     "receive-only folder). Stop it with Ctrl-C.",
+     {{"--pouch POUCH", "bind a new folder to this pouch (id or prefix)"},
+      {"--watch", "keep applying the pouch's changes until interrupted"}}},
     {"sync",
      "sync DIR [--pouch POUCH] [--watch]",
      "pull, then push; with --watch, keep at it",

@@ -33,7 +33,7 @@ const Command kCommands[] = {
     {"rename", cmd_rename, {}, {}},
     {"ls", cmd_ls, {}, {"json", "deleted"}},
     {"push", cmd_push, {"pouch"}, {}},
-    {"pull", cmd_pull, {"pouch"}, {}},
+    {"pull", cmd_pull, {"pouch"}, {"watch"}},
     {"sync", cmd_sync, {"pouch"}, {"watch"}},
     {"shared", cmd_shared, {}, {"json"}},
     {"invitations", cmd_invitations, {}, {"json"}},

@@ -416,7 +416,8 @@ void SyncEngine::read_event(const std::string& artifact_id, const rapidjson::Val
 
 bool SyncEngine::apply_events_page() {
     ApiAnswer a = api_.call("GET", "/v1/pouches/" + s_.pouch_id + "/events?epoch=" + s_.epoch +
-                                       "&after=" + std::to_string(s_.seq) + "&limit=1000");
+                                       "&after=" + std::to_string(s_.seq) +
+                                       "&limit=" + std::to_string(events_limit_));
     if (a.status == 409 && a.code == "epoch_mismatch") {
         load_pouch();
         full_resync();
@@ -431,22 +432,37 @@ bool SyncEngine::apply_events_page() {
         std::string revision_id;
         const rapidjson::Value* revision = nullptr;
     };
+    // The page is applied up to its first revision event past the inline budget (docs/SYNC.md):
+    // the next page, after the last seq applied, brings those revisions along, where reading
+    // them here would cost a request per artifact (a device that missed 10,000 small files
+    // would make 10,000 of them). The page's first revision event is applied whatever its size:
+    // one over the budget on its own is never inlined, and the page always moves on.
     std::vector<std::string> changed;
     std::unordered_map<std::string, Last> last_of;
     long long last = s_.seq;
+    bool cut = false, any_revision = false;
+    int applied = 0;
     for (const auto& ev : items.GetArray()) {
-        last = jint(ev, "seq");
         std::string kind = jstr(ev, "kind");
-        if (kind == "roster") {
+        if (kind == "revision") {
+            std::string aid = jstr(ev, "artifact_id");
+            std::string rid = jstr(ev, "revision_id");
+            const rapidjson::Value* rev = inlined_revision(ev, aid, rid);
+            if (!rev && any_revision) {
+                cut = true;
+                break;
+            }
+            any_revision = true;
+            if (!last_of.count(aid)) changed.push_back(aid);
+            last_of[aid] = {rid, rev};
+        } else if (kind == "roster") {
             trust_.reload();
-            continue;
-        }
-        if (kind != "revision") continue;  // key_rotation: keys are fetched when first needed
-        std::string aid = jstr(ev, "artifact_id");
-        std::string rid = jstr(ev, "revision_id");
-        if (!last_of.count(aid)) changed.push_back(aid);
-        last_of[aid] = {rid, inlined_revision(ev, aid, rid)};
+        }  // key_rotation: keys are fetched when first needed
+        last = jint(ev, "seq");
+        ++applied;
     }
+    const bool full = static_cast<int>(items.Size()) >= events_limit_;
+    events_limit_ = cut ? std::clamp(2 * applied, 50, 1000) : 1000;
     for (const auto& aid : changed) {
         const Last& l = last_of.at(aid);
         if (const std::string* local = s_.local_name_of(aid);
@@ -456,7 +472,7 @@ bool SyncEngine::apply_events_page() {
     }
     s_.seq = last;
     save();
-    return items.Size() >= 1000;
+    return cut || full;
 }
 
 void SyncEngine::pull() {

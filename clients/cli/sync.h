@@ -170,6 +170,10 @@ class SyncEngine {
     std::set<std::string> read_this_run_;  // artifacts read (or skipped) by this run
     std::set<std::string> said_;           // local notes already given by this run
     long long key_gen_ = 0, high_water_ = 0;
+    // The next events page's limit: 1000, or twice what the last page, cut at the inline
+    // budget, could apply (apply_events_page), so that a backlog of large revisions is not
+    // listed a thousand events at a time only to be cut after a few dozen.
+    int events_limit_ = 1000;
     std::vector<std::string> to_refetch_;  // artifacts whose commit met a newer head
     bool keys_stale_ = false;
     std::vector<std::shared_ptr<Sealed>> unchecked_;
