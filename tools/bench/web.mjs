@@ -14,7 +14,7 @@
 // is read, and a GET of what was put): start it with POUCH_BENCH_ROUTES=1 (tools/stack/lib.sh);
 // rate limits off (it signs up one account). Writes, also on failure,
 //   {"upload_ms","fetch_put_ms","download_ms","fetch_get_ms","max_main_thread_block_ms",
-//    "ok","error"}
+//    "crypto_ms","crypto_hash_ms","cdc_ms","ok","error"}
 // (ms, integers; with --rounds N, N files of their own, each figure the median of the rounds;
 // max_main_thread_block_ms is the longest gap between the probe's runs in any round, the
 // 10 ms period included) and exits 0 once it is written, 2 on bad arguments. The upload is
@@ -24,6 +24,16 @@
 // BUILD/browser-node as the browser suite does; BUILD: default build) onboards the account,
 // then disconnects: the timed part runs over a bare DevTools session, as Playwright's network
 // instrumentation copies every request body to the client (~1 s per 4 MiB PUT, not ~20 ms).
+// The three reference figures bound the app's upload from below on this machine; they are
+// measured in the same page after the rounds, as many times as there are rounds (medians), on
+// the last round's file cut as the app cuts it, with as many workers and chunks in flight as
+// chunks.js uses (its pool size and PIPELINE), no network: crypto_ms, each chunk
+// AES-256-GCM-sealed by WebCrypto in workers of its own (importKey + encrypt, as
+// primitives.js aesGcmSeal); crypto_hash_ms, the app's own worker (/chunk-worker.js, op
+// "seal": AES-GCM and BLAKE3 of the plaintext and of the sealed bytes) on the same chunks;
+// cdc_ms, crypto/cdc.js's content-defined cut of the whole file on the page's main thread, as
+// the app runs it (overlapping the workers). 0 when not measured (a failure before them).
+// Blob workers need the page's CSP off (DevTools' Page.setBypassCSP), set after the rounds.
 // --shots DIR saves screenshots of the upload's progress and the end (a screenshot holds the
 // main thread: the probe's figure then counts it).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -62,7 +72,7 @@ if (!args.url || !args.out) usage('--url and --out are required');
 if (!Number.isInteger(args.sizeMib) || args.sizeMib < 1 || args.sizeMib > 1024) usage('--size-mib must be 1..1024');
 if (!Number.isInteger(args.rounds) || args.rounds < 1 || args.rounds > 20) usage('--rounds must be 1..20');
 
-const result = { upload_ms: 0, fetch_put_ms: 0, download_ms: 0, fetch_get_ms: 0, max_main_thread_block_ms: 0, ok: false, error: '' };
+const result = { upload_ms: 0, fetch_put_ms: 0, download_ms: 0, fetch_get_ms: 0, max_main_thread_block_ms: 0, crypto_ms: 0, crypto_hash_ms: 0, cdc_ms: 0, ok: false, error: '' };
 const writeResult = () => fs.writeFileSync(args.out, `${JSON.stringify(result)}\n`);
 const say = (s) => console.error(`web.mjs: ${s}`);
 
@@ -305,6 +315,114 @@ async function measure(cdp, file, size) {
   })(${size})`);
 }
 
+// In the page, after the rounds: the reference figures (the header) on the last round's file
+// (what its plain PUT left at /_bench/data), aesFirst saying which of the two worker runs goes first. chunks.js's pool size
+// and PIPELINE are copied here; cdcCut is crypto/cdc.js's (window.__benchCdcCut, cdcSource).
+// → {cdc, crypto, cryptoHash} in ms, and the chunk count.
+async function references(aesFirst, expected) {
+  const POOL = Math.min(4, Math.max(2, navigator.hardwareConcurrency || 2));  // chunks.js workers()
+  const PIPELINE = 8;                                                          // chunks.js PIPELINE
+  const WINDOW = 4194304;                                                      // CDC_MAX
+  const cdcCut = window.__benchCdcCut;
+  const bytes = new Uint8Array(await (await fetch('/_bench/data', { cache: 'no-store' })).arrayBuffer());
+  if (bytes.length !== expected) throw new Error(`GET /_bench/data answered ${bytes.length} bytes, not ${expected}`);
+  // The cut of the whole file, as sealFile makes it (a window of min(4 MiB, the rest) each time).
+  let t = performance.now();
+  const cuts = [];
+  for (let at = 0; at < bytes.length;) {
+    const cut = cdcCut(bytes.subarray(at, Math.min(bytes.length, at + WINDOW)));
+    cuts.push([at, cut]);
+    at += cut;
+  }
+  const cdc = performance.now() - t;
+  // Each chunk in a buffer of its own as sealFile hands it over: its window, the chunk first.
+  const windows = () => cuts.map(([at, cut]) => ({ buffer: bytes.slice(at, Math.min(bytes.length, at + WINDOW)).buffer, size: cut }));
+  // chunks.js's ChunkWorkers.run and sealFile's loop, no network: the next chunk to the worker
+  // with the fewest open, at most PIPELINE at once. → ms from the first post to the last answer.
+  const sealAll = async (url) => {
+    const workers = Array.from({ length: POOL }, () => Object.assign(new Worker(url), { open: 0 }));
+    const tasks = new Map();
+    let nextId = 1;
+    for (const w of workers) {
+      w.onmessage = ({ data }) => {
+        const task = tasks.get(data.id);
+        tasks.delete(data.id);
+        task.w.open--;
+        if (data.error !== undefined) task.reject(new Error(`${url}: ${data.error}`));
+        else if (!(data.stored instanceof ArrayBuffer)) task.reject(new Error(`${url}: no sealed bytes`));
+        else task.resolve(data.stored.byteLength);
+      };
+      w.onerror = (e) => { for (const task of tasks.values()) task.reject(new Error(`${url}: ${e.message}`)); };
+    }
+    const run = ({ buffer, size }) => {
+      const w = workers.reduce((a, b) => (b.open < a.open ? b : a));
+      const id = nextId++;
+      return new Promise((resolve, reject) => {
+        tasks.set(id, { w, resolve, reject });
+        w.open++;
+        w.postMessage({ op: 'seal', id, buffer, size, reuse: [] }, [buffer]);
+      });
+    };
+    try {
+      // Each worker started and warmed (its script, hash-wasm's module) before the clock.
+      await Promise.all(workers.map(() => run({ buffer: new ArrayBuffer(65536), size: 65536 })));
+      const chunks = windows();
+      const start = performance.now();
+      const live = new Set();
+      let sealed = 0;
+      for (const c of chunks) {
+        while (live.size >= PIPELINE) await Promise.race(live);
+        const p = run(c).then((n) => { sealed += n; });
+        live.add(p);
+        p.then(() => live.delete(p), () => live.delete(p));
+      }
+      await Promise.all(live);
+      const ms = performance.now() - start;
+      if (sealed !== bytes.length + cuts.length * 28) throw new Error(`${url}: sealed ${sealed} bytes, not ${bytes.length} + 28 per chunk`);
+      return ms;
+    } finally {
+      for (const w of workers) w.terminate();
+    }
+  };
+  // The AES-GCM of primitives.js aesGcmSeal alone (importKey, encrypt; nonce ‖ ciphertext as
+  // format.js sealChunk stores it), in workers of its own.
+  const aesWorker = URL.createObjectURL(new Blob([`
+    const aad = new TextEncoder().encode('pouch/chunk/v1');
+    self.onmessage = async ({ data: { id, buffer, size } }) => {
+      try {
+        const key = crypto.getRandomValues(new Uint8Array(32));
+        const nonce = crypto.getRandomValues(new Uint8Array(12));
+        const k = await crypto.subtle.importKey('raw', key, 'AES-GCM', false, ['encrypt']);
+        const ct = new Uint8Array(await crypto.subtle.encrypt({ name: 'AES-GCM', iv: nonce, additionalData: aad, tagLength: 128 }, k, new Uint8Array(buffer, 0, size)));
+        const stored = new Uint8Array(12 + ct.length);
+        stored.set(nonce);
+        stored.set(ct, 12);
+        self.postMessage({ id, stored: stored.buffer }, [stored.buffer]);
+      } catch (e) {
+        self.postMessage({ id, error: String(e) });
+      }
+    };`], { type: 'text/javascript' }));
+  try {
+    const out = { cdc, chunks: cuts.length };
+    for (const which of aesFirst ? ['aes', 'app'] : ['app', 'aes']) {
+      if (which === 'aes') out.crypto = await sealAll(aesWorker);
+      else out.cryptoHash = await sealAll('/chunk-worker.js');
+    }
+    return out;
+  } finally {
+    URL.revokeObjectURL(aesWorker);
+  }
+}
+
+// crypto/cdc.js's cdcCut and what it reads, as an expression for the page (DevTools evaluates
+// it: the page's CSP has no 'unsafe-eval').
+async function cdcSource() {
+  const mod = await import(pathToFileURL(path.join(ROOT, 'clients/web/src/crypto/cdc.js')).href);
+  return ['(() => {', `const CDC_MIN = ${mod.CDC_MIN}, CDC_NORMAL = ${mod.CDC_NORMAL}, CDC_MAX = ${mod.CDC_MAX};`,
+    `const GEAR = new Int32Array(new Uint32Array([${[...mod.cdcGear()].join(',')}]).buffer);`,
+    mod.cdcCut.toString(), 'return cdcCut;', '})()'].join('\n');
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 
 async function run(chromium, dir, files, size) {
@@ -317,6 +435,8 @@ async function run(chromium, dir, files, size) {
     if (!target) throw new Error('the app\'s page is gone after onboarding');
     const cdp = await Cdp.open(target.webSocketDebuggerUrl);
     const rounds = [];
+    const refs = [];
+    let refError = '';
     try {
       await cdp.send('Runtime.enable');
       await cdp.send('Page.enable');
@@ -327,6 +447,23 @@ async function run(chromium, dir, files, size) {
         say(`measured: ${JSON.stringify(m)}`);
         rounds.push(m);
       }
+      // The reference figures, as many rounds, the AES-only and the app's workers alternating
+      // first; the page reloaded with its CSP off for the AES-only workers (blob: scripts).
+      try {
+        await cdp.send('Page.setBypassCSP', { enabled: true });
+        await cdp.send('Page.reload', { ignoreCache: false });
+        await new Promise((r) => setTimeout(r, 500));
+        await cdp.until('document.readyState === "complete"', 'the reloaded page', 60000);
+        await cdp.eval(`window.__benchCdcCut = ${await cdcSource()}; true`);
+        for (let i = 0; i < files.length; i++) {
+          say('reference: the cut and the sealing of the file in workers, no network');
+          const r = await cdp.eval(`(${references})(${i % 2 === 0}, ${size})`);
+          say(`reference: ${JSON.stringify(r)}`);
+          refs.push(r);
+        }
+      } catch (e) {
+        refError = `the reference figures: ${e.message}`;
+      }
     } finally {
       cdp.close();
     }
@@ -335,6 +472,11 @@ async function run(chromium, dir, files, size) {
     result.download_ms = Math.round(median(rounds.map((m) => m.download)));
     result.fetch_put_ms = Math.round(median(rounds.map((m) => m.fetchPut)));
     result.fetch_get_ms = Math.round(median(rounds.map((m) => m.fetchGet)));
+    if (refs.length) {
+      result.crypto_ms = Math.round(median(refs.map((r) => r.crypto)));
+      result.crypto_hash_ms = Math.round(median(refs.map((r) => r.cryptoHash)));
+      result.cdc_ms = Math.round(median(refs.map((r) => r.cdc)));
+    }
     result.max_main_thread_block_ms = Math.round(Math.max(...rounds.map((m) => Math.max(m.blockUpload, m.blockDownload))));
     const problems = [];
     for (const [i, m] of rounds.entries()) {
@@ -344,6 +486,7 @@ async function run(chromium, dir, files, size) {
       if (m.putStatus !== 201 && m.putStatus !== 204) problems.push(`${r}fetch PUT /_bench/data answered ${m.putStatus} (is the stack started with POUCH_BENCH_ROUTES=1?)`);
       if (m.getStatus !== 200 || !m.fetchedSame) problems.push(`${r}fetch GET /_bench/data answered ${m.getStatus} with ${m.getSize} bytes, not the file's`);
     }
+    if (refError) problems.push(refError);
     if (cdp.exceptions.length) problems.push(`page errors: ${cdp.exceptions.join(' | ')}`);
     result.ok = problems.length === 0;
     result.error = problems.join('; ');
