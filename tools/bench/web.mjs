@@ -14,7 +14,7 @@
 // is read, and a GET of what was put): start it with POUCH_BENCH_ROUTES=1 (tools/stack/lib.sh);
 // rate limits off (it signs up one account). Writes, also on failure,
 //   {"upload_ms","fetch_put_ms","download_ms","fetch_get_ms","max_main_thread_block_ms",
-//    "crypto_ms","crypto_hash_ms","cdc_ms","ok","error"}
+//    "crypto_ms","crypto_hash_ms","cdc_ms","seal_put_ms","ok","error"}
 // (ms, integers; with --rounds N, N files of their own, each figure the median of the rounds;
 // max_main_thread_block_ms is the longest gap between the probe's runs in any round, the
 // 10 ms period included) and exits 0 once it is written, 2 on bad arguments. The upload is
@@ -32,7 +32,10 @@
 // primitives.js aesGcmSeal); crypto_hash_ms, the app's own worker (/chunk-worker.js, op
 // "seal": AES-GCM and BLAKE3 of the plaintext and of the sealed bytes) on the same chunks;
 // cdc_ms, crypto/cdc.js's content-defined cut of the whole file on the page's main thread, as
-// the app runs it (overlapping the workers). 0 when not measured (a failure before them).
+// the app runs it (overlapping the workers); seal_put_ms, crypto_hash_ms's sealing with each
+// sealed chunk then PUT by the workers to the baseline's /_bench/data (the app's client side of
+// the upload: its pipeline, workers and XMLHttpRequest PUTs, without the service's blob check,
+// blob store and commit). 0 when not measured (a failure before them).
 // Blob workers need the page's CSP off (DevTools' Page.setBypassCSP), set after the rounds.
 // --shots DIR saves screenshots of the upload's progress and the end (a screenshot holds the
 // main thread: the probe's figure then counts it).
@@ -72,7 +75,7 @@ if (!args.url || !args.out) usage('--url and --out are required');
 if (!Number.isInteger(args.sizeMib) || args.sizeMib < 1 || args.sizeMib > 1024) usage('--size-mib must be 1..1024');
 if (!Number.isInteger(args.rounds) || args.rounds < 1 || args.rounds > 20) usage('--rounds must be 1..20');
 
-const result = { upload_ms: 0, fetch_put_ms: 0, download_ms: 0, fetch_get_ms: 0, max_main_thread_block_ms: 0, crypto_ms: 0, crypto_hash_ms: 0, cdc_ms: 0, ok: false, error: '' };
+const result = { upload_ms: 0, fetch_put_ms: 0, download_ms: 0, fetch_get_ms: 0, max_main_thread_block_ms: 0, crypto_ms: 0, crypto_hash_ms: 0, cdc_ms: 0, seal_put_ms: 0, ok: false, error: '' };
 const writeResult = () => fs.writeFileSync(args.out, `${JSON.stringify(result)}\n`);
 const say = (s) => console.error(`web.mjs: ${s}`);
 
@@ -324,7 +327,9 @@ async function references(aesFirst, expected) {
   const PIPELINE = 8;                                                          // chunks.js PIPELINE
   const WINDOW = 4194304;                                                      // CDC_MAX
   const cdcCut = window.__benchCdcCut;
-  const bytes = new Uint8Array(await (await fetch('/_bench/data', { cache: 'no-store' })).arrayBuffer());
+  // (Read once: the sealed chunks' PUTs below then overwrite /_bench/data.)
+  window.__benchBytes ??= new Uint8Array(await (await fetch('/_bench/data', { cache: 'no-store' })).arrayBuffer());
+  const bytes = window.__benchBytes;
   if (bytes.length !== expected) throw new Error(`GET /_bench/data answered ${bytes.length} bytes, not ${expected}`);
   // The cut of the whole file, as sealFile makes it (a window of min(4 MiB, the rest) each time).
   let t = performance.now();
@@ -339,29 +344,38 @@ async function references(aesFirst, expected) {
   const windows = () => cuts.map(([at, cut]) => ({ buffer: bytes.slice(at, Math.min(bytes.length, at + WINDOW)).buffer, size: cut }));
   // chunks.js's ChunkWorkers.run and sealFile's loop, no network: the next chunk to the worker
   // with the fewest open, at most PIPELINE at once. → ms from the first post to the last answer.
-  const sealAll = async (url) => {
+  // With put, each sealed chunk is then PUT to /_bench/data by a worker (the app's "put" op,
+  // XMLHttpRequest), as vault.js's send does through chunks.js putChunk, without the blob check.
+  const sealAll = async (url, put = false) => {
     const workers = Array.from({ length: POOL }, () => Object.assign(new Worker(url), { open: 0 }));
     const tasks = new Map();
     let nextId = 1;
     for (const w of workers) {
       w.onmessage = ({ data }) => {
+        if (data.sent !== undefined) return;
         const task = tasks.get(data.id);
         tasks.delete(data.id);
         task.w.open--;
         if (data.error !== undefined) task.reject(new Error(`${url}: ${data.error}`));
-        else if (!(data.stored instanceof ArrayBuffer)) task.reject(new Error(`${url}: no sealed bytes`));
-        else task.resolve(data.stored.byteLength);
+        else task.resolve(data.stored);
       };
       w.onerror = (e) => { for (const task of tasks.values()) task.reject(new Error(`${url}: ${e.message}`)); };
     }
-    const run = ({ buffer, size }) => {
+    const post = (message, transfer) => {
       const w = workers.reduce((a, b) => (b.open < a.open ? b : a));
       const id = nextId++;
       return new Promise((resolve, reject) => {
         tasks.set(id, { w, resolve, reject });
         w.open++;
-        w.postMessage({ op: 'seal', id, buffer, size, reuse: [] }, [buffer]);
+        w.postMessage({ ...message, id }, transfer);
       });
+    };
+    const run = async ({ buffer, size }) => {
+      const stored = await post({ op: 'seal', buffer, size, reuse: [] }, [buffer]);
+      if (!(stored instanceof ArrayBuffer)) throw new Error(`${url}: no sealed bytes`);
+      const n = stored.byteLength;
+      if (put) await post({ op: 'put', stored, url: '/_bench/data', headers: {} }, [stored]);
+      return n;
     };
     try {
       // Each worker started and warmed (its script, hash-wasm's module) before the clock.
@@ -404,9 +418,10 @@ async function references(aesFirst, expected) {
     };`], { type: 'text/javascript' }));
   try {
     const out = { cdc, chunks: cuts.length };
-    for (const which of aesFirst ? ['aes', 'app'] : ['app', 'aes']) {
+    for (const which of aesFirst ? ['aes', 'app', 'put'] : ['put', 'app', 'aes']) {
       if (which === 'aes') out.crypto = await sealAll(aesWorker);
-      else out.cryptoHash = await sealAll('/chunk-worker.js');
+      else if (which === 'app') out.cryptoHash = await sealAll('/chunk-worker.js');
+      else out.sealPut = await sealAll('/chunk-worker.js', true);
     }
     return out;
   } finally {
@@ -476,6 +491,7 @@ async function run(chromium, dir, files, size) {
       result.crypto_ms = Math.round(median(refs.map((r) => r.crypto)));
       result.crypto_hash_ms = Math.round(median(refs.map((r) => r.cryptoHash)));
       result.cdc_ms = Math.round(median(refs.map((r) => r.cdc)));
+      result.seal_put_ms = Math.round(median(refs.map((r) => r.sealPut)));
     }
     result.max_main_thread_block_ms = Math.round(Math.max(...rounds.map((m) => Math.max(m.blockUpload, m.blockDownload))));
     const problems = [];
