@@ -14,7 +14,7 @@
 // is read, and a GET of what was put): start it with POUCH_BENCH_ROUTES=1 (tools/stack/lib.sh);
 // rate limits off (it signs up one account). Writes, also on failure,
 //   {"upload_ms","fetch_put_ms","download_ms","fetch_get_ms","max_main_thread_block_ms",
-//    "crypto_ms","crypto_hash_ms","cdc_ms","seal_put_ms","ref_error","ok","error"}
+//    "crypto_ms","crypto_hash_ms","cdc_ms","read_cut_ms","seal_put_ms","ref_error","ok","error"}
 // (ms, integers; with --rounds N, N files of their own, each figure the median of the rounds;
 // max_main_thread_block_ms is the longest gap between the probe's runs in any round, the
 // 10 ms period included) and exits 0 once it is written, 2 on bad arguments. The upload is
@@ -35,6 +35,8 @@
 //                   the plaintext and of the sealed bytes) on the same chunks, no network;
 //   cdc_ms          crypto/cdc.js's content-defined cut of the whole file on the page's main
 //                   thread, as the app runs it (overlapping the workers);
+//   read_cut_ms     the same cut of the file on disk (a file input of its own), read as
+//                   sealFile reads it (its byob stream, 4 MiB windows), no workers;
 //   seal_put_ms     crypto_hash_ms's sealing, each sealed chunk then PUT by a worker (the
 //                   app's "put" op, XMLHttpRequest) to the baseline's /_bench/data: the app's
 //                   client side of the upload without the service's blob check, store, commit.
@@ -77,7 +79,7 @@ if (!args.url || !args.out) usage('--url and --out are required');
 if (!Number.isInteger(args.sizeMib) || args.sizeMib < 1 || args.sizeMib > 1024) usage('--size-mib must be 1..1024');
 if (!Number.isInteger(args.rounds) || args.rounds < 1 || args.rounds > 20) usage('--rounds must be 1..20');
 
-const result = { upload_ms: 0, fetch_put_ms: 0, download_ms: 0, fetch_get_ms: 0, max_main_thread_block_ms: 0, crypto_ms: 0, crypto_hash_ms: 0, cdc_ms: 0, seal_put_ms: 0, ref_error: '', ok: false, error: '' };
+const result = { upload_ms: 0, fetch_put_ms: 0, download_ms: 0, fetch_get_ms: 0, max_main_thread_block_ms: 0, crypto_ms: 0, crypto_hash_ms: 0, cdc_ms: 0, seal_put_ms: 0, read_cut_ms: 0, ref_error: '', ok: false, error: '' };
 const writeResult = () => fs.writeFileSync(args.out, `${JSON.stringify(result)}\n`);
 const say = (s) => console.error(`web.mjs: ${s}`);
 
@@ -342,6 +344,30 @@ async function references(aesFirst, expected) {
     at += cut;
   }
   const cdc = performance.now() - t;
+  // The same cut of the file as the page's input holds it (on disk), read as sealFile reads it:
+  // its byob stream into a window of min(4 MiB, the rest) at a time, the bytes past a cut
+  // copied into the next window.
+  const file = document.getElementById('bench-ref-file').files[0];
+  t = performance.now();
+  const reader = file.stream().getReader({ mode: 'byob' });
+  let rest = new Uint8Array(0);
+  let readChunks = 0;
+  for (let at = 0; at < file.size; readChunks++) {
+    const len = Math.min(WINDOW, file.size - at);
+    let buf = new Uint8Array(len);
+    buf.set(rest);
+    for (let k = rest.length; k < len;) {
+      const { value, done } = await reader.read(new Uint8Array(buf.buffer, k, len - k));
+      if (done) throw new Error('the file ended early');
+      buf = new Uint8Array(value.buffer);
+      k += value.length;
+    }
+    const cut = cdcCut(buf);
+    rest = buf.slice(cut);
+    at += cut;
+  }
+  const readCut = performance.now() - t;
+  if (readChunks !== cuts.length) throw new Error(`the file read from disk cut into ${readChunks} chunks, not ${cuts.length}`);
   // Each chunk in a buffer of its own as sealFile hands it over: its window, the chunk first.
   const windows = () => cuts.map(([at, cut]) => ({ buffer: bytes.slice(at, Math.min(bytes.length, at + WINDOW)).buffer, size: cut }));
   // chunks.js's ChunkWorkers.run and sealFile's loop, no network: the next chunk to the worker
@@ -419,7 +445,7 @@ async function references(aesFirst, expected) {
       }
     };`], { type: 'text/javascript' }));
   try {
-    const out = { cdc, chunks: cuts.length };
+    const out = { cdc, readCut, chunks: cuts.length };
     for (const which of aesFirst ? ['aes', 'app', 'put'] : ['put', 'app', 'aes']) {
       if (which === 'aes') out.crypto = await sealAll(aesWorker);
       else if (which === 'app') out.cryptoHash = await sealAll('/chunk-worker.js');
@@ -471,6 +497,15 @@ async function run(chromium, dir, files, size) {
         await new Promise((r) => setTimeout(r, 500));
         await cdp.until('document.readyState === "complete"', 'the reloaded page', 60000);
         await cdp.eval(`window.__benchCdcCut = ${await cdcSource()}; true`);
+        // The last round's file in an input of its own (the app does not listen to it).
+        await cdp.eval(`(() => {
+          const input = Object.assign(document.createElement('input'), { type: 'file', id: 'bench-ref-file', hidden: true });
+          document.body.append(input);
+          return true;
+        })()`);
+        const { root } = await cdp.send('DOM.getDocument');
+        const { nodeId } = await cdp.send('DOM.querySelector', { nodeId: root.nodeId, selector: '#bench-ref-file' });
+        await cdp.send('DOM.setFileInputFiles', { nodeId, files: [files.at(-1)] });
         for (let i = 0; i < files.length; i++) {
           say('reference: the cut and the sealing of the file in workers, no network');
           const r = await cdp.eval(`(${references})(${i % 2 === 0}, ${size})`);
@@ -493,6 +528,7 @@ async function run(chromium, dir, files, size) {
       result.crypto_hash_ms = Math.round(median(refs.map((r) => r.cryptoHash)));
       result.cdc_ms = Math.round(median(refs.map((r) => r.cdc)));
       result.seal_put_ms = Math.round(median(refs.map((r) => r.sealPut)));
+      result.read_cut_ms = Math.round(median(refs.map((r) => r.readCut)));
     }
     result.max_main_thread_block_ms = Math.round(Math.max(...rounds.map((m) => Math.max(m.blockUpload, m.blockDownload))));
     const problems = [];
