@@ -14,7 +14,8 @@
 // is read, and a GET of what was put): start it with POUCH_BENCH_ROUTES=1 (tools/stack/lib.sh);
 // rate limits off (it signs up one account). Writes, also on failure,
 //   {"upload_ms","fetch_put_ms","download_ms","fetch_get_ms","max_main_thread_block_ms",
-//    "crypto_ms","crypto_hash_ms","cdc_ms","read_cut_ms","seal_put_ms","ref_error","ok","error"}
+//    "crypto_ms","crypto_hash_ms","cdc_ms","read_cut_ms","seal_put_ms",
+//    "seal_service_ms","ref_error","ok","error"}
 // (ms, integers; with --rounds N, N files of their own, each figure the median of the rounds;
 // max_main_thread_block_ms is the longest gap between the probe's runs in any round, the
 // 10 ms period included) and exits 0 once it is written, 2 on bad arguments. The upload is
@@ -39,7 +40,10 @@
 //                   sealFile reads it (its byob stream, 4 MiB windows), no workers;
 //   seal_put_ms     crypto_hash_ms's sealing, each sealed chunk then PUT by a worker (the
 //                   app's "put" op, XMLHttpRequest) to the baseline's /_bench/data: the app's
-//                   client side of the upload without the service's blob check, store, commit.
+//                   client side of the upload without the service's blob check, store, commit;
+//   seal_service_ms seal_put_ms with the service's blob path instead of /_bench/data: each
+//                   blob checked (batched as vault.js blobChecker does) and PUT to the pouch
+//                   (the blobs stay uncommitted: 100 MiB a round more of the plan's 1 GiB).
 // 0 when not measured; their failure is ref_error's, not "ok"'s (the app's figures stand).
 // --shots DIR saves screenshots of the upload's progress and the end (a screenshot holds the
 // main thread: the probe's figure then counts it).
@@ -79,7 +83,7 @@ if (!args.url || !args.out) usage('--url and --out are required');
 if (!Number.isInteger(args.sizeMib) || args.sizeMib < 1 || args.sizeMib > 1024) usage('--size-mib must be 1..1024');
 if (!Number.isInteger(args.rounds) || args.rounds < 1 || args.rounds > 20) usage('--rounds must be 1..20');
 
-const result = { upload_ms: 0, fetch_put_ms: 0, download_ms: 0, fetch_get_ms: 0, max_main_thread_block_ms: 0, crypto_ms: 0, crypto_hash_ms: 0, cdc_ms: 0, seal_put_ms: 0, read_cut_ms: 0, ref_error: '', ok: false, error: '' };
+const result = { upload_ms: 0, fetch_put_ms: 0, download_ms: 0, fetch_get_ms: 0, max_main_thread_block_ms: 0, crypto_ms: 0, crypto_hash_ms: 0, cdc_ms: 0, seal_put_ms: 0, read_cut_ms: 0, seal_service_ms: 0, ref_error: '', ok: false, error: '' };
 const writeResult = () => fs.writeFileSync(args.out, `${JSON.stringify(result)}\n`);
 const say = (s) => console.error(`web.mjs: ${s}`);
 
@@ -374,7 +378,40 @@ async function references(aesFirst, expected) {
   // with the fewest open, at most PIPELINE at once. → ms from the first post to the last answer.
   // With put, each sealed chunk is then PUT to /_bench/data by a worker (the app's "put" op,
   // XMLHttpRequest), as vault.js's send does through chunks.js putChunk, without the blob check.
+  // With put === 'service', to the service instead, as vault.js sendChunks does: each sealed
+  // chunk's blob checked (blobChecker: those sealed while a check is on its way go together in
+  // the next), then PUT to /v1/pouches/{id}/blobs/{blob id} with the session's token.
+  const pouchId = /^\/pouches\/([0-9a-f-]{36})$/i.exec(location.pathname)?.[1];
+  const auth = { Authorization: `Bearer ${localStorage.getItem('pouch.session')}` };
+  const checker = () => {
+    const queue = [];
+    let busy = false;
+    const flush = async () => {
+      busy = true;
+      while (queue.length) {
+        const batch = queue.splice(0, 1000);
+        try {
+          const res = await fetch(`/v1/pouches/${pouchId}/blobs/check`, {
+            method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ blobs: batch.map((q) => q.blob) }),
+          });
+          if (res.status !== 200) throw new Error(`blobs/check answered ${res.status}: ${await res.text()}`);
+          const answer = await res.json();
+          const missing = new Set(answer.data?.missing);
+          for (const q of batch) if (!missing.has(q.blob.id)) throw new Error(`blobs/check of ${JSON.stringify(batch.map((x) => x.blob))} answered ${JSON.stringify(answer)}`);
+          for (const q of batch) q.resolve(missing.has(q.blob.id));
+        } catch (e) {
+          for (const q of batch) q.reject(e);
+        }
+      }
+      busy = false;
+    };
+    return (blob) => new Promise((resolve, reject) => {
+      queue.push({ blob, resolve, reject });
+      if (!busy) flush();
+    });
+  };
   const sealAll = async (url, put = false) => {
+    const check = checker();
     const workers = Array.from({ length: POOL }, () => Object.assign(new Worker(url), { open: 0 }));
     const tasks = new Map();
     let nextId = 1;
@@ -385,7 +422,7 @@ async function references(aesFirst, expected) {
         tasks.delete(data.id);
         task.w.open--;
         if (data.error !== undefined) task.reject(new Error(`${url}: ${data.error}`));
-        else task.resolve(data.stored);
+        else task.resolve(data);
       };
       w.onerror = (e) => { for (const task of tasks.values()) task.reject(new Error(`${url}: ${e.message}`)); };
     }
@@ -398,16 +435,24 @@ async function references(aesFirst, expected) {
         w.postMessage({ ...message, id }, transfer);
       });
     };
-    const run = async ({ buffer, size }) => {
-      const stored = await post({ op: 'seal', buffer, size, reuse: [] }, [buffer]);
+    const run = async ({ buffer, size }, warm = false) => {
+      const sealed = await post({ op: 'seal', buffer, size, reuse: [] }, [buffer]);
+      const { stored } = sealed;
       if (!(stored instanceof ArrayBuffer)) throw new Error(`${url}: no sealed bytes`);
       const n = stored.byteLength;
-      if (put) await post({ op: 'put', stored, url: '/_bench/data', headers: {} }, [stored]);
+      if (warm) return n;
+      if (put === 'service') {
+        if (!pouchId) throw new Error(`the page ${location.pathname} is no pouch's`);
+        if (!(await check({ id: sealed.entry.blob_id, stored_size: n }))) throw new Error('blobs/check: a new blob is not missing');
+        await post({ op: 'put', stored, url: `/v1/pouches/${pouchId}/blobs/${sealed.entry.blob_id}`, headers: auth }, [stored]);
+      } else if (put) {
+        await post({ op: 'put', stored, url: '/_bench/data', headers: {} }, [stored]);
+      }
       return n;
     };
     try {
       // Each worker started and warmed (its script, hash-wasm's module) before the clock.
-      await Promise.all(workers.map(() => run({ buffer: new ArrayBuffer(65536), size: 65536 })));
+      await Promise.all(workers.map(() => run({ buffer: new ArrayBuffer(65536), size: 65536 }, true)));
       const chunks = windows();
       const start = performance.now();
       const live = new Set();
@@ -446,10 +491,11 @@ async function references(aesFirst, expected) {
     };`], { type: 'text/javascript' }));
   try {
     const out = { cdc, readCut, chunks: cuts.length };
-    for (const which of aesFirst ? ['aes', 'app', 'put'] : ['put', 'app', 'aes']) {
+    for (const which of aesFirst ? ['aes', 'app', 'put', 'service'] : ['service', 'put', 'app', 'aes']) {
       if (which === 'aes') out.crypto = await sealAll(aesWorker);
       else if (which === 'app') out.cryptoHash = await sealAll('/chunk-worker.js');
-      else out.sealPut = await sealAll('/chunk-worker.js', true);
+      else if (which === 'put') out.sealPut = await sealAll('/chunk-worker.js', true);
+      else out.sealService = await sealAll('/chunk-worker.js', 'service');
     }
     return out;
   } finally {
@@ -529,6 +575,7 @@ async function run(chromium, dir, files, size) {
       result.cdc_ms = Math.round(median(refs.map((r) => r.cdc)));
       result.seal_put_ms = Math.round(median(refs.map((r) => r.sealPut)));
       result.read_cut_ms = Math.round(median(refs.map((r) => r.readCut)));
+      result.seal_service_ms = Math.round(median(refs.map((r) => r.sealService)));
     }
     result.max_main_thread_block_ms = Math.round(Math.max(...rounds.map((m) => Math.max(m.blockUpload, m.blockDownload))));
     const problems = [];
