@@ -327,9 +327,10 @@ async function measure(cdp, file, size) {
 }
 
 // In the page, after the rounds: the reference figures (the header) on the last round's file
-// (what its plain PUT left at /_bench/data), aesFirst saying which of the two worker runs goes first. chunks.js's pool size
-// and PIPELINE are copied here; cdcCut is crypto/cdc.js's (window.__benchCdcCut, cdcSource).
-// → {cdc, crypto, cryptoHash} in ms, and the chunk count.
+// (what its plain PUT left at /_bench/data, `expected` bytes; the same file is in the input
+// #bench-ref-file), the four worker runs in one order (aesFirst) or the reverse. chunks.js's
+// pool size and PIPELINE are copied here; cdcCut is crypto/cdc.js's (window.__benchCdcCut).
+// → {cdc, readCut, crypto, cryptoHash, sealPut, sealService} in ms, and the chunk count.
 async function references(aesFirst, expected) {
   const POOL = Math.min(4, Math.max(2, navigator.hardwareConcurrency || 2));  // chunks.js workers()
   const PIPELINE = 8;                                                          // chunks.js PIPELINE
@@ -374,7 +375,7 @@ async function references(aesFirst, expected) {
   if (readChunks !== cuts.length) throw new Error(`the file read from disk cut into ${readChunks} chunks, not ${cuts.length}`);
   // Each chunk in a buffer of its own as sealFile hands it over: its window, the chunk first.
   const windows = () => cuts.map(([at, cut]) => ({ buffer: bytes.slice(at, Math.min(bytes.length, at + WINDOW)).buffer, size: cut }));
-  // chunks.js's ChunkWorkers.run and sealFile's loop, no network: the next chunk to the worker
+  // chunks.js's ChunkWorkers.run and sealFile's loop: the next chunk to the worker
   // with the fewest open, at most PIPELINE at once. → ms from the first post to the last answer.
   // With put, each sealed chunk is then PUT to /_bench/data by a worker (the app's "put" op,
   // XMLHttpRequest), as vault.js's send does through chunks.js putChunk, without the blob check.
