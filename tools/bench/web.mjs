@@ -14,7 +14,8 @@
 // is read, and a GET of what was put): start it with POUCH_BENCH_ROUTES=1 (tools/stack/lib.sh);
 // rate limits off (it signs up one account). Writes, also on failure,
 //   {"upload_ms","fetch_put_ms","download_ms","fetch_get_ms","max_main_thread_block_ms",
-//    "ok","error"}
+//    "crypto_ms","crypto_hash_ms","cdc_ms","read_cut_ms","seal_put_ms",
+//    "seal_service_ms","ref_error","ok","error"}
 // (ms, integers; with --rounds N, N files of their own, each figure the median of the rounds;
 // max_main_thread_block_ms is the longest gap between the probe's runs in any round, the
 // 10 ms period included) and exits 0 once it is written, 2 on bad arguments. The upload is
@@ -24,6 +25,26 @@
 // BUILD/browser-node as the browser suite does; BUILD: default build) onboards the account,
 // then disconnects: the timed part runs over a bare DevTools session, as Playwright's network
 // instrumentation copies every request body to the client (~1 s per 4 MiB PUT, not ~20 ms).
+// The reference figures bound the app's upload from below on this machine (issue 25 row 5's
+// closing note). They are measured in the same page after the rounds (reloaded with its CSP
+// off, DevTools' Page.setBypassCSP, for workers from blob: scripts), once per round (medians),
+// on the last round's file (read back from /_bench/data) cut as the app cuts it, with as many
+// workers and chunks in flight as chunks.js (its pool size, its PIPELINE):
+//   crypto_ms       each chunk AES-256-GCM-sealed by WebCrypto in workers of its own
+//                   (importKey + encrypt, as primitives.js aesGcmSeal), no network;
+//   crypto_hash_ms  the app's own worker (/chunk-worker.js, op "seal": AES-GCM and BLAKE3 of
+//                   the plaintext and of the sealed bytes) on the same chunks, no network;
+//   cdc_ms          crypto/cdc.js's content-defined cut of the whole file on the page's main
+//                   thread, as the app runs it (overlapping the workers);
+//   read_cut_ms     the same cut of the file on disk (a file input of its own), read as
+//                   sealFile reads it (its byob stream, 4 MiB windows), no workers;
+//   seal_put_ms     crypto_hash_ms's sealing, each sealed chunk then PUT by a worker (the
+//                   app's "put" op, XMLHttpRequest) to the baseline's /_bench/data: the app's
+//                   client side of the upload without the service's blob check, store, commit;
+//   seal_service_ms seal_put_ms with the service's blob path instead of /_bench/data: each
+//                   blob checked (batched as vault.js blobChecker does) and PUT to the pouch
+//                   (the blobs stay uncommitted: 100 MiB a round more of the plan's 1 GiB).
+// 0 when not measured; their failure is ref_error's, not "ok"'s (the app's figures stand).
 // --shots DIR saves screenshots of the upload's progress and the end (a screenshot holds the
 // main thread: the probe's figure then counts it).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -62,7 +83,7 @@ if (!args.url || !args.out) usage('--url and --out are required');
 if (!Number.isInteger(args.sizeMib) || args.sizeMib < 1 || args.sizeMib > 1024) usage('--size-mib must be 1..1024');
 if (!Number.isInteger(args.rounds) || args.rounds < 1 || args.rounds > 20) usage('--rounds must be 1..20');
 
-const result = { upload_ms: 0, fetch_put_ms: 0, download_ms: 0, fetch_get_ms: 0, max_main_thread_block_ms: 0, ok: false, error: '' };
+const result = { upload_ms: 0, fetch_put_ms: 0, download_ms: 0, fetch_get_ms: 0, max_main_thread_block_ms: 0, crypto_ms: 0, crypto_hash_ms: 0, cdc_ms: 0, seal_put_ms: 0, read_cut_ms: 0, seal_service_ms: 0, ref_error: '', ok: false, error: '' };
 const writeResult = () => fs.writeFileSync(args.out, `${JSON.stringify(result)}\n`);
 const say = (s) => console.error(`web.mjs: ${s}`);
 
@@ -305,6 +326,193 @@ async function measure(cdp, file, size) {
   })(${size})`);
 }
 
+// In the page, after the rounds: the reference figures (the header) on the last round's file
+// (what its plain PUT left at /_bench/data, `expected` bytes; the same file is in the input
+// #bench-ref-file), the four worker runs in one order (aesFirst) or the reverse. chunks.js's
+// pool size and PIPELINE are copied here; cdcCut is crypto/cdc.js's (window.__benchCdcCut).
+// → {cdc, readCut, crypto, cryptoHash, sealPut, sealService} in ms, and the chunk count.
+async function references(aesFirst, expected) {
+  const POOL = Math.min(4, Math.max(2, navigator.hardwareConcurrency || 2));  // chunks.js workers()
+  const PIPELINE = 8;                                                          // chunks.js PIPELINE
+  const WINDOW = 4194304;                                                      // CDC_MAX
+  const cdcCut = window.__benchCdcCut;
+  // (Read once: the sealed chunks' PUTs below then overwrite /_bench/data.)
+  window.__benchBytes ??= new Uint8Array(await (await fetch('/_bench/data', { cache: 'no-store' })).arrayBuffer());
+  const bytes = window.__benchBytes;
+  if (bytes.length !== expected) throw new Error(`GET /_bench/data answered ${bytes.length} bytes, not ${expected}`);
+  // The cut of the whole file, as sealFile makes it (a window of min(4 MiB, the rest) each time).
+  let t = performance.now();
+  const cuts = [];
+  for (let at = 0; at < bytes.length;) {
+    const cut = cdcCut(bytes.subarray(at, Math.min(bytes.length, at + WINDOW)));
+    cuts.push([at, cut]);
+    at += cut;
+  }
+  const cdc = performance.now() - t;
+  // The same cut of the file as the page's input holds it (on disk), read as sealFile reads it:
+  // its byob stream into a window of min(4 MiB, the rest) at a time, the bytes past a cut
+  // copied into the next window.
+  const file = document.getElementById('bench-ref-file').files[0];
+  t = performance.now();
+  const reader = file.stream().getReader({ mode: 'byob' });
+  let rest = new Uint8Array(0);
+  let readChunks = 0;
+  for (let at = 0; at < file.size; readChunks++) {
+    const len = Math.min(WINDOW, file.size - at);
+    let buf = new Uint8Array(len);
+    buf.set(rest);
+    for (let k = rest.length; k < len;) {
+      const { value, done } = await reader.read(new Uint8Array(buf.buffer, k, len - k));
+      if (done) throw new Error('the file ended early');
+      buf = new Uint8Array(value.buffer);
+      k += value.length;
+    }
+    const cut = cdcCut(buf);
+    rest = buf.slice(cut);
+    at += cut;
+  }
+  const readCut = performance.now() - t;
+  if (readChunks !== cuts.length) throw new Error(`the file read from disk cut into ${readChunks} chunks, not ${cuts.length}`);
+  // Each chunk in a buffer of its own as sealFile hands it over: its window, the chunk first.
+  const windows = () => cuts.map(([at, cut]) => ({ buffer: bytes.slice(at, Math.min(bytes.length, at + WINDOW)).buffer, size: cut }));
+  // chunks.js's ChunkWorkers.run and sealFile's loop: the next chunk to the worker
+  // with the fewest open, at most PIPELINE at once. → ms from the first post to the last answer.
+  // With put, each sealed chunk is then PUT to /_bench/data by a worker (the app's "put" op,
+  // XMLHttpRequest), as vault.js's send does through chunks.js putChunk, without the blob check.
+  // With put === 'service', to the service instead, as vault.js sendChunks does: each sealed
+  // chunk's blob checked (blobChecker: those sealed while a check is on its way go together in
+  // the next), then PUT to /v1/pouches/{id}/blobs/{blob id} with the session's token.
+  const pouchId = /^\/pouches\/([0-9a-f-]{36})$/i.exec(location.pathname)?.[1];
+  const auth = { Authorization: `Bearer ${localStorage.getItem('pouch.session')}` };
+  const checker = () => {
+    const queue = [];
+    let busy = false;
+    const flush = async () => {
+      busy = true;
+      while (queue.length) {
+        const batch = queue.splice(0, 1000);
+        try {
+          const res = await fetch(`/v1/pouches/${pouchId}/blobs/check`, {
+            method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ blobs: batch.map((q) => q.blob) }),
+          });
+          if (res.status !== 200) throw new Error(`blobs/check answered ${res.status}: ${await res.text()}`);
+          const answer = await res.json();
+          const missing = new Set(answer.data?.missing);
+          for (const q of batch) if (!missing.has(q.blob.id)) throw new Error(`blobs/check of ${JSON.stringify(batch.map((x) => x.blob))} answered ${JSON.stringify(answer)}`);
+          for (const q of batch) q.resolve(missing.has(q.blob.id));
+        } catch (e) {
+          for (const q of batch) q.reject(e);
+        }
+      }
+      busy = false;
+    };
+    return (blob) => new Promise((resolve, reject) => {
+      queue.push({ blob, resolve, reject });
+      if (!busy) flush();
+    });
+  };
+  const sealAll = async (url, put = false) => {
+    const check = checker();
+    const workers = Array.from({ length: POOL }, () => Object.assign(new Worker(url), { open: 0 }));
+    const tasks = new Map();
+    let nextId = 1;
+    for (const w of workers) {
+      w.onmessage = ({ data }) => {
+        if (data.sent !== undefined) return;
+        const task = tasks.get(data.id);
+        tasks.delete(data.id);
+        task.w.open--;
+        if (data.error !== undefined) task.reject(new Error(`${url}: ${data.error}`));
+        else task.resolve(data);
+      };
+      w.onerror = (e) => { for (const task of tasks.values()) task.reject(new Error(`${url}: ${e.message}`)); };
+    }
+    const post = (message, transfer) => {
+      const w = workers.reduce((a, b) => (b.open < a.open ? b : a));
+      const id = nextId++;
+      return new Promise((resolve, reject) => {
+        tasks.set(id, { w, resolve, reject });
+        w.open++;
+        w.postMessage({ ...message, id }, transfer);
+      });
+    };
+    const run = async ({ buffer, size }, warm = false) => {
+      const sealed = await post({ op: 'seal', buffer, size, reuse: [] }, [buffer]);
+      const { stored } = sealed;
+      if (!(stored instanceof ArrayBuffer)) throw new Error(`${url}: no sealed bytes`);
+      const n = stored.byteLength;
+      if (warm) return n;
+      if (put === 'service') {
+        if (!pouchId) throw new Error(`the page ${location.pathname} is no pouch's`);
+        if (!(await check({ id: sealed.entry.blob_id, stored_size: n }))) throw new Error('blobs/check: a new blob is not missing');
+        await post({ op: 'put', stored, url: `/v1/pouches/${pouchId}/blobs/${sealed.entry.blob_id}`, headers: auth }, [stored]);
+      } else if (put) {
+        await post({ op: 'put', stored, url: '/_bench/data', headers: {} }, [stored]);
+      }
+      return n;
+    };
+    try {
+      // Each worker started and warmed (its script, hash-wasm's module) before the clock.
+      await Promise.all(workers.map(() => run({ buffer: new ArrayBuffer(65536), size: 65536 }, true)));
+      const chunks = windows();
+      const start = performance.now();
+      const live = new Set();
+      let sealed = 0;
+      for (const c of chunks) {
+        while (live.size >= PIPELINE) await Promise.race(live);
+        const p = run(c).then((n) => { sealed += n; });
+        live.add(p);
+        p.then(() => live.delete(p), () => live.delete(p));
+      }
+      await Promise.all(live);
+      const ms = performance.now() - start;
+      if (sealed !== bytes.length + cuts.length * 28) throw new Error(`${url}: sealed ${sealed} bytes, not ${bytes.length} + 28 per chunk`);
+      return ms;
+    } finally {
+      for (const w of workers) w.terminate();
+    }
+  };
+  // The AES-GCM of primitives.js aesGcmSeal alone (importKey, encrypt; nonce ‖ ciphertext as
+  // format.js sealChunk stores it), in workers of its own.
+  const aesWorker = URL.createObjectURL(new Blob([`
+    const aad = new TextEncoder().encode('pouch/chunk/v1');
+    self.onmessage = async ({ data: { id, buffer, size } }) => {
+      try {
+        const key = crypto.getRandomValues(new Uint8Array(32));
+        const nonce = crypto.getRandomValues(new Uint8Array(12));
+        const k = await crypto.subtle.importKey('raw', key, 'AES-GCM', false, ['encrypt']);
+        const ct = new Uint8Array(await crypto.subtle.encrypt({ name: 'AES-GCM', iv: nonce, additionalData: aad, tagLength: 128 }, k, new Uint8Array(buffer, 0, size)));
+        const stored = new Uint8Array(12 + ct.length);
+        stored.set(nonce);
+        stored.set(ct, 12);
+        self.postMessage({ id, stored: stored.buffer }, [stored.buffer]);
+      } catch (e) {
+        self.postMessage({ id, error: String(e) });
+      }
+    };`], { type: 'text/javascript' }));
+  try {
+    const out = { cdc, readCut, chunks: cuts.length };
+    for (const which of aesFirst ? ['aes', 'app', 'put', 'service'] : ['service', 'put', 'app', 'aes']) {
+      if (which === 'aes') out.crypto = await sealAll(aesWorker);
+      else if (which === 'app') out.cryptoHash = await sealAll('/chunk-worker.js');
+      else if (which === 'put') out.sealPut = await sealAll('/chunk-worker.js', true);
+      else out.sealService = await sealAll('/chunk-worker.js', 'service');
+    }
+    return out;
+  } finally {
+    URL.revokeObjectURL(aesWorker);
+  }
+}
+
+// crypto/cdc.js's cdcCut and what it reads, as an expression for the page (DevTools evaluates
+// it: the page's CSP has no 'unsafe-eval').
+async function cdcSource() {
+  const mod = await import(pathToFileURL(path.join(ROOT, 'clients/web/src/crypto/cdc.js')).href);
+  return ['(() => {', `const CDC_MIN = ${mod.CDC_MIN}, CDC_NORMAL = ${mod.CDC_NORMAL}, CDC_MAX = ${mod.CDC_MAX};`,
+    `const GEAR = new Int32Array(new Uint32Array([${[...mod.cdcGear()].join(',')}]).buffer);`,
+    mod.cdcCut.toString(), 'return cdcCut;', '})()'].join('\n');
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 
 async function run(chromium, dir, files, size) {
@@ -317,6 +525,7 @@ async function run(chromium, dir, files, size) {
     if (!target) throw new Error('the app\'s page is gone after onboarding');
     const cdp = await Cdp.open(target.webSocketDebuggerUrl);
     const rounds = [];
+    const refs = [];
     try {
       await cdp.send('Runtime.enable');
       await cdp.send('Page.enable');
@@ -327,6 +536,32 @@ async function run(chromium, dir, files, size) {
         say(`measured: ${JSON.stringify(m)}`);
         rounds.push(m);
       }
+      // The reference figures, as many rounds, the AES-only and the app's workers alternating
+      // first; the page reloaded with its CSP off for the AES-only workers (blob: scripts).
+      try {
+        await cdp.send('Page.setBypassCSP', { enabled: true });
+        await cdp.send('Page.reload', { ignoreCache: false });
+        await new Promise((r) => setTimeout(r, 500));
+        await cdp.until('document.readyState === "complete"', 'the reloaded page', 60000);
+        await cdp.eval(`window.__benchCdcCut = ${await cdcSource()}; true`);
+        // The last round's file in an input of its own (the app does not listen to it).
+        await cdp.eval(`(() => {
+          const input = Object.assign(document.createElement('input'), { type: 'file', id: 'bench-ref-file', hidden: true });
+          document.body.append(input);
+          return true;
+        })()`);
+        const { root } = await cdp.send('DOM.getDocument');
+        const { nodeId } = await cdp.send('DOM.querySelector', { nodeId: root.nodeId, selector: '#bench-ref-file' });
+        await cdp.send('DOM.setFileInputFiles', { nodeId, files: [files.at(-1)] });
+        for (let i = 0; i < files.length; i++) {
+          say('reference: the cut and the sealing of the file in workers, no network');
+          const r = await cdp.eval(`(${references})(${i % 2 === 0}, ${size})`);
+          say(`reference: ${JSON.stringify(r)}`);
+          refs.push(r);
+        }
+      } catch (e) {
+        result.ref_error = String(e?.message || e).split('\n')[0];
+      }
     } finally {
       cdp.close();
     }
@@ -335,6 +570,14 @@ async function run(chromium, dir, files, size) {
     result.download_ms = Math.round(median(rounds.map((m) => m.download)));
     result.fetch_put_ms = Math.round(median(rounds.map((m) => m.fetchPut)));
     result.fetch_get_ms = Math.round(median(rounds.map((m) => m.fetchGet)));
+    if (refs.length) {
+      result.crypto_ms = Math.round(median(refs.map((r) => r.crypto)));
+      result.crypto_hash_ms = Math.round(median(refs.map((r) => r.cryptoHash)));
+      result.cdc_ms = Math.round(median(refs.map((r) => r.cdc)));
+      result.seal_put_ms = Math.round(median(refs.map((r) => r.sealPut)));
+      result.read_cut_ms = Math.round(median(refs.map((r) => r.readCut)));
+      result.seal_service_ms = Math.round(median(refs.map((r) => r.sealService)));
+    }
     result.max_main_thread_block_ms = Math.round(Math.max(...rounds.map((m) => Math.max(m.blockUpload, m.blockDownload))));
     const problems = [];
     for (const [i, m] of rounds.entries()) {
