@@ -412,5 +412,21 @@ clients_web() {
         r=$(ratio "$block" 100)
         row "clients: web app, longest main-thread gap during upload and download (setInterval 10 ms probe), ms" \
             "${block:-n/a}" "100 ms" "$r" "<= 1.0" "$(verdict "$r" 1.0 le "$ok")"
+        # What bounds the upload, from the same page after the rounds (web.mjs's reference
+        # figures, medians): each a time against the plain fetch PUT, ratio fetch / it, so
+        # the last is the best the upload row could read with the app's own steps free.
+        local aes seal sput ssvc rcut rf
+        IFS='|' read -r aes seal sput ssvc rcut <<<"$(jq -r '[.crypto_ms, .crypto_hash_ms, .seal_put_ms, .seal_service_ms, .read_cut_ms] | map(if type == "number" then tostring else "" end) | join("|")' <<<"$wj")"
+        rf=$(jq -r 'if .ok == true and (.ref_error // "") == "" then 0 else 1 end' <<<"$wj")
+        report "clients: web app reference, AES-256-GCM alone of the 100 MiB in the app's worker count and pipeline (WebCrypto, no network), ms (baseline: the plain fetch PUT; ratio fetch / this)" \
+            "${aes:-n/a}" "${fput:-n/a}" "$(ratio "$fput" "$aes")" "$rf"
+        report "clients: web app reference, the app's sealing (its chunk worker: AES-256-GCM + BLAKE3 of plaintext and sealed bytes, no network), ms (ratio fetch / this)" \
+            "${seal:-n/a}" "${fput:-n/a}" "$(ratio "$fput" "$seal")" "$rf"
+        report "clients: web app reference, the app's sealing + each chunk PUT to a plain nginx location (its client side), ms (ratio fetch / this)" \
+            "${sput:-n/a}" "${fput:-n/a}" "$(ratio "$fput" "$sput")" "$rf"
+        report "clients: web app reference, the app's sealing + the service's blob check and blob PUT (no file read, no commit), ms (ratio fetch / this: the best the upload row can read)" \
+            "${ssvc:-n/a}" "${fput:-n/a}" "$(ratio "$fput" "$ssvc")" "$rf"
+        report "clients: web app reference, reading and cutting the file as the app does (main thread, no workers), ms" \
+            "${rcut:-n/a}" - - "$rf"
     fi
 }
