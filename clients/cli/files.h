@@ -71,7 +71,11 @@ class ChunkReader {
     std::string_view next();
 
   private:
-    std::string path_, buf_;
+    std::string path_;
+    // kBufSize bytes, not zeroed (every byte is read before it is used); 4 chunks' room, so the
+    // bytes kept ahead move to the front once per 3 chunks' worth read, not once per chunk.
+    static constexpr size_t kBufSize = 4 * clientfmt::kCdcMax;
+    std::unique_ptr<char[]> buf_;
     size_t start_ = 0, end_ = 0;  // buf_[start_, end_): read, not yet returned
     Fd fd_;
     bool done_ = false;
