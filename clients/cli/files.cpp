@@ -169,7 +169,7 @@ std::string absolute_path(const std::string& path) {
 }
 
 ChunkReader::ChunkReader(Fd fd, const std::string& name, size_t max_chunks)
-    : path_(name), buf_(2 * clientfmt::kCdcMax, '\0'), fd_(std::move(fd)) {
+    : path_(name), buf_(std::make_unique_for_overwrite<char[]>(kBufSize)), fd_(std::move(fd)) {
     // Every chunk but the last is over kCdcMin bytes, so only a file over kMaxFileChunks of
     // them can need more than kMaxFileChunks chunks: count its cuts, then read it again.
     struct stat st {};
@@ -186,11 +186,11 @@ ChunkReader::ChunkReader(Fd fd, const std::string& name, size_t max_chunks)
 std::string_view ChunkReader::next() {
     if (end_ - start_ < clientfmt::kCdcMax && !done_) {
         // Keep kCdcMax bytes ahead: the rest moves to the front, the buffer fills behind it.
-        std::memmove(buf_.data(), buf_.data() + start_, end_ - start_);
+        std::memmove(buf_.get(), buf_.get() + start_, end_ - start_);
         end_ -= start_;
         start_ = 0;
-        while (!done_ && end_ < buf_.size()) {
-            ssize_t n = ::read(fd_.get(), buf_.data() + end_, buf_.size() - end_);
+        while (!done_ && end_ < kBufSize) {
+            ssize_t n = ::read(fd_.get(), buf_.get() + end_, kBufSize - end_);
             if (n < 0 && errno == EINTR) continue;
             if (n < 0) throw io_error("cannot read", path_);
             if (n == 0) done_ = true;
@@ -198,8 +198,8 @@ std::string_view ChunkReader::next() {
         }
     }
     size_t ahead = std::min(end_ - start_, clientfmt::kCdcMax);
-    size_t cut = fixed_ ? ahead : clientfmt::cdc_cut(std::string_view(buf_.data() + start_, ahead));
-    std::string_view out(buf_.data() + start_, cut);
+    size_t cut = fixed_ ? ahead : clientfmt::cdc_cut(std::string_view(buf_.get() + start_, ahead));
+    std::string_view out(buf_.get() + start_, cut);
     start_ += cut;
     return out;
 }

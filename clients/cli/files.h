@@ -71,7 +71,12 @@ class ChunkReader {
     std::string_view next();
 
   private:
-    std::string path_, buf_;
+    std::string path_;
+    // kBufSize bytes, not zeroed (every byte is read into before it is used); 4 x kCdcMax, so
+    // the bytes kept ahead (under kCdcMax) move to the front once per 12 MiB or more read, not
+    // once per 4 MiB or more as with 2 x kCdcMax.
+    static constexpr size_t kBufSize = 4 * clientfmt::kCdcMax;
+    std::unique_ptr<char[]> buf_;
     size_t start_ = 0, end_ = 0;  // buf_[start_, end_): read, not yet returned
     Fd fd_;
     bool done_ = false;

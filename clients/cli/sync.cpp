@@ -1096,8 +1096,12 @@ void SyncEngine::send_batches(std::vector<Planned>& ops) {
         // In the journal before it is sent: a rerun resends this very body.
         append_pending(cfg_, s_, std::move(pc));
         start_commit();
-        for (Planned* p : batch) {  // a push of 100,000 files keeps no op after its batch
-            p->op_json = std::string();
+        // A push of 100,000 files keeps no op after its batch. Swapped with an empty string,
+        // not assigned one: libstdc++'s move assignment from a short (in-place) string keeps
+        // the target's heap buffer, and every op's 60 KB envelope of a small file stayed to
+        // the end (600 MB of heap, each page faulted in fresh, in a push of 1 GiB).
+        for (Planned* p : batch) {
+            std::string().swap(p->op_json);
             p->intent = OpIntent{};
         }
         batch.clear();

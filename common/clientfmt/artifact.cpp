@@ -129,8 +129,9 @@ std::string seal_envelope(std::string_view pouch_key, const RevisionIds& ids,
     std::string n = nonce ? *nonce : crypto::random_bytes(12);
     std::string sealed = crypto::aes_gcm_seal(
         artifact_key(pouch_key, ids.artifact_id), n,
-        artifact_aad(ids.pouch_id, ids.artifact_id, ids.revision_id, ids.key_gen), content.jcs());
-    return crypto::b64url_encode(n + sealed);
+        artifact_aad(ids.pouch_id, ids.artifact_id, ids.revision_id, ids.key_gen), content.jcs(),
+        n);
+    return crypto::b64url_encode(sealed);  // b64url(nonce || ciphertext || tag)
 }
 
 Content open_envelope(std::string_view pouch_key, const RevisionIds& ids,

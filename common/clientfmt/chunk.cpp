@@ -14,7 +14,7 @@ namespace {
 SealedChunk seal(std::string_view plaintext, const std::string& k, const std::string& n,
                  std::string hash_b64) {
     SealedChunk s;
-    s.stored = n + crypto::aes_gcm_seal(k, n, "pouch/chunk/v1", plaintext);
+    s.stored = crypto::aes_gcm_seal(k, n, "pouch/chunk/v1", plaintext, n);  // n || ct || tag
     s.entry.blob_id = crypto::b64url_encode(crypto::blake3_256(s.stored));
     s.entry.size = static_cast<long long>(plaintext.size());
     s.entry.key = crypto::b64url_encode(k);

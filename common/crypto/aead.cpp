@@ -39,7 +39,7 @@ constexpr size_t kStep = size_t{1} << 30;
 }  // namespace
 
 std::string aes_gcm_seal(std::string_view key, std::string_view nonce, std::string_view aad,
-                         std::string_view plaintext) {
+                         std::string_view plaintext, std::string_view prefix) {
     const EVP_CIPHER* cipher = cipher_for(key, nonce);
     Ctx ctx(EVP_CIPHER_CTX_new());
     int len = 0;
@@ -50,8 +50,9 @@ std::string aes_gcm_seal(std::string_view key, std::string_view nonce, std::stri
         if (EVP_EncryptUpdate(ctx.get(), nullptr, &len, u(aad) + off, static_cast<int>(n)) != 1)
             throw std::runtime_error("AES-GCM aad failed");
     }
-    std::string out(plaintext.size() + kGcmTagSize, '\0');
-    size_t written = 0;
+    std::string out(prefix.size() + plaintext.size() + kGcmTagSize, '\0');
+    std::copy(prefix.begin(), prefix.end(), out.begin());
+    size_t written = prefix.size();
     for (size_t off = 0; off < plaintext.size(); off += kStep) {
         size_t n = std::min(kStep, plaintext.size() - off);
         if (EVP_EncryptUpdate(ctx.get(), u(out) + written, &len, u(plaintext) + off,

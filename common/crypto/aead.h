@@ -13,9 +13,11 @@ constexpr size_t kGcmNonceSize = 12;
 constexpr size_t kGcmTagSize = 16;
 
 // key: 16 bytes (AES-128) or 32 bytes (AES-256); nonce: 12 bytes. Throws
-// std::invalid_argument on other sizes.
+// std::invalid_argument on other sizes. prefix: bytes put before the ciphertext in the same
+// string (a blob's or an envelope's nonce), so that nonce || ciphertext || tag is written once
+// and not copied again.
 std::string aes_gcm_seal(std::string_view key, std::string_view nonce, std::string_view aad,
-                         std::string_view plaintext);
+                         std::string_view plaintext, std::string_view prefix = {});
 
 // nullopt when the tag does not verify (wrong key, nonce, aad, or altered bytes) or the
 // input is shorter than a tag.

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -30,6 +31,23 @@ int value_of(char c) {
 
 }  // namespace
 
+namespace {
+
+// Every 12 bits as their two characters (8 KiB): a group of three bytes is two lookups, not
+// four (the encoder ran at about 1 GB/s on the 560 MB of envelopes of a 1 GiB push).
+using PairTable = std::array<char, 2 * 4096>;
+constexpr PairTable make_pairs() {
+    PairTable t{};
+    for (int v = 0; v < 4096; ++v) {
+        t[2 * v] = kAlphabet[v >> 6];
+        t[2 * v + 1] = kAlphabet[v & 63];
+    }
+    return t;
+}
+constexpr PairTable kPairs = make_pairs();
+
+}  // namespace
+
 std::string b64url_encode(std::string_view bytes) {
     std::string out;
     out.reserve((bytes.size() * 4 + 2) / 3);
@@ -41,10 +59,8 @@ std::string b64url_encode(std::string_view bytes) {
     char* o = out.data();
     for (; i + 3 <= bytes.size(); i += 3, o += 4) {
         uint32_t v = at(i) << 16 | at(i + 1) << 8 | at(i + 2);
-        o[0] = kAlphabet[v >> 18 & 63];
-        o[1] = kAlphabet[v >> 12 & 63];
-        o[2] = kAlphabet[v >> 6 & 63];
-        o[3] = kAlphabet[v & 63];
+        std::memcpy(o, &kPairs[2 * (v >> 12)], 2);
+        std::memcpy(o + 2, &kPairs[2 * (v & 4095)], 2);
     }
     size_t rest = bytes.size() - i;
     if (rest == 1) {

@@ -1,5 +1,6 @@
 // crypto_b64url_test.cpp -- strict base64url: RFC 4648 vectors, and every malformed input
 // class (alphabet, padding, impossible length, non-canonical trailing bits) refused.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +19,22 @@ TEST(CryptoB64url, EncodesRfc4648VectorsWithoutPadding) {
     EXPECT_EQ(b64url_encode("foob"), "Zm9vYg");
     EXPECT_EQ(b64url_encode("fooba"), "Zm9vYmE");
     EXPECT_EQ(b64url_encode("foobar"), "Zm9vYmFy");
+}
+
+// The encoder writes two characters per 12 bits from a table: every 12-bit value, in both
+// halves of a group, against a bit-by-bit encoding.
+TEST(CryptoB64url, EncodesEveryTwelveBitValueAsABitByBitEncoder) {
+    static constexpr char kAlphabet[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    std::string in, want;
+    for (uint32_t v = 0; v < 4096; ++v) {
+        uint32_t group = v << 12 | (v ^ 0xA5Cu);
+        in += static_cast<char>(group >> 16);
+        in += static_cast<char>(group >> 8 & 0xFF);
+        in += static_cast<char>(group & 0xFF);
+        for (int shift = 18; shift >= 0; shift -= 6) want += kAlphabet[group >> shift & 63];
+    }
+    EXPECT_EQ(b64url_encode(in), want);
 }
 
 TEST(CryptoB64url, UsesUrlSafeAlphabet) {
