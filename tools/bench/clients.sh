@@ -415,8 +415,8 @@ clients_web() {
         # What bounds the upload, from the same page after the rounds (web.mjs's reference
         # figures, medians): each a time against the plain fetch PUT, ratio fetch / it, so
         # the last is the best the upload row could read with the app's own steps free.
-        local aes seal sput ssvc rcut rf
-        IFS='|' read -r aes seal sput ssvc rcut <<<"$(jq -r '[.crypto_ms, .crypto_hash_ms, .seal_put_ms, .seal_service_ms, .read_cut_ms] | map(if type == "number" then tostring else "" end) | join("|")' <<<"$wj")"
+        local aes seal sput ssvc rcut fosvc rf
+        IFS='|' read -r aes seal sput ssvc rcut fosvc <<<"$(jq -r '[.crypto_ms, .crypto_hash_ms, .seal_put_ms, .seal_service_ms, .read_cut_ms, .fetch_open_service_ms] | map(if type == "number" and . > 0 then tostring else "" end) | join("|")' <<<"$wj")"
         rf=$(jq -r 'if .ok == true and (.ref_error // "") == "" then 0 else 1 end' <<<"$wj")
         report "clients: web app reference, AES-256-GCM alone of the 100 MiB in the app's worker count and pipeline (WebCrypto, no network), ms (baseline: the plain fetch PUT; ratio fetch / this)" \
             "${aes:-n/a}" "${fput:-n/a}" "$(ratio "$fput" "$aes")" "$rf"
@@ -428,5 +428,7 @@ clients_web() {
             "${ssvc:-n/a}" "${fput:-n/a}" "$(ratio "$fput" "$ssvc")" "$rf"
         report "clients: web app reference, reading and cutting the file as the app does (main thread, no workers), ms" \
             "${rcut:-n/a}" - - "$rf"
+        report "clients: web app reference, those blobs fetched back from the service and opened by the app's worker (no file written), ms (baseline: the plain fetch GET; ratio fetch / this: the best the download row can read)" \
+            "${fosvc:-n/a}" "${fget:-n/a}" "$(ratio "$fget" "$fosvc")" "$rf"
     fi
 }

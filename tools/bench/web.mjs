@@ -15,7 +15,7 @@
 // rate limits off (it signs up one account). Writes, also on failure,
 //   {"upload_ms","fetch_put_ms","download_ms","fetch_get_ms","max_main_thread_block_ms",
 //    "crypto_ms","crypto_hash_ms","cdc_ms","read_cut_ms","seal_put_ms",
-//    "seal_service_ms","ref_error","ok","error"}
+//    "seal_service_ms","fetch_open_service_ms","ref_error","ok","error"}
 // (ms, integers; with --rounds N, N files of their own, each figure the median of the rounds;
 // max_main_thread_block_ms is the longest gap between the probe's runs in any round, the
 // 10 ms period included) and exits 0 once it is written, 2 on bad arguments. The upload is
@@ -43,7 +43,12 @@
 //                   client side of the upload without the service's blob check, store, commit;
 //   seal_service_ms seal_put_ms with the service's blob path instead of /_bench/data: each
 //                   blob checked (batched as vault.js blobChecker does) and PUT to the pouch
-//                   (the blobs stay uncommitted: 100 MiB a round more of the plan's 1 GiB).
+//                   (the blobs stay uncommitted: 100 MiB a round more of the plan's 1 GiB);
+//   fetch_open_service_ms  those blobs, just stored, fetched back from the service (its blob
+//                   GET: auth, then nginx sends the file) and opened by the app's own worker
+//                   (op "fetch-open": BLAKE3 of the stored bytes, AES-GCM open, BLAKE3 of the
+//                   plaintext), as many in flight: the download without the page's writing of
+//                   the file.
 // 0 when not measured; their failure is ref_error's, not "ok"'s (the app's figures stand).
 // --shots DIR saves screenshots of the upload's progress and the end (a screenshot holds the
 // main thread: the probe's figure then counts it).
@@ -83,7 +88,7 @@ if (!args.url || !args.out) usage('--url and --out are required');
 if (!Number.isInteger(args.sizeMib) || args.sizeMib < 1 || args.sizeMib > 1024) usage('--size-mib must be 1..1024');
 if (!Number.isInteger(args.rounds) || args.rounds < 1 || args.rounds > 20) usage('--rounds must be 1..20');
 
-const result = { upload_ms: 0, fetch_put_ms: 0, download_ms: 0, fetch_get_ms: 0, max_main_thread_block_ms: 0, crypto_ms: 0, crypto_hash_ms: 0, cdc_ms: 0, seal_put_ms: 0, read_cut_ms: 0, seal_service_ms: 0, ref_error: '', ok: false, error: '' };
+const result = { upload_ms: 0, fetch_put_ms: 0, download_ms: 0, fetch_get_ms: 0, max_main_thread_block_ms: 0, crypto_ms: 0, crypto_hash_ms: 0, cdc_ms: 0, seal_put_ms: 0, read_cut_ms: 0, seal_service_ms: 0, fetch_open_service_ms: 0, ref_error: '', ok: false, error: '' };
 const writeResult = () => fs.writeFileSync(args.out, `${JSON.stringify(result)}\n`);
 const say = (s) => console.error(`web.mjs: ${s}`);
 
@@ -330,7 +335,8 @@ async function measure(cdp, file, size) {
 // (what its plain PUT left at /_bench/data, `expected` bytes; the same file is in the input
 // #bench-ref-file), the four worker runs in one order (aesFirst) or the reverse. chunks.js's
 // pool size and PIPELINE are copied here; cdcCut is crypto/cdc.js's (window.__benchCdcCut).
-// → {cdc, readCut, crypto, cryptoHash, sealPut, sealService} in ms, and the chunk count.
+// → {cdc, readCut, crypto, cryptoHash, sealPut, sealService, fetchOpenService} in ms, and the
+// chunk count.
 async function references(aesFirst, expected) {
   const POOL = Math.min(4, Math.max(2, navigator.hardwareConcurrency || 2));  // chunks.js workers()
   const PIPELINE = 8;                                                          // chunks.js PIPELINE
@@ -411,8 +417,11 @@ async function references(aesFirst, expected) {
       if (!busy) flush();
     });
   };
+  // The service's blobs that sealAll(…, 'service') stored, and the time to fetch and open them.
+  let openedMs = 0;
   const sealAll = async (url, put = false) => {
     const check = checker();
+    const kept = [];
     const workers = Array.from({ length: POOL }, () => Object.assign(new Worker(url), { open: 0 }));
     const tasks = new Map();
     let nextId = 1;
@@ -446,6 +455,7 @@ async function references(aesFirst, expected) {
         if (!pouchId) throw new Error(`the page ${location.pathname} is no pouch's`);
         if (!(await check({ id: sealed.entry.blob_id, stored_size: n }))) throw new Error('blobs/check: a new blob is not missing');
         await post({ op: 'put', stored, url: `/v1/pouches/${pouchId}/blobs/${sealed.entry.blob_id}`, headers: auth }, [stored]);
+        kept.push({ entry: sealed.entry, size });
       } else if (put) {
         await post({ op: 'put', stored, url: '/_bench/data', headers: {} }, [stored]);
       }
@@ -467,6 +477,25 @@ async function references(aesFirst, expected) {
       await Promise.all(live);
       const ms = performance.now() - start;
       if (sealed !== bytes.length + cuts.length * 28) throw new Error(`${url}: sealed ${sealed} bytes, not ${bytes.length} + 28 per chunk`);
+      if (put === 'service') {
+        // Back down, as many in flight, each opened by the app's worker (fetch-open).
+        const begin = performance.now();
+        const flight = new Set();
+        let opened = 0;
+        for (const { entry, size } of kept) {
+          while (flight.size >= PIPELINE) await Promise.race(flight);
+          const p = post({ op: 'fetch-open', url: `/v1/pouches/${pouchId}/blobs/${entry.blob_id}`, headers: auth, entry }, [])
+            .then(({ blob }) => {
+              if (blob?.size !== size) throw new Error(`fetch-open: ${blob?.size} bytes, not ${size}`);
+              opened += size;
+            });
+          flight.add(p);
+          p.then(() => flight.delete(p), () => flight.delete(p));
+        }
+        await Promise.all(flight);
+        openedMs = performance.now() - begin;
+        if (opened !== bytes.length) throw new Error(`fetch-open: ${opened} bytes opened, not ${bytes.length}`);
+      }
       return ms;
     } finally {
       for (const w of workers) w.terminate();
@@ -496,7 +525,10 @@ async function references(aesFirst, expected) {
       if (which === 'aes') out.crypto = await sealAll(aesWorker);
       else if (which === 'app') out.cryptoHash = await sealAll('/chunk-worker.js');
       else if (which === 'put') out.sealPut = await sealAll('/chunk-worker.js', true);
-      else out.sealService = await sealAll('/chunk-worker.js', 'service');
+      else {
+        out.sealService = await sealAll('/chunk-worker.js', 'service');
+        out.fetchOpenService = openedMs;
+      }
     }
     return out;
   } finally {
@@ -577,6 +609,7 @@ async function run(chromium, dir, files, size) {
       result.seal_put_ms = Math.round(median(refs.map((r) => r.sealPut)));
       result.read_cut_ms = Math.round(median(refs.map((r) => r.readCut)));
       result.seal_service_ms = Math.round(median(refs.map((r) => r.sealService)));
+      result.fetch_open_service_ms = Math.round(median(refs.map((r) => r.fetchOpenService)));
     }
     result.max_main_thread_block_ms = Math.round(Math.max(...rounds.map((m) => Math.max(m.blockUpload, m.blockDownload))));
     const problems = [];
