@@ -43,26 +43,30 @@ def samples(lines):
         yield cur
 
 
+# A kernel sample's category: the first of these whose pattern matches a frame of its stack.
+KERNEL = [
+    (r"exc_page_fault", "page faults (kernel)"),
+    (r"fdatasync|fsync|ext4_|generic_perform_write|do_renameat|do_truncate|unlink",
+     "journal + state files (write, rename, sync)"),
+    (r"tcp_sendmsg|__sys_sendto|sock_sendmsg", "kernel: socket send"),
+    (r"tcp_recvmsg|__sys_recvfrom|sock_recvmsg", "kernel: socket recv"),
+    (r"filemap_read|ksys_read|vfs_read", "kernel: read of files"),
+    (r"openat|statx|newfstat|getdents|do_sys_open|link_path_walk|__x64_sys_close",
+     "kernel: open/stat/readdir"),
+    (r"poll|epoll|schedule|futex|nanosleep", "kernel: poll/scheduler"),
+]
+
+
 def category(st):
     def has(pat, frames=st):
         return any(re.search(pat, s) for s, _ in frames)
 
     leaf, dso = st[0]
     if "kernel" in dso:
-        if has(r"exc_page_fault"):
-            return "page faults (kernel)"
-        if has(r"fdatasync|fsync|ext4_|generic_perform_write|do_renameat|do_truncate|unlink"):
-            return "journal + state files (write, rename, sync)"
-        if has(r"tcp_sendmsg|__sys_sendto|sock_sendmsg"):
-            return "kernel: socket send"
-        if has(r"tcp_recvmsg|__sys_recvfrom|sock_recvmsg"):
-            return "kernel: socket recv"
-        if has(r"filemap_read|ksys_read|vfs_read"):
-            return "kernel: read of files"
-        if has(r"openat|statx|newfstat|getdents|do_sys_open|link_path_walk|__x64_sys_close"):
-            return "kernel: open/stat/readdir"
-        if has(r"poll|epoll|schedule|futex|nanosleep"):
-            return "kernel: poll/scheduler"
+        # The first whose pattern a frame of the stack matches.
+        for pat, name in KERNEL:
+            if has(pat):
+                return name
         return "other"
     top = st[:1]
     if has(r"blake3", top):
