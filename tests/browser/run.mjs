@@ -1227,6 +1227,35 @@ if (S.token && (await apiAs(S.token, 'GET', '/v1/account/identity')).status !== 
   console.log('# sharing steps not run: this service has no GET /v1/account/identity');
 }
 
+// A chunk worker that goes away without a word (closed here; a crash can be as silent): the
+// upload it held fails with a message once its beats stop (chunks.js SILENT_MS, 10 s), not
+// never, and the next upload gets fresh workers.
+await test('an_upload_whose_worker_went_silent_fails_and_the_next_one_works', ['upload_then_download_5mb_and_a_small_file'], async () => {
+  const c = watch(await ctx.newPage());
+  try {
+    await c.goto(`${BASE}/pouches/${S.pouch.id}`);
+    await c.getByText('live updates on').waitFor();
+    const file = (name) => ({ name, mimeType: 'application/octet-stream', buffer: nodeCrypto.randomBytes(300000) });
+    await c.locator('#upload').setInputFiles([file('before-silence.bin')]);
+    await c.getByRole('cell', { name: 'before-silence.bin', exact: true }).waitFor({ timeout: 30000 });
+    const workers = c.workers().filter((w) => w.url().endsWith('/chunk-worker.js'));
+    ok(workers.length >= 1, `the page runs chunk workers (${workers.length})`);
+    for (const w of workers) await w.evaluate(() => self.close()).catch(() => {});
+    const started = Date.now();
+    await c.locator('#upload').setInputFiles([file('silent-worker.bin')]);
+    const alert = c.locator('main .error[role=alert]').filter({ hasText: 'The encryption worker stopped answering.' });
+    await alert.waitFor({ timeout: 40000 });
+    const waited = Date.now() - started;
+    ok(waited >= 9000 && waited < 30000, `the upload failed after the silence, not at once nor never (${waited} ms)`);
+    await c.locator('label.button:not(.disabled)', { hasText: 'Upload files' }).waitFor();
+    eq('the failed upload made no file', await c.getByRole('cell', { name: 'silent-worker.bin', exact: true }).count(), 0);
+    await c.locator('#upload').setInputFiles([file('silent-worker.bin')]);
+    await c.getByRole('cell', { name: 'silent-worker.bin', exact: true }).waitFor({ timeout: 30000 });
+  } finally {
+    await c.close();
+  }
+});
+
 await test('no_page_errors_and_no_csp_violations', [], async () => {
   eq('page errors', pageErrors.join(' | '), '');
   const res = await fetch(`${BASE}/pouches`);

@@ -427,7 +427,7 @@ async function references(aesFirst, expected) {
     let nextId = 1;
     for (const w of workers) {
       w.onmessage = ({ data }) => {
-        if (data.sent !== undefined) return;
+        if (data.sent !== undefined || data.beat) return;  // progress, and the worker's beats
         const task = tasks.get(data.id);
         tasks.delete(data.id);
         task.w.open--;

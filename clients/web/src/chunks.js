@@ -11,22 +11,32 @@ import { CDC_MAX, CDC_MIN, cdcCut } from './crypto/cdc.js';
 const WORKER_URL = '/chunk-worker.js';
 // Chunks sealed, checked or uploading (or fetched or opening) at once: each holds ≤ 8 MiB.
 const PIPELINE = 8;
+// A worker with a task open beats every second (crypto/chunk_worker.js); one silent this long
+// is taken for dead and its tasks fail, so that a worker closed or crashed without an error
+// event (a browser gives none for some) fails the upload or download instead of holding it.
+const SILENT_MS = 10000;
 
 // A few workers, each taking the next task when it has the fewest open; started on first use
-// and kept for the page's life (a worker that failed is replaced at the next use).
+// and kept for the page's life (a worker that failed or went silent is replaced at the next
+// use).
 class ChunkWorkers {
   constructor(size) {
     this.size = size;
     this.workers = [];
     this.tasks = new Map();   // id → {worker, resolve, reject, onSent}
     this.nextId = 1;
+    this.watch = null;        // the silence check's interval, while tasks are open
   }
 
   start() {
     while (this.workers.length < this.size) {
       const w = new Worker(WORKER_URL);
       w.open = 0;
-      w.onmessage = ({ data }) => this.answer(data);
+      w.heard = performance.now();
+      w.onmessage = ({ data }) => {
+        w.heard = performance.now();
+        if (!data.beat) this.answer(data);
+      };
       // A script that does not load (or a crash) answers no task: each of its tasks fails.
       w.onerror = (e) => {
         e.preventDefault?.();
@@ -54,9 +64,31 @@ class ChunkWorkers {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.tasks.set(id, { worker: w, resolve, reject, onSent });
-      w.open++;
+      if (w.open++ === 0) w.heard = performance.now();
       w.postMessage({ ...message, id }, transfer);
+      this.watch ??= setInterval(() => this.checkSilence(), SILENT_MS / 4);
     });
+  }
+
+  checkSilence() {
+    const now = performance.now();
+    // The page itself was held (a frozen or throttled tab, a long task): its workers' beats may
+    // be waiting in its queue, so silence is counted again from now.
+    const held = now - (this.checked ?? now) > SILENT_MS / 2;
+    this.checked = now;
+    const silent = this.workers.filter((w) => w.open > 0 && now - w.heard > SILENT_MS);
+    if (held) for (const w of this.workers) w.heard = Math.max(w.heard, now);
+    else if (silent.length) {
+      // The idle ones go too (they have nothing to beat for, so their state is unknown): the
+      // next task starts a fresh pool.
+      for (const w of silent) this.retire(w, new Error('The encryption worker stopped answering.'));
+      for (const w of this.workers.filter((x) => x.open === 0)) this.retire(w, null);
+    }
+    if (!this.tasks.size) {
+      clearInterval(this.watch);
+      this.watch = null;
+      this.checked = undefined;
+    }
   }
 
   answer(m) {

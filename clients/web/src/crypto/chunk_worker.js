@@ -9,6 +9,9 @@
 //   {id, op: 'fetch-open', url, headers, entry} → {id, blob}: the plaintext
 //   a failure                               → {id, error, format: a FormatError?, api:
 //                                             {status, code, retryAfter} for an HTTP one}
+//   while any task is open, every BEAT_MS   → {beat: true} (a worker that is closed or dies
+//                                             says nothing more: chunks.js fails its tasks
+//                                             when the beats stop)
 // The network calls are here too, so that the copies of a body into the browser's own buffers
 // (some 20-30 ms for 4 MiB) do not hold the page. URLs and headers are api.js's blobRequest's.
 // Byte buffers travel transferred, never copied.
@@ -91,11 +94,18 @@ async function fetchOpen({ id, url, headers, entry }) {
 
 const ops = { seal, put, 'fetch-open': fetchOpen };
 
+const BEAT_MS = 1000;
+let open = 0;
+let beat = null;
+
 self.onmessage = async ({ data }) => {
+  if (open++ === 0) beat = setInterval(() => self.postMessage({ beat: true }), BEAT_MS);
   try {
     const [reply, transfer] = await ops[data.op](data);
     self.postMessage(reply, transfer);
   } catch (e) {
     self.postMessage({ id: data.id, error: String(e?.message || e), format: e instanceof FormatError, api: e?.api });
+  } finally {
+    if (--open === 0) clearInterval(beat);
   }
 };
