@@ -296,6 +296,7 @@ watch_rc=$?
 expect_true "pull --watch stops on SIGINT with exit 130 (got $watch_rc)" test "$watch_rc" = 130
 expect_true "kept-local.txt was not sent" bash -c \
     "! XDG_CONFIG_HOME=$CLI_TMP/laptop-a $POUCH ls $POUCH_ID --json | jq -e '.items[] | select(.name == \"kept-local.txt\")' >/dev/null"
+expect_true "kept-local.txt stays on B as written" grep -qx "written on B while it only pulls" "$B/kept-local.txt"
 rm -f "$B/kept-local.txt"
 check pull_watch_follows_the_pouch_and_sends_nothing
 

@@ -144,14 +144,14 @@ clients_st_done() {
     [[ $(jq -r '"\(.state) \(.globalFiles) \(.localFiles) \(.needFiles)"' <<<"$s") == "idle $2 $2 0" ]]
 }
 
-# clients_caught_up NAME: device NAME has reported the pouch's last event as applied (its
-# cursor, PUT /v1/devices/me/cursor after each run of pages, at the pouch's high water);
+# clients_caught_up NAME DEVICE_ID: device NAME has reported the pouch's last event as applied
+# (its cursor, PUT /v1/devices/me/cursor after each run of pages, at the pouch's high water);
 # status 2 when its follower (pid CLIENTS_FOLLOWER) has ended.
 clients_caught_up() {
     kill -0 "$CLIENTS_FOLLOWER" 2>/dev/null || { note "clients: pouch pull --watch on $1 ended (see $OUT_DIR/clients-$1.log)"; return 2; }
     [[ $(psql "$POUCH_DATABASE_URL" -XAtc "SELECT coalesce(bool_or(c.acked_seq >= p.high_water), false)
         FROM pouches p JOIN device_cursors c ON c.pouch_id = p.id AND c.epoch = p.epoch
-        WHERE p.id = '$POUCH_ID' AND c.device_id = '$(device_id "$1")' AND p.high_water > 0") == t ]]
+        WHERE p.id = '$POUCH_ID' AND c.device_id = '$2' AND p.high_water > 0") == t ]]
 }
 
 # clients_wait SECONDS INTERVAL COMMAND...: runs COMMAND every INTERVAL s until it succeeds.
@@ -258,7 +258,7 @@ EOF
     /usr/bin/time -f '%e %U %S' -o "$CL/push.time" env XDG_CONFIG_HOME="$DEVICES/pa" \
         timeout --kill-after=5 900 "$POUCH" push "$PA" >>"$OUT_DIR/clients-pa.log" 2>&1 </dev/null || push_rc=$?
     t1=$(now_ms)
-    clients_wait 600 0.1 clients_caught_up pb || pull_rc=1
+    clients_wait 600 0.1 clients_caught_up pb "$(device_id pb)" || pull_rc=1
     t2=$(now_ms)
     bpid=$(pgrep -P "$tpid" || true)
     [[ -n $bpid ]] && kill -INT "$bpid" 2>/dev/null

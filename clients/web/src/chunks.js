@@ -26,6 +26,7 @@ class ChunkWorkers {
     this.tasks = new Map();   // id → {worker, resolve, reject, onSent}
     this.nextId = 1;
     this.watch = null;        // the silence check's interval, while tasks are open
+    this.checked = undefined; // when it last ran (a longer gap: the page itself was held)
   }
 
   start() {
