@@ -43,10 +43,13 @@ measure() {
     [[ -n ${STACK_DIR:-} && -f ${STACK_DIR:-}/log/sync.log ]] && log_from=$(wc -l <"$STACK_DIR/log/sync.log")
     local pargs=()
     ((p > 1)) && pargs=(-Z --parallel-max "$p")
+    local cpu_a cpu_b
+    cpu_a=$(cpu_snapshot)
     t0=$(date +%s.%N)
     out=$(curl -sS --no-progress-meter "${pargs[@]}" --max-time 300 -w '%{http_code} %{size_download}\n' "$@" 2>>"$OUT/blobs.err") || true
     t1=$(date +%s.%N)
-    printf '%s\n' "$out" >"$OUT/blobs-$backend-$way-$p-${ROUND:-1}.codes"
+    cpu_b=$(cpu_snapshot)
+    printf '%s\n' "$out" >"$OUT/blobs-$backend-$way-$p-${ROUND:-1}$PIN_TAG.codes"
     failed=$(awk -v w="$want" -v way="$way" -v b=$((mib * 1048576)) -v n="$n" '
         { if ($1 != w || (way == "down" && $2 != b)) bad++; seen++ }
         END { print bad + (n - seen) }' <<<"$out")
@@ -60,8 +63,27 @@ measure() {
     fi
     jq -nc --arg backend "$backend" --arg way "$way" --argjson par "$p" --argjson n "$n" \
         --argjson mib "$((n * mib))" --arg t0 "$t0" --arg t1 "$t1" --argjson failed "$failed" --arg note "$note" \
-        --argjson round "${ROUND:-1}" --argjson handler_ms "$handler_ms" '{backend:$backend, way:$way, par:$par, round:$round, n:$n, mib:$mib, secs:(($t1|tonumber) - ($t0|tonumber)),
-          failed:$failed, note:$note} | .mib_s = (.mib / .secs * 100 | round / 100) | if $handler_ms then .handler_ms = $handler_ms else . end' | tee -a "$OUT/blobs.jsonl"
+        --argjson round "${ROUND:-1}" --argjson handler_ms "$handler_ms" --argjson pinned "${BLOBS_PINNED:-false}" \
+        --arg cpu_a "$cpu_a" --arg cpu_b "$cpu_b" --argjson hz "$(getconf CLK_TCK)" '{backend:$backend, way:$way, par:$par, round:$round, n:$n, mib:$mib, secs:(($t1|tonumber) - ($t0|tonumber)),
+          failed:$failed, note:$note, pinned:$pinned} | .mib_s = (.mib / .secs * 100 | round / 100) | if $handler_ms then .handler_ms = $handler_ms else . end
+          | ([$cpu_a | splits(" ") | tonumber]) as $a | ([$cpu_b | splits(" ") | tonumber]) as $b
+          | .cpu_ms = ([range(4)] | map(($b[.] - $a[.]) * 1000 / $hz / $n * 10 | round / 10)
+                       | {busy: .[0], store: .[1], nginx: .[2], handler: .[3]})' | tee -a "$OUT/blobs.jsonl"
+}
+
+# cpu_snapshot: CPU time so far, in clock ticks, as "BUSY STORE NGINX HANDLER": the whole
+# machine's busy time (all cores, /proc/stat less idle and iowait), then that of the Ceph
+# daemons (radosgw, ceph-osd), of nginx and of the sync handler (/proc/PID/stat, all threads).
+cpu_snapshot() {
+    local busy rest
+    busy=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat)
+    rest=$(cat /proc/[0-9]*/stat 2>/dev/null | awk '
+        { c = $2; t = $14 + $15 }
+        c == "(radosgw)" || c == "(ceph-osd)" { s += t }
+        c == "(nginx)" { n += t }
+        c == "(pouch-sync)" { h += t }
+        END { print s + 0, n + 0, h + 0 }')
+    echo "$busy $rest"
 }
 
 # ids PASS: the blob ids of a pass, one a line (FILES/PASS/ID files).
@@ -130,7 +152,7 @@ one_stack() {
     if [[ $backend == s3 ]]; then
         sig=(--aws-sigv4 "aws:amz:$POUCH_S3_REGION:s3" --user "$POUCH_S3_ACCESS_KEY:$POUCH_S3_SECRET_KEY"
             -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD')
-        direct=$POUCH_S3_ENDPOINT/${POUCH_BLOB_STORE#s3://}/bench-direct/
+        direct=$POUCH_S3_ENDPOINT/${POUCH_BLOB_STORE#s3://}/bench-direct$PIN_TAG/
     fi
     # Each pass uploads its own blobs (an id already stored would answer 200 from the database
     # alone); on S3 it alternates with the same PUTs straight to radosgw, the baseline first in
@@ -152,12 +174,12 @@ one_stack() {
         fi
     done
     # The sync handler's CPU time per upload (user + system), for docs/PERFORMANCE.md.
-    echo "$backend: handler CPU $(awk -v c="$(($(handler_cpu_ms) - cpu0))" -v u="$(($(wc -w <<<"$PASSES") * n))" 'BEGIN { printf "%.1f", c / u }') ms per upload" >>"$OUT/blobs-handler.txt"
+    echo "$backend$PIN_TAG: handler CPU $(awk -v c="$(($(handler_cpu_ms) - cpu0))" -v u="$(($(wc -w <<<"$PASSES") * n))" 'BEGIN { printf "%.1f", c / u }') ms per upload" >>"$OUT/blobs-handler.txt"
     if [[ $backend == s3 ]]; then
         s3_after=$(bucket_keys "")
-        note="objects in the bucket: $s3_before before the service's uploads, $s3_after after (of them $(bucket_keys bench-direct%2F) the baseline's)"
+        note="objects in the bucket: $s3_before before the service's uploads, $s3_after after (of them $(bucket_keys "bench-direct$PIN_TAG%2F") the baseline's)"
         echo "blobs: $note" >&2
-        echo "$note" >"$OUT/blobs-bucket.txt"
+        echo "$note" >"$OUT/blobs-bucket$PIN_TAG.txt"
     fi
     for pass in $PASSES; do
         p=1 round=${pass#*-}
@@ -182,12 +204,13 @@ one_stack() {
 }
 
 if [[ ${1:-} == stack ]]; then
-    OUT=$3 FILES=$4 CEPH=$5
+    OUT=$3 FILES=$4 CEPH=$5 PIN_TAG=${PIN_TAG:-}
     one_stack "$2"
     exit 0
 fi
 
 OUT=${1:?usage: blobs.sh OUT_DIR}
+export PIN_TAG=""
 mkdir -p "$OUT"
 : >"$OUT/blobs.jsonl"
 : >"$OUT/blobs.err"
@@ -212,3 +235,11 @@ done
 chmod -R a+rX "$WORK/files"
 "$SELF" stack dir "$OUT" "$WORK/files" "$WORK/ceph"
 "$SELF" stack s3 "$OUT" "$WORK/files" "$WORK/ceph"
+# The S3 stack once more with the store on a core of its own, as it would be on hosts of its
+# own: the Ceph daemons on the last CPU, everything else (this script's children: the stack,
+# curl) on the others. Both the service and the direct PUTs/GETs get the same placement.
+if [[ ${BENCH_BLOBS_PIN:-1} != 0 ]] && (($(nproc) >= 2)); then
+    last=$(($(nproc) - 1))
+    for pid in $(pgrep -x 'radosgw|ceph-osd|ceph-mon'); do taskset -a -p -c "$last" "$pid" >/dev/null; done
+    BLOBS_PINNED=true PIN_TAG=-pinned taskset -c "0-$((last - 1))" "$SELF" stack s3 "$OUT" "$WORK/files" "$WORK/ceph"
+fi

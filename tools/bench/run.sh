@@ -636,8 +636,9 @@ bench_blobs() {
     tools/bench/blobs.sh "$OUT_DIR" || note "blobs: tools/bench/blobs.sh failed (see $OUT_DIR/blobs.err)"
     [[ -s $j ]] || { row "blob throughput: no result (see $OUT_DIR/blobs.err)" - - - ">= 0.8" MISSED; return 0; }
     # The median over the rounds (tools/bench/blobs.sh: BENCH_BLOB_ROUNDS, 3).
+    # mibs BACKEND [PINNED]: PINNED true for the passes with the store on a core of its own.
     mibs() {
-        jq -rs --arg b "$1" --arg w "$way" --argjson p "$p" '[.[] | select(.backend == $b and .way == $w and .par == $p) | .mib_s] | sort
+        jq -rs --arg b "$1" --arg w "$way" --argjson p "$p" --argjson pin "${2:-false}" '[.[] | select(.backend == $b and .way == $w and .par == $p and (.pinned // false) == $pin) | .mib_s] | sort
             | if length == 0 then "" else .[(length / 2 | floor)] end' "$j"
     }
     for way in up down; do
@@ -646,7 +647,7 @@ bench_blobs() {
         for p in 1 8; do
             how="one at a time"
             ((p > 1)) && how="$p at once"
-            count=$(jq -rs '[.[] | select(.backend == "s3")] | "\(.[0].n) x \(.[0].mib / .[0].n) MiB, median of \([.[].round] | max) rounds"' "$j")
+            count=$(jq -rs '[.[] | select(.backend == "s3" and (.pinned // false) == false)] | "\(.[0].n) x \(.[0].mib / .[0].n) MiB, median of \([.[].round] | max) rounds"' "$j")
             s3=$(mibs s3) rg=$(mibs radosgw) dir=$(mibs dir)
             # Any transfer that failed in the pass, or a blob that came back other, misses the row.
             failed=$(jq -s --arg w "$way" --argjson p "$p" \
@@ -657,6 +658,23 @@ bench_blobs() {
             r=$(ratio "$s3" "$dir")
             report "blob $what through the service: S3 (radosgw) vs the local directory (MiB/s, $count, $how)" \
                 "$s3" "$dir" "$r" "$failed"
+            # The whole machine's CPU per object (blobs.sh cpu_ms, medians over the rounds): with
+            # both cores busy, the throughput ratio is that of the CPU each way needs.
+            cpu() {
+                jq -rs --arg b "$1" --arg w "$way" --argjson p "$p" --arg k "$2" '[.[] | select(.backend == $b and .way == $w and .par == $p and (.pinned // false) == false) | .cpu_ms[$k]] | sort
+                    | if length == 0 then "" else .[(length / 2 | floor)] end' "$j"
+            }
+            local cs cr
+            cs=$(cpu s3 busy) cr=$(cpu radosgw busy)
+            [[ -n $cs && -n $cr ]] && report "blob $what, the machine's CPU per object, all cores (ms, $how; baseline: straight to radosgw; ratio radosgw / service)" \
+                "$cs" "$cr" "$(ratio "$cr" "$cs")" 0 \
+                "service: Ceph $(cpu s3 store), nginx $(cpu s3 nginx), sync handler $(cpu s3 handler), the rest (curl, PostgreSQL, kernel) $(awk -v b="$cs" -v s="$(cpu s3 store)" -v n="$(cpu s3 nginx)" -v h="$(cpu s3 handler)" 'BEGIN { printf "%.1f", b - s - n - h }'); straight: Ceph $(cpu radosgw store)"
+            # The same passes with the Ceph daemons on a core of their own (blobs.sh), as a store
+            # on hosts of its own would be: what the service costs when it does not share the
+            # store's cores.
+            s3=$(mibs s3 true) rg=$(mibs radosgw true)
+            [[ -n $s3 && -n $rg ]] && report "blob $what through the service on S3 vs straight to radosgw, the Ceph daemons on a CPU of their own and everything else on the others (MiB/s, $count, $how)" \
+                "$s3" "$rg" "$(ratio "$s3" "$rg")" "$failed" "$(cat "$OUT_DIR/blobs-bucket-pinned.txt" 2>/dev/null)"
         done
     done
 }
