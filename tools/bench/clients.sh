@@ -386,6 +386,7 @@ EOF
 # --- 5. the web app: tools/bench/web.mjs (Chromium through playwright-core) uploads and downloads
 # a 100 MiB file with the app and with a plain fetch PUT/GET of the same bytes in the same page;
 # its JSON: {"upload_ms","fetch_put_ms","download_ms","fetch_get_ms","max_main_thread_block_ms",
+# the reference figures, "cpu_ms" (the machine's CPU during each), "cores",
 # "ok","error"}. A missing script, a failed run or "ok": false makes the rows MISSED.
 clients_web() {
     local wj ok r err up fput down fget block
@@ -430,5 +431,17 @@ clients_web() {
             "${rcut:-n/a}" - - "$rf"
         report "clients: web app reference, those blobs fetched back from the service and opened by the app's worker (no file written), ms (baseline: the plain fetch GET; ratio fetch / this: the best the download row can read)" \
             "${fosvc:-n/a}" "${fget:-n/a}" "$(ratio "$fget" "$fosvc")" "$rf"
+        # The machine's CPU (all cores) during the rows above (web.mjs cpu_ms): when the app
+        # keeps every core busy, 0.5 needs its work to fit in twice fetch's time on all cores.
+        local cores cu cp cd cg budget
+        IFS='|' read -r cores cu cp cd cg <<<"$(jq -r '[.cores, .cpu_ms.upload, .cpu_ms.fetch_put, .cpu_ms.download, .cpu_ms.fetch_get] | map(if type == "number" then tostring else "" end) | join("|")' <<<"$wj")"
+        budget() { awk -v f="$1" -v c="$cores" 'BEGIN { if (f != "" && c != "") printf "%d", 2 * f * c; else print "n/a" }'; }
+        busy() { awk -v x="$1" -v t="$2" -v c="$cores" 'BEGIN { if (x != "" && t > 0 && c > 0) printf "%d %%", 100 * x / (t * c); else print "n/a" }'; }
+        report "clients: web app upload, the machine's CPU during it, all $cores cores, ms (baseline: during the plain fetch PUT; ratio fetch / app)" \
+            "${cu:-n/a}" "${cp:-n/a}" "$(ratio "$cp" "$cu")" "$ok" \
+            "cores busy $(busy "$cu" "$up") of the app's upload, $(busy "$cp" "$fput") of fetch's; 0.5 means at most $(budget "$fput") ms of CPU; the references' CPU: sealing $(jq -r '.cpu_ms.crypto_hash // "n/a"' <<<"$wj"), sealing + the service's check and PUT $(jq -r '.cpu_ms.seal_service // "n/a"' <<<"$wj"), reading and cutting $(jq -r '.cpu_ms.read_cut // "n/a"' <<<"$wj")"
+        report "clients: web app download, the machine's CPU during it, all $cores cores, ms (baseline: during the plain fetch GET; ratio fetch / app)" \
+            "${cd:-n/a}" "${cg:-n/a}" "$(ratio "$cg" "$cd")" "$ok" \
+            "cores busy $(busy "$cd" "$down") of the app's download, $(busy "$cg" "$fget") of fetch's; 0.5 means at most $(budget "$fget") ms of CPU; the reference's CPU: fetched back and opened $(jq -r '.cpu_ms.fetch_open_service // "n/a"' <<<"$wj")"
     fi
 }

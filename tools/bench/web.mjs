@@ -15,7 +15,7 @@
 // rate limits off (it signs up one account). Writes, also on failure,
 //   {"upload_ms","fetch_put_ms","download_ms","fetch_get_ms","max_main_thread_block_ms",
 //    "crypto_ms","crypto_hash_ms","cdc_ms","read_cut_ms","seal_put_ms",
-//    "seal_service_ms","fetch_open_service_ms","ref_error","ok","error"}
+//    "seal_service_ms","fetch_open_service_ms","cpu_ms","cores","ref_error","ok","error"}
 // (ms, integers; with --rounds N, N files of their own, each figure the median of the rounds;
 // max_main_thread_block_ms is the longest gap between the probe's runs in any round, the
 // 10 ms period included) and exits 0 once it is written, 2 on bad arguments. The upload is
@@ -50,6 +50,11 @@
 //                   plaintext), as many in flight: the download without the page's writing of
 //                   the file.
 // 0 when not measured; their failure is ref_error's, not "ok"'s (the app's figures stand).
+// cpu_ms: the whole machine's CPU time (all cores, /proc/stat sampled every 5 ms; the page
+// and this script share the wall clock) during each of the above, medians like them:
+//   {upload, fetch_put, download, fetch_get, read_cut, crypto, crypto_hash, seal_put,
+//    seal_service, fetch_open_service}, and cores: how many the machine has. Where a figure
+// is near its span times the cores the machine was busy throughout: the time is its CPU's.
 // --shots DIR saves screenshots of the upload's progress and the end (a screenshot holds the
 // main thread: the probe's figure then counts it).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -88,9 +93,28 @@ if (!args.url || !args.out) usage('--url and --out are required');
 if (!Number.isInteger(args.sizeMib) || args.sizeMib < 1 || args.sizeMib > 1024) usage('--size-mib must be 1..1024');
 if (!Number.isInteger(args.rounds) || args.rounds < 1 || args.rounds > 20) usage('--rounds must be 1..20');
 
-const result = { upload_ms: 0, fetch_put_ms: 0, download_ms: 0, fetch_get_ms: 0, max_main_thread_block_ms: 0, crypto_ms: 0, crypto_hash_ms: 0, cdc_ms: 0, seal_put_ms: 0, read_cut_ms: 0, seal_service_ms: 0, fetch_open_service_ms: 0, ref_error: '', ok: false, error: '' };
+const result = { upload_ms: 0, fetch_put_ms: 0, download_ms: 0, fetch_get_ms: 0, max_main_thread_block_ms: 0, crypto_ms: 0, crypto_hash_ms: 0, cdc_ms: 0, seal_put_ms: 0, read_cut_ms: 0, seal_service_ms: 0, fetch_open_service_ms: 0, cpu_ms: {}, cores: os.cpus().length, ref_error: '', ok: false, error: '' };
 const writeResult = () => fs.writeFileSync(args.out, `${JSON.stringify(result)}\n`);
 const say = (s) => console.error(`web.mjs: ${s}`);
+
+// The machine's busy CPU time, sampled: [wall-clock ms, busy ms of all cores] every 5 ms
+// (/proc/stat's cpu line less idle and iowait, in USER_HZ = 100 ticks a second).
+const cpuSamples = [];
+const busyMs = () => {
+  const f = fs.readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
+  return (f[0] + f[1] + f[2] + f[5] + f[6] + f[7]) * 10;
+};
+const sampleCpu = () => cpuSamples.push([performance.timeOrigin + performance.now(), busyMs()]);
+// The busy ms between wall-clock ms `from` and `to` (the last sample at or before each).
+function cpuBetween([from, to]) {
+  const at = (t) => {
+    let v = null;
+    for (const [when, busy] of cpuSamples) if (when <= t) v = busy; else break;
+    return v;
+  };
+  const a = at(from), b = at(to);
+  return a === null || b === null ? null : b - a;
+}
 
 // playwright-core as the browser suite pins it, installed the way run.sh installs it.
 async function loadPlaywright() {
@@ -307,7 +331,12 @@ async function measure(cdp, file, size) {
       for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
       return true;
     };
+    const E = (x) => performance.timeOrigin + x;
     const out = {
+      spans: {
+        upload: [E(B.marks.uploadStart), E(B.marks.committed)],
+        download: [E(B.marks.downloadStart), E(B.blobs[0].t)],
+      },
       upload: B.marks.committed - B.marks.uploadStart,
       download: B.blobs[0].t - B.marks.downloadStart,
       blockUpload: gapIn(B.marks.uploadStart, B.marks.committed),
@@ -319,11 +348,13 @@ async function measure(cdp, file, size) {
     let t = performance.now();
     const put = await fetch('/_bench/data', { method: 'PUT', body: B.file, cache: 'no-store' });
     out.fetchPut = performance.now() - t;
+    out.spans.fetch_put = [E(t), E(t + out.fetchPut)];
     out.putStatus = put.status;
     t = performance.now();
     const got = await fetch('/_bench/data', { cache: 'no-store' });
     const bytes = await got.arrayBuffer();
     out.fetchGet = performance.now() - t;
+    out.spans.fetch_get = [E(t), E(t + out.fetchGet)];
     out.getStatus = got.status;
     out.getSize = bytes.byteLength;
     out.fetchedSame = out.getSize === expected && (await same(new Blob([bytes]), B.file));
@@ -378,6 +409,8 @@ async function references(aesFirst, expected) {
     at += cut;
   }
   const readCut = performance.now() - t;
+  const E = (x) => performance.timeOrigin + x;
+  const spans = { read_cut: [E(t), E(t + readCut)] };
   if (readChunks !== cuts.length) throw new Error(`the file read from disk cut into ${readChunks} chunks, not ${cuts.length}`);
   // Each chunk in a buffer of its own as sealFile hands it over: its window, the chunk first.
   const windows = () => cuts.map(([at, cut]) => ({ buffer: bytes.slice(at, Math.min(bytes.length, at + WINDOW)).buffer, size: cut }));
@@ -419,6 +452,7 @@ async function references(aesFirst, expected) {
   };
   // The service's blobs that sealAll(…, 'service') stored, and the time to fetch and open them.
   let openedMs = 0;
+  let lastSpan = null, openedSpan = null;
   const sealAll = async (url, put = false) => {
     const check = checker();
     const kept = [];
@@ -476,6 +510,7 @@ async function references(aesFirst, expected) {
       }
       await Promise.all(live);
       const ms = performance.now() - start;
+      lastSpan = [E(start), E(start + ms)];
       if (sealed !== bytes.length + cuts.length * 28) throw new Error(`${url}: sealed ${sealed} bytes, not ${bytes.length} + 28 per chunk`);
       if (put === 'service') {
         // Back down, as many in flight, each opened by the app's worker (fetch-open).
@@ -494,6 +529,7 @@ async function references(aesFirst, expected) {
         }
         await Promise.all(flight);
         openedMs = performance.now() - begin;
+        openedSpan = [E(begin), E(begin + openedMs)];
         if (opened !== bytes.length) throw new Error(`fetch-open: ${opened} bytes opened, not ${bytes.length}`);
       }
       return ms;
@@ -520,7 +556,7 @@ async function references(aesFirst, expected) {
       }
     };`], { type: 'text/javascript' }));
   try {
-    const out = { cdc, readCut, chunks: cuts.length };
+    const out = { cdc, readCut, chunks: cuts.length, spans };
     for (const which of aesFirst ? ['aes', 'app', 'put', 'service'] : ['service', 'put', 'app', 'aes']) {
       if (which === 'aes') out.crypto = await sealAll(aesWorker);
       else if (which === 'app') out.cryptoHash = await sealAll('/chunk-worker.js');
@@ -528,7 +564,9 @@ async function references(aesFirst, expected) {
       else {
         out.sealService = await sealAll('/chunk-worker.js', 'service');
         out.fetchOpenService = openedMs;
+        spans.fetch_open_service = openedSpan;
       }
+      spans[{ aes: 'crypto', app: 'crypto_hash', put: 'seal_put', service: 'seal_service' }[which]] = lastSpan;
     }
     return out;
   } finally {
@@ -556,6 +594,8 @@ async function run(chromium, dir, files, size) {
     const target = targets.find((t) => t.type === 'page' && t.url.startsWith(args.url));
     if (!target) throw new Error('the app\'s page is gone after onboarding');
     const cdp = await Cdp.open(target.webSocketDebuggerUrl);
+    sampleCpu();
+    const sampler = setInterval(sampleCpu, 5);
     const rounds = [];
     const refs = [];
     try {
@@ -595,6 +635,8 @@ async function run(chromium, dir, files, size) {
         result.ref_error = String(e?.message || e).split('\n')[0];
       }
     } finally {
+      clearInterval(sampler);
+      sampleCpu();
       cdp.close();
     }
     // Each figure is the median of the rounds; the main thread's, the longest gap of any.
@@ -610,6 +652,17 @@ async function run(chromium, dir, files, size) {
       result.read_cut_ms = Math.round(median(refs.map((r) => r.readCut)));
       result.seal_service_ms = Math.round(median(refs.map((r) => r.sealService)));
       result.fetch_open_service_ms = Math.round(median(refs.map((r) => r.fetchOpenService)));
+    }
+    // The machine's CPU during each timed span, the median over the rounds.
+    for (const m of [...rounds, ...refs]) {
+      for (const [k, span] of Object.entries(m.spans ?? {})) {
+        const c = span && cpuBetween(span);
+        if (c !== null && c !== undefined) (m.cpu ??= {})[k] = c;
+      }
+    }
+    for (const k of ['upload', 'fetch_put', 'download', 'fetch_get', 'read_cut', 'crypto', 'crypto_hash', 'seal_put', 'seal_service', 'fetch_open_service']) {
+      const xs = [...rounds, ...refs].map((m) => m.cpu?.[k]).filter((x) => x !== undefined);
+      if (xs.length) result.cpu_ms[k] = Math.round(median(xs));
     }
     result.max_main_thread_block_ms = Math.round(Math.max(...rounds.map((m) => Math.max(m.blockUpload, m.blockDownload))));
     const problems = [];
