@@ -184,13 +184,25 @@ bench_rss() {
     done
 }
 
+# busy_ticks: the machine's busy CPU time so far (/proc/stat's cpu line less idle and iowait),
+# in clock ticks of all cores together.
+busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
+# cpu_note TICKS_BEFORE TICKS_AFTER COUNT: writes "us_per_unit busy_percent" of the span
+# (secs long, all cores) to OUT_DIR/cpu.last; cpu_last prints it ("n/a n/a" when unknown).
+cpu_note() {
+    awk -v a="$1" -v b="$2" -v n="$3" -v hz="$(getconf CLK_TCK)" -v s="$secs" -v c="$(nproc)" 'BEGIN {
+        if (n > 0) printf "%.1f %d\n", (b - a) / hz * 1e6 / n, 100 * (b - a) / hz / (s * c); else print "n/a n/a" }' >"$OUT_DIR/cpu.last"
+}
+cpu_last() { cat "$OUT_DIR/cpu.last" 2>/dev/null || echo "n/a n/a"; }
+
 # wrk_rps URL [extra wrk args]: "requests/s failures" over BENCH_SECONDS with 2 threads, 32
 # connections.
 # BENCH_PERF=1: each wrk run is also recorded system-wide with perf (OUT_DIR/perf-N.data) and
 # its CPU split by process is appended to OUT_DIR/perf.txt.
+# The machine's CPU during the run goes to OUT_DIR/cpu.last (cpu_last reads it).
 # (Called in $(...): the run counter lives in a file, a variable would not survive.)
 wrk_rps() {
-    local url=$1 out perf_pid="" perf_runs
+    local url=$1 out perf_pid="" perf_runs b0 b1
     shift
     if [[ ${BENCH_PERF:-0} == 1 ]]; then
         perf_runs=$(($(cat "$OUT_DIR/perf-runs" 2>/dev/null || echo 0) + 1))
@@ -198,7 +210,10 @@ wrk_rps() {
         perf record -a -g -q -o "$OUT_DIR/perf-$perf_runs.data" -- sleep $((secs > 2 ? secs - 2 : 1)) 2>/dev/null &
         perf_pid=$!
     fi
+    b0=$(busy_ticks)
     out=$(wrk -t2 -c32 -d"${secs}s" --latency "$@" "$url")
+    b1=$(busy_ticks)
+    cpu_note "$b0" "$b1" "$(awk '/^[ \t]*[0-9]+ requests in/ { print $1 }' <<<"$out")"
     if [[ -n $perf_pid ]]; then
         wait "$perf_pid" || true
         { echo "== perf-$perf_runs: wrk $url"
@@ -294,13 +309,20 @@ EOF
     # (its own request_id in the body)
     curl -fsS "http://127.0.0.1:$fport/v1/health" | grep -q '"status":"ok"' || stack_die "FastCGI with a connection per request does not answer the health body"
     local of tf pf kf cf
+    local ocpu obusy kcpu kbusy
     read -r ours of <<<"$(wrk_rps "$STACK_URL/v1/health")"
+    read -r ocpu obusy <<<"$(cpu_last)"
     read -r kept kf <<<"$(wrk_rps "http://127.0.0.1:$kport/v1/health")"
+    read -r kcpu kbusy <<<"$(cpu_last)"
     read -r cpr cf <<<"$(wrk_rps "http://127.0.0.1:$fport/v1/health")"
     read -r proxied pf <<<"$(wrk_rps "http://127.0.0.1:$pport/v1/health")"
     read -r theirs tf <<<"$(wrk_rps "http://127.0.0.1:$sport/v1/health")"
     r=$(ratio "$ours" "$kept")
     row "/v1/health vs the proxied-nginx reference (kept-alive upstream connections; req/s, wrk -c32)" "$ours" "$kept" "$r" ">= 0.8" "$(verdict "$r" 0.8 ge $((of + kf)))"
+    # The machine's CPU per request, wrk's own included: with every core busy, the req/s
+    # ratio is the ratio of these.
+    report "/v1/health, the machine's CPU per request, all cores, us (baseline: the kept-alive proxied-nginx reference; ratio reference / handler)" \
+        "$ocpu" "$kcpu" "$(ratio "$kcpu" "$ocpu")" $((of + kf)) "cores busy: ${obusy} % through the handler, ${kbusy} % for the reference"
     report "/v1/health with a connection per request (fastcgi_keep_conn off) vs the proxied-nginx reference (connection per request)" "$cpr" "$proxied" "$(ratio "$cpr" "$proxied")" $((cf + pf))
     report "reference: nginx proxying to an nginx that returns the body (unix socket, kept-alive) vs nginx return" "$kept" "$theirs" "$(ratio "$kept" "$theirs")" $((kf + tf))
     report "reference: nginx proxying to an nginx that returns the body (unix socket, connection per request) vs nginx return" "$proxied" "$theirs" "$(ratio "$proxied" "$theirs")" $((pf + tf))
@@ -325,21 +347,34 @@ bench_get() {
         stack_die "pouch-loadgen has no statement auth_session_with_pouch"
     printf '%s;\n' "$(sed -e 's/\$1/:hash/g' -e 's/\$2/:pouch/g' <<<"$sql")" >"$script"
     local of pout health hf bound
+    local gcpu gbusy pcpu pbusy hcpu hbusy b0
     read -r ours of <<<"$(wrk_rps "$STACK_URL/v1/pouches/$POUCH" -H "Authorization: Bearer $WEB_TOKEN")"
+    read -r gcpu gbusy <<<"$(cpu_last)"
     # The handler pool holds POUCH_DB_POOL (8) connections per process; pgbench gets as many
     # clients as wrk has connections, prepared statements like the handlers.
+    b0=$(busy_ticks)
     pout=$("$PGBENCH" -n -M prepared -c 32 -j 2 -T "$secs" -D "hash=$hash" -D "pouch=$POUCH" \
         -f "$script" "$POUCH_DATABASE_URL" 2>&1 | tee -a "$OUT_DIR/pgbench.txt")
+    cpu_note "$b0" "$(busy_ticks)" "$(awk '/^number of transactions actually processed/ { split($NF, x, "/"); print x[1] }' <<<"$pout")"
+    read -r pcpu pbusy <<<"$(cpu_last)"
     theirs=$(awk '/^tps/ && !n++ { print $3 }' <<<"$pout")
     # The ceiling of that ratio on this machine: a request costs at least the FastCGI round
     # trip with no work (GET /v1/health, its probe shared) plus the SQL, all on the same
     # cores, so even a handler with no cost of its own reaches only H / (H + P).
     read -r health hf <<<"$(wrk_rps "$STACK_URL/v1/health")"
+    read -r hcpu hbusy <<<"$(cpu_last)"
     r=$(ratio "$ours" "$theirs")
     bound=$(awk -v h="$health" -v p="$theirs" 'BEGIN { if (h + p > 0) printf "%.2f", h / (h + p); else print "n/a" }')
     row "authenticated GET vs its ceiling H/(H+P) (GET /v1/pouches/{id} req/s over pgbench of its statement, as a share of the ceiling)" "$r" "$bound" "$(ratio "$r" "$bound")" ">= 0.85" "$(verdict "$(ratio "$r" "$bound")" 0.85 ge $((of + hf + $(pgbench_failed "$pout"))))"
     report "reference: GET /v1/pouches/{id} req/s (web bearer, wrk -c32) vs pgbench -c32 of its statement" "$ours" "$theirs" "$r" "$of"
     report "reference: ceiling H / (H + P), H = GET /v1/health req/s, P = that pgbench tps" "$health" "$theirs" "$bound" "$hf"
+    # With every core busy, the row reads (h + p) / g of these CPU figures: the GET's CPU
+    # against the health request's plus the statement's.
+    local hp
+    hp=$(awk -v h="$hcpu" -v p="$pcpu" 'BEGIN { if (h + 0 > 0 && p + 0 > 0) printf "%.1f", h + p; else print "n/a" }')
+    report "authenticated GET, the machine's CPU per request, all cores, us (baseline: /v1/health's per request + pgbench's per transaction of its statement; ratio baseline / GET)" \
+        "$gcpu" "$hp" "$(ratio "$hp" "$gcpu")" "$of" \
+        "health ${hcpu} us, pgbench ${pcpu} us; cores busy: ${gbusy} % GET, ${hbusy} % health, ${pbusy} % pgbench"
 }
 
 # pgbench_failed OUTPUT: 0 when pgbench ran clean, else the count of failed or aborted
