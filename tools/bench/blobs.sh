@@ -16,7 +16,10 @@
 # web user (Authorization: Bearer) does. Each pass has blobs of its own: BENCH_BLOB_ROUNDS (3)
 # rounds of the two passes. Appends one JSON line per pass to OUT_DIR/blobs.jsonl: {backend:
 # dir|s3|radosgw, way: up|down, par, round, n, mib, secs, mib_s, failed, note, and for the
-# service's uploads handler_ms: the sync handler's own median duration_ms over the pass}; run.sh
+# service's uploads handler_ms: the sync handler's own median duration_ms over the pass;
+# cpu_ms: {busy, store, nginx, handler}, ms of CPU per object (cpu_snapshot); pinned: true
+# for the passes of the S3 stack run again with the Ceph daemons on a CPU of their own,
+# BENCH_BLOBS_PIN=0 skips that run}; run.sh
 # compares the medians over the rounds. OUT_DIR/blobs-handler.txt gets the sync handler's CPU
 # time per upload of each stack. The stacks and the Ceph are stopped at the end, whatever happens.
 #   blobs.sh stack dir|s3 OUT_DIR FILES_DIR CEPH_DIR   (one stack: what the above runs twice)
