@@ -118,6 +118,18 @@ const workers = () => (pool ??= new ChunkWorkers(Math.min(4, Math.max(2, navigat
 const MAX_CHUNKS = 1000;
 const fixedCut = (window) => window.length;
 
+// Lets the page's other work (input, painting, timers) run between two windows. A file's
+// reads resolve as microtasks, so without it the reading and cutting loops below held the
+// main thread for as many 4 MiB windows as the pipeline had room for: up to 8 cuts of ~7 ms
+// in one task, over 100 ms on a busy machine (make bench's main-thread probe).
+const yieldToPage = () => (globalThis.scheduler?.yield
+  ? globalThis.scheduler.yield()
+  : new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => { channel.port1.close(); resolve(); };
+    channel.port2.postMessage(null);
+  }));
+
 // Where each chunk that starts a window of min(4 MiB, the rest of the file) bytes ends
 // (CLIENT-FORMAT "Chunk boundaries"): content-defined (crypto/cdc.js cdcCut), unless that
 // makes more than 1,000 chunks: then every 4 MiB. Every chunk but the last is over CDC_MIN
@@ -134,6 +146,7 @@ async function cutFor(file) {
       const cut = cdcCut(window);
       rest = window.subarray(cut);
       at += cut;
+      await yieldToPage();
     }
     return cdcCut;
   } finally {
@@ -168,6 +181,7 @@ export async function sealFile(file, reuse, send) {
       live.add(done);
       done.finally(() => live.delete(done));
       at += cut;
+      await yieldToPage();
     }
   } finally {
     await Promise.all(live);
