@@ -217,6 +217,7 @@ export PIN_TAG=""
 mkdir -p "$OUT"
 : >"$OUT/blobs.jsonl"
 : >"$OUT/blobs.err"
+: >"$OUT/blobs-handler.txt"
 WORK=$(mktemp -d /var/tmp/pouch-bench-blobs.XXXXXX)
 chmod 711 "$WORK"   # the Ceph daemons run as user ceph (ceph.sh)
 cleanup() {
