@@ -701,15 +701,19 @@ bench_blobs() {
             }
             local cs cr
             cs=$(cpu s3 busy) cr=$(cpu radosgw busy)
-            [[ -n $cs && -n $cr ]] && report "blob $what, the machine's CPU per object, all cores (ms, $how; baseline: straight to radosgw; ratio radosgw / service)" \
-                "$cs" "$cr" "$(ratio "$cr" "$cs")" 0 \
-                "service: Ceph $(cpu s3 store), nginx $(cpu s3 nginx), sync handler $(cpu s3 handler), the rest (curl, PostgreSQL, kernel) $(awk -v b="$cs" -v s="$(cpu s3 store)" -v n="$(cpu s3 nginx)" -v h="$(cpu s3 handler)" 'BEGIN { printf "%.1f", b - s - n - h }'); straight: Ceph $(cpu radosgw store)"
+            if [[ -n $cs && -n $cr ]]; then
+                report "blob $what, the machine's CPU per object, all cores (ms, $how; baseline: straight to radosgw; ratio radosgw / service)" \
+                    "$cs" "$cr" "$(ratio "$cr" "$cs")" 0 \
+                    "service: Ceph $(cpu s3 store), nginx $(cpu s3 nginx), sync handler $(cpu s3 handler), the rest (curl, PostgreSQL, kernel) $(awk -v b="$cs" -v s="$(cpu s3 store)" -v n="$(cpu s3 nginx)" -v h="$(cpu s3 handler)" 'BEGIN { printf "%.1f", b - s - n - h }'); straight: Ceph $(cpu radosgw store)"
+            fi
             # The same passes with the Ceph daemons on a core of their own (blobs.sh), as a store
             # on hosts of its own would be: what the service costs when it does not share the
             # store's cores.
             s3=$(mibs s3 true) rg=$(mibs radosgw true)
-            [[ -n $s3 && -n $rg ]] && report "blob $what through the service on S3 vs straight to radosgw, the Ceph daemons on a CPU of their own and everything else on the others (MiB/s, $count, $how)" \
-                "$s3" "$rg" "$(ratio "$s3" "$rg")" "$failed" "$(cat "$OUT_DIR/blobs-bucket-pinned.txt" 2>/dev/null)"
+            if [[ -n $s3 && -n $rg ]]; then
+                report "blob $what through the service on S3 vs straight to radosgw, the Ceph daemons on a CPU of their own and everything else on the others (MiB/s, $count, $how)" \
+                    "$s3" "$rg" "$(ratio "$s3" "$rg")" "$failed" "$(cat "$OUT_DIR/blobs-bucket-pinned.txt" 2>/dev/null)"
+            fi
         done
     done
 }
