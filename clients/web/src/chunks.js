@@ -1,12 +1,12 @@
-// chunks.js -- a large file's chunks moved in parallel and mostly off the page's main thread:
-// the file is read and cut here, chunk workers (crypto/chunk_worker.js, served as
+// chunks.js -- a large file's chunks moved in parallel and off the page's main thread: the
+// file is read here and cut by a worker of its own, chunk workers (crypto/chunk_worker.js, served as
 // /chunk-worker.js) seal, upload, fetch and open the chunks (AES-GCM, BLAKE3 and the copies
 // into and out of the network, the costly part), and up to PIPELINE chunks are between the
 // file and the server at once, so reading, sealing and the network overlap. Which requests
 // are sent is the caller's (vault.js). Buffers go to the workers and back transferred.
 import { ApiError, noteSessionEnd } from './api.js';
 import { FormatError } from './crypto/bytes.js';
-import { CDC_MAX, CDC_MIN, cdcCut } from './crypto/cdc.js';
+import { CDC_MAX, CDC_MIN } from './crypto/cdc.js';
 
 const WORKER_URL = '/chunk-worker.js';
 // Chunks sealed, checked or uploading (or fetched or opening) at once: each holds ≤ 8 MiB.
@@ -16,11 +16,16 @@ const PIPELINE = 8;
 // event (a browser gives none for some) fails the upload or download instead of holding it.
 const SILENT_MS = 10000;
 
+// Every pool of the page (the chunk workers, the cutting worker): a silent worker retires the
+// idle ones of all of them.
+const pools = new Set();
+
 // A few workers, each taking the next task when it has the fewest open; started on first use
 // and kept for the page's life (a worker that failed or went silent is replaced at the next
 // use).
 class ChunkWorkers {
   constructor(size) {
+    pools.add(this);
     this.size = size;
     this.workers = [];
     this.tasks = new Map();   // id → {worker, resolve, reject, onSent}
@@ -80,10 +85,10 @@ class ChunkWorkers {
     const silent = this.workers.filter((w) => w.open > 0 && now - w.heard > SILENT_MS);
     if (held) for (const w of this.workers) w.heard = Math.max(w.heard, now);
     else if (silent.length) {
-      // The idle ones go too (they have nothing to beat for, so their state is unknown): the
-      // next task starts a fresh pool.
+      // The idle ones go too, in every pool (they have nothing to beat for, so their state is
+      // unknown): the next task starts fresh workers.
       for (const w of silent) this.retire(w, new Error('The encryption worker stopped answering.'));
-      for (const w of this.workers.filter((x) => x.open === 0)) this.retire(w, null);
+      for (const p of pools) for (const w of p.workers.filter((x) => x.open === 0)) p.retire(w, null);
     }
     if (!this.tasks.size) {
       clearInterval(this.watch);
@@ -113,49 +118,50 @@ class ChunkWorkers {
 
 let pool = null;
 const workers = () => (pool ??= new ChunkWorkers(Math.min(4, Math.max(2, navigator.hardwareConcurrency || 2))));
+// The cuts are a worker's too (the same script, op "cut"), one of its own so that a window's
+// cut never waits behind the sealing: content-defined cutting is ~7 ms of CPU per 4 MiB window
+// (more before the JIT warms up), which on the main thread held the page for 100 ms and more
+// on a busy machine (make bench's main-thread probe).
+let cutPool = null;
+const cutter = () => (cutPool ??= new ChunkWorkers(1));
 
 // A file is at most 1,000 chunks (an op's blob_ids bound).
 const MAX_CHUNKS = 1000;
-const fixedCut = (window) => window.length;
 
-// Lets the page's other work (input, painting, timers) run between two windows. A file's
-// reads resolve as microtasks, so without it the reading and cutting loops below held the
-// main thread for as many 4 MiB windows as the pipeline had room for: up to 8 cuts of ~7 ms
-// in one task, over 100 ms on a busy machine (make bench's main-thread probe).
-const yieldToPage = () => (globalThis.scheduler?.yield
-  ? globalThis.scheduler.yield()
-  : new Promise((resolve) => {
-    const channel = new MessageChannel();
-    channel.port1.onmessage = () => { channel.port1.close(); resolve(); };
-    channel.port2.postMessage(null);
-  }));
+// Where the chunk that starts `window` ends: the whole window (`fixed`), or crypto/cdc.js
+// cdcCut's answer from the cutting worker. `window` (a whole ArrayBuffer's view) goes there and
+// back transferred. → {cut, window}.
+async function cutWindow(window, fixed) {
+  if (fixed) return { cut: window.length, window };
+  const { cut, buffer } = await cutter().run({ op: 'cut', buffer: window.buffer }, [window.buffer]);
+  return { cut, window: new Uint8Array(buffer) };
+}
 
-// Where each chunk that starts a window of min(4 MiB, the rest of the file) bytes ends
-// (CLIENT-FORMAT "Chunk boundaries"): content-defined (crypto/cdc.js cdcCut), unless that
-// makes more than 1,000 chunks: then every 4 MiB. Every chunk but the last is over CDC_MIN
-// bytes, so only a file over 1,000 × (CDC_MIN + 1) bytes can pass the bound: such a file is
-// read once more first, its cuts counted.
-async function cutFor(file) {
-  if (file.size <= MAX_CHUNKS * (CDC_MIN + 1)) return cdcCut;
+// Whether each chunk that starts a window of min(4 MiB, the rest of the file) bytes ends at
+// the window's end (true: every 4 MiB) rather than where crypto/cdc.js cdcCut puts it
+// (CLIENT-FORMAT "Chunk boundaries"): content-defined unless that makes more than 1,000
+// chunks. Every chunk but the last is over CDC_MIN bytes, so only a file over
+// 1,000 × (CDC_MIN + 1) bytes can pass the bound: such a file is read once more first, its
+// cuts counted.
+async function fixedCuts(file) {
+  if (file.size <= MAX_CHUNKS * (CDC_MIN + 1)) return false;
   const reader = fileReader(file);
   let rest = new Uint8Array(0);
   try {
     for (let at = 0, count = 0; at < file.size; count++) {
-      if (count === MAX_CHUNKS) return fixedCut;
-      const window = await readWindow(reader, rest, Math.min(CDC_MAX, file.size - at));
-      const cut = cdcCut(window);
+      if (count === MAX_CHUNKS) return true;
+      const { cut, window } = await cutWindow(await readWindow(reader, rest, Math.min(CDC_MAX, file.size - at)), false);
       rest = window.subarray(cut);
       at += cut;
-      await yieldToPage();
     }
-    return cdcCut;
+    return false;
   } finally {
     reader.cancel().catch(() => {});
   }
 }
 
 // Seals `file` (a File or Blob) chunk by chunk: read in order (one stream, the fastest way to
-// read a File), cut (cutFor), and each chunk handed to a worker; send(index, sealed) takes each sealed
+// read a File), cut (fixedCuts, cutWindow), and each chunk handed to a worker; send(index, sealed) takes each sealed
 // chunk to the server as it is ready ({entry, stored: ArrayBuffer}, or {hash} for a plaintext
 // whose hash is in `reuse`) and answers its entry. → the entries in file order. The first
 // failure stops the reading and is thrown once the chunks already under way have settled.
@@ -163,15 +169,14 @@ export async function sealFile(file, reuse, send) {
   const entries = [];
   const live = new Set();
   let failure = null;
-  const chunkCut = await cutFor(file);
+  const fixed = await fixedCuts(file);
   const reader = fileReader(file);
   let rest = new Uint8Array(0);  // bytes read past the last cut: the next window's first
   try {
     for (let at = 0, i = 0; at < file.size && !failure; i++) {
       while (live.size >= PIPELINE) await Promise.race(live);
       if (failure) break;
-      const window = await readWindow(reader, rest, Math.min(CDC_MAX, file.size - at));
-      const cut = chunkCut(window);
+      const { cut, window } = await cutWindow(await readWindow(reader, rest, Math.min(CDC_MAX, file.size - at)), fixed);
       if (!Number.isSafeInteger(cut) || cut < 1 || cut > window.length) throw new Error(`a chunk was cut at ${cut} of ${window.length} bytes`);
       rest = window.slice(cut);
       const index = i;
@@ -181,7 +186,6 @@ export async function sealFile(file, reuse, send) {
       live.add(done);
       done.finally(() => live.delete(done));
       at += cut;
-      await yieldToPage();
     }
   } finally {
     await Promise.all(live);

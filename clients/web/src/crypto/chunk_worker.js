@@ -7,6 +7,8 @@
 //                                             hash is in `reuse`
 //   {id, op: 'put', stored, url, headers}   → {id, sent} now and then, then {id}
 //   {id, op: 'fetch-open', url, headers, entry} → {id, blob}: the plaintext
+//   {id, op: 'cut', buffer}                 → {id, cut, buffer}: cdc.js cdcCut of the window
+//                                             (all of buffer), the buffer handed back
 //   a failure                               → {id, error, format: a FormatError?, api:
 //                                             {status, code, retryAfter} for an HTTP one}
 //   while any task is open, every BEAT_MS   → {beat: true} (a worker that is closed or dies
@@ -18,6 +20,7 @@
 import { createBLAKE3 } from 'hash-wasm';
 
 import { FormatError, b64url } from './bytes.js';
+import { cdcCut } from './cdc.js';
 import { openChunk, sealChunk } from './format.js';
 
 const hasher = createBLAKE3();
@@ -92,7 +95,11 @@ async function fetchOpen({ id, url, headers, entry }) {
   return [{ id, blob: new Blob([pt]) }, []];
 }
 
-const ops = { seal, put, 'fetch-open': fetchOpen };
+function cut({ id, buffer }) {
+  return [{ id, cut: cdcCut(new Uint8Array(buffer)), buffer }, [buffer]];
+}
+
+const ops = { seal, put, 'fetch-open': fetchOpen, cut };
 
 const BEAT_MS = 1000;
 let open = 0;
