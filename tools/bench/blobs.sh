@@ -20,8 +20,8 @@
 # cpu_ms: {busy, store, nginx, handler}, ms of CPU per object (cpu_snapshot); pinned: true
 # for the passes of the S3 stack run again with the Ceph daemons on a CPU of their own,
 # BENCH_BLOBS_PIN=0 skips that run}; run.sh
-# compares the medians over the rounds. OUT_DIR/blobs-handler.txt gets the sync handler's CPU
-# time per upload of each stack. The stacks and the Ceph are stopped at the end, whatever happens.
+# compares the medians over the rounds. The stacks and the Ceph are stopped at the end, whatever
+# happens.
 #   blobs.sh stack dir|s3 OUT_DIR FILES_DIR CEPH_DIR   (one stack: what the above runs twice)
 # Relies on tools/stack/{lib,ceph}.sh, tests/smoke/{lib,flows}.sh, curl 7.88, b3sum, jq.
 set -euo pipefail
@@ -29,6 +29,8 @@ SELF=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 cd "$(dirname "$0")/../.."
 # shellcheck source=tools/stack/lib.sh
 source tools/stack/lib.sh
+# shellcheck source=tools/bench/cpu.sh
+source tools/bench/cpu.sh
 
 n=${BENCH_BLOBS:-32}
 mib=${BENCH_BLOB_MIB:-4}
@@ -79,7 +81,7 @@ measure() {
 # daemons (radosgw, ceph-osd), of nginx and of the sync handler (/proc/PID/stat, all threads).
 cpu_snapshot() {
     local busy rest
-    busy=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat)
+    busy=$(busy_ticks)
     rest=$(cat /proc/[0-9]*/stat 2>/dev/null | awk '
         { c = $2; t = $14 + $15 }
         c == "(radosgw)" || c == "(ceph-osd)" { s += t }
@@ -108,13 +110,6 @@ bucket_keys() {
         --user "$POUCH_S3_ACCESS_KEY:$POUCH_S3_SECRET_KEY" -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' \
         "$POUCH_S3_ENDPOINT/${POUCH_BLOB_STORE#s3://}?list-type=2&max-keys=1000&prefix=$1" |
         { grep -o '<Key>' || true; } | wc -l
-}
-
-# handler_cpu_ms: user + system CPU time of the running sync handler, in ms.
-handler_cpu_ms() {
-    local pid
-    pid=$(cat "$STACK_DIR/pids/sync.pid" 2>/dev/null) || { echo 0; return; }
-    awk -v hz="$(getconf CLK_TCK)" '{ print int(($14 + $15) * 1000 / hz) }' "/proc/$pid/stat" 2>/dev/null || echo 0
 }
 
 # --- one stack -------------------------------------------------------------------------------
@@ -160,8 +155,6 @@ one_stack() {
     # Each pass uploads its own blobs (an id already stored would answer 200 from the database
     # alone); on S3 it alternates with the same PUTs straight to radosgw, the baseline first in
     # odd rounds and second in even ones, so a burst of load elsewhere hits both alike.
-    local cpu0
-    cpu0=$(handler_cpu_ms)
     for pass in $PASSES; do
         p=1 round=${pass#*-}
         [[ $pass == par-* ]] && p=$par
@@ -176,8 +169,6 @@ one_stack() {
             ROUND=$round measure radosgw up "$p" 200 "curl --aws-sigv4 PUT" "${sig[@]}" "${args[@]}"
         fi
     done
-    # The sync handler's CPU time per upload (user + system), for docs/PERFORMANCE.md.
-    echo "$backend$PIN_TAG: handler CPU $(awk -v c="$(($(handler_cpu_ms) - cpu0))" -v u="$(($(wc -w <<<"$PASSES") * n))" 'BEGIN { printf "%.1f", c / u }') ms per upload" >>"$OUT/blobs-handler.txt"
     if [[ $backend == s3 ]]; then
         s3_after=$(bucket_keys "")
         note="objects in the bucket: $s3_before before the service's uploads, $s3_after after (of them $(bucket_keys "bench-direct$PIN_TAG%2F") the baseline's)"
@@ -217,7 +208,6 @@ export PIN_TAG=""
 mkdir -p "$OUT"
 : >"$OUT/blobs.jsonl"
 : >"$OUT/blobs.err"
-: >"$OUT/blobs-handler.txt"
 WORK=$(mktemp -d /var/tmp/pouch-bench-blobs.XXXXXX)
 chmod 711 "$WORK"   # the Ceph daemons run as user ceph (ceph.sh)
 cleanup() {

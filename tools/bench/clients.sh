@@ -427,7 +427,7 @@ clients_web() {
             "${sput:-n/a}" "${fput:-n/a}" "$(ratio "$fput" "$sput")" "$rf"
         report "clients: web app reference, the app's sealing + the service's blob check and blob PUT (no file read, no commit), ms (ratio fetch / this: the best the upload row can read)" \
             "${ssvc:-n/a}" "${fput:-n/a}" "$(ratio "$fput" "$ssvc")" "$rf"
-        report "clients: web app reference, reading and cutting the file as the app does (main thread, no workers), ms" \
+        report "clients: web app reference, reading and cutting the file as the app does, here on the page's main thread (the app cuts in a worker), ms" \
             "${rcut:-n/a}" - - "$rf"
         report "clients: web app reference, those blobs fetched back from the service and opened by the app's worker (no file written), ms (baseline: the plain fetch GET; ratio fetch / this: the best the download row can read)" \
             "${fosvc:-n/a}" "${fget:-n/a}" "$(ratio "$fget" "$fosvc")" "$rf"

@@ -63,7 +63,6 @@ def category(st):
 
     leaf, dso = st[0]
     if "kernel" in dso:
-        # The first whose pattern a frame of the stack matches.
         for pat, name in KERNEL:
             if has(pat):
                 return name

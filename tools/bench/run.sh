@@ -23,6 +23,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 # shellcheck source=tools/stack/lib.sh
 source tools/stack/lib.sh
+# shellcheck source=tools/bench/cpu.sh
+source tools/bench/cpu.sh
 
 only=${BENCH_ONLY:-crypto rss health get commit pages login waiters roundtrip blobs clients}
 secs=${BENCH_SECONDS:-10}
@@ -184,25 +186,21 @@ bench_rss() {
     done
 }
 
-# busy_ticks: the machine's busy CPU time so far (/proc/stat's cpu line less idle and iowait),
-# in clock ticks of all cores together.
-busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
-# cpu_note TICKS_BEFORE TICKS_AFTER COUNT: writes "us_per_unit busy_percent" of the span
-# (secs long, all cores) to OUT_DIR/cpu.last; cpu_last prints it ("n/a n/a" when unknown).
-cpu_note() {
+# cpu_per TICKS_BEFORE TICKS_AFTER COUNT: "us_per_unit busy_percent" of a span of busy_ticks
+# (tools/bench/cpu.sh), secs long on all cores, over COUNT units ("n/a n/a" without any).
+cpu_per() {
     awk -v a="$1" -v b="$2" -v n="$3" -v hz="$(getconf CLK_TCK)" -v s="$secs" -v c="$(nproc)" 'BEGIN {
-        if (n > 0) printf "%.1f %d\n", (b - a) / hz * 1e6 / n, 100 * (b - a) / hz / (s * c); else print "n/a n/a" }' >"$OUT_DIR/cpu.last"
+        if (n > 0) printf "%.1f %d\n", (b - a) / hz * 1e6 / n, 100 * (b - a) / hz / (s * c); else print "n/a n/a" }'
 }
-cpu_last() { cat "$OUT_DIR/cpu.last" 2>/dev/null || echo "n/a n/a"; }
 
-# wrk_rps URL [extra wrk args]: "requests/s failures" over BENCH_SECONDS with 2 threads, 32
-# connections.
+# wrk_rps URL [extra wrk args]: "requests/s failures cpu_us busy_percent" over BENCH_SECONDS
+# with 2 threads, 32 connections; the last two the machine's CPU per request (wrk's own
+# included) and how busy its cores were (cpu_per).
 # BENCH_PERF=1: each wrk run is also recorded system-wide with perf (OUT_DIR/perf-N.data) and
 # its CPU split by process is appended to OUT_DIR/perf.txt.
-# The machine's CPU during the run goes to OUT_DIR/cpu.last (cpu_last reads it).
 # (Called in $(...): the run counter lives in a file, a variable would not survive.)
 wrk_rps() {
-    local url=$1 out perf_pid="" perf_runs b0 b1
+    local url=$1 out perf_pid="" perf_runs b0 b1 cpu
     shift
     if [[ ${BENCH_PERF:-0} == 1 ]]; then
         perf_runs=$(($(cat "$OUT_DIR/perf-runs" 2>/dev/null || echo 0) + 1))
@@ -213,7 +211,7 @@ wrk_rps() {
     b0=$(busy_ticks)
     out=$(wrk -t2 -c32 -d"${secs}s" --latency "$@" "$url")
     b1=$(busy_ticks)
-    cpu_note "$b0" "$b1" "$(awk '/^[ \t]*[0-9]+ requests in/ { print $1 }' <<<"$out")"
+    cpu=$(cpu_per "$b0" "$b1" "$(awk '/^[ \t]*[0-9]+ requests in/ { print $1 }' <<<"$out")")
     if [[ -n $perf_pid ]]; then
         wait "$perf_pid" || true
         { echo "== perf-$perf_runs: wrk $url"
@@ -223,10 +221,10 @@ wrk_rps() {
     echo "$out" >>"$OUT_DIR/wrk.txt"
     if grep -q 'Non-2xx\|Socket errors' <<<"$out"; then note "wrk $url: $(grep 'Non-2xx\|Socket errors' <<<"$out" | tr '\n' ' ')"; fi
     # "req/s failures": non-2xx answers plus connect/read/write errors and timeouts.
-    awk '/^Requests\/sec/ { rps = $2 }
+    awk -v cpu="$cpu" '/^Requests\/sec/ { rps = $2 }
          /Non-2xx/ { f += $NF }
          /Socket errors/ { gsub(",", ""); f += $4 + $6 + $8 + $10 }
-         END { print rps, f + 0 }' <<<"$out"
+         END { print rps, f + 0, cpu }' <<<"$out"
 }
 
 # --- 4a. health through nginx + FastCGI vs nginx answering itself --------------------------------
@@ -310,13 +308,11 @@ EOF
     curl -fsS "http://127.0.0.1:$fport/v1/health" | grep -q '"status":"ok"' || stack_die "FastCGI with a connection per request does not answer the health body"
     local of tf pf kf cf
     local ocpu obusy kcpu kbusy
-    read -r ours of <<<"$(wrk_rps "$STACK_URL/v1/health")"
-    read -r ocpu obusy <<<"$(cpu_last)"
-    read -r kept kf <<<"$(wrk_rps "http://127.0.0.1:$kport/v1/health")"
-    read -r kcpu kbusy <<<"$(cpu_last)"
-    read -r cpr cf <<<"$(wrk_rps "http://127.0.0.1:$fport/v1/health")"
-    read -r proxied pf <<<"$(wrk_rps "http://127.0.0.1:$pport/v1/health")"
-    read -r theirs tf <<<"$(wrk_rps "http://127.0.0.1:$sport/v1/health")"
+    read -r ours of ocpu obusy <<<"$(wrk_rps "$STACK_URL/v1/health")"
+    read -r kept kf kcpu kbusy <<<"$(wrk_rps "http://127.0.0.1:$kport/v1/health")"
+    read -r cpr cf _ <<<"$(wrk_rps "http://127.0.0.1:$fport/v1/health")"
+    read -r proxied pf _ <<<"$(wrk_rps "http://127.0.0.1:$pport/v1/health")"
+    read -r theirs tf _ <<<"$(wrk_rps "http://127.0.0.1:$sport/v1/health")"
     r=$(ratio "$ours" "$kept")
     row "/v1/health vs the proxied-nginx reference (kept-alive upstream connections; req/s, wrk -c32)" "$ours" "$kept" "$r" ">= 0.8" "$(verdict "$r" 0.8 ge $((of + kf)))"
     # The machine's CPU per request, wrk's own included: with every core busy, the req/s
@@ -348,21 +344,18 @@ bench_get() {
     printf '%s;\n' "$(sed -e 's/\$1/:hash/g' -e 's/\$2/:pouch/g' <<<"$sql")" >"$script"
     local of pout health hf bound
     local gcpu gbusy pcpu pbusy hcpu hbusy b0
-    read -r ours of <<<"$(wrk_rps "$STACK_URL/v1/pouches/$POUCH" -H "Authorization: Bearer $WEB_TOKEN")"
-    read -r gcpu gbusy <<<"$(cpu_last)"
+    read -r ours of gcpu gbusy <<<"$(wrk_rps "$STACK_URL/v1/pouches/$POUCH" -H "Authorization: Bearer $WEB_TOKEN")"
     # The handler pool holds POUCH_DB_POOL (8) connections per process; pgbench gets as many
     # clients as wrk has connections, prepared statements like the handlers.
     b0=$(busy_ticks)
     pout=$("$PGBENCH" -n -M prepared -c 32 -j 2 -T "$secs" -D "hash=$hash" -D "pouch=$POUCH" \
         -f "$script" "$POUCH_DATABASE_URL" 2>&1 | tee -a "$OUT_DIR/pgbench.txt")
-    cpu_note "$b0" "$(busy_ticks)" "$(awk '/^number of transactions actually processed/ { split($NF, x, "/"); print x[1] }' <<<"$pout")"
-    read -r pcpu pbusy <<<"$(cpu_last)"
+    read -r pcpu pbusy <<<"$(cpu_per "$b0" "$(busy_ticks)" "$(awk '/^number of transactions actually processed/ { split($NF, x, "/"); print x[1] }' <<<"$pout")")"
     theirs=$(awk '/^tps/ && !n++ { print $3 }' <<<"$pout")
     # The ceiling of that ratio on this machine: a request costs at least the FastCGI round
     # trip with no work (GET /v1/health, its probe shared) plus the SQL, all on the same
     # cores, so even a handler with no cost of its own reaches only H / (H + P).
-    read -r health hf <<<"$(wrk_rps "$STACK_URL/v1/health")"
-    read -r hcpu hbusy <<<"$(cpu_last)"
+    read -r health hf hcpu hbusy <<<"$(wrk_rps "$STACK_URL/v1/health")"
     r=$(ratio "$ours" "$theirs")
     bound=$(awk -v h="$health" -v p="$theirs" 'BEGIN { if (h + p > 0) printf "%.2f", h / (h + p); else print "n/a" }')
     row "authenticated GET vs its ceiling H/(H+P) (GET /v1/pouches/{id} req/s over pgbench of its statement, as a share of the ceiling)" "$r" "$bound" "$(ratio "$r" "$bound")" ">= 0.85" "$(verdict "$(ratio "$r" "$bound")" 0.85 ge $((of + hf + $(pgbench_failed "$pout"))))"
@@ -496,8 +489,8 @@ EOF
     [[ $STATUS == 200 && $(json '.data.items | length') == 100 && $(json .meta.next_cursor) == null ]] ||
         stack_die "last page: $STATUS $(json '.data.items | length') items"
     local ff lf
-    read -r first ff <<<"$(wrk_rps "$STACK_URL/v1/pouches/$deep/artifacts" -H "Authorization: Bearer $WEB_TOKEN")"
-    read -r last lf <<<"$(wrk_rps "$STACK_URL/v1/pouches/$deep/artifacts?cursor=$cursor" -H "Authorization: Bearer $WEB_TOKEN")"
+    read -r first ff _ <<<"$(wrk_rps "$STACK_URL/v1/pouches/$deep/artifacts" -H "Authorization: Bearer $WEB_TOKEN")"
+    read -r last lf _ <<<"$(wrk_rps "$STACK_URL/v1/pouches/$deep/artifacts?cursor=$cursor" -H "Authorization: Bearer $WEB_TOKEN")"
     r=$(ratio "$first" "$last")
     row "deep pages: artifacts page of 100 at 200,000, cost of the last vs the first (req/s last, first; wrk -c32)" "$last" "$first" "$r" "<= 1.3" "$(verdict "$r" 1.3 le $((ff + lf)))"
 }
@@ -667,13 +660,18 @@ bench_roundtrip() {
 # tools/bench/blobs.sh runs its own Ceph and stacks (the S3 backend is chosen at start) and
 # writes blobs.jsonl; the rows compare the same objects moved the three ways in this run.
 bench_blobs() {
-    local j=$OUT_DIR/blobs.jsonl way p what how s3 rg dir failed r count
+    local j=$OUT_DIR/blobs.jsonl way p what how s3 rg dir failed r count cs cr
     tools/bench/blobs.sh "$OUT_DIR" || note "blobs: tools/bench/blobs.sh failed (see $OUT_DIR/blobs.err)"
     [[ -s $j ]] || { row "blob throughput: no result (see $OUT_DIR/blobs.err)" - - - ">= 0.8" MISSED; return 0; }
     # The median over the rounds (tools/bench/blobs.sh: BENCH_BLOB_ROUNDS, 3).
     # mibs BACKEND [PINNED]: PINNED true for the passes with the store on a core of its own.
     mibs() {
         jq -rs --arg b "$1" --arg w "$way" --argjson p "$p" --argjson pin "${2:-false}" '[.[] | select(.backend == $b and .way == $w and .par == $p and (.pinned // false) == $pin) | .mib_s] | sort
+            | if length == 0 then "" else .[(length / 2 | floor)] end' "$j"
+    }
+    # cpu BACKEND KEY: blobs.sh's cpu_ms[KEY] (ms of CPU per object), the median over the rounds.
+    cpu() {
+        jq -rs --arg b "$1" --arg w "$way" --argjson p "$p" --arg k "$2" '[.[] | select(.backend == $b and .way == $w and .par == $p and (.pinned // false) == false) | .cpu_ms[$k]] | sort
             | if length == 0 then "" else .[(length / 2 | floor)] end' "$j"
     }
     for way in up down; do
@@ -693,13 +691,8 @@ bench_blobs() {
             r=$(ratio "$s3" "$dir")
             report "blob $what through the service: S3 (radosgw) vs the local directory (MiB/s, $count, $how)" \
                 "$s3" "$dir" "$r" "$failed"
-            # The whole machine's CPU per object (blobs.sh cpu_ms, medians over the rounds): with
-            # both cores busy, the throughput ratio is that of the CPU each way needs.
-            cpu() {
-                jq -rs --arg b "$1" --arg w "$way" --argjson p "$p" --arg k "$2" '[.[] | select(.backend == $b and .way == $w and .par == $p and (.pinned // false) == false) | .cpu_ms[$k]] | sort
-                    | if length == 0 then "" else .[(length / 2 | floor)] end' "$j"
-            }
-            local cs cr
+            # The whole machine's CPU per object: with both cores busy, the throughput ratio is
+            # that of the CPU each way needs.
             cs=$(cpu s3 busy) cr=$(cpu radosgw busy)
             if [[ -n $cs && -n $cr ]]; then
                 report "blob $what, the machine's CPU per object, all cores (ms, $how; baseline: straight to radosgw; ratio radosgw / service)" \

@@ -37,7 +37,8 @@
 //   cdc_ms          crypto/cdc.js's content-defined cut of the whole file on the page's main
 //                   thread, as the app runs it (overlapping the workers);
 //   read_cut_ms     the same cut of the file on disk (a file input of its own), read as
-//                   sealFile reads it (its byob stream, 4 MiB windows), no workers;
+//                   sealFile reads it (its byob stream, 4 MiB windows), cut here on the main
+//                   thread where the app cuts in a worker of its own;
 //   seal_put_ms     crypto_hash_ms's sealing, each sealed chunk then PUT by a worker (the
 //                   app's "put" op, XMLHttpRequest) to the baseline's /_bench/data: the app's
 //                   client side of the upload without the service's blob check, store, commit;
