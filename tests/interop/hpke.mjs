@@ -20,7 +20,8 @@ const sizes = () => [0, 1, 16, 32, 32, 48, 1000, 70000][nodeCrypto.randomInt(8)]
 // One batch of requests through the C++ driver (one process, one JSON line each way).
 function cxx(requests) {
   const r = spawnSync(TESTWEB, ['hpke'], { input: requests.map((q) => JSON.stringify(q)).join('\n') + '\n',
-                                           maxBuffer: 64 << 20 });
+                                           maxBuffer: 64 << 20, timeout: 60_000, killSignal: 'SIGKILL' });
+  if (r.error) throw new Error(`pouch-testweb hpke: ${r.error.message}`);
   if (r.status !== 0) throw new Error(`pouch-testweb hpke exited ${r.status}: ${r.stderr}`);
   return r.stdout.toString().trim().split('\n').map((l) => JSON.parse(l));
 }
@@ -61,7 +62,7 @@ const flip = (b) => { const c = new Uint8Array(b); c[nodeCrypto.randomInt(c.leng
 {
   const cases = [];
   for (let i = 0; i < N; i++) {
-    const kp = await suite.kem.generateKeyPair();
+    const kp = await suite.kem.deriveKeyPair(rand(32));  // imported, not generated: see interop.mjs's p256Key
     const raw = new Uint8Array(await suite.kem.serializePublicKey(kp.publicKey));
     const jwk = { kty: 'EC', crv: 'P-256', x: b64u(raw.slice(1, 33)), y: b64u(raw.slice(33, 65)) };
     cases.push({ kp, jwk, info: rand(sizes() % 200), aad: rand(sizes() % 100), pt: rand(sizes()) });

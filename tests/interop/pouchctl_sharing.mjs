@@ -33,7 +33,8 @@ function eq(what, got, want) {
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pouchctl-sharing-'));
 const f = (name) => path.join(dir, name);
 function ctl(...args) {
-  const r = spawnSync(POUCHCTL, args, { encoding: 'utf8' });
+  const r = spawnSync(POUCHCTL, args, { encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL' });
+  if (r.error) throw new Error(`pouchctl ${args[0]}: ${r.error.message}`);
   if (r.status !== 0) throw new Error(`pouchctl ${args[0]} exited ${r.status}: ${r.stderr.trim()}`);
   return r.stdout.trim() ? JSON.parse(r.stdout) : null;
 }
