@@ -89,11 +89,12 @@ class Receiver {
 
 // The body of a streamed S3 PUT. A thread of its own receives the request into the staged
 // memory (reading and hashing) while the store's transfer sends what has arrived, so the two
-// overlap rather than take turns (issue 27: taking turns cost ~3.5 ms of a 4 MiB PUT). Its
-// last byte is withheld until the whole body is in and checked: a body that is short, long or
-// of another hash throws from read() before the store has all of it, so the PUT never
-// completes and no object holds bytes that do not hash to their key. Whatever happens, the
-// body has been judged (all of it read and checked, or refused) once judge() returns.
+// overlap rather than take turns in curl's read callback (issue 27: about 1 ms of a 4 MiB PUT
+// to radosgw, docs/PERFORMANCE.md). Its last byte is withheld until the whole body is in and
+// checked: a body that is short, long or of another hash throws from read() before the store
+// has all of it, so the PUT never completes and no object holds bytes that do not hash to
+// their key. Whatever happens, the body has been judged (all of it read and checked, or
+// refused) once judge() returns.
 class WithheldBody final : public storage::UploadSource {
   public:
     // The piece received per step: curl's upload buffer is 64 KiB.
