@@ -7,11 +7,11 @@
 #include <cstdint>
 #include <cstring>
 #include <ctime>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
-#include <stdexcept>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -125,15 +125,11 @@ class WithheldBody final : public storage::UploadSource {
         return true;
     }
 
-    // Waits for the whole body to be received and judged; throws its refusal (400 or 413).
+    // Waits for the whole body to be received and judged; throws its refusal (400 or 413), so
+    // it returns only for a checked body.
     void judge() {
         if (receiver_.joinable()) receiver_.join();
         if (refused_) std::rethrow_exception(refused_);
-    }
-
-    bool checked() const {
-        std::lock_guard lock(mu_);
-        return checked_;
     }
 
   private:
@@ -161,7 +157,7 @@ class WithheldBody final : public storage::UploadSource {
     Receiver& rx_;
     const char* bytes_;  // the staged memory, `size_` bytes long once all arrived
     long long size_;
-    mutable std::mutex mu_;
+    std::mutex mu_;
     std::condition_variable arrived_;
     long long received_ = 0;  // under mu_, as every field below
     long long sent_ = 0;
@@ -296,9 +292,7 @@ http::Response upload(api::Call& call) {
             body.judge();
             throw;
         }
-        body.judge();
-        // The store answered only after the last byte, which goes only once checked.
-        if (!body.checked()) throw std::logic_error("a streamed upload completed unchecked");
+        body.judge();  // the store had the last byte, which goes only once the body is checked
     } else {
         rx.finish();
         with_store(req, store, [&] { store.upload(staged, owner, blob_id); });

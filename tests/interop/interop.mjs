@@ -120,9 +120,12 @@ function p256Key() {
   const pub = ecdh.generateKeys();  // 0x04 || x || y, fixed width
   const raw = ecdh.getPrivateKey();
   const d = Buffer.concat([Buffer.alloc(32 - raw.length), raw]);
-  const jwk = { kty: 'EC', crv: 'P-256', x: b64u(pub.subarray(1, 33)), y: b64u(pub.subarray(33)) };
-  return { jwk, d: b64u(d), key: nodeCrypto.createPrivateKey({ key: { ...jwk, d: b64u(d) }, format: 'jwk' }) };
+  return { jwk: { kty: 'EC', crv: 'P-256', x: b64u(pub.subarray(1, 33)), y: b64u(pub.subarray(33)) },
+           d: b64u(d) };
 }
+// That key as a private-key PEM of `type` (pkcs8 or sec1).
+const p256Pem = (k, type) =>
+  nodeCrypto.createPrivateKey({ key: { ...k.jwk, d: k.d }, format: 'jwk' }).export({ type, format: 'pem' });
 
 async function joseKey() {
   const { jwk, d } = p256Key();
@@ -339,14 +342,14 @@ async function reverse(dir) {
     const chk = check('reverse.jwk');
     const made = [];
     const pk8 = p256Key();
-    made.push(['node-pkcs8', pk8.key.export({ type: 'pkcs8', format: 'pem' }), pk8.jwk]);
+    made.push(['node-pkcs8', p256Pem(pk8, 'pkcs8'), pk8.jwk]);
     const sec1 = p256Key();
-    made.push(['node-sec1', sec1.key.export({ type: 'sec1', format: 'pem' }), sec1.jwk]);
+    made.push(['node-sec1', p256Pem(sec1, 'sec1'), sec1.jwk]);
     for (let tries = 1; ; tries++) {  // about 256 tries: a key whose x has a leading zero byte
       if (tries > 20000) throw new Error('no P-256 key with a leading zero byte in x in 20000 tries');
       const k = p256Key();
       if (unb64u(k.jwk.x)[0] === 0) {
-        made.push(['node-leading-zero-x', k.key.export({ type: 'pkcs8', format: 'pem' }), k.jwk]);
+        made.push(['node-leading-zero-x', p256Pem(k, 'pkcs8'), k.jwk]);
         break;
       }
     }
