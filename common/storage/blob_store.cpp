@@ -16,10 +16,15 @@
 #include "common/storage/fs_util.h"
 #include "common/storage/local_store.h"
 #include "common/storage/s3_store.h"
+#include "common/storage/staging_pool.h"
 
 namespace pouch::storage {
 
 namespace fs = std::filesystem;
+
+void StagingRelease::operator()(char* p) const noexcept {
+    StagingPool::instance().release(p);
+}
 
 StagedBlob::StagedBlob(const BlobStore& store) : store_(store) {
     open_file();
@@ -27,8 +32,8 @@ StagedBlob::StagedBlob(const BlobStore& store) : store_(store) {
 
 StagedBlob::StagedBlob(const BlobStore& store, long long size) : store_(store) {
     if (!store_.keeps_staged_file() && size >= 0 && size <= kMaxBodyInMemory) {
-        // Not zeroed: only the bytes received are ever read.
-        memory_ = std::make_unique_for_overwrite<char[]>(static_cast<size_t>(size));
+        // A reused buffer (staging_pool.h), not cleared: only the bytes received are read.
+        memory_.reset(StagingPool::instance().acquire());
         capacity_ = size;
         return;
     }

@@ -51,13 +51,19 @@ class BlobStore;
 
 // The largest upload a store that keeps its own copy (S3) stages in memory rather than in a
 // file: the clients' chunks are at most 4 MiB plus their header and tag (decisions §5.5), so
-// they all fit; a handler thread then holds at most this much (16 threads: 128 MiB), and a
-// larger body (up to the 64 MiB limit) goes through a staging file as before.
+// they all fit; a handler thread then holds at most this much (16 threads: 128 MiB, and up to
+// 8 buffers kept between uploads: staging_pool.h), and a larger body (up to the 64 MiB limit)
+// goes through a staging file as before.
 inline constexpr long long kMaxBodyInMemory = 8LL << 20;
 
 // An upload being received: a temporary file under <staging root>/tmp/, removed on destruction
 // unless the local store renamed it into place, or a buffer in memory (in_memory()). Errors
 // throw std::runtime_error (a 500: the disk, not the client, failed).
+// Gives a staged upload's memory back to StagingPool::instance() (staging_pool.h).
+struct StagingRelease {
+    void operator()(char* p) const noexcept;
+};
+
 class StagedBlob {
   public:
     // A file, whatever the size (what `pouchctl blobs migrate` and the tests use).
@@ -96,7 +102,7 @@ class StagedBlob {
     int fd_ = -1;
     long long size_ = 0;
     bool moved_ = false;
-    std::unique_ptr<char[]> memory_;  // in memory: `capacity_` bytes
+    std::unique_ptr<char[], StagingRelease> memory_;  // in memory: `capacity_` bytes
     long long capacity_ = 0;
     std::unique_ptr<char[]> scratch_;  // a file's space()
 };
@@ -154,6 +160,9 @@ class BlobStore {
     // object is missing or of another size.
     virtual void place(StagedBlob& staged, const std::string& account_id,
                        const std::string& blob_id, bool recheck) const = 0;
+    // True when place() without `recheck` does nothing (S3: the PUT of step 1 stands), so an
+    // upload whose reservation was held all along records its row without the store.
+    virtual bool placed_by_upload() const { return false; }
     // Stores a local file's bytes as the object (replacing one already there).
     virtual void put_file(const std::string& path, const std::string& account_id,
                           const std::string& blob_id) const = 0;

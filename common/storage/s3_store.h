@@ -34,6 +34,7 @@ class S3BlobStore final : public BlobStore {
     void upload(StagedBlob& staged, const std::string& account_id,
                 const std::string& blob_id) const override;
     bool streams_uploads() const override { return true; }
+    bool placed_by_upload() const override { return true; }
     // The PUT with Content-Length `size`, its body read from `source` as curl sends it (the
     // connection's usual timeouts apply); an exception of source aborts it mid-body.
     void upload_streamed(UploadSource& source, long long size, const std::string& account_id,

@@ -254,6 +254,41 @@ CheckAnswer check_blobs(api::Call& call, const CheckRequest& body) {
 
 namespace {
 
+// An upload's row not written because of what it found under the lock (the outcomes of
+// sql/016_blob_record.sql and of record_under_lock).
+http::Response refused_record(const std::string& blob_id, const std::string& outcome,
+                              std::optional<long long> stored_size) {
+    // a concurrent upload of the same blob won
+    if (outcome == "stored") return api::ok(json::to_json(BlobSize{blob_id, *stored_size}));
+    // expired or released while streaming
+    if (outcome == "unreserved") throw no_reservation();
+    throw validation_failed("", "the reservation was changed to " + std::to_string(*stored_size) +
+                                    " bytes during the upload");
+}
+
+// The row in a transaction holding the account's lock, with the store asked again under it
+// when the reservation was renewed after it expired, or made anew, while the bytes were sent
+// (a HEAD, and the PUT again if the object is gone); the directory always places its file
+// here.
+http::Response record_under_lock(db::Conn& conn, const http::Request& req,
+                                 const storage::BlobStore& store, storage::StagedBlob& staged,
+                                 const std::string& owner, const std::string& blob_id,
+                                 long long size, std::optional<long long> reserved_since) {
+    db::Transaction tx(conn);
+    conn.run(sql::kLockAccount, {.account_id = owner});
+    auto b = conn.one(sql::kBlobOrReservation, {.account_id = owner, .blob_id = blob_id});
+    if (b.blob_size) return refused_record(blob_id, "stored", b.blob_size);
+    if (!b.reserved_size) return refused_record(blob_id, "unreserved", {});
+    if (*b.reserved_size != size) return refused_record(blob_id, "resized", b.reserved_size);
+    const bool held_all_along = b.reserved_since == reserved_since;
+    with_store(req, store, [&] { staged.place(owner, blob_id, !held_all_along); });
+    conn.run(sql::kInsertBlob, {.account_id = owner, .blob_id = blob_id, .stored_size = size});
+    conn.run(sql::kDeleteReservation, {.account_id = owner, .blob_id = blob_id});
+    conn.run(sql::kAddBlobBytes, {.account_id = owner, .bytes = size});
+    tx.commit();
+    return api::created(json::to_json(BlobSize{blob_id, size}));
+}
+
 http::Response upload(api::Call& call) {
     http::Request& req = call.req;
     http::Services& s = call.services;
@@ -298,32 +333,23 @@ http::Response upload(api::Call& call) {
         with_store(req, store, [&] { store.upload(staged, owner, blob_id); });
     }
 
-    auto conn = s.db.acquire();
-    db::Transaction tx(*conn);
-    conn->run(sql::kLockAccount, {.account_id = owner});
-    auto b = conn->one(sql::kBlobOrReservation, {.account_id = owner, .blob_id = blob_id});
-    // a concurrent upload of the same blob won
-    if (b.blob_size) return api::ok(json::to_json(BlobSize{blob_id, *b.blob_size}));
-    // expired or released while streaming
-    if (!b.reserved_size) throw no_reservation();
-    if (*b.reserved_size != size)
-        throw validation_failed("", "the reservation was changed to " +
-                                        std::to_string(*b.reserved_size) +
-                                        " bytes during the upload");
     // Object first, then the row: a row never names a missing object. gc removes unrecorded
-    // objects only under this lock, and never one whose key has a reservation row (gc.cpp).
-    // The reservation read before the PUT is still this one (same created_at), so it existed
-    // all along: no gc can have removed the object since the PUT began, and the PUT's answer
-    // stands. Otherwise (renewed after it expired, or made anew) the store is asked again
-    // under this lock: a HEAD, and the PUT again if the object is gone.
-    const bool held_all_along = b.reserved_since == reserved_since;
-    with_store(req, store, [&] { staged.place(owner, blob_id, !held_all_along); });
-    conn->run(sql::kInsertBlob, {.account_id = owner, .blob_id = blob_id, .stored_size = size});
-    conn->run(sql::kDeleteReservation, {.account_id = owner, .blob_id = blob_id});
-    conn->run(sql::kAddBlobBytes, {.account_id = owner, .bytes = size});
-    tx.commit();
-
-    return api::created(json::to_json(BlobSize{blob_id, size}));
+    // objects only under the account's lock, and never one whose key has a reservation row
+    // (gc.cpp). When the reservation read before the PUT is still the one there (same
+    // created_at), it existed all along: no gc can have removed the object since the PUT
+    // began, and the PUT's answer stands: on S3 the row is then written in one round trip
+    // (sql::kRecordBlob). The directory renames its file into place under the lock.
+    auto conn = s.db.acquire();
+    if (store.placed_by_upload()) {
+        sql::Recorded r =
+            conn->one(sql::kRecordBlob, {.account_id = owner,
+                                         .blob_id = blob_id,
+                                         .stored_size = size,
+                                         .reserved_since = reserved_since.value_or(-1)});
+        if (r.outcome == "recorded") return api::created(json::to_json(BlobSize{blob_id, size}));
+        if (r.outcome != "renewed") return refused_record(blob_id, r.outcome, r.stored_size);
+    }
+    return record_under_lock(*conn, req, store, staged, owner, blob_id, size, reserved_since);
 }
 
 }  // namespace

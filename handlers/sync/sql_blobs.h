@@ -107,6 +107,27 @@ struct AddBlobBytes {
     }
 };
 
+struct RecordBlob {
+    std::string account_id, blob_id;
+    long long stored_size = 0;
+    long long reserved_since = 0;
+    static auto db_params() {
+        return std::tuple{db::col("account_id", &RecordBlob::account_id),
+                          db::col("blob_id", &RecordBlob::blob_id),
+                          db::col("stored_size", &RecordBlob::stored_size),
+                          db::col("reserved_since", &RecordBlob::reserved_since)};
+    }
+};
+
+struct Recorded {
+    std::string outcome;  // sql/016_blob_record.sql
+    std::optional<long long> stored_size;
+    static auto db_columns() {
+        return std::tuple{db::col("outcome", &Recorded::outcome),
+                          db::col("stored_size", &Recorded::stored_size)};
+    }
+};
+
 // ---- statements ---------------------------------------------------------------------------------
 
 inline const db::Query<AccountParam, AccountRow> kLockAccount{
@@ -148,6 +169,13 @@ inline const db::Query<BlobOfAccount, BlobOrReservation> kBlobOrReservation{
     "       (extract(epoch FROM r.created_at) * 1000000)::bigint AS reserved_since"
     "  FROM (SELECT 1) AS one LEFT JOIN blob_reservations r"
     "    ON r.account_id = $1 AND r.blob_id = $2 AND r.expires_at > now()"};
+
+// An upload's row once its bytes are stored, in one round trip and its own transaction:
+// under the account's lock, what kBlobOrReservation, kInsertBlob, kDeleteReservation and
+// kAddBlobBytes do in a transaction of their own, unless the reservation is not the one read
+// before the bytes were sent (outcome 'renewed': nothing written). sql/016_blob_record.sql.
+inline const db::Query<RecordBlob, Recorded> kRecordBlob{
+    "blobs_record_blob", "SELECT outcome, stored_size FROM blob_record($1, $2, $3, $4)"};
 
 inline const db::Query<InsertBlob> kInsertBlob{
     "blobs_insert_blob", "INSERT INTO blobs (account_id, id, stored_size) VALUES ($1, $2, $3)"};

@@ -7,8 +7,8 @@
 # 503 unavailable with Retry-After and writes no row, back -> the retry stores it once;
 # `pouchctl blobs migrate` interrupted (--limit) then rerun until everything is there once,
 # a damaged object replaced; gc keeps an unrecorded object whose key is reserved, and an upload
-# whose reservation was renewed meanwhile PUTs again under the lock; a body above the in-memory
-# bound staged in a file; a streamed 4 MiB body with a wrong first or last byte stores nothing
+# whose reservation was renewed meanwhile PUTs again under the lock, one resized or released
+# meanwhile is 400 with no row; a body above the in-memory bound staged in a file; a streamed 4 MiB body with a wrong first or last byte stores nothing
 # (and a wrong body is 400 even with the store down); a CLI push and pull. Relies on tests/smoke/lib.sh, flows.sh,
 # blobstore.sh and tests/cli/lib.sh.
 set -uo pipefail
@@ -179,40 +179,84 @@ expect_true "the row is gone" test "$(blob_row "$account" "$c")" = 0
 expect_true "and the object" test ! -e "$(blob_object "$account" "$c")"
 check s3_gc_removes_the_object_of_an_unreserved_deleted_row
 
+# upload_held ID FILE: uploads FILE as blob ID while the test holds the account's lock, and returns
+# once the handler's PUT has landed in the bucket (the handler then waits on the lock to write
+# its row). release_held SQL runs SQL under the lock, commits, and waits for the upload, whose
+# answer is then the last one (STATUS, HEADERS, BODY), as after req.
+upload_held() {
+    held_id=$1
+    local file=$2
+    exec {hold}> >(exec psql "$POUCH_DATABASE_URL" -XtAq >"$SMOKE_TMP/hold.out" 2>&1)
+    echo "BEGIN; SELECT id FROM storage_accounts WHERE id = '$account' FOR UPDATE;" >&"$hold"
+    for _ in $(seq 1 100); do
+        [[ $(sql "SELECT count(*) FROM pg_stat_activity WHERE state = 'idle in transaction'
+                   AND query LIKE '%FOR UPDATE%' AND query LIKE '%$account%'") == 1 ]] && break
+        sleep 0.1
+    done
+    ( upload "$token" "$pouch" "$held_id" "$file"
+      echo "$STATUS" >"$SMOKE_TMP/$held_id.status"
+      cp "$SMOKE_TMP/body" "$SMOKE_TMP/$held_id.body"; cp "$SMOKE_TMP/headers" "$SMOKE_TMP/$held_id.headers" ) &
+    held_pid=$!
+    local landed=0 code
+    for _ in $(seq 1 200); do
+        code=$(s3_curl HEAD "$account/$held_id" -I -o /dev/null -w '%{http_code}') || code=000
+        [[ $code == 200 ]] && { landed=1; break; }
+        sleep 0.05
+    done
+    expect_true "the handler's PUT landed while the lock was held" test "$landed" = 1
+}
+release_held() {
+    echo "$1 COMMIT;" >&"$hold"
+    exec {hold}>&-
+    wait "$held_pid"
+    STATUS=$(cat "$SMOKE_TMP/$held_id.status")
+    BODY=$(cat "$SMOKE_TMP/$held_id.body")
+    HEADERS=$(tr -d '\r' <"$SMOKE_TMP/$held_id.headers")
+}
+
 # An upload whose reservation was made anew between its PUT and its row (the old one expired
-# and was released, say) asks the store again under the lock: here the test holds the account's
-# lock, removes the object once the handler's PUT has landed (as gc may then have) and renews
-# the reservation; the handler must PUT again before it writes the row.
+# and was released, say) asks the store again under the lock: here the test removes the object
+# once the handler's PUT has landed (as gc may then have) and renews the reservation; the
+# handler must PUT again before it writes the row.
 d=$(make_blob d 250000)
 reserve "$token" "$pouch" "$d" 250000
 bytes_before=$(blob_bytes "$account")
-exec {hold}> >(exec psql "$POUCH_DATABASE_URL" -XtAq >"$SMOKE_TMP/hold.out" 2>&1)
-echo "BEGIN; SELECT id FROM storage_accounts WHERE id = '$account' FOR UPDATE;" >&"$hold"
-for _ in $(seq 1 100); do
-    [[ $(sql "SELECT count(*) FROM pg_stat_activity WHERE state = 'idle in transaction'
-               AND query LIKE '%FOR UPDATE%' AND query LIKE '%$account%'") == 1 ]] && break
-    sleep 0.1
-done
-( upload "$token" "$pouch" "$d" "$SMOKE_TMP/d"; echo "$STATUS" >"$SMOKE_TMP/d.status" ) &
-upload_pid=$!
-landed=0
-for _ in $(seq 1 200); do
-    code=$(s3_curl HEAD "$account/$d" -I -o /dev/null -w '%{http_code}') || code=000
-    [[ $code == 200 ]] && { landed=1; break; }
-    sleep 0.05
-done
-expect_true "the handler's PUT landed while the lock was held" test "$landed" = 1
+upload_held "$d" "$SMOKE_TMP/d"
 s3_curl DELETE "$account/$d" -o /dev/null
 expect_true "the object removed behind the handler's back" test ! -e "$(blob_object "$account" "$d")"
-echo "UPDATE blob_reservations SET created_at = created_at + interval '1 second'
-       WHERE account_id = '$account' AND blob_id = '$d'; COMMIT;" >&"$hold"
-exec {hold}>&-
-wait "$upload_pid"
-expect_true "the upload answers 201 ($(cat "$SMOKE_TMP/d.status"))" test "$(cat "$SMOKE_TMP/d.status")" = 201
+release_held "UPDATE blob_reservations SET created_at = created_at + interval '1 second'
+               WHERE account_id = '$account' AND blob_id = '$d';"
+expect_status 201
 expect_true "one row" test "$(blob_row "$account" "$d")" = 1
 expect_true "counted once" test "$(blob_bytes "$account")" = $((bytes_before + 250000))
 expect_true "the object is there again with its bytes" cmp -s "$SMOKE_TMP/d" "$(blob_object "$account" "$d")"
 check s3_upload_with_a_renewed_reservation_stores_the_object_again
+
+# What the row's one statement (sql/016_blob_record.sql) finds under the lock once the bytes
+# are in the bucket: a reservation resized meanwhile (another check of the id) is 400 with the
+# new size, one released meanwhile is 400 as an upload without one; neither writes a row or
+# counts a byte.
+d2=$(make_blob d2 250000)
+reserve "$token" "$pouch" "$d2" 250000
+bytes_before=$(blob_bytes "$account")
+upload_held "$d2" "$SMOKE_TMP/d2"
+release_held "UPDATE blob_reservations SET stored_size = 250001
+               WHERE account_id = '$account' AND blob_id = '$d2';"
+expect_error 400 validation_failed
+expect_json .error.message "the reservation was changed to 250001 bytes during the upload"
+expect_true "no row" test "$(blob_row "$account" "$d2")" = 0
+expect_true "nothing counted" test "$(blob_bytes "$account")" = "$bytes_before"
+check s3_upload_whose_reservation_was_resized_meanwhile_is_400_and_writes_no_row
+
+d3=$(make_blob d3 250000)
+reserve "$token" "$pouch" "$d3" 250000
+upload_held "$d3" "$SMOKE_TMP/d3"
+release_held "DELETE FROM blob_reservations WHERE account_id = '$account' AND blob_id = '$d3';"
+expect_error 400 validation_failed
+expect_json_match .error.message 'no active reservation'
+expect_true "no row" test "$(blob_row "$account" "$d3")" = 0
+expect_true "nothing counted" test "$(blob_bytes "$account")" = "$bytes_before"
+check s3_upload_whose_reservation_was_released_meanwhile_is_400_and_writes_no_row
 
 # Above kMaxBodyInMemory (8 MiB) the body is staged in a file, and the upload is the same.
 e=$(make_blob e $((9 * 1024 * 1024)))

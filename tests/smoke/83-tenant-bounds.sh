@@ -12,7 +12,8 @@
 #     in malformed share paths;
 #   - every answer says nosniff, authenticated ones no-store;
 #   - on the nginx with limits on (trusting 127.0.0.1 as a TLS proxy): clients are keyed by
-#     X-Forwarded-For, IPv6 clients by their /64, and open connections per client are capped.
+#     X-Forwarded-For, IPv6 clients by their /64, and open connections per client are capped,
+#     blob uploads in progress per client too (32).
 # Relies on tests/smoke/lib.sh, flows.sh, curl (--parallel) and /proc.
 set -euo pipefail
 # shellcheck source=tests/smoke/lib.sh
@@ -280,6 +281,58 @@ expect_error 429 rate_limited
 expect_header Retry-After 1
 expect_header X-Content-Type-Options nosniff
 check nginx_caps_open_connections_per_client
+
+# Uploads in progress per client: nginx receives an upload's body in memory, so a client has
+# at most 32 at once (their bodies still arriving); the 33rd is 429 before any of its body is
+# read, a download from the same client is not counted, and once they end an upload passes.
+rl=${POUCH_URL_RATE_LIMITED#http://}
+blob_put() { # blob_put ID FILE: curl -i of the upload of FILE as ID, from 198.51.100.88
+    curl -sS -i --max-time 20 -X PUT --data-binary "@$2" -H 'Content-Type: application/octet-stream' \
+        -H "Authorization: Bearer $WEB_TOKEN" -H 'X-Forwarded-For: 198.51.100.88' \
+        "$POUCH_URL_RATE_LIMITED/v1/pouches/$POUCH/blobs/$1"
+}
+head -c 1000 /dev/urandom >"$SMOKE_TMP/up.small"
+small=$(b3sum --raw "$SMOKE_TMP/up.small" | basenc --base64url | tr -d '=')
+head -c 1000 /dev/urandom >"$SMOKE_TMP/up.late"
+late=$(b3sum --raw "$SMOKE_TMP/up.late" | basenc --base64url | tr -d '=')
+req POST "/v1/pouches/$POUCH/blobs/check" \
+    "{\"blobs\":[{\"id\":\"$small\",\"stored_size\":1000},{\"id\":\"$late\",\"stored_size\":1000}]}" \
+    -H "Authorization: Bearer $WEB_TOKEN"
+expect_status 200
+blob_put "$small" "$SMOKE_TMP/up.small" >"$SMOKE_TMP/up.first"
+load_saved_answer "$SMOKE_TMP/up.first"
+expect_status 201
+held=()
+for ((i = 0; i < 32; i++)); do
+    exec {fd}<>"/dev/tcp/${rl%%:*}/${rl##*:}"
+    printf 'PUT /v1/pouches/%s/blobs/%s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nX-Forwarded-For: 198.51.100.88\r\nContent-Type: application/octet-stream\r\nContent-Length: 4194304\r\n\r\n' \
+        "$POUCH" "$late" "$rl" "$WEB_TOKEN" >&"$fd"
+    head -c 65536 /dev/zero >&"$fd"
+    held+=("$fd")
+done
+sleep 0.5 # nginx has read every held request's headers (a refusal would be waiting by now)
+answered=0
+for fd in "${held[@]}"; do
+    if read -r -t 0.05 line <&"$fd"; then answered=$((answered + 1)); echo "held upload answered: $line"; fi
+done
+expect_true "the 32 held uploads are all still receiving (answered: $answered)" test "$answered" = 0
+blob_put "$late" "$SMOKE_TMP/up.late" >"$SMOKE_TMP/up.33"
+got=$(curl -sS --max-time 20 -H "Authorization: Bearer $WEB_TOKEN" -H 'X-Forwarded-For: 198.51.100.88' \
+    -o "$SMOKE_TMP/up.get" -w '%{http_code}' "$POUCH_URL_RATE_LIMITED/v1/pouches/$POUCH/blobs/$small")
+for fd in "${held[@]}"; do exec {fd}>&-; done
+load_saved_answer "$SMOKE_TMP/up.33"
+expect_error 429 rate_limited
+expect_header Retry-After 1
+expect_true "the 33rd upload wrote no row" \
+    test "$(sql "SELECT count(*) FROM blobs WHERE id = '$late'")" = 0
+expect_true "a download meanwhile answers 200 (got $got)" test "$got" = 200
+expect_true "with the blob's bytes" cmp -s "$SMOKE_TMP/up.small" "$SMOKE_TMP/up.get"
+sleep 0.5 # nginx has seen the held uploads end
+blob_put "$late" "$SMOKE_TMP/up.late" >"$SMOKE_TMP/up.after"
+load_saved_answer "$SMOKE_TMP/up.after"
+expect_status 201
+expect_true "then stored once" test "$(sql "SELECT count(*) FROM blobs WHERE id = '$late'")" = 1
+check nginx_caps_uploads_in_progress_per_client_at_32
 
 sleep 2.5 # leave the limiter empty for later scripts
 smoke_done
