@@ -663,7 +663,7 @@ bench_blobs() {
     local j=$OUT_DIR/blobs.jsonl way p what how s3 rg dir failed r count cs cr
     tools/bench/blobs.sh "$OUT_DIR" || note "blobs: tools/bench/blobs.sh failed (see $OUT_DIR/blobs.err)"
     [[ -s $j ]] || { row "blob throughput: no result (see $OUT_DIR/blobs.err)" - - - ">= 0.8" MISSED; return 0; }
-    # The median over the rounds (tools/bench/blobs.sh: BENCH_BLOB_ROUNDS, 3).
+    # The median over the rounds (tools/bench/blobs.sh: BENCH_BLOB_ROUNDS, 5).
     # mibs BACKEND [PINNED]: PINNED true for the passes with the store on a core of its own.
     mibs() {
         jq -rs --arg b "$1" --arg w "$way" --argjson p "$p" --argjson pin "${2:-false}" '[.[] | select(.backend == $b and .way == $w and .par == $p and (.pinned // false) == $pin) | .mib_s] | sort
