@@ -56,14 +56,14 @@ class BlobStore;
 // goes through a staging file as before.
 inline constexpr long long kMaxBodyInMemory = 8LL << 20;
 
-// An upload being received: a temporary file under <staging root>/tmp/, removed on destruction
-// unless the local store renamed it into place, or a buffer in memory (in_memory()). Errors
-// throw std::runtime_error (a 500: the disk, not the client, failed).
 // Gives a staged upload's memory back to StagingPool::instance() (staging_pool.h).
 struct StagingRelease {
     void operator()(char* p) const noexcept;
 };
 
+// An upload being received: a temporary file under <staging root>/tmp/, removed on destruction
+// unless the local store renamed it into place, or a buffer in memory (in_memory()). Errors
+// throw std::runtime_error (a 500: the disk, not the client, failed).
 class StagedBlob {
   public:
     // A file, whatever the size (what `pouchctl blobs migrate` and the tests use).

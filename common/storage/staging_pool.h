@@ -7,8 +7,9 @@
 // for the next upload, so it is neither faulted nor cleared again.
 //
 // A reused buffer still holds an earlier upload's bytes: StagedBlob reads only what it
-// received into it. Pages are resident only once touched: at most idle_max buffers' worth of
-// bodies stay resident between uploads (8 x 4 MiB for the clients' chunks).
+// received into it. A buffer's pages are resident once touched, a huge page at a time, and
+// stay so while it is idle: at most 8 x 8 MiB between uploads, 8 x 6 MiB after the clients'
+// chunks (4 MiB plus their header and tag touch three 2 MiB pages).
 #pragma once
 
 #include <cstddef>
