@@ -12,9 +12,11 @@
 #include <mutex>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "common/auth/caller.h"
@@ -254,22 +256,55 @@ CheckAnswer check_blobs(api::Call& call, const CheckRequest& body) {
 
 namespace {
 
-// An upload's row not written because of what it found under the lock (the outcomes of
-// sql/016_blob_record.sql and of record_under_lock).
-http::Response refused_record(const std::string& blob_id, const std::string& outcome,
-                              std::optional<long long> stored_size) {
-    // a concurrent upload of the same blob won
-    if (outcome == "stored") return api::ok(json::to_json(BlobSize{blob_id, *stored_size}));
-    // expired or released while streaming
-    if (outcome == "unreserved") throw no_reservation();
+// What sql/016_blob_record.sql found under the account's lock.
+enum class RowOutcome { recorded, stored, unreserved, resized, renewed };
+
+RowOutcome row_outcome(const std::string& text) {
+    if (text == "recorded") return RowOutcome::recorded;
+    if (text == "stored") return RowOutcome::stored;
+    if (text == "unreserved") return RowOutcome::unreserved;
+    if (text == "resized") return RowOutcome::resized;
+    if (text == "renewed") return RowOutcome::renewed;
+    throw std::logic_error("blob_record: unknown outcome " + text);
+}
+
+// The answer to a row written or not (every outcome but renewed): `stored_size` is the blob's
+// size (stored), the reservation's new size (resized), or the upload's (recorded).
+http::Response row_answer(const std::string& blob_id, RowOutcome outcome,
+                          std::optional<long long> stored_size) {
+    switch (outcome) {
+        case RowOutcome::recorded:
+            return api::created(json::to_json(BlobSize{blob_id, *stored_size}));
+        case RowOutcome::stored:  // a concurrent upload of the same blob won
+            return api::ok(json::to_json(BlobSize{blob_id, *stored_size}));
+        case RowOutcome::unreserved:  // expired or released while the bytes were sent
+            throw no_reservation();
+        case RowOutcome::renewed:  // not an answer: the caller asks the store again
+            throw std::logic_error("blob_record: a renewed reservation has no answer");
+        case RowOutcome::resized:
+            break;
+    }
     throw validation_failed("", "the reservation was changed to " + std::to_string(*stored_size) +
                                     " bytes during the upload");
+}
+
+// sql::kRecordBlob, its answer typed.
+std::pair<RowOutcome, std::optional<long long>> record_row(db::Conn& conn, const std::string& owner,
+                                                           const std::string& blob_id,
+                                                           long long size,
+                                                           std::optional<long long> since) {
+    sql::Recorded r = conn.one(sql::kRecordBlob, {.account_id = owner,
+                                                  .blob_id = blob_id,
+                                                  .stored_size = size,
+                                                  .reserved_since = since.value_or(-1)});
+    return {row_outcome(r.outcome), r.stored_size};
 }
 
 // The row in a transaction holding the account's lock, with the store asked again under it
 // when the reservation was renewed after it expired, or made anew, while the bytes were sent
 // (a HEAD, and the PUT again if the object is gone); the directory always places its file
-// here.
+// here. The row itself is written by the same statement as on the fast path, which takes the
+// lock this transaction already holds and finds what was read here.
 http::Response record_under_lock(db::Conn& conn, const http::Request& req,
                                  const storage::BlobStore& store, storage::StagedBlob& staged,
                                  const std::string& owner, const std::string& blob_id,
@@ -277,16 +312,15 @@ http::Response record_under_lock(db::Conn& conn, const http::Request& req,
     db::Transaction tx(conn);
     conn.run(sql::kLockAccount, {.account_id = owner});
     auto b = conn.one(sql::kBlobOrReservation, {.account_id = owner, .blob_id = blob_id});
-    if (b.blob_size) return refused_record(blob_id, "stored", b.blob_size);
-    if (!b.reserved_size) return refused_record(blob_id, "unreserved", {});
-    if (*b.reserved_size != size) return refused_record(blob_id, "resized", b.reserved_size);
+    if (b.blob_size) return row_answer(blob_id, RowOutcome::stored, b.blob_size);
+    if (!b.reserved_size) return row_answer(blob_id, RowOutcome::unreserved, {});
+    if (*b.reserved_size != size) return row_answer(blob_id, RowOutcome::resized, b.reserved_size);
     const bool held_all_along = b.reserved_since == reserved_since;
     with_store(req, store, [&] { staged.place(owner, blob_id, !held_all_along); });
-    conn.run(sql::kInsertBlob, {.account_id = owner, .blob_id = blob_id, .stored_size = size});
-    conn.run(sql::kDeleteReservation, {.account_id = owner, .blob_id = blob_id});
-    conn.run(sql::kAddBlobBytes, {.account_id = owner, .bytes = size});
+    auto [outcome, stored_size] = record_row(conn, owner, blob_id, size, b.reserved_since);
+    http::Response answer = row_answer(blob_id, outcome, stored_size);
     tx.commit();
-    return api::created(json::to_json(BlobSize{blob_id, size}));
+    return answer;
 }
 
 http::Response upload(api::Call& call) {
@@ -341,13 +375,8 @@ http::Response upload(api::Call& call) {
     // (sql::kRecordBlob). The directory renames its file into place under the lock.
     auto conn = s.db.acquire();
     if (store.placed_by_upload()) {
-        sql::Recorded r =
-            conn->one(sql::kRecordBlob, {.account_id = owner,
-                                         .blob_id = blob_id,
-                                         .stored_size = size,
-                                         .reserved_since = reserved_since.value_or(-1)});
-        if (r.outcome == "recorded") return api::created(json::to_json(BlobSize{blob_id, size}));
-        if (r.outcome != "renewed") return refused_record(blob_id, r.outcome, r.stored_size);
+        auto [outcome, stored_size] = record_row(*conn, owner, blob_id, size, reserved_since);
+        if (outcome != RowOutcome::renewed) return row_answer(blob_id, outcome, stored_size);
     }
     return record_under_lock(*conn, req, store, staged, owner, blob_id, size, reserved_since);
 }

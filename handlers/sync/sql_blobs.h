@@ -88,25 +88,6 @@ struct BlobOrReservation {
     }
 };
 
-struct InsertBlob {
-    std::string account_id, blob_id;
-    long long stored_size = 0;
-    static auto db_params() {
-        return std::tuple{db::col("account_id", &InsertBlob::account_id),
-                          db::col("blob_id", &InsertBlob::blob_id),
-                          db::col("stored_size", &InsertBlob::stored_size)};
-    }
-};
-
-struct AddBlobBytes {
-    std::string account_id;
-    long long bytes = 0;
-    static auto db_params() {
-        return std::tuple{db::col("account_id", &AddBlobBytes::account_id),
-                          db::col("bytes", &AddBlobBytes::bytes)};
-    }
-};
-
 struct RecordBlob {
     std::string account_id, blob_id;
     long long stored_size = 0;
@@ -170,22 +151,12 @@ inline const db::Query<BlobOfAccount, BlobOrReservation> kBlobOrReservation{
     "  FROM (SELECT 1) AS one LEFT JOIN blob_reservations r"
     "    ON r.account_id = $1 AND r.blob_id = $2 AND r.expires_at > now()"};
 
-// An upload's row once its bytes are stored, in one round trip and its own transaction:
-// under the account's lock, what kBlobOrReservation, kInsertBlob, kDeleteReservation and
-// kAddBlobBytes do in a transaction of their own, unless the reservation is not the one read
-// before the bytes were sent (outcome 'renewed': nothing written). sql/016_blob_record.sql.
+// An upload's row once its bytes are stored: under the account's lock, the blob and its
+// reservation read again, and unless something changed (outcomes in sql/016_blob_record.sql;
+// 'renewed': the reservation is not the one read before the bytes were sent, nothing
+// written) the blob inserted, its reservation deleted and its bytes counted. One round trip,
+// in its own transaction or in the caller's.
 inline const db::Query<RecordBlob, Recorded> kRecordBlob{
     "blobs_record_blob", "SELECT outcome, stored_size FROM blob_record($1, $2, $3, $4)"};
-
-inline const db::Query<InsertBlob> kInsertBlob{
-    "blobs_insert_blob", "INSERT INTO blobs (account_id, id, stored_size) VALUES ($1, $2, $3)"};
-
-inline const db::Query<BlobOfAccount> kDeleteReservation{
-    "blobs_delete_reservation",
-    "DELETE FROM blob_reservations WHERE account_id = $1 AND blob_id = $2"};
-
-inline const db::Query<AddBlobBytes> kAddBlobBytes{
-    "blobs_add_blob_bytes",
-    "UPDATE storage_accounts SET blob_bytes = blob_bytes + $2 WHERE id = $1"};
 
 }  // namespace pouch::sync::sql
