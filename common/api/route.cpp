@@ -75,9 +75,12 @@ void check_late_uuids(const std::vector<std::string>& late, http::Request& req) 
     }
 }
 
-// A streamed body the handler did not read (refused before, or nothing to store) is read to
-// its end before the answer, so the FastCGI connection stays in step with nginx.
+// A body the handler did not read (refused before, or nothing to store) is read to its end
+// before the answer, so the FastCGI connection stays in step with nginx; unless nginx passes
+// it on as it arrives (streamed_body): that one is not waited for, the connection closes after
+// the answer instead (common/http/server.cpp).
 void drain(http::Request& req) noexcept {
+    if (req.streamed_body) return;
     try {
         std::vector<char> buf(256 * 1024);
         while (req.read_body(buf.data(), buf.size()) > 0) {

@@ -113,6 +113,9 @@ Config Config::from_env() {
     read_int("POUCH_LOGIN_TTL", c.login_ttl_seconds, 1, 86400);
     read_int("POUCH_ARGON2_PARALLEL", c.argon2_parallel, 1, 64);
     read_int("POUCH_MAX_WAITERS_PER_ACCOUNT", c.max_waiters_per_account, 1, 1000000);
+    read_int("POUCH_UPLOADS_PER_ACCOUNT", c.uploads_per_account, 1, 4096);
+    read_int("POUCH_UPLOADS_IN_PROGRESS", c.uploads_in_progress, 1, 4096);
+    read_int("POUCH_UPLOAD_SECONDS", c.upload_seconds, 1, 86400);
     c.public_url = strip_trailing_slash(c.public_url);
     c.web_url = strip_trailing_slash(c.web_url);
     check_origin("POUCH_PUBLIC_URL", c.public_url);

@@ -32,8 +32,8 @@ struct Config {
     // FCGI_WEB_SERVER_ADDRS, the nginx addresses allowed to connect, or the start fails
     // (checked where any TCP listen socket is taken, common/http/server.cpp).
     std::string listen;
-    std::string log_level = "info";     // POUCH_LOG_LEVEL
-    int threads = 16;                   // POUCH_THREADS
+    std::string log_level = "info";  // POUCH_LOG_LEVEL
+    int threads = 16;                // POUCH_THREADS
     // POUCH_LISTENERS: workers waiting for requests at once, the others spares
     // (common/http/connections.h); 0, the default: one fewer than the CPUs, at least one.
     int listeners = 0;
@@ -41,6 +41,13 @@ struct Config {
     int login_ttl_seconds = 600;        // POUCH_LOGIN_TTL
     int argon2_parallel = 2;            // POUCH_ARGON2_PARALLEL
     int max_waiters_per_account = 256;  // POUCH_MAX_WAITERS_PER_ACCOUNT
+    // Blob uploads whose body is still arriving, per process (common/http/receipts.h): of one
+    // account (the next is 429) and in all (the next is 503).
+    int uploads_per_account = 16;   // POUCH_UPLOADS_PER_ACCOUNT
+    int uploads_in_progress = 256;  // POUCH_UPLOADS_IN_PROGRESS
+    // POUCH_UPLOAD_SECONDS: an upload's body must arrive within this many seconds plus one per
+    // 32 KiB of it; past that it is 408 (common/http/server.cpp).
+    int upload_seconds = 60;
 
     // Throws BadConfig naming the variable on a malformed value; runs check().
     static Config from_env();

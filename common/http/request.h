@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -26,9 +27,19 @@ struct Request {
     std::map<std::string, std::string> headers;  // lower-case names, from HTTP_* params
     std::map<std::string, std::string> params;   // path template params
     std::string body;                            // empty for streamed routes
+    // nginx passes this request's body on as it arrives (POUCH_STREAMED_BODY=1, the blob
+    // upload location): what is left of it is never waited for, and the connection closes
+    // after the answer unless the body was read to its end.
+    bool streamed_body = false;
 
-    // For routes declared streaming: reads up to n bytes, returns 0 at end of body.
+    // For routes declared streaming: reads up to n bytes, returns 0 at end of body. Throws
+    // 408 request_timeout once the body has taken longer than its receipt deadline.
     std::function<size_t(char* buf, size_t n)> read_body;
+    // For routes declared streaming: enters receipt for `account` before the body is read
+    // (common/http/receipts.h), so the body no longer holds a worker's place; throws 429 or
+    // 503 at a bound. The ticket, in `receipt`, lives as long as the request.
+    std::function<void(const std::string& account)> enter_receipt;
+    std::shared_ptr<void> receipt;
 
     // Empty string when absent.
     const std::string& header(const std::string& lower_name) const;

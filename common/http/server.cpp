@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -32,6 +33,7 @@
 #include "common/db/pool.h"
 #include "common/http/closer.h"
 #include "common/http/connections.h"
+#include "common/http/receipts.h"
 #include "common/json/parse.h"
 #include "common/log/log.h"
 #include "common/metrics/metrics.h"
@@ -42,6 +44,16 @@ namespace {
 
 std::atomic<int> g_alive{0};           // workers not yet returned
 Connections* g_connections = nullptr;  // serve()'s, for reply() on any thread
+Receipts* g_receipts = nullptr;        // serve()'s: uploads whose body is still arriving
+// Workers serve requests; those whose request is in receipt (receipts.h) wait on a client
+// instead. When a request enters receipt and fewer than `g_base_workers` (POUCH_THREADS) are
+// left serving, a new worker is started; when one leaves receipt and more than kSpareWorkers
+// beyond that are serving, its worker returns. Workers therefore come and go only when uploads
+// in progress grow or shrink by more than the spares, and each keeps its connections (its
+// curl handle to the blob store, common/storage/s3_store.cpp) across requests.
+int g_base_workers = 0;
+constexpr int kSpareWorkers = 8;
+thread_local bool t_in_receipt = false;  // this worker's request entered receipt
 
 // Input left unread when an answer is written that may still be read (and discarded) so that
 // the connection carries the next request; past it the connection is closed instead.
@@ -94,6 +106,7 @@ void fill_request(FCGX_Request& fr, Request& r) {
     }
     r.remote_addr = param(fr, "REMOTE_ADDR");
     r.content_type = param(fr, "CONTENT_TYPE");
+    r.streamed_body = param(fr, "POUCH_STREAMED_BODY") == "1";
     std::string cl = param(fr, "CONTENT_LENGTH");
     if (!cl.empty()) {
         char* end = nullptr;
@@ -132,7 +145,86 @@ void read_json_body(FCGX_Request& fr, Request& r, size_t limit) {
     r.body = std::move(body);
 }
 
-void prepare_body(FCGX_Request& fr, Request& r, const Route& route) {
+// How long a streamed body may take to arrive: POUCH_UPLOAD_SECONDS (60, nginx's own wait for
+// each piece of a body) plus 1 s per 32 KiB, so 4 MiB may take 3 min 8 s (~22 KiB/s).
+long long receipt_seconds(int base_seconds, long long content_length) {
+    return base_seconds + std::max(0LL, content_length) / (32 * 1024);
+}
+
+// A streamed body as nginx passes it on while it arrives (fastcgi_request_buffering off), read
+// against its deadline. libfcgi reads with blocking reads and loops until it has all it was
+// asked for, so a piece is asked only for what libfcgi already holds, or for one byte when it
+// holds nothing: only then does it read the socket, and the socket's receive timeout
+// (SO_RCVTIMEO, set to what is left before the deadline, again at most once a second) bounds
+// that wait. A read that times out leaves libfcgi's stream in error; the answer still goes
+// out and the connection is closed after it (reply()).
+class StreamedBody {
+  public:
+    using Clock = std::chrono::steady_clock;
+    StreamedBody(FCGX_Request& fr, long long seconds)
+        : fr_(fr), seconds_(seconds), deadline_(Clock::now() + std::chrono::seconds(seconds)) {}
+
+    // Up to n bytes, fewer only at the body's end (0 there); throws 408 past the deadline.
+    size_t read(char* buf, size_t n) {
+        FCGX_Stream* in = fr_.in;
+        if (!in) return 0;
+        n = std::min(n, kMost);
+        size_t got = 0;
+        while (got < n) {
+            // After a failed read libfcgi's buffer pointers are stale: look at the error first.
+            if (FCGX_GetError(in) != 0) {  // a read failed: timed out, or nginx went away
+                if (got == 0 && Clock::now() >= deadline_ - std::chrono::milliseconds(50))
+                    throw timed_out();
+                break;
+            }
+            if (FCGX_HasSeenEOF(in)) break;
+            size_t held = static_cast<size_t>(in->stop - in->rdNext);
+            if (held > 0) {  // from libfcgi's buffer: no read
+                int m = FCGX_GetStr(buf + got, static_cast<int>(std::min(n - got, held)), in);
+                if (m <= 0) break;
+                got += static_cast<size_t>(m);
+                continue;
+            }
+            bound_the_wait();
+            // One byte: libfcgi refills its buffer (one read) and stops there; on the end or
+            // an error the next turn sees it.
+            if (FCGX_GetStr(buf + got, 1, in) == 1) ++got;
+        }
+        return got;
+    }
+
+    size_t total = 0;
+
+  private:
+    static constexpr size_t kMost = 1 << 20;
+
+    Error timed_out() const {
+        return Error(Code::request_timeout,
+                     "the body did not arrive within " + std::to_string(seconds_) + " s");
+    }
+
+    // Before each read that may wait: past the deadline it is 408, else the socket's timeout
+    // ends the wait there (within a second: it is set again at most once a second).
+    void bound_the_wait() {
+        auto now = Clock::now();
+        if (now >= deadline_) throw timed_out();
+        if (now < set_at_ + std::chrono::seconds(1)) return;
+        auto left = std::chrono::duration_cast<std::chrono::microseconds>(deadline_ - now);
+        timeval tv{};
+        tv.tv_sec = static_cast<time_t>(left.count() / 1000000);
+        tv.tv_usec = static_cast<suseconds_t>(left.count() % 1000000);
+        if (tv.tv_sec == 0 && tv.tv_usec == 0) tv.tv_usec = 1;  // zero would mean no timeout
+        ::setsockopt(fr_.ipcFd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        set_at_ = now;
+    }
+
+    FCGX_Request& fr_;
+    long long seconds_;
+    Clock::time_point deadline_;
+    Clock::time_point set_at_{};  // when SO_RCVTIMEO was last set; never yet at first
+};
+
+void prepare_body(FCGX_Request& fr, Request& r, const Route& route, int upload_seconds) {
     const RouteOptions& o = route.options;
     if (o.body == BodyKind::none) return;
     bool has_body = r.content_length > 0;
@@ -145,16 +237,19 @@ void prepare_body(FCGX_Request& fr, Request& r, const Route& route) {
     if (r.content_length > static_cast<long long>(o.body_limit))
         throw Error(Code::payload_too_large,
                     "request body exceeds " + std::to_string(o.body_limit) + " bytes");
-    auto total = std::make_shared<size_t>(0);
+    auto body =
+        std::make_shared<StreamedBody>(fr, receipt_seconds(upload_seconds, r.content_length));
     size_t limit = o.body_limit;
-    r.read_body = [&fr, total, limit](char* buf, size_t n) -> size_t {
-        int got = FCGX_GetStr(buf, static_cast<int>(std::min<size_t>(n, 1 << 20)), fr.in);
-        if (got <= 0) return 0;
-        *total += static_cast<size_t>(got);
-        if (*total > limit)
+    r.read_body = [body, limit](char* buf, size_t n) -> size_t {
+        size_t got = body->read(buf, n);
+        body->total += got;
+        if (body->total > limit)
             throw Error(Code::payload_too_large,
                         "request body exceeds " + std::to_string(limit) + " bytes");
-        return static_cast<size_t>(got);
+        return got;
+    };
+    r.enter_receipt = [&r](const std::string& account) {
+        if (g_receipts && !r.receipt) r.receipt = g_receipts->enter(account);
     };
 }
 
@@ -177,7 +272,7 @@ Rendered dispatch(FCGX_Request& fr, Request& r, Router& router, Services& servic
         r.query = parse_query(r.raw_query);
         if (!m.route->options.query && !r.query.empty())
             throw validation_failed("?" + r.query.begin()->first, "unknown query parameter");
-        prepare_body(fr, r, *m.route);
+        prepare_body(fr, r, *m.route, services.config.upload_seconds);
         Response resp = m.route->fn(r, services);
         if (!resp.long_poll) return resp;
         if (services.parking) {
@@ -229,7 +324,18 @@ bool input_ended(FCGX_Request& fr) {
     return FCGX_HasSeenEOF(fr.in) && FCGX_GetError(fr.in) == 0;
 }
 
-void reply(FCGX_Request& fr, const Rendered& out) {
+// A streamed body (`streamed`) arrives at the client's pace, so what is left of it is never
+// waited for: the connection is kept only when the body was read to its end, and its receive
+// timeout goes back to none.
+bool input_ended(FCGX_Request& fr, bool streamed) {
+    if (!streamed) return input_ended(fr);
+    if (!fr.in || !FCGX_HasSeenEOF(fr.in) || FCGX_GetError(fr.in) != 0) return false;
+    timeval none{};
+    ::setsockopt(fr.ipcFd, SOL_SOCKET, SO_RCVTIMEO, &none, sizeof none);
+    return true;
+}
+
+void reply(FCGX_Request& fr, const Rendered& out, bool streamed) {
     std::string bytes = to_cgi(out);
     FCGX_PutStr(bytes.data(), static_cast<int>(bytes.size()), fr.out);
     int fd = fr.ipcFd;
@@ -237,7 +343,7 @@ void reply(FCGX_Request& fr, const Rendered& out) {
         FCGX_Finish_r(&fr);
         return;
     }
-    if (fr.keepConnection && !g_connections->stopping() && input_ended(fr)) {
+    if (fr.keepConnection && !g_connections->stopping() && input_ended(fr, streamed)) {
         FCGX_Finish_r(&fr);  // writes the end of the answer; keeps the fd unless it failed
         if (fr.ipcFd >= 0) {
             fr.ipcFd = -1;
@@ -275,14 +381,14 @@ void serve_one(int fd, Router& router, Services& services) {
             std::move(*parked), request_id,
             [holder, r, start](const Rendered& answer, const std::string& detail) {
                 log_request(*r, answer.status, start, detail);
-                reply(holder->req, answer);
+                reply(holder->req, answer, false);
             });
         return;
     }
     // Counted before the answer leaves, so a client that reads the metrics right after its
     // answer sees its request (http_server_test; a race otherwise, seen under load).
     log_request(*r, out.status, start, error_detail);
-    reply(holder->req, out);
+    reply(holder->req, out, r->streamed_body);
 }
 
 void worker(Connections& connections, Router& router, Services& services) {
@@ -291,8 +397,21 @@ void worker(Connections& connections, Router& router, Services& services) {
         Connections::Next next = connections.next(fd);
         if (next == Connections::Next::stop) break;
         if (next == Connections::Next::serve) serve_one(fd, router, services);
+        if (t_in_receipt) {  // its request was answered and its ticket is gone
+            t_in_receipt = false;
+            if (g_alive.load() - g_receipts->in_receipt() > g_base_workers + kSpareWorkers) break;
+        }
     }
     --g_alive;
+}
+
+// A request entered receipt on this worker (its ticket already counted): a new worker is
+// started when fewer than g_base_workers are left serving.
+void enter_receipt_here(Connections& connections, Router& router, Services& services) {
+    t_in_receipt = true;
+    if (g_alive.load() - g_receipts->in_receipt() >= g_base_workers) return;
+    ++g_alive;
+    std::thread(worker, std::ref(connections), std::ref(router), std::ref(services)).detach();
 }
 
 bool is_socket(int fd) {
@@ -372,6 +491,11 @@ int serve(const std::string& group, Router& router, Services& services) {
     g_connections = &connections;
     db::set_before_use([] { g_connections->about_to_block(); });
     signal(SIGPIPE, SIG_IGN);
+
+    Receipts receipts(services.config.uploads_per_account, services.config.uploads_in_progress,
+                      [&] { enter_receipt_here(connections, router, services); });
+    g_receipts = &receipts;
+    g_base_workers = services.config.threads;
 
     std::vector<std::thread> workers;
     for (int i = 0; i < services.config.threads; ++i) {

@@ -21,6 +21,7 @@ enum class Fault {
     not_found,         // no such resource (or another account's)
     not_allowed,       // this resource does not take this method
     conflict,          // the resource's state forbids it now
+    timed_out,         // the request did not arrive in time
     gone,              // it existed, and is over
     too_large,         // the body exceeds the route's limit
     unsupported_type,  // the body's media type is not the route's
@@ -30,10 +31,13 @@ enum class Fault {
 };
 
 inline constexpr std::pair<Fault, int> kFaultStatus[] = {
-    {Fault::bad_input, 400}, {Fault::unauthenticated, 401}, {Fault::forbidden, 403},
-    {Fault::not_found, 404}, {Fault::not_allowed, 405},     {Fault::conflict, 409},
-    {Fault::gone, 410},      {Fault::too_large, 413},       {Fault::unsupported_type, 415},
-    {Fault::too_many, 429},  {Fault::internal, 500},        {Fault::unavailable, 503},
+    {Fault::bad_input, 400},   {Fault::unauthenticated, 401},
+    {Fault::forbidden, 403},   {Fault::not_found, 404},
+    {Fault::not_allowed, 405}, {Fault::timed_out, 408},
+    {Fault::conflict, 409},    {Fault::gone, 410},
+    {Fault::too_large, 413},   {Fault::unsupported_type, 415},
+    {Fault::too_many, 429},    {Fault::internal, 500},
+    {Fault::unavailable, 503},
 };
 
 // The Fault of a status; a status outside kFaultStatus throws (a compile error in the

@@ -343,6 +343,9 @@ http::Response upload(api::Call& call) {
         throw validation_failed("", "Content-Length must equal the reserved size of " +
                                         std::to_string(size) + " bytes");
 
+    // From here the body is read, at the client's pace: on a thread of its own, within the
+    // caller's and the server's bounds on uploads in progress (429 / 503 past them).
+    if (req.enter_receipt) req.enter_receipt(call.who().account_id);
     const storage::BlobStore& store = blob_store(s.config);
     storage::StagedBlob staged(store, size);
     Receiver rx(req, staged, blob_id, size);
@@ -387,7 +390,8 @@ http::Response upload(api::Call& call) {
 // reservation of exactly Content-Length bytes. No database connection is held while the body
 // streams; the account lock is taken only to place and record the file, so of two concurrent
 // uploads of one blob the second finds the first's row and answers 200 (one row, one file).
-// Whatever the answer, the pipeline reads the body to its end (common/api/route.cpp).
+// Whatever the answer, the body is read to its end (common/api/route.cpp), unless nginx passes
+// it on as it arrives: then the connection closes after the answer instead.
 http::Response upload_blob(api::Call& call) {
     return upload(call);
 }

@@ -13,7 +13,8 @@
 #   - every answer says nosniff, authenticated ones no-store;
 #   - on the nginx with limits on (trusting 127.0.0.1 as a TLS proxy): clients are keyed by
 #     X-Forwarded-For, IPv6 clients by their /64, and open connections per client are capped,
-#     blob uploads in progress per client too (32).
+#     blob uploads in progress per client too (32), and per account in the handler (16);
+#     an upload refused mid-body is answered at once, and one whose body stops arriving is 408.
 # Relies on tests/smoke/lib.sh, flows.sh, curl (--parallel) and /proc.
 set -euo pipefail
 # shellcheck source=tests/smoke/lib.sh
@@ -282,43 +283,78 @@ expect_header Retry-After 1
 expect_header X-Content-Type-Options nosniff
 check nginx_caps_open_connections_per_client
 
-# Uploads in progress per client: nginx receives an upload's body in memory, so a client has
-# at most 32 at once (their bodies still arriving); the 33rd is 429 before any of its body is
-# read, a download from the same client is not counted, and once they end an upload passes.
+# Uploads in progress. nginx passes an upload's body on to the handler as it arrives, and the
+# handler receives it on a thread of its own (common/http/receipts.h): a client has at most 32
+# uploads in progress at nginx (the 33rd is 429 before any of its body is read), an account
+# at most 16 in each handler (the 17th is 429 from the handler), a body that stops arriving is
+# 408 after POUCH_UPLOAD_SECONDS (8 s here, tools/stack/test.sh) plus 1 s per 32 KiB, and
+# held bodies hold no handler worker: with 32 held (the handler has 16 workers) a download
+# and a blob check still answer at once.
 rl=${POUCH_URL_RATE_LIMITED#http://}
-blob_put() { # blob_put ID FILE: curl -i of the upload of FILE as ID, from 198.51.100.88
+plain=${POUCH_URL#http://}
+blob_put() { # blob_put ID FILE [TOKEN POUCH]: curl -i of the upload of FILE as ID, from 198.51.100.88
     curl -sS -i --max-time 20 -X PUT --data-binary "@$2" -H 'Content-Type: application/octet-stream' \
-        -H "Authorization: Bearer $WEB_TOKEN" -H 'X-Forwarded-For: 198.51.100.88' \
-        "$POUCH_URL_RATE_LIMITED/v1/pouches/$POUCH/blobs/$1"
+        -H "Authorization: Bearer ${3:-$WEB_TOKEN}" -H 'X-Forwarded-For: 198.51.100.88' \
+        "$POUCH_URL_RATE_LIMITED/v1/pouches/${4:-$POUCH}/blobs/$1"
 }
-head -c 1000 /dev/urandom >"$SMOKE_TMP/up.small"
-small=$(b3sum --raw "$SMOKE_TMP/up.small" | basenc --base64url | tr -d '=')
-head -c 1000 /dev/urandom >"$SMOKE_TMP/up.late"
-late=$(b3sum --raw "$SMOKE_TMP/up.late" | basenc --base64url | tr -d '=')
-req POST "/v1/pouches/$POUCH/blobs/check" \
-    "{\"blobs\":[{\"id\":\"$small\",\"stored_size\":1000},{\"id\":\"$late\",\"stored_size\":1000}]}" \
-    -H "Authorization: Bearer $WEB_TOKEN"
-expect_status 200
+# hold_upload HOST:PORT TOKEN POUCH BLOB: starts an upload of 4 MiB, sends 64 KiB of it and
+# keeps the connection open (Connection: close, so an answer ends it); its fd in HELD_FD.
+hold_upload() {
+    local fd
+    exec {fd}<>"/dev/tcp/${1%%:*}/${1##*:}"
+    printf 'PUT /v1/pouches/%s/blobs/%s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nX-Forwarded-For: 198.51.100.88\r\nContent-Type: application/octet-stream\r\nContent-Length: 4194304\r\nConnection: close\r\n\r\n' \
+        "$3" "$4" "$1" "$2" >&"$fd"
+    head -c 65536 /dev/zero >&"$fd"
+    HELD_FD=$fd
+}
+# answered FD...: how many of the held uploads have an answer waiting.
+answered() {
+    local fd line n=0
+    for fd in "$@"; do
+        if read -r -t 0.05 line <&"$fd"; then n=$((n + 1)); echo "held upload answered: $line" >&2; fi
+    done
+    echo "$n"
+}
+# blob_id FILE: the b64url BLAKE3-256 of FILE.
+blob_id() { b3sum --raw "$1" | basenc --base64url | tr -d '='; }
+# reserve TOKEN POUCH ID SIZE...: reserves each ID of SIZE (pairs), 200.
+reserve() {
+    local token=$1 pouch=$2 items="" sep=""
+    shift 2
+    while (($#)); do items+="$sep{\"id\":\"$1\",\"stored_size\":$2}"; sep=,; shift 2; done
+    req POST "/v1/pouches/$pouch/blobs/check" "{\"blobs\":[$items]}" -H "Authorization: Bearer $token"
+    expect_status 200
+}
+
+a_token=$WEB_TOKEN a_pouch=$POUCH
+flow_user bounds-b
+b_token=$WEB_TOKEN b_pouch=$POUCH
+WEB_TOKEN=$a_token POUCH=$a_pouch
+for f in small late late2 b1 slow; do head -c 1000 /dev/urandom >"$SMOKE_TMP/up.$f"; done
+small=$(blob_id "$SMOKE_TMP/up.small") late=$(blob_id "$SMOKE_TMP/up.late")
+late2=$(blob_id "$SMOKE_TMP/up.late2") b1=$(blob_id "$SMOKE_TMP/up.b1") slow=$(blob_id "$SMOKE_TMP/up.slow")
+big_a=$(flow_b64 32) big_b=$(flow_b64 32) # never completed: any id, reserved at 4 MiB
+reserve "$a_token" "$a_pouch" "$small" 1000 "$late" 1000 "$late2" 1000 "$slow" 1000 "$big_a" 4194304
+reserve "$b_token" "$b_pouch" "$b1" 1000 "$big_b" 4194304
 blob_put "$small" "$SMOKE_TMP/up.small" >"$SMOKE_TMP/up.first"
 load_saved_answer "$SMOKE_TMP/up.first"
 expect_status 201
+
+# nginx: 16 uploads of each account from one client, all receiving; the 33rd is nginx's 429.
 held=()
-for ((i = 0; i < 32; i++)); do
-    exec {fd}<>"/dev/tcp/${rl%%:*}/${rl##*:}"
-    printf 'PUT /v1/pouches/%s/blobs/%s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nX-Forwarded-For: 198.51.100.88\r\nContent-Type: application/octet-stream\r\nContent-Length: 4194304\r\n\r\n' \
-        "$POUCH" "$late" "$rl" "$WEB_TOKEN" >&"$fd"
-    head -c 65536 /dev/zero >&"$fd"
-    held+=("$fd")
+for ((i = 0; i < 16; i++)); do
+    hold_upload "$rl" "$a_token" "$a_pouch" "$big_a" && held+=("$HELD_FD")
+    hold_upload "$rl" "$b_token" "$b_pouch" "$big_b" && held+=("$HELD_FD")
 done
-sleep 0.5 # nginx has read every held request's headers (a refusal would be waiting by now)
-answered=0
-for fd in "${held[@]}"; do
-    if read -r -t 0.05 line <&"$fd"; then answered=$((answered + 1)); echo "held upload answered: $line"; fi
-done
-expect_true "the 32 held uploads are all still receiving (answered: $answered)" test "$answered" = 0
+sleep 0.5 # the handler has every held request (a refusal would be waiting by now)
+n=$(answered "${held[@]}")
+expect_true "the 32 held uploads are all still receiving (answered: $n)" test "$n" = 0
 blob_put "$late" "$SMOKE_TMP/up.late" >"$SMOKE_TMP/up.33"
-got=$(curl -sS --max-time 20 -H "Authorization: Bearer $WEB_TOKEN" -H 'X-Forwarded-For: 198.51.100.88' \
-    -o "$SMOKE_TMP/up.get" -w '%{http_code}' "$POUCH_URL_RATE_LIMITED/v1/pouches/$POUCH/blobs/$small")
+got=$(curl -sS --max-time 5 -H "Authorization: Bearer $a_token" -H 'X-Forwarded-For: 198.51.100.88' \
+    -o "$SMOKE_TMP/up.get" -w '%{http_code}' "$POUCH_URL_RATE_LIMITED/v1/pouches/$a_pouch/blobs/$small")
+checked=$(curl -sS --max-time 5 -H "Authorization: Bearer $a_token" -H 'Content-Type: application/json' \
+    -o /dev/null -w '%{http_code}' --data "{\"blobs\":[{\"id\":\"$small\",\"stored_size\":1000}]}" \
+    "$POUCH_URL/v1/pouches/$a_pouch/blobs/check")
 for fd in "${held[@]}"; do exec {fd}>&-; done
 load_saved_answer "$SMOKE_TMP/up.33"
 expect_error 429 rate_limited
@@ -327,12 +363,67 @@ expect_true "the 33rd upload wrote no row" \
     test "$(sql "SELECT count(*) FROM blobs WHERE id = '$late'")" = 0
 expect_true "a download meanwhile answers 200 (got $got)" test "$got" = 200
 expect_true "with the blob's bytes" cmp -s "$SMOKE_TMP/up.small" "$SMOKE_TMP/up.get"
+expect_true "a blob check meanwhile answers 200: no worker is held (got $checked)" test "$checked" = 200
 sleep 0.5 # nginx has seen the held uploads end
 blob_put "$late" "$SMOKE_TMP/up.late" >"$SMOKE_TMP/up.after"
 load_saved_answer "$SMOKE_TMP/up.after"
 expect_status 201
 expect_true "then stored once" test "$(sql "SELECT count(*) FROM blobs WHERE id = '$late'")" = 1
 check nginx_caps_uploads_in_progress_per_client_at_32
+
+# The handler: 16 uploads of one account receiving (through the nginx without limits), the
+# 17th of that account is 429 at once and writes nothing, another account's passes meanwhile.
+held=()
+for ((i = 0; i < 16; i++)); do hold_upload "$plain" "$a_token" "$a_pouch" "$big_a" && held+=("$HELD_FD"); done
+sleep 0.5
+n=$(answered "${held[@]}")
+expect_true "the 16 held uploads are all still receiving (answered: $n)" test "$n" = 0
+req PUT "/v1/pouches/$a_pouch/blobs/$late2" "@$SMOKE_TMP/up.late2" \
+    -H 'Content-Type: application/octet-stream' -H "Authorization: Bearer $a_token"
+s17=$STATUS b17=$BODY h17=$HEADERS
+req PUT "/v1/pouches/$b_pouch/blobs/$b1" "@$SMOKE_TMP/up.b1" \
+    -H 'Content-Type: application/octet-stream' -H "Authorization: Bearer $b_token"
+sb=$STATUS
+for fd in "${held[@]}"; do exec {fd}>&-; done
+STATUS=$s17 BODY=$b17 HEADERS=$h17
+expect_error 429 rate_limited
+expect_header Retry-After 1
+expect_true "it names the uploads in progress" grep -q "16 uploads in progress" <<<"$b17"
+expect_true "the 17th wrote no row" test "$(sql "SELECT count(*) FROM blobs WHERE id = '$late2'")" = 0
+expect_true "another account's upload meanwhile is stored (got $sb)" test "$sb" = 201
+sleep 0.5 # the handler has seen the held uploads end
+req PUT "/v1/pouches/$a_pouch/blobs/$late2" "@$SMOKE_TMP/up.late2" \
+    -H 'Content-Type: application/octet-stream' -H "Authorization: Bearer $a_token"
+expect_status 201
+check handler_caps_uploads_in_progress_per_account_at_16
+
+# Refused while its body is still arriving: answered at once, not after the body, nor 502.
+hold_upload "$plain" "$a_token" "$a_pouch" "$(flow_b64 32)"
+fd=$HELD_FD
+timeout 5 cat <&"$fd" >"$SMOKE_TMP/up.early" || true
+exec {fd}>&-
+load_saved_answer "$SMOKE_TMP/up.early"
+expect_error 400 validation_failed
+expect_true "it says why" grep -q "no active reservation" <<<"$BODY"
+check an_upload_refused_mid_body_is_answered_at_once
+
+# A body that stops arriving: 408 once its time is up (8 s + 1000 / 32 KiB), no row.
+exec {fd}<>"/dev/tcp/${plain%%:*}/${plain##*:}"
+printf 'PUT /v1/pouches/%s/blobs/%s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/octet-stream\r\nContent-Length: 1000\r\nConnection: close\r\n\r\n' \
+    "$a_pouch" "$slow" "$plain" "$a_token" >&"$fd"
+head -c 500 "$SMOKE_TMP/up.slow" >&"$fd"
+t0=$(date +%s.%N)
+timeout 20 cat <&"$fd" >"$SMOKE_TMP/up.slowed" || true
+t1=$(date +%s.%N)
+exec {fd}>&-
+load_saved_answer "$SMOKE_TMP/up.slowed"
+expect_error 408 request_timeout
+took=$(echo "$t1 - $t0" | bc)
+echo "408 after ${took}s"
+expect_true "after its 8 s, not before (took $took s)" \
+    bash -c "(( \$(echo '$took >= 7.5 && $took < 12' | bc) ))"
+expect_true "the slow upload wrote no row" test "$(sql "SELECT count(*) FROM blobs WHERE id = '$slow'")" = 0
+check a_body_that_stops_arriving_is_408
 
 sleep 2.5 # leave the limiter empty for later scripts
 smoke_done

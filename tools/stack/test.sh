@@ -47,6 +47,9 @@ trap 'exit 143' TERM
 # The suites need the stack's own URLs, and sign up many users from one address.
 unset POUCH_PUBLIC_URL POUCH_WEB_URL
 export POUCH_RATE_LIMITS=off
+# An upload's body may take 8 s plus 1 s per 32 KiB here (60 s in production), so the smoke
+# test of a body that stops arriving waits 8 s (tests/smoke/83-tenant-bounds.sh).
+export POUCH_UPLOAD_SECONDS=8
 
 http_port=""
 limited_port=""
