@@ -4,10 +4,9 @@
 // Such a request therefore enters receipt before it reads a byte, and the server's `on_enter`
 // starts another worker when too few are left serving (common/http/server.cpp): the requests
 // in receipt wait on their clients, and POUCH_THREADS workers still serve everything else.
-// Receipt is
-// bounded: at most `per_account` uploads of one account (the next is 429 `rate_limited`) and
-// at most `total` in all (the next is 503 `unavailable`), each with Retry-After. How long a
-// body may take is the server's (server.cpp, receipt_deadline).
+// Receipt is bounded: at most `per_account` uploads of one account (the next is 429
+// `rate_limited`) and at most `total` in all (the next is 503 `unavailable`), each with
+// Retry-After. How long a body may take is the server's (server.cpp, receipt_seconds).
 //
 // Invariant: counts_ holds exactly the accounts with a ticket alive, each with its number of
 // tickets, and total_ is their sum.
