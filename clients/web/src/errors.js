@@ -34,6 +34,7 @@ const WORDS = {
   expired_token: 'This sign-in request has expired. Start the login again in the terminal.',
   share_unavailable: 'This link no longer works: it has expired, was already used, or was revoked.',
   payload_too_large: 'This is too large to send in one piece.',
+  request_timeout: 'The upload was too slow and timed out. Try again.',
   unsupported_media_type: 'The app sent a request in a form the service does not accept.',
   rate_limited: 'Too many requests right now.',
   slow_down: 'Too many requests right now.',
