@@ -177,7 +177,10 @@ class StreamedBody {
                     throw timed_out();
                 break;
             }
-            if (FCGX_HasSeenEOF(in)) break;
+            if (FCGX_HasSeenEOF(in)) {
+                no_more_waits();
+                break;
+            }
             size_t held = static_cast<size_t>(in->stop - in->rdNext);
             if (held > 0) {  // from libfcgi's buffer: no read
                 int m = FCGX_GetStr(buf + got, static_cast<int>(std::min(n - got, held)), in);
@@ -216,6 +219,15 @@ class StreamedBody {
         if (tv.tv_sec == 0 && tv.tv_usec == 0) tv.tv_usec = 1;  // zero would mean no timeout
         ::setsockopt(fr_.ipcFd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
         set_at_ = now;
+    }
+
+    // The whole body is in: the connection may carry the next request, which must not
+    // inherit this one's receive timeout.
+    void no_more_waits() {
+        if (set_at_ == Clock::time_point{}) return;
+        timeval none{};
+        ::setsockopt(fr_.ipcFd, SOL_SOCKET, SO_RCVTIMEO, &none, sizeof none);
+        set_at_ = Clock::time_point{};
     }
 
     FCGX_Request& fr_;
@@ -325,14 +337,11 @@ bool input_ended(FCGX_Request& fr) {
 }
 
 // A streamed body (`streamed`) arrives at the client's pace, so what is left of it is never
-// waited for: the connection is kept only when the body was read to its end, and its receive
-// timeout goes back to none.
+// waited for: the connection is kept only when the body was read to its end (StreamedBody
+// has then taken its receive timeout off).
 bool input_ended(FCGX_Request& fr, bool streamed) {
     if (!streamed) return input_ended(fr);
-    if (!fr.in || !FCGX_HasSeenEOF(fr.in) || FCGX_GetError(fr.in) != 0) return false;
-    timeval none{};
-    ::setsockopt(fr.ipcFd, SOL_SOCKET, SO_RCVTIMEO, &none, sizeof none);
-    return true;
+    return fr.in && FCGX_HasSeenEOF(fr.in) && FCGX_GetError(fr.in) == 0;
 }
 
 void reply(FCGX_Request& fr, const Rendered& out, bool streamed) {
