@@ -31,6 +31,13 @@ void sleep_s(double s) {
     std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<long>(s * 1000)));
 }
 
+// Answers worth the same request again, after Retry-After or a pause: too many at once (429),
+// a body that did not arrive in time (408: a slow link; docs/SYNC.md), and
+// nginx's or a dependency's unavailability (502, 503, 504).
+bool transient_status(int status) {
+    return status == 408 || status == 429 || status == 502 || status == 503 || status == 504;
+}
+
 double retry_after(const ApiAnswer& a, double fallback) {
     std::string v = a.http.header("retry-after");
     if (v.empty()) return fallback;
@@ -232,7 +239,7 @@ void Api::start(const std::string& method, const std::string& path, std::string 
                   done = std::move(done)](HttpResponse* r, const HttpError* err) {
         ApiAnswer a;
         if (r) a = answer(method, path, std::move(*r), opt);
-        bool transient = a.status == 429 || a.status == 502 || a.status == 503 || a.status == 504;
+        bool transient = transient_status(a.status);
         bool expired = a.status == 401 && opt.authenticated && device_;
         if ((err && !err->aborted && !err->too_large && !err->untrusted) || transient || expired) {
             ApiAnswer b = call(method, path, *body, headers, opt);  // retried as call retries
@@ -278,12 +285,12 @@ ApiAnswer Api::call(const std::string& method, const std::string& path, const st
                                "the server no longer accepts this device's tokens; run "
                                "`pouch logout --local` and then `pouch login`");
         }
-        bool transient = a.status == 429 || a.status == 502 || a.status == 503 || a.status == 504;
+        bool transient = transient_status(a.status);
         if (transient && a.code != "slow_down" && opt.retry && attempt < kMaxAttempts) {
             sleep_s(retry_after(a, 1.0 * attempt));
             continue;
         }
-        if (transient && a.status != 429 && opt.retry)
+        if (transient && a.status >= 502 && opt.retry)
             throw CliError(kExitUnreachable, server_ + " is unavailable: " + describe(a));
         return a;
     }
