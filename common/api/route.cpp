@@ -75,20 +75,6 @@ void check_late_uuids(const std::vector<std::string>& late, http::Request& req) 
     }
 }
 
-// A body the handler did not read (refused before, or nothing to store) is read to its end
-// before the answer, so the FastCGI connection stays in step with nginx; unless nginx passes
-// it on as it arrives (streamed_body): that one is not waited for, the connection closes after
-// the answer instead (common/http/server.cpp).
-void drain(http::Request& req) noexcept {
-    if (req.streamed_body) return;
-    try {
-        std::vector<char> buf(256 * 1024);
-        while (req.read_body(buf.data(), buf.size()) > 0) {
-        }
-    } catch (...) {
-    }
-}
-
 // A GET's read scope asks for its pouch with the credentials (a web session reads it in the
 // same statement: auth::PouchPrefetch), unless {pouchId} is checked only after them. A route
 // with a body keeps the read after the body's parse, as close to the handler's use as before.
@@ -168,19 +154,6 @@ http::Response phases(const Route& route, const std::vector<std::string>& late,
     return handler(call);
 }
 
-http::Response run(const Route& route, const std::vector<std::string>& late, const Handler& handler,
-                   http::Request& req, http::Services& s) {
-    if (route.body != http::BodyKind::stream) return phases(route, late, handler, req, s);
-    try {
-        http::Response r = phases(route, late, handler, req, s);
-        drain(req);
-        return r;
-    } catch (...) {
-        drain(req);
-        throw;
-    }
-}
-
 }  // namespace
 
 void add(http::Router& router, const Route& route, Handler handler) {
@@ -194,7 +167,7 @@ void add(http::Router& router, const Route& route, Handler handler) {
     router.add(
         route.method, route.pattern,
         [route, late = late_uuid_params(route.pattern), handler = std::move(handler)](
-            http::Request& req, http::Services& s) { return run(route, late, handler, req, s); },
+            http::Request& req, http::Services& s) { return phases(route, late, handler, req, s); },
         o);
 }
 

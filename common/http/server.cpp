@@ -161,11 +161,27 @@ long long receipt_seconds(int base_seconds, long long content_length) {
 class StreamedBody {
   public:
     using Clock = std::chrono::steady_clock;
-    StreamedBody(FCGX_Request& fr, long long seconds)
-        : fr_(fr), seconds_(seconds), deadline_(Clock::now() + std::chrono::seconds(seconds)) {}
+    StreamedBody(FCGX_Request& fr, size_t limit, long long seconds)
+        : fr_(fr),
+          limit_(limit),
+          seconds_(seconds),
+          deadline_(Clock::now() + std::chrono::seconds(seconds)) {}
 
-    // Up to n bytes, fewer only at the body's end (0 there); throws 408 past the deadline.
+    // Up to n bytes, fewer only at the body's end (0 there); throws 408 past the deadline and
+    // 413 past the route's limit.
     size_t read(char* buf, size_t n) {
+        size_t got = read_some(buf, n);
+        total_ += got;
+        if (total_ > limit_)
+            throw Error(Code::payload_too_large,
+                        "request body exceeds " + std::to_string(limit_) + " bytes");
+        return got;
+    }
+
+  private:
+    static constexpr size_t kMost = 1 << 20;
+
+    size_t read_some(char* buf, size_t n) {
         FCGX_Stream* in = fr_.in;
         if (!in) return 0;
         n = std::min(n, kMost);
@@ -195,11 +211,6 @@ class StreamedBody {
         }
         return got;
     }
-
-    size_t total = 0;
-
-  private:
-    static constexpr size_t kMost = 1 << 20;
 
     Error timed_out() const {
         return Error(Code::request_timeout,
@@ -231,6 +242,8 @@ class StreamedBody {
     }
 
     FCGX_Request& fr_;
+    size_t limit_;
+    size_t total_ = 0;
     long long seconds_;
     Clock::time_point deadline_;
     Clock::time_point set_at_{};  // when SO_RCVTIMEO was last set; never yet at first
@@ -249,17 +262,9 @@ void prepare_body(FCGX_Request& fr, Request& r, const Route& route, int upload_s
     if (r.content_length > static_cast<long long>(o.body_limit))
         throw Error(Code::payload_too_large,
                     "request body exceeds " + std::to_string(o.body_limit) + " bytes");
-    auto body =
-        std::make_shared<StreamedBody>(fr, receipt_seconds(upload_seconds, r.content_length));
-    size_t limit = o.body_limit;
-    r.read_body = [body, limit](char* buf, size_t n) -> size_t {
-        size_t got = body->read(buf, n);
-        body->total += got;
-        if (body->total > limit)
-            throw Error(Code::payload_too_large,
-                        "request body exceeds " + std::to_string(limit) + " bytes");
-        return got;
-    };
+    auto body = std::make_shared<StreamedBody>(fr, o.body_limit,
+                                               receipt_seconds(upload_seconds, r.content_length));
+    r.read_body = [body](char* buf, size_t n) { return body->read(buf, n); };
     r.enter_receipt = [&r](const std::string& account) {
         if (g_receipts && !r.receipt) r.receipt = g_receipts->enter(account);
     };

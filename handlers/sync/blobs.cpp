@@ -390,8 +390,8 @@ http::Response upload(api::Call& call) {
 // reservation of exactly Content-Length bytes. No database connection is held while the body
 // streams; the account lock is taken only to place and record the file, so of two concurrent
 // uploads of one blob the second finds the first's row and answers 200 (one row, one file).
-// Whatever the answer, the body is read to its end (common/api/route.cpp), unless nginx passes
-// it on as it arrives: then the connection closes after the answer instead.
+// A body left unread (a refusal, a blob already present) is not waited for: the connection
+// closes after the answer (common/http/server.cpp, reply()).
 http::Response upload_blob(api::Call& call) {
     return upload(call);
 }

@@ -297,15 +297,19 @@ blob_put() { # blob_put ID FILE [TOKEN POUCH]: curl -i of the upload of FILE as 
         -H "Authorization: Bearer ${3:-$WEB_TOKEN}" -H 'X-Forwarded-For: 198.51.100.88' \
         "$POUCH_URL_RATE_LIMITED/v1/pouches/${4:-$POUCH}/blobs/$1"
 }
-# hold_upload HOST:PORT TOKEN POUCH BLOB: starts an upload of 4 MiB, sends 64 KiB of it and
-# keeps the connection open (Connection: close, so an answer ends it); its fd in HELD_FD.
-hold_upload() {
+# open_upload HOST:PORT TOKEN POUCH BLOB LENGTH: starts an upload of LENGTH bytes from
+# 198.51.100.88, its headers only (Connection: close, so an answer ends it); its fd in HELD_FD.
+open_upload() {
     local fd
     exec {fd}<>"/dev/tcp/${1%%:*}/${1##*:}"
-    printf 'PUT /v1/pouches/%s/blobs/%s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nX-Forwarded-For: 198.51.100.88\r\nContent-Type: application/octet-stream\r\nContent-Length: 4194304\r\nConnection: close\r\n\r\n' \
-        "$3" "$4" "$1" "$2" >&"$fd"
-    head -c 65536 /dev/zero >&"$fd"
+    printf 'PUT /v1/pouches/%s/blobs/%s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nX-Forwarded-For: 198.51.100.88\r\nContent-Type: application/octet-stream\r\nContent-Length: %s\r\nConnection: close\r\n\r\n' \
+        "$3" "$4" "$1" "$2" "$5" >&"$fd"
     HELD_FD=$fd
+}
+# hold_upload HOST:PORT TOKEN POUCH BLOB: an upload of 4 MiB of which 64 KiB is sent, kept open.
+hold_upload() {
+    open_upload "$@" 4194304
+    head -c 65536 /dev/zero >&"$HELD_FD"
 }
 # answered FD...: how many of the held uploads have an answer waiting.
 answered() {
@@ -408,9 +412,8 @@ expect_true "it says why" grep -q "no active reservation" <<<"$BODY"
 check an_upload_refused_mid_body_is_answered_at_once
 
 # A body that stops arriving: 408 once its time is up (8 s + 1000 / 32 KiB), no row.
-exec {fd}<>"/dev/tcp/${plain%%:*}/${plain##*:}"
-printf 'PUT /v1/pouches/%s/blobs/%s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/octet-stream\r\nContent-Length: 1000\r\nConnection: close\r\n\r\n' \
-    "$a_pouch" "$slow" "$plain" "$a_token" >&"$fd"
+open_upload "$plain" "$a_token" "$a_pouch" "$slow" 1000
+fd=$HELD_FD
 head -c 500 "$SMOKE_TMP/up.slow" >&"$fd"
 t0=$(date +%s.%N)
 timeout 20 cat <&"$fd" >"$SMOKE_TMP/up.slowed" || true
