@@ -324,29 +324,23 @@ void log_request(const Request& r, int status, std::chrono::steady_clock::time_p
     }
 }
 
-// Reads what is left of the request's input (nginx has sent all of it: it buffers request
-// bodies), at most kDrainLimit bytes; true when it ended cleanly there, so the connection can
-// carry the next request. For a request without a body this is the empty STDIN record,
-// usually already in libfcgi's buffer.
-bool input_ended(FCGX_Request& fr) {
+// Reads what is left of the request's input, at most kDrainLimit bytes; true when it ended
+// cleanly there, so the connection can carry the next request. nginx has sent all of a
+// buffered body, and for a request without one this is the empty STDIN record, usually already
+// in libfcgi's buffer. A streamed body (`streamed`, POUCH_STREAMED_BODY) arrives at the
+// client's pace, so what is left of it is never waited for: the connection is kept only when
+// the body was read to its end (StreamedBody has then taken its receive timeout off).
+bool input_ended(FCGX_Request& fr, bool streamed) {
     if (!fr.in) return false;
     char buf[16384];
     size_t left = kDrainLimit;
-    while (!FCGX_HasSeenEOF(fr.in)) {
+    while (!streamed && !FCGX_HasSeenEOF(fr.in)) {
         int n = FCGX_GetStr(buf, sizeof buf, fr.in);
         if (n <= 0) break;
         if (static_cast<size_t>(n) > left) return false;
         left -= static_cast<size_t>(n);
     }
     return FCGX_HasSeenEOF(fr.in) && FCGX_GetError(fr.in) == 0;
-}
-
-// A streamed body (`streamed`) arrives at the client's pace, so what is left of it is never
-// waited for: the connection is kept only when the body was read to its end (StreamedBody
-// has then taken its receive timeout off).
-bool input_ended(FCGX_Request& fr, bool streamed) {
-    if (!streamed) return input_ended(fr);
-    return fr.in && FCGX_HasSeenEOF(fr.in) && FCGX_GetError(fr.in) == 0;
 }
 
 void reply(FCGX_Request& fr, const Rendered& out, bool streamed) {

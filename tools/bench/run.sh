@@ -660,7 +660,7 @@ bench_roundtrip() {
 # tools/bench/blobs.sh runs its own Ceph and stacks (the S3 backend is chosen at start) and
 # writes blobs.jsonl; the rows compare the same objects moved the three ways in this run.
 bench_blobs() {
-    local j=$OUT_DIR/blobs.jsonl way p what how s3 rg dir failed r count cs cr ps3 prg shared pinned
+    local j=$OUT_DIR/blobs.jsonl way p what how s3 rg dir failed r count cs cr ps3 prg pinned_target
     tools/bench/blobs.sh "$OUT_DIR" || note "blobs: tools/bench/blobs.sh failed (see $OUT_DIR/blobs.err)"
     [[ -s $j ]] || { row "blob throughput: no result (see $OUT_DIR/blobs.err)" - - - ">= 0.8" MISSED; return 0; }
     # The median over the rounds (tools/bench/blobs.sh: BENCH_BLOB_ROUNDS, 5).
@@ -692,10 +692,10 @@ bench_blobs() {
             # object (the row after), so those passes are reported beside it; on a machine of
             # one core (no pinned passes) they are the target.
             ps3=$(mibs s3 true) prg=$(mibs radosgw true)
-            shared=row pinned=report
-            [[ -n $ps3 && -n $prg ]] && shared=report pinned=row
+            pinned_target=0
+            [[ -n $ps3 && -n $prg ]] && pinned_target=1
             r=$(ratio "$s3" "$rg")
-            if [[ $shared == row ]]; then
+            if ((!pinned_target)); then
                 row "blob $what through the service on S3 (radosgw) vs curl --aws-sigv4 straight to radosgw (MiB/s, $count, $how)" \
                     "$s3" "$rg" "$r" ">= 0.8" "$(verdict "$r" 0.8 ge "$failed")" "$(cat "$OUT_DIR/blobs-bucket.txt" 2>/dev/null)"
             else
@@ -713,7 +713,7 @@ bench_blobs() {
                     "$cs" "$cr" "$(ratio "$cr" "$cs")" 0 \
                     "service: Ceph $(cpu s3 store), nginx $(cpu s3 nginx), sync handler $(cpu s3 handler), the rest (curl, PostgreSQL, kernel) $(awk -v b="$cs" -v s="$(cpu s3 store)" -v n="$(cpu s3 nginx)" -v h="$(cpu s3 handler)" 'BEGIN { printf "%.1f", b - s - n - h }'); straight: Ceph $(cpu radosgw store)"
             fi
-            if [[ $pinned == row ]]; then
+            if ((pinned_target)); then
                 r=$(ratio "$ps3" "$prg")
                 row "blob $what through the service on S3 (radosgw) vs curl --aws-sigv4 straight to radosgw, the Ceph daemons on a CPU of their own and everything else on the others (MiB/s, $count, $how)" \
                     "$ps3" "$prg" "$r" ">= 0.8" "$(verdict "$r" 0.8 ge "$failed")" "$(cat "$OUT_DIR/blobs-bucket-pinned.txt" 2>/dev/null)"
