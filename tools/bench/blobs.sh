@@ -4,7 +4,8 @@
 # backend against curl --aws-sigv4 PUT/GET of the same objects straight to radosgw, and
 # through the service on the local-directory backend.
 #   blobs.sh OUT_DIR
-# Starts a single-host Ceph (tools/stack/ceph.sh), makes BENCH_BLOBS (24) objects of
+# BENCH_BLOB_RUNS (3) times: starts a single-host Ceph afresh (tools/stack/ceph.sh) and runs
+# what follows on it (the objects are made once). Makes BENCH_BLOBS (24) objects of
 # BENCH_BLOB_MIB (4) MiB of random bytes for each pass -- BENCH_BLOB_ROUNDS (5) rounds of two
 # passes, one at a time and 8 at once (5 x 2 x 24 x 4 MiB: under the bench user's plan of
 # 1 GiB; 5 rounds because radosgw's own rounds spread by a quarter on this machine, and the
@@ -17,12 +18,12 @@
 # the same path (nginx streams the file, or fetches the object with a presigned URL), as a
 # web user (Authorization: Bearer) does. Each pass has blobs of its own: BENCH_BLOB_ROUNDS (5)
 # rounds of the two passes. Appends one JSON line per pass to OUT_DIR/blobs.jsonl: {backend:
-# dir|s3|radosgw, way: up|down, par, round, n, mib, secs, mib_s, failed, note, and for the
+# dir|s3|radosgw, way: up|down, par, run, round, n, mib, secs, mib_s, failed, note, and for the
 # service's uploads handler_ms: the sync handler's own median duration_ms over the pass;
 # cpu_ms: {busy, store, nginx, handler}, ms of CPU per object (cpu_snapshot); pinned: true
 # for the passes of the S3 stack run again with the Ceph daemons on a CPU of their own,
-# BENCH_BLOBS_PIN=0 skips that run}; run.sh
-# compares the medians over the rounds. The stacks and the Ceph are stopped at the end, whatever
+# BENCH_BLOBS_PIN=0 skips that run}; run.sh compares the medians over the rounds within each
+# run, then takes the median run. The stacks and the Ceph are stopped at the end, whatever
 # happens.
 #   blobs.sh stack dir|s3 OUT_DIR FILES_DIR CEPH_DIR   (one stack: what the above runs twice)
 # Relies on tools/stack/{lib,ceph}.sh, tests/smoke/{lib,flows}.sh, curl 7.88, b3sum, jq.
@@ -56,7 +57,7 @@ measure() {
     out=$(curl -sS --no-progress-meter "${pargs[@]}" --max-time 300 -w '%{http_code} %{size_download}\n' "$@" 2>>"$OUT/blobs.err") || true
     t1=$(date +%s.%N)
     cpu_b=$(cpu_snapshot)
-    printf '%s\n' "$out" >"$OUT/blobs-$backend-$way-$p-${ROUND:-1}$PIN_TAG.codes"
+    printf '%s\n' "$out" >"$OUT/blobs-$backend-$way-$p-${BLOBS_RUN:-1}-${ROUND:-1}$PIN_TAG.codes"
     failed=$(awk -v w="$want" -v way="$way" -v b=$((mib * 1048576)) -v n="$n" '
         { if ($1 != w || (way == "down" && $2 != b)) bad++; seen++ }
         END { print bad + (n - seen) }' <<<"$out")
@@ -70,8 +71,8 @@ measure() {
     fi
     jq -nc --arg backend "$backend" --arg way "$way" --argjson par "$p" --argjson n "$n" \
         --argjson mib "$((n * mib))" --arg t0 "$t0" --arg t1 "$t1" --argjson failed "$failed" --arg note "$note" \
-        --argjson round "${ROUND:-1}" --argjson handler_ms "$handler_ms" --argjson pinned "${BLOBS_PINNED:-false}" \
-        --arg cpu_a "$cpu_a" --arg cpu_b "$cpu_b" --argjson hz "$(getconf CLK_TCK)" '{backend:$backend, way:$way, par:$par, round:$round, n:$n, mib:$mib, secs:(($t1|tonumber) - ($t0|tonumber)),
+        --argjson round "${ROUND:-1}" --argjson run "${BLOBS_RUN:-1}" --argjson handler_ms "$handler_ms" --argjson pinned "${BLOBS_PINNED:-false}" \
+        --arg cpu_a "$cpu_a" --arg cpu_b "$cpu_b" --argjson hz "$(getconf CLK_TCK)" '{backend:$backend, way:$way, par:$par, run:$run, round:$round, n:$n, mib:$mib, secs:(($t1|tonumber) - ($t0|tonumber)),
           failed:$failed, note:$note, pinned:$pinned} | .mib_s = (.mib / .secs * 100 | round / 100) | if $handler_ms then .handler_ms = $handler_ms else . end
           | ([$cpu_a | splits(" ") | tonumber]) as $a | ([$cpu_b | splits(" ") | tonumber]) as $b
           | .cpu_ms = ([range(4)] | map(($b[.] - $a[.]) * 1000 / $hz / $n * 10 | round / 10)
@@ -175,7 +176,7 @@ one_stack() {
         s3_after=$(bucket_keys "")
         note="objects in the bucket: $s3_before before the service's uploads, $s3_after after (of them $(bucket_keys "bench-direct$PIN_TAG%2F") the baseline's)"
         echo "blobs: $note" >&2
-        echo "$note" >"$OUT/blobs-bucket$PIN_TAG.txt"
+        echo "$note" >"$OUT/blobs-bucket$PIN_TAG.txt"   # the last run's
     fi
     for pass in $PASSES; do
         p=1 round=${pass#*-}
@@ -195,7 +196,7 @@ one_stack() {
     for pass in $PASSES; do
         id=$(ids "$pass" | head -n 1)
         curl -sS --max-time 30 "${auth[@]}" "$prefix$id" | cmp -s - "$FILES/$pass/$id" ||
-            echo "{\"backend\":\"$backend\",\"way\":\"down\",\"check\":\"$pass/$id\",\"failed\":1,\"note\":\"other bytes than uploaded\"}" >>"$OUT/blobs.jsonl"
+            echo "{\"backend\":\"$backend\",\"run\":${BLOBS_RUN:-1},\"way\":\"down\",\"check\":\"$pass/$id\",\"failed\":1,\"note\":\"other bytes than uploaded\"}" >>"$OUT/blobs.jsonl"
     done
 }
 
@@ -217,10 +218,6 @@ cleanup() {
     rm -rf "$WORK"
 }
 trap cleanup EXIT
-mkdir -p "$WORK/ceph"
-t0=$SECONDS
-tools/stack/ceph.sh start "$WORK/ceph" 2>"$OUT/blobs-ceph.log" || stack_die "Ceph did not start: $(tail -n 5 "$OUT/blobs-ceph.log")"
-echo "blobs: $(tail -n 1 "$OUT/blobs-ceph.log") ($((SECONDS - t0)) s)" >&2
 for pass in $PASSES; do
     mkdir -p "$WORK/files/$pass"
     for ((i = 0; i < n; i++)); do
@@ -229,13 +226,26 @@ for pass in $PASSES; do
     done
 done
 chmod -R a+rX "$WORK/files"
-"$SELF" stack dir "$OUT" "$WORK/files" "$WORK/ceph"
-"$SELF" stack s3 "$OUT" "$WORK/files" "$WORK/ceph"
-# The S3 stack once more with the store on a core of its own, as it would be on hosts of its
-# own: the Ceph daemons on the last CPU, everything else (this script's children: the stack,
-# curl) on the others. Both the service and the direct PUTs/GETs get the same placement.
-if [[ ${BENCH_BLOBS_PIN:-1} != 0 ]] && (($(nproc) >= 2)); then
-    last=$(($(nproc) - 1))
-    for pid in $(pgrep -x 'radosgw|ceph-osd|ceph-mon'); do taskset -a -p -c "$last" "$pid" >/dev/null; done
-    BLOBS_PINNED=true PIN_TAG=-pinned taskset -c "0-$((last - 1))" "$SELF" stack s3 "$OUT" "$WORK/files" "$WORK/ceph"
-fi
+# BENCH_BLOB_RUNS (3) runs, each on a Ceph of its own started afresh, with stacks of their own:
+# a row's rounds agree within one run, but between two runs the same row moved by up to 0.12
+# on this machine (docs/PERFORMANCE.md), so run.sh takes the median run.
+for ((run = 1; run <= ${BENCH_BLOB_RUNS:-3}; run++)); do
+    export BLOBS_RUN=$run
+    rm -rf "$WORK/ceph"
+    mkdir -p "$WORK/ceph"
+    t0=$SECONDS
+    tools/stack/ceph.sh start "$WORK/ceph" 2>"$OUT/blobs-ceph.log" || stack_die "Ceph did not start: $(tail -n 5 "$OUT/blobs-ceph.log")"
+    echo "blobs: run $run: $(tail -n 1 "$OUT/blobs-ceph.log") ($((SECONDS - t0)) s)" >&2
+    "$SELF" stack dir "$OUT" "$WORK/files" "$WORK/ceph"
+    "$SELF" stack s3 "$OUT" "$WORK/files" "$WORK/ceph"
+    # The S3 stack once more with the store on a core of its own, as it would be on hosts of
+    # its own: the Ceph daemons on the last CPU, everything else (this script's children: the
+    # stack, curl) on the others. Both the service and the direct PUTs/GETs get the same
+    # placement.
+    if [[ ${BENCH_BLOBS_PIN:-1} != 0 ]] && (($(nproc) >= 2)); then
+        last=$(($(nproc) - 1))
+        for pid in $(pgrep -x 'radosgw|ceph-osd|ceph-mon'); do taskset -a -p -c "$last" "$pid" >/dev/null; done
+        BLOBS_PINNED=true PIN_TAG=-pinned taskset -c "0-$((last - 1))" "$SELF" stack s3 "$OUT" "$WORK/files" "$WORK/ceph"
+    fi
+    tools/stack/ceph.sh stop "$WORK/ceph"
+done

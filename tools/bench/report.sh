@@ -32,6 +32,11 @@ table() {
     echo "|---|---|---|---|---|---|---|"
     jq -r '.rows[] | "| \(.name) | \(.measured) | \(.baseline) | \(.ratio) | \(.target) | \(if .verdict == "MISSED" then "**MISSED**" else .verdict end) | \(.load) |"' "$out/results.json"
 }
+# What rows say beside their figures (a row's note: every run's ratio, where it stored...).
+notes() {
+    jq -r 'if any(.rows[]; .note != "") then "", "Notes:", "", (.rows[] | select(.note != "") | "- \(.name): \(.note)") else empty end' \
+        "$out/results.json"
+}
 summary() {
     jq -r '"`make bench`, \(.run.date), \(.run.cores) cores, \(.run.kernel), git \(.run.git), 1-minute load \(.run.load_min)-\(.run.load_max) while the rows were measured.",
         "",
@@ -46,6 +51,7 @@ summary() {
     summary
     echo
     table
+    notes
 } >"$out/results.md"
 
 # Plots. commit.dat: fsync batch concurrency pouches ours baseline (ops/s).
@@ -167,6 +173,7 @@ block=$out/doc-block.md
     echo
     for p in "${plots[@]}"; do echo "![${p%.svg}]($p)"; echo; done
     table
+    notes
     echo "<!-- bench:end -->"
 } >"$block"
 awk -v block="$block" '

@@ -660,29 +660,43 @@ bench_roundtrip() {
 # tools/bench/blobs.sh runs its own Ceph and stacks (the S3 backend is chosen at start) and
 # writes blobs.jsonl; the rows compare the same objects moved the three ways in this run.
 bench_blobs() {
-    local j=$OUT_DIR/blobs.jsonl way p what how s3 rg dir failed r count cs cr ps3 prg pinned_target
+    local j=$OUT_DIR/blobs.jsonl way p what how failed r count cs cr pinned_target m pm dm
     tools/bench/blobs.sh "$OUT_DIR" || note "blobs: tools/bench/blobs.sh failed (see $OUT_DIR/blobs.err)"
     [[ -s $j ]] || { row "blob throughput: no result (see $OUT_DIR/blobs.err)" - - - ">= 0.8" MISSED; return 0; }
-    # The median over the rounds (tools/bench/blobs.sh: BENCH_BLOB_ROUNDS, 5).
-    # mibs BACKEND [PINNED]: PINNED true for the passes with the store on a core of its own.
-    mibs() {
-        jq -rs --arg b "$1" --arg w "$way" --argjson p "$p" --argjson pin "${2:-false}" '[.[] | select(.backend == $b and .way == $w and .par == $p and (.pinned // false) == $pin) | .mib_s] | sort
-            | if length == 0 then "" else .[(length / 2 | floor)] end' "$j"
+    # pick A B [PINNED]: "MIBS_A MIBS_B RATIOS" of the median run (by A / B; the lower of the
+    # middle two for an even number of runs) of this way and
+    # par, each backend's MiB/s the median over that run's rounds; RATIOS every run's ratio,
+    # smallest first, comma-separated; nothing when a backend has no pass. PINNED true for the
+    # passes with the store on a core of its own. A row's rounds agree within a run, but two
+    # runs (each on a Ceph started afresh, blobs.sh) moved the same row by up to 0.12 here.
+    pick() {
+        jq -rs --arg a "$1" --arg b "$2" --arg w "$way" --argjson p "$p" --argjson pin "${3:-false}" '
+            def median: sort | if length == 0 then null else .[(length / 2 | floor)] end;
+            [.[] | select(.way == $w and .par == $p and (.pinned // false) == $pin and .mib_s != null)]
+            | group_by(.run // 1)
+            | map({a: ([.[] | select(.backend == $a) | .mib_s] | median),
+                   b: ([.[] | select(.backend == $b) | .mib_s] | median)})
+            | map(select(.a != null and .b != null and .b > 0) | .r = (.a / .b)) | sort_by(.r)
+            | if length == 0 then "" else .[((length - 1) / 2 | floor)] as $m
+              | "\($m.a) \($m.b) \(map(.r * 1000 | round / 1000 | tostring) | join(","))" end' "$j"
     }
-    # cpu BACKEND KEY: blobs.sh's cpu_ms[KEY] (ms of CPU per object), the median over the rounds.
+    # cpu BACKEND KEY: blobs.sh's cpu_ms[KEY] (ms of CPU per object), the median over every
+    # round of every run.
     cpu() {
         jq -rs --arg b "$1" --arg w "$way" --argjson p "$p" --arg k "$2" '[.[] | select(.backend == $b and .way == $w and .par == $p and (.pinned // false) == false) | .cpu_ms[$k]] | sort
             | if length == 0 then "" else .[(length / 2 | floor)] end' "$j"
     }
+    # runs_note RATIOS: the note naming every run's ratio.
+    runs_note() { [[ -n $1 ]] && echo "every run's ratio: ${1//,/, }"; }
     for way in up down; do
         what=upload
         [[ $way == down ]] && what=download
         for p in 1 8; do
             how="one at a time"
             ((p > 1)) && how="$p at once"
-            count=$(jq -rs '[.[] | select(.backend == "s3" and (.pinned // false) == false)] | "\(.[0].n) x \(.[0].mib / .[0].n) MiB, median of \([.[].round] | max) rounds"' "$j")
-            s3=$(mibs s3) rg=$(mibs radosgw) dir=$(mibs dir)
-            # Any transfer that failed in the pass, or a blob that came back other, misses the row.
+            count=$(jq -rs '[.[] | select(.backend == "s3" and (.pinned // false) == false)] | "\(.[0].n) x \(.[0].mib / .[0].n) MiB, median of \([.[].round] | max) rounds, the median of \([.[].run // 1] | max) runs"' "$j")
+            # Any transfer that failed in any pass of any run, or a blob that came back other,
+            # misses the row.
             failed=$(jq -s --arg w "$way" --argjson p "$p" \
                 '[.[] | select(.way == $w and (.par == $p or .check != null)) | .failed] | add // 0' "$j")
             # The target is judged with the Ceph daemons on a core of their own and everything
@@ -691,20 +705,21 @@ bench_blobs() {
             # 8-at-once passes are CPU-bound and their ratio is the CPU each way needs per
             # object (the row after), so those passes are reported beside it; on a machine of
             # one core (no pinned passes) they are the target.
-            ps3=$(mibs s3 true) prg=$(mibs radosgw true)
+            read -r -a m <<<"$(pick s3 radosgw)"
+            read -r -a pm <<<"$(pick s3 radosgw true)"
+            read -r -a dm <<<"$(pick s3 dir)"
             pinned_target=0
-            [[ -n $ps3 && -n $prg ]] && pinned_target=1
-            r=$(ratio "$s3" "$rg")
+            [[ -n ${pm[0]:-} ]] && pinned_target=1
+            r=$(ratio "${m[0]:-}" "${m[1]:-}")
             if ((!pinned_target)); then
                 row "blob $what through the service on S3 (radosgw) vs curl --aws-sigv4 straight to radosgw (MiB/s, $count, $how)" \
-                    "$s3" "$rg" "$r" ">= 0.8" "$(verdict "$r" 0.8 ge "$failed")" "$(cat "$OUT_DIR/blobs-bucket.txt" 2>/dev/null)"
+                    "${m[0]:-}" "${m[1]:-}" "$r" ">= 0.8" "$(verdict "$r" 0.8 ge "$failed")" "$(runs_note "${m[2]:-}"); $(cat "$OUT_DIR/blobs-bucket.txt" 2>/dev/null)"
             else
                 report "blob $what through the service on S3 (radosgw) vs curl --aws-sigv4 straight to radosgw, all on the same cores (MiB/s, $count, $how)" \
-                    "$s3" "$rg" "$r" "$failed" "$(cat "$OUT_DIR/blobs-bucket.txt" 2>/dev/null)"
+                    "${m[0]:-}" "${m[1]:-}" "$r" "$failed" "$(runs_note "${m[2]:-}"); $(cat "$OUT_DIR/blobs-bucket.txt" 2>/dev/null)"
             fi
-            r=$(ratio "$s3" "$dir")
             report "blob $what through the service: S3 (radosgw) vs the local directory (MiB/s, $count, $how)" \
-                "$s3" "$dir" "$r" "$failed"
+                "${dm[0]:-}" "${dm[1]:-}" "$(ratio "${dm[0]:-}" "${dm[1]:-}")" "$failed" "$(runs_note "${dm[2]:-}")"
             # The whole machine's CPU per object: with both cores busy, the throughput ratio is
             # that of the CPU each way needs.
             cs=$(cpu s3 busy) cr=$(cpu radosgw busy)
@@ -714,9 +729,9 @@ bench_blobs() {
                     "service: Ceph $(cpu s3 store), nginx $(cpu s3 nginx), sync handler $(cpu s3 handler), the rest (curl, PostgreSQL, kernel) $(awk -v b="$cs" -v s="$(cpu s3 store)" -v n="$(cpu s3 nginx)" -v h="$(cpu s3 handler)" 'BEGIN { printf "%.1f", b - s - n - h }'); straight: Ceph $(cpu radosgw store)"
             fi
             if ((pinned_target)); then
-                r=$(ratio "$ps3" "$prg")
+                r=$(ratio "${pm[0]:-}" "${pm[1]:-}")
                 row "blob $what through the service on S3 (radosgw) vs curl --aws-sigv4 straight to radosgw, the Ceph daemons on a CPU of their own and everything else on the others (MiB/s, $count, $how)" \
-                    "$ps3" "$prg" "$r" ">= 0.8" "$(verdict "$r" 0.8 ge "$failed")" "$(cat "$OUT_DIR/blobs-bucket-pinned.txt" 2>/dev/null)"
+                    "${pm[0]:-}" "${pm[1]:-}" "$r" ">= 0.8" "$(verdict "$r" 0.8 ge "$failed")" "$(runs_note "${pm[2]:-}"); $(cat "$OUT_DIR/blobs-bucket-pinned.txt" 2>/dev/null)"
             fi
         done
     done
