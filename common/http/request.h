@@ -33,11 +33,13 @@ struct Request {
     bool streamed_body = false;
 
     // For routes declared streaming: reads up to n bytes, returns 0 at end of body. Throws
-    // 408 request_timeout once the body has taken longer than its receipt deadline.
+    // 408 request_timeout once the body has taken longer than its receipt deadline, and
+    // std::logic_error (500) when enter_receipt was not called first.
     std::function<size_t(char* buf, size_t n)> read_body;
-    // For routes declared streaming: enters receipt for `account` before the body is read
-    // (common/http/receipts.h), so the body no longer holds a worker's place; throws 429 or
-    // 503 at a bound. The ticket, in `receipt`, lives as long as the request.
+    // For routes declared streaming, and required before read_body: enters receipt for
+    // `account` (common/http/receipts.h), so the body no longer holds a worker's place; throws
+    // 429 or 503 at a bound. A route calls it after its own checks, which answer without
+    // reading the body (an upload with no reservation is 400, not 429). The ticket, in `receipt`, lives as long as the request.
     std::function<void(const std::string& account)> enter_receipt;
     std::shared_ptr<void> receipt;
 

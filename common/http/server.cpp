@@ -264,8 +264,15 @@ void prepare_body(FCGX_Request& fr, Request& r, const Route& route, int upload_s
                     "request body exceeds " + std::to_string(o.body_limit) + " bytes");
     auto body = std::make_shared<StreamedBody>(fr, o.body_limit,
                                                receipt_seconds(upload_seconds, r.content_length));
-    r.read_body = [body](char* buf, size_t n) { return body->read(buf, n); };
-    r.enter_receipt = [&r](const std::string& account) {
+    // A streamed body is read at the client's pace, so never on a worker's place: a route that
+    // reads one without entering receipt first is a bug, and its first read says so (500).
+    auto entered = std::make_shared<bool>(false);
+    r.read_body = [body, entered](char* buf, size_t n) {
+        if (!*entered) throw std::logic_error("a streamed body is read before enter_receipt");
+        return body->read(buf, n);
+    };
+    r.enter_receipt = [&r, entered](const std::string& account) {
+        *entered = true;
         if (g_receipts && !r.receipt) r.receipt = g_receipts->enter(account);
     };
 }
