@@ -39,7 +39,8 @@ struct Request {
     // For routes declared streaming, and required before read_body: enters receipt for
     // `account` (common/http/receipts.h), so the body no longer holds a worker's place; throws
     // 429 or 503 at a bound. A route calls it after its own checks, which answer without
-    // reading the body (an upload with no reservation is 400, not 429). The ticket, in `receipt`, lives as long as the request.
+    // reading the body (an upload with no reservation is 400, not 429). The ticket, in
+    // `receipt`, lives as long as the request.
     std::function<void(const std::string& account)> enter_receipt;
     std::shared_ptr<void> receipt;
 

@@ -433,7 +433,7 @@ clients_web() {
             "${fosvc:-n/a}" "${fget:-n/a}" "$(ratio "$fget" "$fosvc")" "$rf"
         # The machine's CPU (all cores) during the rows above (web.mjs cpu_ms): when the app
         # keeps every core busy, 0.5 needs its work to fit in twice fetch's time on all cores.
-        local cores cu cp cd cg budget
+        local cores cu cp cd cg
         IFS='|' read -r cores cu cp cd cg <<<"$(jq -r '[.cores, .cpu_ms.upload, .cpu_ms.fetch_put, .cpu_ms.download, .cpu_ms.fetch_get] | map(if type == "number" then tostring else "" end) | join("|")' <<<"$wj")"
         budget() { awk -v f="$1" -v c="$cores" 'BEGIN { if (f != "" && c != "") printf "%d", 2 * f * c; else print "n/a" }'; }
         busy() { awk -v x="$1" -v t="$2" -v c="$cores" 'BEGIN { if (x != "" && t > 0 && c > 0) printf "%d %%", 100 * x / (t * c); else print "n/a" }'; }

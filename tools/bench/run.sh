@@ -664,11 +664,11 @@ bench_blobs() {
     tools/bench/blobs.sh "$OUT_DIR" || note "blobs: tools/bench/blobs.sh failed (see $OUT_DIR/blobs.err)"
     [[ -s $j ]] || { row "blob throughput: no result (see $OUT_DIR/blobs.err)" - - - ">= 0.8" MISSED; return 0; }
     # pick A B [PINNED]: "MIBS_A MIBS_B RATIOS" of the median run (by A / B; the lower of the
-    # middle two for an even number of runs) of this way and
-    # par, each backend's MiB/s the median over that run's rounds; RATIOS every run's ratio,
-    # smallest first, comma-separated; nothing when a backend has no pass. PINNED true for the
-    # passes with the store on a core of its own. A row's rounds agree within a run, but two
-    # runs (each on a Ceph started afresh, blobs.sh) moved the same row by up to 0.12 here.
+    # middle two for an even number of runs) of this way and par, each backend's MiB/s the
+    # median over that run's rounds; RATIOS every run's ratio, smallest first, comma-separated;
+    # nothing when a backend has no pass. PINNED true for the passes with the store on a core
+    # of its own. A row's rounds agree within a run, but two runs (each on a Ceph started
+    # afresh, blobs.sh) moved the same row by up to 0.12 here.
     pick() {
         jq -rs --arg a "$1" --arg b "$2" --arg w "$way" --argjson p "$p" --argjson pin "${3:-false}" '
             def median: sort | if length == 0 then null else .[(length / 2 | floor)] end;
@@ -687,7 +687,7 @@ bench_blobs() {
             | if length == 0 then "" else .[(length / 2 | floor)] end' "$j"
     }
     # runs_note RATIOS: the note naming every run's ratio.
-    runs_note() { [[ -n $1 ]] && echo "every run's ratio: ${1//,/, }"; }
+    runs_note() { [[ -z $1 ]] || echo "every run's ratio: ${1//,/, }"; }
     for way in up down; do
         what=upload
         [[ $way == down ]] && what=download
