@@ -266,14 +266,17 @@ void prepare_body(FCGX_Request& fr, Request& r, const Route& route, int upload_s
                                                receipt_seconds(upload_seconds, r.content_length));
     // A streamed body is read at the client's pace, so never on a worker's place: a route that
     // reads one without entering receipt first is a bug, and its first read says so (500).
+    // Whether it entered is a flag of its own: the ticket holds no pointer (only its deleter,
+    // which gives the place back), so `!r.receipt` is true even once it is held.
     auto entered = std::make_shared<bool>(false);
     r.read_body = [body, entered](char* buf, size_t n) {
         if (!*entered) throw std::logic_error("a streamed body is read before enter_receipt");
         return body->read(buf, n);
     };
     r.enter_receipt = [&r, entered](const std::string& account) {
+        if (*entered) return;
+        if (g_receipts) r.receipt = g_receipts->enter(account);
         *entered = true;
-        if (g_receipts && !r.receipt) r.receipt = g_receipts->enter(account);
     };
 }
 

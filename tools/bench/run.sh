@@ -660,7 +660,9 @@ bench_roundtrip() {
 # tools/bench/blobs.sh runs its own Ceph and stacks (the S3 backend is chosen at start) and
 # writes blobs.jsonl; the rows compare the same objects moved the three ways in this run.
 bench_blobs() {
-    local j=$OUT_DIR/blobs.jsonl way p what how failed r count cs cr pinned_target m pm dm
+    local j=$OUT_DIR/blobs.jsonl way p what how failed count cs cr pinned dm
+    # The middle value of an array (the upper of the middle two), null for none.
+    local median='def median: sort | if length == 0 then null else .[(length / 2 | floor)] end;'
     tools/bench/blobs.sh "$OUT_DIR" || note "blobs: tools/bench/blobs.sh failed (see $OUT_DIR/blobs.err)"
     [[ -s $j ]] || { row "blob throughput: no result (see $OUT_DIR/blobs.err)" - - - ">= 0.8" MISSED; return 0; }
     # pick A B [PINNED]: "MIBS_A MIBS_B RATIOS" of the median run (by A / B; the lower of the
@@ -670,8 +672,7 @@ bench_blobs() {
     # of its own. A row's rounds agree within a run, but two runs (each on a Ceph started
     # afresh, blobs.sh) moved the same row by up to 0.12 here.
     pick() {
-        jq -rs --arg a "$1" --arg b "$2" --arg w "$way" --argjson p "$p" --argjson pin "${3:-false}" '
-            def median: sort | if length == 0 then null else .[(length / 2 | floor)] end;
+        jq -rs --arg a "$1" --arg b "$2" --arg w "$way" --argjson p "$p" --argjson pin "${3:-false}" "$median"'
             [.[] | select(.way == $w and .par == $p and (.pinned // false) == $pin and .mib_s != null)]
             | group_by(.run // 1)
             | map({a: ([.[] | select(.backend == $a) | .mib_s] | median),
@@ -683,11 +684,26 @@ bench_blobs() {
     # cpu BACKEND KEY: blobs.sh's cpu_ms[KEY] (ms of CPU per object), the median over every
     # round of every run.
     cpu() {
-        jq -rs --arg b "$1" --arg w "$way" --argjson p "$p" --arg k "$2" '[.[] | select(.backend == $b and .way == $w and .par == $p and (.pinned // false) == false) | .cpu_ms[$k]] | sort
-            | if length == 0 then "" else .[(length / 2 | floor)] end' "$j"
+        jq -rs --arg b "$1" --arg w "$way" --argjson p "$p" --arg k "$2" "$median"'[.[] | select(.backend == $b and .way == $w and .par == $p and (.pinned // false) == false) | .cpu_ms[$k]]
+            | median // ""' "$j"
     }
-    # runs_note RATIOS: the note naming every run's ratio.
+    # runs_note RATIOS: the note naming every run's ratio (pick's third field), or nothing.
     runs_note() { [[ -z $1 ]] || echo "every run's ratio: ${1//,/, }"; }
+    # vs_radosgw TARGETED PLACEMENT PICKED BUCKET_FILE: the row of the service against radosgw
+    # in one placement (PLACEMENT: words for its name), from pick's PICKED; a target row
+    # (>= 0.8) when TARGETED is 1, else a report row. Its note: every run's ratio, and what
+    # blobs.sh found in the bucket.
+    vs_radosgw() {
+        local r v note name="blob $what through the service on S3 (radosgw) vs curl --aws-sigv4 straight to radosgw$2 (MiB/s, $count, $how)"
+        read -r -a v <<<"$3"
+        r=$(ratio "${v[0]:-}" "${v[1]:-}")
+        note="$(runs_note "${v[2]:-}"); $(cat "$OUT_DIR/$4" 2>/dev/null)"
+        if (($1)); then
+            row "$name" "${v[0]:-}" "${v[1]:-}" "$r" ">= 0.8" "$(verdict "$r" 0.8 ge "$failed")" "$note"
+        else
+            report "$name" "${v[0]:-}" "${v[1]:-}" "$r" "$failed" "$note"
+        fi
+    }
     for way in up down; do
         what=upload
         [[ $way == down ]] && what=download
@@ -705,21 +721,16 @@ bench_blobs() {
             # 8-at-once passes are CPU-bound and their ratio is the CPU each way needs per
             # object (the row after), so those passes are reported beside it; on a machine of
             # one core (no pinned passes) they are the target.
-            read -r -a m <<<"$(pick s3 radosgw)"
-            read -r -a pm <<<"$(pick s3 radosgw true)"
-            read -r -a dm <<<"$(pick s3 dir)"
-            pinned_target=0
-            [[ -n ${pm[0]:-} ]] && pinned_target=1
-            r=$(ratio "${m[0]:-}" "${m[1]:-}")
-            if ((!pinned_target)); then
-                row "blob $what through the service on S3 (radosgw) vs curl --aws-sigv4 straight to radosgw (MiB/s, $count, $how)" \
-                    "${m[0]:-}" "${m[1]:-}" "$r" ">= 0.8" "$(verdict "$r" 0.8 ge "$failed")" "$(runs_note "${m[2]:-}"); $(cat "$OUT_DIR/blobs-bucket.txt" 2>/dev/null)"
+            pinned=$(pick s3 radosgw true)
+            if [[ -z $pinned ]]; then
+                vs_radosgw 1 "" "$(pick s3 radosgw)" blobs-bucket.txt
             else
-                report "blob $what through the service on S3 (radosgw) vs curl --aws-sigv4 straight to radosgw, all on the same cores (MiB/s, $count, $how)" \
-                    "${m[0]:-}" "${m[1]:-}" "$r" "$failed" "$(runs_note "${m[2]:-}"); $(cat "$OUT_DIR/blobs-bucket.txt" 2>/dev/null)"
+                vs_radosgw 0 ", all on the same cores" "$(pick s3 radosgw)" blobs-bucket.txt
             fi
+            read -r -a dm <<<"$(pick s3 dir)"
             report "blob $what through the service: S3 (radosgw) vs the local directory (MiB/s, $count, $how)" \
-                "${dm[0]:-}" "${dm[1]:-}" "$(ratio "${dm[0]:-}" "${dm[1]:-}")" "$failed" "$(runs_note "${dm[2]:-}")"
+                "${dm[0]:-}" "${dm[1]:-}" "$(ratio "${dm[0]:-}" "${dm[1]:-}")" "$failed" \
+                "$(runs_note "${dm[2]:-}")"
             # The whole machine's CPU per object: with both cores busy, the throughput ratio is
             # that of the CPU each way needs.
             cs=$(cpu s3 busy) cr=$(cpu radosgw busy)
@@ -728,10 +739,8 @@ bench_blobs() {
                     "$cs" "$cr" "$(ratio "$cr" "$cs")" 0 \
                     "service: Ceph $(cpu s3 store), nginx $(cpu s3 nginx), sync handler $(cpu s3 handler), the rest (curl, PostgreSQL, kernel) $(awk -v b="$cs" -v s="$(cpu s3 store)" -v n="$(cpu s3 nginx)" -v h="$(cpu s3 handler)" 'BEGIN { printf "%.1f", b - s - n - h }'); straight: Ceph $(cpu radosgw store)"
             fi
-            if ((pinned_target)); then
-                r=$(ratio "${pm[0]:-}" "${pm[1]:-}")
-                row "blob $what through the service on S3 (radosgw) vs curl --aws-sigv4 straight to radosgw, the Ceph daemons on a CPU of their own and everything else on the others (MiB/s, $count, $how)" \
-                    "${pm[0]:-}" "${pm[1]:-}" "$r" ">= 0.8" "$(verdict "$r" 0.8 ge "$failed")" "$(runs_note "${pm[2]:-}"); $(cat "$OUT_DIR/blobs-bucket-pinned.txt" 2>/dev/null)"
+            if [[ -n $pinned ]]; then
+                vs_radosgw 1 ", the Ceph daemons on a CPU of their own and everything else on the others" "$pinned" blobs-bucket-pinned.txt
             fi
         done
     done
